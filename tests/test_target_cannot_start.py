@@ -299,6 +299,50 @@ def test_PROTO_1_a_python_loop_importing_a_name_its_installed_package_lacks_is_a
     assert first.endswith(said) is setup
 
 
+@pytest.mark.parametrize(
+    ("command", "found"),
+    [
+        # A package's module run as a script: its folder, not the package's, is on the path.
+        pytest.param("{python} src/mypkg/main.py", "./src/mypkg", id="package's script"),
+        pytest.param("{python} -m mypkg.main", "./src/mypkg", id="src layout"),
+        # Run as a module from above, `import helpers` beside it is not on the path.
+        pytest.param("{python} -m src.loop", "./src/helpers.py", id="beside the script"),
+    ],
+)
+def test_PROTO_1_a_python_loop_missing_its_own_module_is_told_where_it_is_not_to_install_it(
+    command: str,
+    found: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """PROTO-1: a Python loop whose own module is not on its import path (a package's module
+    run as a script, a `src/` layout, `import helpers` in a loop run with -m) dies on the import
+    before it says anything, and was told the module "is not installed" and to install it with
+    the python of a virtual environment: no package of that name exists to install. The line
+    says where the module is and how to put that folder on the path."""
+    monkeypatch.chdir(tmp_path)
+    package = tmp_path / "src" / "mypkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "main.py").write_text("import mypkg.tools\n", encoding="utf-8")
+    (tmp_path / "src" / "loop.py").write_text("import helpers\n", encoding="utf-8")
+    (tmp_path / "src" / "helpers.py").write_text("", encoding="utf-8")
+    command = command.format(python=shlex.quote(sys.executable))
+    assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    module, folder = Path(found).stem, found.rpartition("/")[0]
+    assert first == (
+        f"loopspec: error: the target failed in reset: {command}: the Python module {module} "
+        f"was not found from where the loop ran, though the loop's own {found} is there (No "
+        f"module named {module!r} before its first answer: a setup problem, not a protocol "
+        "break): python looks in the script's folder (the current directory for python3 -m), "
+        f"then PYTHONPATH and the installed packages, not in {folder}; begin the command with "
+        f"env PYTHONPATH={folder}, or run a module of a package as python3 -m PACKAGE.MODULE "
+        f"from {folder}, then run this again"
+    )
+
+
 def test_PROTO_1_python_given_a_module_that_is_not_installed_is_a_setup_error(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -722,6 +722,18 @@ def _module_missing(argv: list[str], stderr: str) -> str | None:
     python = _PYTHON_NO_MODULE.search(last)
     if python is not None:
         module = python["module"]
+        own = _own_module(module, stderr)
+        if own is not None:
+            found, folder = map(portable, own)
+            return (
+                f"the Python module {module} was not found from where the loop ran, though the "
+                f"loop's own {found} is there (No module named {module!r} before its first "
+                "answer: a setup problem, not a protocol break): python looks in the script's "
+                "folder (the current directory for python3 -m), then PYTHONPATH and the "
+                f"installed packages, not in {folder}; begin the command with env "
+                f"PYTHONPATH={shlex.quote(folder)}, or run a module of a package as python3 -m "
+                f"PACKAGE.MODULE from {folder}, then run this again"
+            )
         return (
             f"the Python module {module} is not installed for {_python_given(argv)} (No module "
             f"named {module!r} before its first answer: a setup problem, not a protocol break); "
@@ -744,6 +756,35 @@ def _module_missing(argv: list[str], stderr: str) -> str | None:
             f"find {package!r} before its first answer: a setup problem, not a protocol break); "
             "install the loop's dependencies (npm install in its folder), then run this again"
         )
+    return None
+
+
+# A traceback's frame line naming its file (`  File "/srv/loop/main.py", line 3, in <module>`).
+_PYTHON_FRAME: Final = re.compile(r'^  File "(?P<file>[^"<][^"]*)", line \d+', re.MULTILINE)
+_INSTALLED: Final = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
+
+
+def _own_module(module: str, stderr: str) -> tuple[str, str] | None:
+    """Where the module `module` a Python loop could not import is, as the loop's own file or
+    package, and the folder that holds it, which the import path lacks; None when it is found
+    nowhere near. Near is the folder of the file that imported it (the last frame of the
+    traceback, one not among the installed packages) and the folders above it, the current
+    directory and the folders in it (`src/`): `python3 -m loop` run where `loop.py` imports
+    `helpers` beside it, or `python3 pkg/mypkg/main.py` importing its own package `mypkg`.
+    Only a missing top-level name: Python names `pkg.sub` when `pkg` itself was found."""
+    if "." in module:
+        return None
+    frames = _PYTHON_FRAME.findall(stderr)
+    importer = Path(frames[-1]) if frames and not _INSTALLED.search(frames[-1]) else None
+    here = Path.cwd()
+    near = [*(importer.parents if importer is not None else ()), here]
+    with contextlib.suppress(OSError):
+        near += sorted(entry for entry in here.iterdir() if entry.is_dir())
+    for folder in dict.fromkeys(near):
+        for candidate in (folder / f"{module}.py", folder / module / "__init__.py"):
+            if candidate.is_file():
+                found = candidate if candidate.name != "__init__.py" else candidate.parent
+                return str(found), str(folder)
     return None
 
 
