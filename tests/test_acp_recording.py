@@ -880,3 +880,113 @@ def test_ACP_1_check_acp_recording_counts_its_lines_as_messages_not_events(
     assert summary_text([log, recording]) == (
         "checked 1 log, 40 events, and 1 ACP recording, 7 messages: 0 violations"
     )
+
+
+EDITED = "/workspace/a.py"
+
+
+def _edit_card(old_text: str, new_text: str) -> dict[str, Any]:
+    """Zed's Edit card: the model's old_string and new_string as a diff of the file."""
+    raw = {"file_path": EDITED, "old_string": old_text, "new_string": new_text}
+    card = _card("call_1", raw)
+    diff = {"type": "diff", "path": EDITED, "oldText": old_text, "newText": new_text}
+    card["params"]["update"].update({"title": "Edit a.py", "kind": "edit", "content": [diff]})
+    return card
+
+
+def _read_file(request: int, content: str, **part: int) -> list[dict[str, Any]]:
+    """The bridge's fs/read_text_file request of the edited file and the editor's answer."""
+    params = {"sessionId": SESSION, "path": EDITED, **part}
+    return [
+        {"jsonrpc": "2.0", "id": request, "method": "fs/read_text_file", "params": params},
+        {"jsonrpc": "2.0", "id": request, "result": {"content": content}},
+    ]
+
+
+def _ended_with(old_text: str, new_text: str) -> dict[str, Any]:
+    """The update ending the Edit completed, showing its change as `old_text` -> `new_text`."""
+    update = _status("call_1", "completed")
+    diff = {"type": "diff", "path": EDITED, "oldText": old_text, "newText": new_text}
+    update["params"]["update"]["content"] = [diff]
+    return update
+
+
+def test_RW_1_check_acp_recording_blames_an_edit_whose_old_text_the_file_did_not_hold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An Edit card replacing `x = 1` in a file the bridge read while the card was open as
+    holding `x = 3` (a stale card: the edit that wrote the file replaced something else):
+    RW-1 where the call ends, naming the diff, the read and the write. The file as read, its
+    lines CRLF or its quotes typographic, a read of some lines only, or one before the card
+    (the file may have changed since) is not blamed."""
+    card = _edit_card("x = 1", "x = 2")
+    written = _write_file(3, "x = 2\ny = 1\n", EDITED)
+    ended = [_status("call_1", "completed"), _stop(1, "end_turn")]
+    code, log = _check(
+        tmp_path, [_prompt(1), card, *_read_file(2, "x = 3\ny = 1\n"), *written, *ended], capsys
+    )
+    assert (code, _rules(log)) == (1, [("RW-1", 7)])
+    assert log["violations"][0]["event_lines"] == [7, 2, 4, 5]
+    message = log["violations"][0]["message"]
+    assert 'replaces "x = 1", but the file held "x = 3\\ny = 1\\n" when the editor' in message
+    for read in (
+        _read_file(2, "x = 1\ny = 1\n"),
+        _read_file(2, "x = 1\r\ny = 1\r\n"),
+        _read_file(2, "x = 3\n", line=5, limit=1),
+    ):
+        code, log = _check(tmp_path, [_prompt(1), card, *read, *written, *ended], capsys)
+        assert (code, log["violations"]) == (0, [])
+    quoted = _edit_card('s = "a"', 's = "b"')
+    read = _read_file(2, "s = \u201ca\u201d\n")
+    written_quoted = _write_file(3, 's = "b"\n', EDITED)
+    code, log = _check(tmp_path, [_prompt(1), quoted, *read, *written_quoted, *ended], capsys)
+    assert (code, log["violations"]) == (0, [])
+    before = [_prompt(1), *_read_file(2, "x = 3\n"), card, *written, *ended]
+    code, log = _check(tmp_path, before, capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
+def test_RW_1_check_acp_recording_blames_an_edit_ending_with_another_change_than_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An Edit card showing `x = 1` replaced that ends showing a change of a text which does
+    not hold it: RW-1 at the end, naming the diff shown first. The hunk of the whole lines
+    around it (Zed's bridge parses its unified diff back), or several hunks, are not blamed."""
+    card = _edit_card("x = 1\n", "x = 2\n")
+    code, log = _check(tmp_path, [_prompt(1), card, _ended_with("y = 5", "y = 6")], capsys)
+    assert (code, _rules(log)) == (1, [("RW-1", 3)])
+    assert log["violations"][0]["event_lines"] == [3, 2]
+    assert 'showed it replacing "x = 1\\n" (line 2)' in log["violations"][0]["message"]
+    hunk = _ended_with("w = 0\nx = 1\ny = 1", "w = 0\nx = 2\ny = 1")
+    code, log = _check(tmp_path, [_prompt(1), card, hunk], capsys)
+    assert (code, log["violations"]) == (0, [])
+    hunks = _ended_with("a = 0", "a = 1")
+    hunks["params"]["update"]["content"].append(
+        {"type": "diff", "path": EDITED, "oldText": "b = 0", "newText": "b = 1"}
+    )
+    code, log = _check(tmp_path, [_prompt(1), card, hunks], capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
+def _cancel() -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": SESSION}}
+
+
+def test_ADJ_2_check_acp_recording_blames_an_update_after_a_cancelled_turn_was_answered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A turn answered `cancelled` ends its unfinished cards (the editor marks them
+    cancelled): a card the agent then ends completed is ADJ-2 at that update. Ended before
+    the answer, after the editor's cancel, it is not blamed: ACP lets an agent send a cancelled
+    turn's updates until it answers the prompt."""
+    shown = [_prompt(1), _card("call_1", {"command": "ls"}), _cancel()]
+    late = [*shown, _stop(1, "cancelled"), _status("call_1", "completed")]
+    code, log = _check(tmp_path, late, capsys)
+    assert (code, _rules(log)) == (1, [("ADJ-2", 5)])
+    message = log["violations"][0]["message"]
+    assert message.startswith("the tool_call_update for call_1 ends it completed after its turn")
+    assert "answered cancelled (line 4)" in message
+    code, log = _check(
+        tmp_path, [*shown, _status("call_1", "completed"), _stop(1, "cancelled")], capsys
+    )
+    assert (code, log["violations"]) == (0, [])

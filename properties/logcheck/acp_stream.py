@@ -22,7 +22,10 @@ checkable, with why):
   was open, whose `newText` is not in what was written (the write is the card's when it is the one
   open card of its session showing a diff of that path that could have run by then, or becomes so
   when the others are first asked permission after it; a write left to several is blamed once they
-  have all ended when none shows what it holds). What ran otherwise is not recorded.
+  have all ended when none shows what it holds), or while its diff of a file, shown before the
+  write, replaces a text that the file did not hold when it was written (as a whole read of it
+  while the card was open says) or that the diff of the file the card ends with does not hold.
+  What ran otherwise is not recorded.
 - DEC-2: a call whose permission request the editor refused (an option of a `reject_*` kind,
   or `cancelled`) ends `completed`, shows a terminal created after the refusal, or is the one
   open card showing a file the editor is then asked to write; a call that asked permission
@@ -31,7 +34,9 @@ checkable, with why):
   or a request asks about a call whose card already ended.
 - ADJ-2: a `tool_call_update` names no call a `tool_call` showed earlier in the session, or
   changes a card that ended (reopens it, ends it otherwise, replaces its content): the call
-  answered again. Blamed once per card.
+  answered again. A turn answered `cancelled` ends the cards it left unfinished (the editor
+  marks them cancelled; ACP has an agent send a cancelled turn's updates before that answer).
+  Blamed once per card.
 - ADJ-3: a prompt turn ends (its `session/prompt` is answered) with a card that never got
   `completed` or `failed`, for any stop reason but `cancelled`: after a cancel ACP has the editor
   mark the unfinished cards cancelled itself. A prompt answered with a JSON-RPC error ended its
@@ -86,9 +91,9 @@ CHECKED_IN_PART = {
     ),
     "RW-1": (
         "a recording shows only the card, the input approved, the command of the terminal a "
-        "card embeds and what the editor was asked to write: a call that ran with none of them "
-        "is not judged, nor one whose write another card that shows what was written could "
-        "have made"
+        "card embeds, what the editor was asked to write and what it read: a call that ran "
+        "with none of them is not judged, nor one whose write another card that shows what was "
+        "written could have made"
     ),
     "DEC-2": (
         "only what the editor saw: a refused call's card ending completed, its terminal or "
@@ -127,10 +132,14 @@ class _Card:
         "content",
         "diffs",
         "dropped_status",
+        "editor_ended",
         "ended_line",
         "ended_status",
         "final",
+        "first_old",
         "first_write",
+        "held",
+        "old_texts",
         "raw_input",
         "raw_line",
         "refused",
@@ -182,12 +191,29 @@ class _Card:
         self.written: dict[str, tuple[str, int]] = {}
         # The path and line of the first write found to be its own.
         self.first_write: tuple[str, int] | None = None
+        # Each `diff` item's oldText (None: a new file), as `diffs` holds its newText; and per
+        # path, the first oldText a message showed with the line (the change the editor showed
+        # before the call ran), when that message showed one diff of the path.
+        self.old_texts: list[tuple[str, str | None, int]] = []
+        self.first_old: dict[str, tuple[str, int]] = {}
+        # Per path, what the file held when the call's first write of it was asked for, as a
+        # whole read of it while the card was open said (writes since counted in), the read's
+        # line and the write's.
+        self.held: dict[str, tuple[str, int, int]] = {}
+        # Whether the card was left unfinished by a turn answered `cancelled`, which the editor
+        # then marks cancelled (its end, `ended_line`, is that answer's line).
+        self.editor_ended = False
 
-    def wrote(self, path: str, content: str, line: int) -> None:
-        """The editor was asked to write `content` to `path` at `line` for this call."""
+    def wrote(
+        self, path: str, content: str, line: int, held: tuple[str, int] | None = None
+    ) -> None:
+        """The editor was asked to write `content` to `path` at `line` for this call; `held`:
+        what the file then held, read at the line given, if read while the card was open."""
         self.written[path] = (content, line)
         if self.first_write is None or line < self.first_write[1]:
             self.first_write = (path, line)
+        if held is not None and held[1] > self.shown_line:
+            self.held.setdefault(path, (*held, line))
 
 
 class _Write:
@@ -196,16 +222,24 @@ class _Write:
     others are ruled out (a call asks before it runs, so one first asked after the write did
     not make it)."""
 
-    __slots__ = ("candidates", "content", "line", "path", "session")
+    __slots__ = ("candidates", "content", "held", "line", "path", "session")
 
     def __init__(
-        self, session: str, path: str, content: str, line: int, candidates: set[tuple[str, str]]
+        self,
+        session: str,
+        path: str,
+        content: str,
+        line: int,
+        candidates: set[tuple[str, str]],
+        *,
+        held: tuple[str, int] | None,
     ) -> None:
         self.session = session
         self.path = path
         self.content = content
         self.line = line
         self.candidates = candidates
+        self.held = held
 
 
 class _Recording:
@@ -235,6 +269,12 @@ class _Recording:
         # `session/load` requests awaiting their answer: request id -> session. The history
         # a load replays shows calls that ended again.
         self.loads: dict[str, str] = {}
+        # `fs/read_text_file` requests of a whole file awaiting their answer: request id ->
+        # session and path.
+        self.reading: dict[str, tuple[str, str]] = {}
+        # What each file (session, path) last held as far as the recording says, and the line
+        # of the last whole read of it (None: never read): a write since is counted in.
+        self.files: dict[tuple[str, str], tuple[str, int | None]] = {}
 
     @property
     def loading(self) -> set[str]:
@@ -261,6 +301,14 @@ class _Recording:
             return []
         if method == "fs/write_text_file" and isinstance(params, dict):
             return self._writing(params, line)
+        if method == "fs/read_text_file" and isinstance(params, dict):
+            path = params.get("path")
+            # A read of some lines only does not say what the whole file held.
+            whole = params.get("line") is None and params.get("limit") is None
+            if isinstance(path, str) and whole:
+                session = str(params.get("sessionId"))
+                self.reading[_request_key(message.get("id"))] = (session, path)
+            return []
         if method == "terminal/create" and isinstance(params, dict):
             command = _shell_command(params.get("command"), params.get("args"))
             plain = (command, line) if command is not None else None
@@ -353,6 +401,14 @@ class _Recording:
                 for item in update["content"]
                 if item["type"] == "diff"
             ]
+            card.old_texts = [
+                (str(item["path"]), item.get("oldText"), line)
+                for item in update["content"]
+                if item["type"] == "diff"
+            ]
+            for path, old_text in _one_diff_each(card.old_texts).items():
+                if old_text:
+                    card.first_old.setdefault(path, (old_text, line))
         for item in update.get("content") or ():
             if item["type"] == "terminal":
                 card.terminal = (str(item["terminalId"]), line)
@@ -518,7 +574,7 @@ class _Recording:
             )
             related = (line, card.ended_line, shown_line, write_line)
             return [Violation("RW-1", line, message, related)]
-        return []
+        return _stale_old_text(call, card, line)
 
     def _writing(self, params: Mapping[str, Any], line: int) -> list[Violation]:
         """An `fs/write_text_file` request: what the editor was asked to write, for the open
@@ -530,6 +586,10 @@ class _Recording:
         if not isinstance(path, str) or not isinstance(content, str):
             return []
         session = str(params.get("sessionId"))
+        known = self.files.get((session, path))
+        read_line = known[1] if known is not None else None
+        self.files[(session, path)] = (content, read_line)
+        held = (known[0], read_line) if known is not None and read_line is not None else None
         open_showing = [
             key
             for key in self.turn_cards.get(session, [])
@@ -540,9 +600,9 @@ class _Recording:
             key for key in open_showing if self.cards[key].asked is None or self.cards[key].approved
         }
         if len(showing) == 1:
-            self.cards[next(iter(showing))].wrote(path, content, line)
+            self.cards[next(iter(showing))].wrote(path, content, line, held)
         elif showing:
-            self.unowned.append(_Write(session, path, content, line, showing))
+            self.unowned.append(_Write(session, path, content, line, showing, held=held))
         # The open cards showing the file that could not have run: refused, or still asking.
         barred = [key for key in open_showing if key not in showing]
         if showing or len(barred) != 1:
@@ -584,7 +644,7 @@ class _Recording:
             card = self.cards[owner]
             earlier = card.written.get(write.path)
             if earlier is None or earlier[1] < write.line:
-                card.wrote(write.path, write.content, write.line)
+                card.wrote(write.path, write.content, write.line, write.held)
             if card.final and not card.blamed:
                 blamed = self._diff_not_written(owner[1], card, line)
                 card.blamed = bool(blamed)
@@ -638,6 +698,18 @@ class _Recording:
         self.asking[request] = (key, allowing, refusing)
         return found
 
+    @staticmethod
+    def _cancelled(open_cards: list[_Card], line: int) -> None:
+        """A turn answered `cancelled`: the editor marks its unfinished cards cancelled, so
+        they end there (an update after it changes a card that ended: ADJ-2). A permission
+        request still unanswered is not judged: the editor answers it `cancelled` after its
+        cancel, and Zed's bridge answers the prompt without waiting for that answer (its call
+        never runs)."""
+        for card in open_cards:
+            card.final, card.editor_ended = True, True
+            card.status = card.ended_status = _CANCELLED
+            card.ended_line = line
+
     def _answer(self, request: str, result: Any, line: int) -> list[Violation]:
         if not isinstance(result, dict):
             return []
@@ -655,6 +727,11 @@ class _Recording:
             elif isinstance(chosen, str) and chosen in refusing:
                 card.refused = (refusing[chosen], line)
             return []
+        if "content" in result and request in self.reading:
+            session, path = self.reading.pop(request)
+            if isinstance(result["content"], str):
+                self.files[(session, path)] = (result["content"], line)
+            return []
         if "terminalId" in result and request in self.creating:
             terminal = str(result["terminalId"])
             self.terminals[terminal] = self.creating.pop(request)
@@ -667,7 +744,10 @@ class _Recording:
                 for key in self.turn_cards.pop(session, [])
                 if not self.cards[key].final and not self.cards[key].unread
             ]
-            if not open_cards or result["stopReason"] == _CANCELLED:
+            if result["stopReason"] == _CANCELLED:
+                self._cancelled([card for _key, card in open_cards], line)
+                return []
+            if not open_cards:
                 return []
             names = ", ".join(key[1] + _why_open(card) for key, card in open_cards)
             message = (
@@ -677,6 +757,64 @@ class _Recording:
             related = (line, *(card.shown_line for _key, card in open_cards))
             return [Violation("ADJ-3", line, message, related)]
         return []
+
+
+def _one_diff_each(diffs: list[tuple[str, str | None, int]]) -> dict[str, str | None]:
+    """The oldText of each path that `diffs` shows one diff of (several diffs of a file, a
+    unified diff's hunks or edits one after another, need not each hold another's text)."""
+    counts: dict[str, int] = {}
+    for path, _text, _line in diffs:
+        counts[path] = counts.get(path, 0) + 1
+    return {path: text for path, text, _line in diffs if counts[path] == 1}
+
+
+# Typographic quotes, which Claude Code's Edit matches to the straight ones a model writes.
+_STRAIGHT_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+
+
+def _holds(text: str, part: str) -> bool:
+    """Whether `text` holds `part`, line breaks and typographic quotes aside: an editor may
+    hand a file's CRLF lines to an agent whose edit names them LF, and a diff's old text may
+    end with a line break that a hunk's text, its lines joined, does not."""
+    return _plain(part).strip("\n") in _plain(text)
+
+
+def _plain(text: str) -> str:
+    return text.replace("\r\n", "\n").translate(_STRAIGHT_QUOTES)
+
+
+def _stale_old_text(call: str, card: _Card, line: int) -> list[Violation]:
+    """RW-1 when the card's diff of a file replaces a text that the file did not hold when
+    the editor was asked to write it for the call (a whole read of it while the card was open
+    said what it held), or that the diff the card ends with does not hold: the change shown
+    was not the one made. The first diff of a path, shown before the write, is the change the
+    editor showed; a diff shown after it is the agent's account of what it did."""
+    final = _one_diff_each(card.old_texts)
+    for path, (old_text, shown_line) in card.first_old.items():
+        held = card.held.get(path)
+        if held is not None and shown_line < held[2] and not _holds(held[0], old_text):
+            content, read_line, write_line = held
+            message = (
+                f"{call} ended showing a diff of {json_dumps(path)} that replaces "
+                f"{_clipped(old_text)}, but the file held {_clipped(content)} when the editor "
+                f"was asked to write it (line {write_line}; read at line {read_line}): the "
+                "editor showed one change while another was made"
+            )
+            related = (line, shown_line, read_line, write_line)
+            return [Violation("RW-1", line, message, related)]
+        ended_with = final.get(path)
+        if not ended_with:
+            continue
+        ended_line = next(shown for each, _text, shown in card.old_texts if each == path)
+        if ended_line != shown_line and not _holds(ended_with, old_text):
+            message = (
+                f"{call} ended showing a diff of {json_dumps(path)} that replaced "
+                f"{_clipped(ended_with)}, but its card showed it replacing {_clipped(old_text)} "
+                f"(line {shown_line}), which that text does not hold: the editor showed one "
+                "change while another was made"
+            )
+            return [Violation("RW-1", line, message, (line, ended_line, shown_line))]
+    return []
 
 
 def _update_words(kind: str) -> str:
@@ -720,18 +858,28 @@ def _changed_after_end(
     answered once; an update repeating the end, or carrying only `_meta`, changes nothing."""
     status = update.get("status")
     if status is not None and status != card.ended_status:
+        again = "" if card.editor_ended else " again,"
         change = (
-            f"ends it again, {status}," if status in FINAL_STATUSES else f"reopens it as {status}"
+            f"ends it{again} {status}{again[-1:]}"
+            if status in FINAL_STATUSES
+            else f"reopens it as {status}"
         )
     elif "content" in update and update["content"] != card.content:
         change = "replaces its content"
     else:
         return []
-    message = (
-        f"the tool_call_update for {call} {change} after its card ended {card.ended_status} "
-        f"(line {card.ended_line}): a call is answered once, and what its card shows at its end "
-        "stays"
-    )
+    if card.editor_ended:
+        message = (
+            f"the tool_call_update for {call} {change} after its turn was answered cancelled "
+            f"(line {card.ended_line}), where the editor marks its unfinished cards cancelled: "
+            "an agent sends a cancelled turn's updates before it answers the prompt"
+        )
+    else:
+        message = (
+            f"the tool_call_update for {call} {change} after its card ended "
+            f"{card.ended_status} (line {card.ended_line}): a call is answered once, and what "
+            "its card shows at its end stays"
+        )
     return [Violation("ADJ-2", line, message, (line, card.ended_line))]
 
 
