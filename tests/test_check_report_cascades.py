@@ -53,17 +53,22 @@ def _said(lines: list[str], rule: str) -> list[str]:
     return [line for line in lines if f": {rule} (seq " in line]
 
 
+def _one_line(report: LogReport, rule: str, violations: int) -> str:
+    """The one text line of `rule`'s `violations` violations, each listed under -v."""
+    assert sum(f.violation.rule_id == rule for f in report.violations) == violations
+    assert len(_said(log_text_lines(report, verbose=True), rule)) == violations
+    (line,) = _said(log_text_lines(report), rule)
+    return line
+
+
 def test_a_turn_with_no_turn_start_is_one_TURN_3_line(tmp_path: Path) -> None:
     """Turn 1's turn/start gone: every later event of the turn is "outside any turn", 16 TURN-3
     violations, printed as one line naming the others' seqs; -v and the JSON keep all 16."""
     report = _without(tmp_path, 0)
-    assert sum(f.violation.rule_id == "TURN-3" for f in report.violations) == 16
-    (folded,) = _said(log_text_lines(report), "TURN-3")
-    assert folded.endswith(
+    assert _one_line(report, "TURN-3", 16).endswith(
         "TURN-3 (seq 0): step/start outside any turn [events 0 (line 2)]; "
         "and 15 more events likewise (seqs 2-9, 11-12, 14-18; -v lists each)"
     )
-    assert len(_said(log_text_lines(report, verbose=True), "TURN-3")) == 16
     # What the cascade does not explain stays a line of its own: the turn/end with no turn
     # open (TURN-2), and the ORD-3 of results check could not count.
     lines = log_text_lines(report)
@@ -105,11 +110,18 @@ def test_two_turns_with_no_turn_start_are_two_findings(tmp_path: Path) -> None:
     assert all("more events likewise" in line for line in folded)
 
 
-def test_violations_naming_other_events_are_not_folded(tmp_path: Path) -> None:
-    """Three calls left unanswered at one turn/end are three findings (ADJ-3 names each call
-    and the reply): they differ in more than the event they open with."""
+def test_one_events_violations_about_several_calls_are_one_line(tmp_path: Path) -> None:
+    """Three calls left unanswered at one turn/end: three ADJ-3 violations of one event, citing
+    the same events, one sentence but for the call each names. They printed as three lines
+    (cascade folding takes only violations citing no other event); they are one line naming
+    the other calls, -v and the JSON keep the three. Cascades stay apart: the ORD-3 of two
+    results, each at its own event, stay two lines."""
     report = _without(tmp_path, 1)
-    assert len(_said(log_text_lines(report), "ADJ-3")) == 3
+    assert _one_line(report, "ADJ-3", 3).endswith(
+        "ADJ-3 (seq 19): turn ends with call call_a unanswered [events 19 (line 21), 6 (line 8)]"
+        "; and 2 more likewise (call_b, call_c; -v lists each)"
+    )
+    assert len(_said(log_text_lines(report), "ORD-3")) == 2
 
 
 def test_a_result_mislabelled_outcome_unknown_is_told_the_code_is_wrong(tmp_path: Path) -> None:

@@ -407,7 +407,7 @@ def log_text_lines(report: LogReport, *, verbose: bool = False) -> list[str]:
             f"{report.path}: not checked past line {stopped_at}: {remedy} to judge the rest"
         )
     by_line = [
-        (found.line, _violation_line(report, found) + _folded_words(report, followers))
+        (found.line, _violation_line(report, found) + _folded_words(report, found, followers))
         for found, followers in (
             [(found, []) for found in report.violations]
             if verbose
@@ -529,6 +529,11 @@ def fold_cascades(
     comes after it may have another cause. Another violation on an event the cascade holds (an
     ORD-3 of a result outside any turn, the LOG-1 of a seq skipped there), listed before or after
     the cascade's own on that event, is a finding of its own, listed, and ends nothing.
+
+    A violation also folds into the one before it when both are of the same rule on the same
+    event, cite the same events, and say the same sentence but for one word, the call each
+    names: one event found wrong about several calls (a turn/end leaving three calls
+    unanswered, ADJ-3), whose first line names the others.
     """
     # The events each sentence was said of: what a cascade of that sentence holds.
     said_of: dict[tuple[str, str], set[int]] = {}
@@ -540,6 +545,9 @@ def fold_cascades(
     lead_key: tuple[str, str] | None = None
     followers: list[FoundViolation] = []
     for found in violations:
+        if folded and _another_call_of(folded[-1], found):
+            folded[-1][1].append(found)
+            continue
         key = _cascade_key(found)
         if lead_key is not None and key == lead_key:
             followers.append(found)
@@ -553,10 +561,40 @@ def fold_cascades(
     return folded
 
 
-def _folded_words(report: LogReport, followers: Sequence[FoundViolation]) -> str:
-    """What the line of a cascade's first violation adds for those folded into it."""
+def _another_call_of(
+    entry: tuple[FoundViolation, list[FoundViolation]], found: FoundViolation
+) -> bool:
+    """Whether `found` says what the violation leading `entry` says, of the same event and the
+    same cited events, but for one word (the call it names), and `entry` folds no cascade."""
+    lead, followers = entry
+    if any(follower.violation.seq != lead.violation.seq for follower in followers):
+        return False
+    first, then = lead.violation, found.violation
+    if (first.rule_id, first.seq, first.related) != (then.rule_id, then.seq, then.related):
+        return False
+    return _one_word_apart(first.message, then.message) is not None
+
+
+def _one_word_apart(first: str, then: str) -> str | None:
+    """The word of `then` where it differs from `first` in that word alone, else None."""
+    words, others = first.split(" "), then.split(" ")
+    if len(words) != len(others):
+        return None
+    differing = [other for word, other in zip(words, others, strict=True) if word != other]
+    return differing[0] if len(differing) == 1 else None
+
+
+def _folded_words(
+    report: LogReport, lead: FoundViolation, followers: Sequence[FoundViolation]
+) -> str:
+    """What the line of a cascade's first violation adds for those folded into it; of one
+    event's violations about several calls, the others' words."""
     if not followers:
         return ""
+    if all(found.violation.seq == lead.violation.seq for found in followers):
+        named = [_one_word_apart(lead.violation.message, f.violation.message) for f in followers]
+        which = ", ".join(word for word in named if word is not None)
+        return f"; and {len(followers)} more likewise ({which}; -v lists each)"
     if report.dialect == "dsh":
         which = "seqs " + _spans([found.violation.seq for found in followers])
     else:  # no seqs: their lines
