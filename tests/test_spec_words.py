@@ -17,7 +17,7 @@ from loopspec.properties.cli.spec_example import no_example_line
 from loopspec.properties.logcheck.acp_stream import CHECKED_IN_PART
 from loopspec.properties.logcheck.checker import check_stream
 from loopspec.properties.logcheck.rule_examples import Rows, demo_rows, example_rules, row_data
-from loopspec.properties.logcheck.synth import HEADER, Row, jsonl
+from loopspec.properties.logcheck.synth import HEADER, Row, jsonl, renumber
 from loopspec.properties.spec_rules import log_checked_rules, rule_ids_in_spec
 
 Edit = Callable[[Rows], object]  # edits the rows in place (what it returns is not read)
@@ -212,3 +212,33 @@ def test_MODEL_1_a_rule_check_holds_in_part_is_listed_so(rule: str) -> None:
     found = re.search(r"only part of its rule \(([^)]*)\)", " ".join(_section(2).split()))
     assert found is not None
     assert rule in found[1].split(", ")
+
+
+def _compacted(rows: Rows, start: int, end: int) -> Rows:
+    """The demo's turn 1 with two compactions after its last reply (seq 18): the first, seq 19,
+    replaces nodes 2..7; the second replaces `start`..`end`."""
+    reply = next(row for row in rows if row["type"] == "assistant/message" and row["seq"] == 18)
+    at = rows.index(reply) + 1
+    for span in ((2, 7), (start, end)):
+        compaction = copy.deepcopy(reply)
+        compaction["seq"] = None
+        compaction["surfaceOp"] = {"op": "replace", "start": span[0], "end": span[1]}
+        rows.insert(at, compaction)
+        rows = renumber(rows)
+        at += 1
+    return rows
+
+
+@pytest.mark.parametrize(("start", "end", "blamed"), [(19, 12, []), (12, 19, ["LOG-7"])])
+def test_LOG_7_start_not_after_end_is_in_surface_order(
+    start: int, end: int, blamed: list[str]
+) -> None:
+    """After seq 19 replaced nodes 2..7 it stands first, so `{start: 19, end: 12}` names nodes
+    in order and `{start: 12, end: 19}` does not, whatever their seqs: LOG-7 says surface order,
+    and section 2 says what it is (LOG-7 said only 'start not after end')."""
+    rows = _compacted(copy.deepcopy(demo_rows()), start, end)
+    report = check_stream("log", io.BytesIO(jsonl(HEADER, rows).encode()))
+    assert [found.violation.rule_id for found in report.violations] == blamed
+    rule = spec_text().split("### LOG-7 ")[1].split("**Why.**")[0]
+    assert "`start` not after `end` in surface order" in rule
+    assert "so surface order is not seq order" in " ".join(_section(2).split())
