@@ -206,6 +206,24 @@ def test_PROTO_1_a_saved_case_says_which_loopspec_wrote_it_and_what_the_target_d
     assert load_case(saved).capabilities == capabilities
 
 
+def test_PROTO_1_conform_s_json_names_its_target_as_replay_takes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], here: None
+) -> None:
+    """PROTO-1: conform's document named an --impl target by the name it gives itself ("model"),
+    replay's by its MODULE:FACTORY, so a CI step could not pass conform's `target` to replay's
+    --impl, nor see that both documents speak of one loop. Both write MODULE:FACTORY now, and
+    conform keeps the name its text report's first line shows as `targetName`."""
+    factory = "plugin_targets:declares_nothing"
+    run = ["--examples", "1", "--steps", "2", "--format", "json", "--case-dir", str(tmp_path)]
+    assert main(["conform", "--impl", factory, *run]) == 0
+    conformed = json.loads(capsys.readouterr().out)
+    assert (conformed["target"], conformed["targetName"]) == (factory, "model")
+    saved = save_case(_failed_report(), tmp_path, {"impl": factory})
+    assert main(["replay", str(saved), "--impl", conformed["target"], "--format", "json"]) == 0
+    replayed = json.loads(capsys.readouterr().out)
+    assert (replayed["target"], replayed["sameTarget"]) == (conformed["target"], True)
+
+
 def test_SAFE_1_the_json_documents_name_the_bundled_implementation_as_their_docs_say(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

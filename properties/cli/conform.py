@@ -14,9 +14,12 @@ replay`, replay's), generated from the classes that write them,
 
     {
       "format": "loopspec-conform/1",
-      "target": "impl (bundled)",               // what ran, as the text report's first line
-                                                //   names it: an --impl target's name, the
-                                                //   --cmd as given, or this: the bundled one
+      "target": "impl (bundled)",               // what ran, as replay's "target" names it
+                                                //   and its --impl or --cmd takes it: the
+                                                //   --impl MODULE:FACTORY, the --cmd as
+                                                //   given, or this: the bundled one
+      "targetName": "impl (bundled)",           // as the text report's first line names it:
+                                                //   an --impl target's own name, else target
       "conformant": false,                      // true: exit 0
       "capabilities": ["abort", "approval"],    // what the target declared, sorted
       "examples": 14,                           // programs run to their end

@@ -427,7 +427,9 @@ def json_report(
     profiled = report.profile is not None
     document = ConformDocument(
         format=CONFORM_FORMAT,
-        target=report.target,
+        # As replay's: a CI step passes it to replay's --impl or --cmd.
+        target=document_target(target),
+        target_name=report.target,
         conformant=report.conformant,
         capabilities=sorted(report.capabilities),
         examples=report.examples,

@@ -146,9 +146,15 @@ class ConformDocument:
     format: Literal["loopspec-conform/1"] = attrs.field(metadata=member("this document's format"))
     target: str = attrs.field(
         metadata=member(
-            "what ran, as the text report's first line names it: an --impl target's name, the "
-            "--cmd as given (paths and secrets written as a saved case writes them), or "
-            f"{BUNDLED_TARGET_NAME} for loopspec's bundled implementation"
+            "what ran, as replay's document names it and its --impl or --cmd takes it: the "
+            "--impl MODULE:FACTORY or the --cmd as given (paths and secrets written as a saved "
+            f"case writes them), or {BUNDLED_TARGET_NAME} for loopspec's bundled implementation"
+        )
+    )
+    target_name: str = attrs.field(
+        metadata=member(
+            "what ran, as the text report's first line names it: an --impl target's own name "
+            "(its name attribute), else as target"
         )
     )
     conformant: bool = attrs.field(metadata=member("no divergence was found (exit 0)"))
