@@ -13,6 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from loopspec import spec_text
+from loopspec.model.wording import ERROR_PREFIX, NOT_STARTED
 from loopspec.properties.cli.spec_example import no_example_line
 from loopspec.properties.logcheck.acp_stream import CHECKED_IN_PART
 from loopspec.properties.logcheck.checker import check_stream
@@ -242,3 +243,32 @@ def test_LOG_7_start_not_after_end_is_in_surface_order(
     rule = spec_text().split("### LOG-7 ")[1].split("**Why.**")[0]
     assert "`start` not after `end` in surface order" in rule
     assert "so surface order is not seq order" in " ".join(_section(2).split())
+
+
+def _not_started_repair(rows: Rows) -> Rows:
+    """The demo's crashed turn 3 with its call never recorded: the repair's result says
+    TOOL_NOT_STARTED, in its words and code, and cites no event."""
+    record = next(row for row in rows if row["type"] == "tool/call" and row_data(row)["turn"] == 3)
+    at = rows.index(record)
+    del rows[at]
+    result = rows[at]
+    block = row_data(result)["message"]["content"][0]
+    block["content"] = [{"type": "text", "text": ERROR_PREFIX + NOT_STARTED}]
+    row_data(result)["error"] = {"name": "ToolNotStartedError", "code": "TOOL_NOT_STARTED"}
+    del result["sourceEventSeqs"]
+    for seq, row in enumerate(rows):
+        row["seq"] = seq
+    for closer in rows[at:]:
+        closer["time"] = rows[at - 1]["time"]
+    return rows
+
+
+def test_ORD_2_a_repair_of_a_call_never_recorded_cites_nothing() -> None:
+    """ORD-2 asks a citation of each appended result of a recorded call: a TOOL_NOT_STARTED
+    repair's result has no tool/call to cite, and check passes it (ORD-2 said each result
+    cites its tool/call)."""
+    rows = _not_started_repair(copy.deepcopy(demo_rows()))
+    report = check_stream("log", io.BytesIO(jsonl(HEADER, rows).encode()))
+    assert (report.errors, report.violations) == ([], [])
+    rule = spec_text().split("### ORD-2 ")[1].split("**Why.**")[0]
+    assert "save a `TOOL_NOT_STARTED` repair's, whose call was never recorded" in rule
