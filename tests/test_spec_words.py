@@ -13,6 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from loopspec import spec_text
+from loopspec.model.config import matcher_problem
 from loopspec.model.wording import ERROR_PREFIX, NOT_STARTED
 from loopspec.properties.cli.spec_example import no_example_line
 from loopspec.properties.logcheck.acp_stream import CHECKED_IN_PART
@@ -272,3 +273,26 @@ def test_ORD_2_a_repair_of_a_call_never_recorded_cites_nothing() -> None:
     assert (report.errors, report.violations) == ([], [])
     rule = spec_text().split("### ORD-2 ")[1].split("**Why.**")[0]
     assert "save a `TOOL_NOT_STARTED` repair's, whose call was never recorded" in rule
+
+
+@pytest.mark.parametrize(
+    ("matcher", "portable"),
+    [
+        (r"[.]", True),
+        (r"[a-z.]", True),
+        (r"[a-]", True),
+        (r"[-a]", False),
+        (r"[^-a]", False),
+        (r"[]", False),
+        (r"\.+", True),
+    ],
+)
+def test_HOOK_8_a_class_is_portable_as_hook_8_says(matcher: str, portable: bool) -> None:
+    """HOOK-8's class: literals, escapes, ranges and a dot, at least one, not opening with `-`
+    (it said only literals, escapes and ranges, so a reader refused `[.]` and took `[-a]`); a
+    quantifier may follow an escaped literal."""
+    assert (matcher_problem(matcher) is None) == portable
+    rule = " ".join(spec_text().split("### HOOK-8 ")[1].split("**Why.**")[0].split())
+    assert "of one or more literals, escaped characters, ranges and `.` (a dot there)" in rule
+    assert "not opening with `-`" in rule
+    assert "after a literal (an escaped one too)" in rule
