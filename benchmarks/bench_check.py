@@ -166,8 +166,9 @@ from typing import Any
 from callgrind import instructions_running
 
 from loopspec.model.facts import Fact, fact_from_wire
-from loopspec.model.invariants import QUIET_NEVER, LogMonitor
+from loopspec.model.invariants import LogMonitor
 from loopspec.model.jsonvalue import keys_may_repeat
+from loopspec.model.prefix import QUIET_NEVER
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.logcheck import DEFAULT_MAX_LINE_BYTES, MARKED_VERSION
 from loopspec.properties.logcheck.checker import check_paths
@@ -427,7 +428,7 @@ def judge_events(objects: list[dict[str, Any]]) -> None:
     on; the seq expected set to its own, as in `feed_facts`."""
     monitor = LogMonitor()
     prefix, feed = monitor.prefix, monitor.feed
-    judges = clean_judges(monitor)
+    judges = clean_judges()
     for obj in objects:
         seq = obj["seq"]
         prefix.expected_seq = seq

@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from loopspec.model.commands import Command
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.events import Event, ToolCallRecorded, ToolResultRecorded, event_type
-from loopspec.model.invariants import Violation, check_log
+from loopspec.model.invariants import check_log
+from loopspec.model.prefix import Violation
 from loopspec.model.state import LoopState
 from loopspec.model.transitions import step
 from loopspec.model.wire import event_to_wire

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loopspec.model import jsonvalue
-from loopspec.model.invariants import arguments_are_an_object
 from loopspec.model.jsonvalue import FrozenMap, loads, parse_arguments
+from loopspec.model.prefix import arguments_are_an_object
 
 # Objects whose values `freeze` refuses (NaN, infinities, -0), nested or not, next to ones it
 # keeps, blank text (read as {}), and text that is no JSON.

@@ -20,7 +20,7 @@ from check_fixtures import FIXTURES
 from loopspec.model.commands import APPROVAL_OUTCOMES
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.facts import FactError, fact_from_wire
-from loopspec.model.invariants import REFUSING_OUTCOMES
+from loopspec.model.prefix import REFUSING_OUTCOMES
 from loopspec.model.wire import event_from_wire
 from loopspec.properties.conformance.run import spec_text
 from loopspec.properties.logcheck.check_document import log_to_json

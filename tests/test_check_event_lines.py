@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from loopspec.model.invariants import Violation
+from loopspec.model.prefix import Violation
 from loopspec.properties.cli.main import main
 from loopspec.properties.logcheck.checker import FoundViolation, LogReport
 from loopspec.properties.logcheck.event_lines import place_events

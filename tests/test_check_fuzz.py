@@ -22,13 +22,8 @@ from hypothesis.stateful import run_state_machine_as_test
 from loopspec.model import invariants
 from loopspec.model.events import Event
 from loopspec.model.facts import CallFact, Fact, FactError, fact_from_wire, facts_of
-from loopspec.model.invariants import (
-    INVARIANTS,
-    LogMonitor,
-    Prefix,
-    Violation,
-    citation_read_whole,
-)
+from loopspec.model.invariants import INVARIANTS, LogMonitor, citation_read_whole
+from loopspec.model.prefix import Prefix, Violation
 from loopspec.model.wire import event_to_wire
 from loopspec.properties.cli.main import main
 from loopspec.properties.logcheck import clean_events
@@ -38,7 +33,7 @@ from loopspec.properties.logcheck.checker import (
     _lossless_float,
     check_stream,
 )
-from loopspec.properties.logcheck.clean_events import JUDGES, clean_judges
+from loopspec.properties.logcheck.clean_events import JUDGES, QUIET_KINDS
 from loopspec.properties.logcheck.synth import HEADER, as_harness_writes, jsonl, renumber
 from loopspec.properties.stateful.model_machine import ModelMachine
 
@@ -882,10 +877,19 @@ def test_hook_durations_judged_as_the_invariants_judge_them(duration: object) ->
     assert check_stream("duration", io.BytesIO(data)) == full
 
 
-def test_every_clean_event_judge_stands_for_the_checks_of_its_type() -> None:
-    """No judge is turned off by a registry that moved on without it (a judge whose checks
-    differ from its type's is never used: correct, but slow)."""
-    assert clean_judges(LogMonitor()).keys() == JUDGES.keys()
+@pytest.mark.parametrize("kind", sorted(JUDGES))
+def test_every_clean_event_judge_stands_for_the_checks_of_its_type(kind: str) -> None:
+    """A judge stands for the checks the registry runs on its type, in its order: an invariant
+    added later that reads the type fails here, where check (which does not import the registry
+    for a clean log) would skip it on every event the judge finds clean."""
+    names = {inv.check: inv.name for inv in INVARIANTS}
+    assert tuple(names[check] for check in LogMonitor().checks_for(kind)) == JUDGES[kind].stands_for
+
+
+@pytest.mark.parametrize("kind", sorted(QUIET_KINDS))
+def test_the_quiet_kinds_check_knows_without_the_registry_are_the_registry_s(kind: str) -> None:
+    """A type check judges quietly from its first event is as quiet as the monitor says."""
+    assert LogMonitor().quiet_kind(kind) == QUIET_KINDS[kind]
 
 
 @pytest.mark.parametrize("tail", [b"\n", b""])

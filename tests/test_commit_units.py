@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loopspec.impl import framing
-from loopspec.model.invariants import Prefix
+from loopspec.model.prefix import Prefix
 from loopspec.properties import logcheck
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.logcheck.checker import LogReport, NoticeKind, check_stream

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loopspec.model.invariants import Prefix
+from loopspec.model.prefix import Prefix
 
 PROFILE = settings()
 

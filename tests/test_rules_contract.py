@@ -50,9 +50,9 @@ from loopspec.model.events import (
     TurnStarted,
     UserMessageRecorded,
 )
-from loopspec.model.invariants import IN_TURN_TYPES
 from loopspec.model.jsonvalue import EMPTY, FrozenMap, parse_arguments
 from loopspec.model.messages import AssistantMessage, TextBlock, ToolCallBlock, model_source
+from loopspec.model.prefix import IN_TURN_TYPES
 from loopspec.model.repair import interrupted_turn_closers
 from loopspec.model.wording import WORDING, quoted_keys
 

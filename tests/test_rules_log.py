@@ -25,9 +25,10 @@ from loopspec.model.derive import derive_messages
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.events import Event, StepStarted, TurnStarted
 from loopspec.model.facts import fact_from_wire, facts_of
-from loopspec.model.invariants import PACKED_SURFACE, REMEMBERED_GONE, LogMonitor, check_facts
+from loopspec.model.invariants import LogMonitor, check_facts
 from loopspec.model.jsonvalue import FrozenMap, NotJsonError, freeze, parse_arguments, thaw
 from loopspec.model.messages import TextBlock, ToolCallBlock, UserMessage
+from loopspec.model.prefix import PACKED_SURFACE, REMEMBERED_GONE
 from loopspec.model.wire import (
     converter,
     event_from_wire,
@@ -462,7 +463,7 @@ def test_LOG_7_a_surface_packed_into_arrays_is_judged_as_one_in_lists(
         *surface[PACKED_SURFACE + 2 :],
     ]
     assert [rule for rule, _, _ in packed] == ["LOG-7"]
-    monkeypatch.setattr("loopspec.model.invariants.PACKED_SURFACE", len(surface) + 1)
+    monkeypatch.setattr("loopspec.model.prefix.PACKED_SURFACE", len(surface) + 1)
     assert judged() == (packed, surface_packed, "list")
 
 

@@ -54,9 +54,7 @@ from loopspec.model.facts import (
 from loopspec.model.invariants import (
     DENY_DISCARDS_REWRITES,
     POST_BLOCK_NOT_AN_ERROR,
-    UNREPAIRED_TURN,
     LogMonitor,
-    Violation,
 )
 from loopspec.model.jsonvalue import (
     JAVASCRIPT_TRIMMED,
@@ -66,6 +64,7 @@ from loopspec.model.jsonvalue import (
     thaw,
 )
 from loopspec.model.messages import ToolCallBlock
+from loopspec.model.prefix import UNREPAIRED_TURN, Violation
 from loopspec.model.rewrite import input_problem
 from loopspec.model.wording import (
     APPROVAL_DENIALS,

@@ -44,8 +44,8 @@ from loopspec.model.acp import (
     tool_result_notification,
 )
 from loopspec.model.events import ToolResultRecorded
-from loopspec.model.invariants import REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN
 from loopspec.model.jsonvalue import JsonValue, parse_arguments, thaw
+from loopspec.model.prefix import REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN
 from loopspec.model.presenters import (
     CALL_PRESENTERS,
     generic_call_fallback,

@@ -44,8 +44,8 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import POST_TOOL_USE, LoopConfig
 from loopspec.model.events import CORE_TYPES
-from loopspec.model.invariants import Violation
 from loopspec.model.messages import TextBlock
+from loopspec.model.prefix import Violation
 from loopspec.model.state import (
     ASKING,
     RUNNING,

@@ -54,8 +54,9 @@ editor or the recorder was stopped as it wrote) is a notice, the lines before it
 
 from __future__ import annotations
 
-from loopspec.model.invariants import Violation, rule_ids
+from loopspec.model.invariants import rule_ids
 from loopspec.model.jsonvalue import json_dumps
+from loopspec.model.prefix import Violation
 from loopspec.properties.logcheck.checker import (
     ACP_DIALECT,
     ErrorKind,

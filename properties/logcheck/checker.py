@@ -36,16 +36,16 @@ from itertools import accumulate
 
 from loopspec.model import PlainRecord
 from loopspec.model.facts import READ_TYPES, SEQ_BOUND, Fact, FactError, fact_from_wire
-from loopspec.model.invariants import (
+from loopspec.model.jsonvalue import json_scanner, too_long_integer
+from loopspec.model.prefix import (
     HOOK_CALL_RULES,
     HOOK_CALL_RULES_IN_PART,
     QUIET_ANYWHERE,
     QUIET_IN_STEP,
     QUIET_NEVER,
-    LogMonitor,
+    Prefix,
     Violation,
 )
-from loopspec.model.jsonvalue import json_scanner, too_long_integer
 from loopspec.properties.logcheck import (
     DEFAULT_MAX_LINE_BYTES,
     DEFAULT_MAX_VIOLATIONS,
@@ -59,7 +59,7 @@ from loopspec.properties.logcheck import (
     legacy_marker,
     usual_version,
 )
-from loopspec.properties.logcheck.clean_events import clean_judges
+from loopspec.properties.logcheck.clean_events import QUIET_KINDS, clean_judges
 from loopspec.properties.logcheck.files import LogSource, SourceProblem, log_sources
 
 # typing's flag, read by type checkers by name: typing, and json's decoder, import re and enum,
@@ -71,6 +71,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
     from json import JSONDecodeError, JSONDecoder
     from typing import Any, BinaryIO, NoReturn, TypeGuard
+
+    # imported at the first event the full path reads (`_monitor`)
+    from loopspec.model.invariants import LogMonitor
 
     # imported where a log marks its commits: a dsh log never needs it
     from loopspec.properties.logcheck.commit_units import CommitUnits
@@ -1066,6 +1069,14 @@ def _hook_runs(run_counts: dict[str, int]) -> HookRuns:
     return HookRuns(run_counts=run_counts)
 
 
+def _monitor(prefix: Prefix) -> LogMonitor:
+    """The invariants' monitor, over `prefix` (`model.invariants`, imported here: importing the
+    rule registry is 4 % of a small clean log's check, which never needs it; bench_cli.py)."""
+    from loopspec.model.invariants import LogMonitor  # noqa: PLC0415
+
+    return LogMonitor(prefix)
+
+
 # Distinct event types whose `quiet_kind` is remembered per log; the rest are asked each time.
 _QUIET_CACHE_LIMIT = 512
 
@@ -1083,15 +1094,18 @@ def _check_lines(
     readline = stream.readline
     rest = RestOfLog(readline)
     size = limits.max_line_bytes + 1
-    monitor = LogMonitor()
-    feed = monitor.feed
-    prefix = monitor.prefix
+    prefix = Prefix()
+    # The invariants' monitor over `prefix`, made at the first event the full path reads: a log
+    # whose every event the judges and the quiet path settle is checked without the rule
+    # registry (`_monitor`).
+    monitor: LogMonitor | None = None
     # Per event type seen, `monitor.quiet_kind` (left empty when not `quick`). The first event
-    # of a type always takes the full path, which learns its kind.
-    quiet_of: dict[str, int] = {}
+    # of a type always takes the full path, which learns its kind, but for the types whose
+    # kind `clean_events` knows.
+    quiet_of: dict[str, int] = dict(QUIET_KINDS) if quick else {}
     # The judge of hook/result counts each hook's runs; one that records a fault takes the full
     # path (`see_wire` below), where its line is known.
-    judges = clean_judges(monitor, run_counts) if quick else {}
+    judges = clean_judges(run_counts) if quick else {}
     # turn/start is judged apart: the checker keeps the line of the turn it opens.
     start_turn = judges.pop("turn/start", None)
     scan, depth_free = scan_json, DEPTH_FREE_CHARS
@@ -1295,6 +1309,8 @@ def _check_lines(
                 except FactError as error:
                     _bad_event(report, obj, line, error)
                 kind = fact.type
+                if monitor is None:
+                    monitor = _monitor(prefix)
                 if quick and kind not in quiet_of and len(quiet_of) < _QUIET_CACHE_LIMIT:
                     quiet_of[kind] = monitor.quiet_kind(kind)
                 if kind not in READ_TYPES:
@@ -1311,7 +1327,7 @@ def _check_lines(
                         hook_runs.append(_hook_runs(run_counts))
                     hook_runs[0].see_wire(obj.get("data"), line, fact.seq)
                 prefix.last_time = _time_of(earlier)
-                found = feed(fact)
+                found = monitor.feed(fact)
                 if found:
                     if _in_hole(hole_line, turn_line, line):
                         found = _beyond_the_hole(found)
@@ -1342,6 +1358,8 @@ def _check_lines(
                             events += len(items)
                             continue
                 in_hole = _in_hole(hole_line, turn_line, line)
+                if monitor is None:
+                    monitor = _monitor(prefix)
                 events += _compact_row(report, monitor, obj, line, limits, in_hole=in_hole)
     except _Stop:
         report.lines_unread = lines_follow(rest)
@@ -1351,9 +1369,9 @@ def _check_lines(
     if expecting_header and not report.errors:
         message = "the log is empty: no session header, no events"
         report.fail(None, ErrorKind.EMPTY, message, "LOG-5")
-    elif monitor.open_turn is not None:
+    elif prefix.open_turn is not None:
         message = (
-            f"turn {monitor.open_turn} is still open at the end of the log: a crash tail, "
+            f"turn {prefix.open_turn} is still open at the end of the log: a crash tail, "
             "which the harness must repair before the session resumes"
         )
         notice = Notice(turn_line, NoticeKind.CRASH_TAIL, message, "REC-2", turn_seq)

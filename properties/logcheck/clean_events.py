@@ -16,9 +16,11 @@ what is wrong.
 
 Two things keep the judges from drifting from the rules:
 
-- each judge names the checks it stands for; `clean_judges` hands out only those whose type is
-  still checked by exactly those (an invariant added later that reads the type turns the judge
-  off instead of being skipped);
+- each judge names the checks it stands for, and tests/test_check_fuzz.py holds those names to
+  the checks the registry runs on its type (an invariant added later that reads the type fails
+  that test instead of being skipped; check does not import the registry to ask it, since a
+  clean log is checked without it: `checker._monitor`), as it holds `QUIET_KINDS` to
+  `LogMonitor.quiet_kind`;
 - tests/test_check_fuzz.py checks generated logs, valid and broken, with and without the judges,
   and requires the same reports.
 
@@ -45,51 +47,18 @@ from loopspec.model.facts import (
     fact_from_wire,
     message_plain,
 )
-from loopspec.model.invariants import (
+from loopspec.model.prefix import (
     ABORT_CODES,
     BLOCKING_EXIT_DECISIONS,
+    QUIET_IN_STEP,
     REPAIR_NOT_STARTED,
     REPAIR_OUTCOME_UNKNOWN,
     SURFACE_CODE,
     HookAnswer,
-    LogMonitor,
     Prefix,
-    aborted_turn_ends_aborted,
-    approval_shows_effective_input,
     arguments_are_an_object,
-    blocking_exit_is_audited_as_blocking,
-    call_ids_unique_in_reply,
-    call_records_match_reply,
-    denied_call_never_succeeds,
-    events_enclosed_by_turn,
-    every_shown_call_answered,
-    hook_audit_paired_in_turn,
-    interrupted_reply_ends_its_turn,
-    interrupted_reply_has_no_calls,
-    messages_wait_for_step_start,
-    no_pre_hooks_for_non_object_arguments,
-    nothing_visible_between_call_and_result,
-    one_reply_per_step_before_calls,
     post_answer,
-    post_block_makes_the_result_an_error,
-    post_hook_words_fit_the_result,
-    post_hooks_judge_results_that_ran,
-    pre_hooks_answer_calls_of_the_reply,
-    pre_hooks_once_per_call,
-    repair_closers_follow_each_other,
-    repair_results_match_call_state,
-    replace_targets_current_nodes,
-    result_answers_pending_call,
-    results_in_model_order,
-    rewrite_traced_to_hooks,
-    seq_is_index,
-    step_events_name_open_step,
-    steps_numbered_inside_turn,
-    supplied_rewrite_applied_or_refused,
-    surface_metadata_valid,
     text_reads_as,
-    turn_end_closes_open_turn,
-    turns_numbered_and_unnested,
 )
 from loopspec.properties.logcheck import MAX_TRACKED_HOOKS
 
@@ -98,8 +67,6 @@ if TYPE_CHECKING:
     # (collections and functools are not imported at run time: see `checker`)
     from collections.abc import Callable
     from typing import Any
-
-    from loopspec.model.invariants import Check
 
     Judge = Callable[[Prefix, "dict[str, Any]", int], bool]
     """`judge(prefix, obj, seq)`: True when the event `obj` at the expected `seq` is clean and
@@ -482,6 +449,8 @@ def _call(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         prefix.expected_seq = seq + 1
         prefix.keep_call(seq, call_id, arguments, True)
         return True
+    from loopspec.model.invariants import rewrite_traced_to_hooks  # noqa: PLC0415 (rare: see above)
+
     rewritten = _fact(obj)
     if rewritten is None or rewrite_traced_to_hooks(prefix, rewritten):
         return False
@@ -728,44 +697,45 @@ def _approval_decided(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 
 
 class CleanJudge(PlainRecord):
-    """A judge for one event type, and the checks it stands for, in registry order."""
+    """A judge for one event type, and the names of the checks it stands for, in registry
+    order (`Invariant.name`)."""
 
     __slots__ = ("judge", "stands_for")
 
-    def __init__(self, judge: Judge, stands_for: tuple[Check, ...]) -> None:
+    def __init__(self, judge: Judge, stands_for: tuple[str, ...]) -> None:
         self.judge = judge
         self.stands_for = stands_for
 
 
-_ENVELOPE = (seq_is_index, surface_metadata_valid)
-_SURFACE = (*_ENVELOPE, replace_targets_current_nodes)
-_IN_STEP = (events_enclosed_by_turn, step_events_name_open_step)
-_CLOSING = (interrupted_reply_ends_its_turn, repair_closers_follow_each_other)
+_ENVELOPE = ("seq_is_index", "surface_metadata_valid")
+_SURFACE = (*_ENVELOPE, "replace_targets_current_nodes")
+_IN_STEP = ("events_enclosed_by_turn", "step_events_name_open_step")
+_CLOSING = ("interrupted_reply_ends_its_turn", "repair_closers_follow_each_other")
 
 JUDGES: dict[str, CleanJudge] = {
-    "turn/start": CleanJudge(_turn_start, (*_ENVELOPE, turns_numbered_and_unnested)),
+    "turn/start": CleanJudge(_turn_start, (*_ENVELOPE, "turns_numbered_and_unnested")),
     "turn/end": CleanJudge(
         _turn_end,
         (
             *_ENVELOPE,
-            turn_end_closes_open_turn,
-            aborted_turn_ends_aborted,
-            every_shown_call_answered,
-            repair_results_match_call_state,
+            "turn_end_closes_open_turn",
+            "aborted_turn_ends_aborted",
+            "every_shown_call_answered",
+            "repair_results_match_call_state",
             *_CLOSING,
         ),
     ),
     "step/start": CleanJudge(
         _step_start,
-        (*_ENVELOPE, events_enclosed_by_turn, steps_numbered_inside_turn, *_CLOSING),
+        (*_ENVELOPE, "events_enclosed_by_turn", "steps_numbered_inside_turn", *_CLOSING),
     ),
     "step/end": CleanJudge(
         _step_end,
         (
             *_ENVELOPE,
-            events_enclosed_by_turn,
-            steps_numbered_inside_turn,
-            pre_hooks_answer_calls_of_the_reply,
+            "events_enclosed_by_turn",
+            "steps_numbered_inside_turn",
+            "pre_hooks_answer_calls_of_the_reply",
             *_CLOSING,
         ),
     ),
@@ -773,8 +743,8 @@ JUDGES: dict[str, CleanJudge] = {
         _user_message,
         (
             *_SURFACE,
-            nothing_visible_between_call_and_result,
-            messages_wait_for_step_start,
+            "nothing_visible_between_call_and_result",
+            "messages_wait_for_step_start",
             *_CLOSING,
         ),
     ),
@@ -783,11 +753,11 @@ JUDGES: dict[str, CleanJudge] = {
         (
             *_SURFACE,
             *_IN_STEP,
-            one_reply_per_step_before_calls,
-            call_ids_unique_in_reply,
-            nothing_visible_between_call_and_result,
-            no_pre_hooks_for_non_object_arguments,
-            interrupted_reply_has_no_calls,
+            "one_reply_per_step_before_calls",
+            "call_ids_unique_in_reply",
+            "nothing_visible_between_call_and_result",
+            "no_pre_hooks_for_non_object_arguments",
+            "interrupted_reply_has_no_calls",
             *_CLOSING,
         ),
     ),
@@ -796,9 +766,9 @@ JUDGES: dict[str, CleanJudge] = {
         (
             *_ENVELOPE,
             *_IN_STEP,
-            one_reply_per_step_before_calls,
-            call_records_match_reply,
-            rewrite_traced_to_hooks,
+            "one_reply_per_step_before_calls",
+            "call_records_match_reply",
+            "rewrite_traced_to_hooks",
             *_CLOSING,
         ),
     ),
@@ -807,14 +777,14 @@ JUDGES: dict[str, CleanJudge] = {
         (
             *_SURFACE,
             *_IN_STEP,
-            result_answers_pending_call,
-            results_in_model_order,
-            post_block_makes_the_result_an_error,
-            post_hooks_judge_results_that_ran,
-            supplied_rewrite_applied_or_refused,
-            denied_call_never_succeeds,
-            approval_shows_effective_input,
-            repair_results_match_call_state,
+            "result_answers_pending_call",
+            "results_in_model_order",
+            "post_block_makes_the_result_an_error",
+            "post_hooks_judge_results_that_ran",
+            "supplied_rewrite_applied_or_refused",
+            "denied_call_never_succeeds",
+            "approval_shows_effective_input",
+            "repair_results_match_call_state",
             *_CLOSING,
         ),
     ),
@@ -822,10 +792,10 @@ JUDGES: dict[str, CleanJudge] = {
         _hook_invoked,
         (
             *_ENVELOPE,
-            events_enclosed_by_turn,
-            pre_hooks_once_per_call,
-            no_pre_hooks_for_non_object_arguments,
-            post_hooks_judge_results_that_ran,
+            "events_enclosed_by_turn",
+            "pre_hooks_once_per_call",
+            "no_pre_hooks_for_non_object_arguments",
+            "post_hooks_judge_results_that_ran",
             *_CLOSING,
         ),
     ),
@@ -833,32 +803,33 @@ JUDGES: dict[str, CleanJudge] = {
         _HookResultJudge(None).judge,
         (
             *_ENVELOPE,
-            events_enclosed_by_turn,
-            hook_audit_paired_in_turn,
-            post_hook_words_fit_the_result,
-            blocking_exit_is_audited_as_blocking,
-            post_hooks_judge_results_that_ran,
+            "events_enclosed_by_turn",
+            "hook_audit_paired_in_turn",
+            "post_hook_words_fit_the_result",
+            "blocking_exit_is_audited_as_blocking",
+            "post_hooks_judge_results_that_ran",
             *_CLOSING,
         ),
     ),
     "approval/asked": CleanJudge(
-        _approval_asked, (*_ENVELOPE, approval_shows_effective_input, *_CLOSING)
+        _approval_asked, (*_ENVELOPE, "approval_shows_effective_input", *_CLOSING)
     ),
     "approval/decided": CleanJudge(
-        _approval_decided, (*_ENVELOPE, approval_shows_effective_input, *_CLOSING)
+        _approval_decided, (*_ENVELOPE, "approval_shows_effective_input", *_CLOSING)
     ),
 }
 """Per event type, its judge."""
 
 
-def clean_judges(monitor: LogMonitor, hook_runs: dict[str, int] | None = None) -> dict[str, Judge]:
-    """The judges that still stand for every check `monitor` runs on their type; the one of
-    `hook/result` counts each hook's runs in `hook_runs` when given (`hook_faults.HookRuns`)."""
-    judges = {
-        kind: entry.judge
-        for kind, entry in JUDGES.items()
-        if monitor.checks_for(kind) == entry.stands_for
-    }
-    if hook_runs is not None and "hook/result" in judges:
+QUIET_KINDS = {"assistant/chunk": QUIET_IN_STEP}
+"""`LogMonitor.quiet_kind` of the types the checker judges quietly from their first event (a
+stream chunk), where another type's first event takes the full path to learn its kind."""
+
+
+def clean_judges(hook_runs: dict[str, int] | None = None) -> dict[str, Judge]:
+    """Per event type, its judge; the one of `hook/result` counts each hook's runs in
+    `hook_runs` when given (`hook_faults.HookRuns`)."""
+    judges = {kind: entry.judge for kind, entry in JUDGES.items()}
+    if hook_runs is not None:
         judges["hook/result"] = _HookResultJudge(hook_runs).judge
     return judges

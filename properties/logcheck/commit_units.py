@@ -38,7 +38,7 @@ commits are not checked, and their reports do not list LOG-8 among the rules che
 
 from __future__ import annotations
 
-from loopspec.model.invariants import NO_VIOLATIONS, Prefix, Violation
+from loopspec.model.prefix import NO_VIOLATIONS, Prefix, Violation
 from loopspec.properties.logcheck import UNIT_KEY
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing

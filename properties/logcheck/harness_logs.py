@@ -51,8 +51,9 @@ A call still waiting for its result when the log ends is a crash tail (a notice)
 from __future__ import annotations
 
 from loopspec.model import PlainRecord
-from loopspec.model.invariants import UNREPAIRED_TURN, Violation, calls_awaiting, rule_ids
 from loopspec.model.jsonvalue import NOT_JSON, json_dumps, json_refusal, loads_refusing, value_of
+from loopspec.model.prefix import UNREPAIRED_TURN, Violation, calls_awaiting
+from loopspec.properties.logcheck import INVARIANT_RULES
 from loopspec.properties.logcheck.checker import (
     DEPTH_FREE_CHARS,
     TOO_DEEP_WORDS,
@@ -80,7 +81,7 @@ if TYPE_CHECKING:
 # Rules a foreign log is weighed against: the log rules `check` judges, HOOK-3, which users of
 # these loops ask about most, and HOOK-7, the hook faults `check` notes (a log that records no
 # hook run says it cannot show them).
-RULES_CONSIDERED = (*rule_ids(), "HOOK-3", "HOOK-7")
+RULES_CONSIDERED = (*INVARIANT_RULES, "HOOK-3", "HOOK-7")
 # A report shows a hook's command in up to this many characters, its start and its end (the
 # program, then the script or the options that tell one hook from another); hooks are told
 # apart by the whole command.

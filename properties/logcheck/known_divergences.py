@@ -26,6 +26,7 @@ not occurring says only that the race was not lost, so it is reported as such an
 
 from __future__ import annotations
 
+from loopspec.properties.logcheck import INVARIANT_RULES
 from loopspec.properties.logcheck.checker import FoundViolation, LogReport
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
@@ -91,9 +92,7 @@ imports no dialect (a test holds them equal)."""
 def checkable_rules() -> list[str]:
     """Every rule a `check` violation can name: the log invariants' rules, LOG-8 (a version-1
     log's commits), and those a dialect shows in part."""
-    from loopspec.model.invariants import rule_ids  # noqa: PLC0415
-
-    return sorted({*rule_ids(), "LOG-8", *IN_PART_RULES})
+    return sorted({*INVARIANT_RULES, "LOG-8", *IN_PART_RULES})
 
 
 def parse_known(values: Iterable[str]) -> KnownDivergences:
@@ -154,15 +153,13 @@ class LoopFates:
 def stale_known(reports: Iterable[LogReport], known: KnownDivergences) -> list[LoopFates]:
     """Per loop `--known` names (in name order), the fates of its known divergences in the
     logs of its dialect among `reports` (after `set_aside`)."""
-    from loopspec.model.invariants import rule_ids  # noqa: PLC0415 (check has it imported)
-
     checked = [report for report in reports if report.skipped is None]
     fates = []
     for loop in sorted(known.loops):
         logs = [report for report in checked if report.dialect == loop]
         fate = LoopFates(loop, len(logs))
         judged = {
-            rule for report in logs for rule in rule_ids() if rule not in report.not_checkable
+            rule for report in logs for rule in INVARIANT_RULES if rule not in report.not_checkable
         } | {rule for report in logs for rule in report.checked_in_part}
         for rule in sorted(KNOWN_RULES[loop]):
             if rule not in judged:

@@ -232,8 +232,8 @@ hook's answer was not read; `logcheck.hook_faults`).
 
 from __future__ import annotations
 
-from loopspec.model.invariants import rule_ids
 from loopspec.model.jsonvalue import json_dumps
+from loopspec.properties.logcheck import INVARIANT_RULES
 from loopspec.properties.logcheck.checker import (
     ACP_DIALECT,
     ErrorKind,
@@ -283,7 +283,7 @@ def rules_checked(report: LogReport) -> list[str]:
     with no log under it."""
     if report.status == "unsupported" or report.no_log:
         return []
-    rules = (set(rule_ids()) - set(report.not_checkable)) | set(report.checked_in_part)
+    rules = (set(INVARIANT_RULES) - set(report.not_checkable)) | set(report.checked_in_part)
     if report.commits_checked:
         rules.add("LOG-8")
     return sorted(rules)

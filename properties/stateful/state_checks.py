@@ -15,9 +15,10 @@ from typing import TypeVar
 
 from loopspec.model.derive import derive_messages
 from loopspec.model.events import AssistantMessageRecorded, Event, ToolCallRecorded
-from loopspec.model.invariants import Violation, check_log
+from loopspec.model.invariants import check_log
 from loopspec.model.jsonvalue import parse_arguments, thaw
 from loopspec.model.messages import AssistantMessage, ToolCallBlock
+from loopspec.model.prefix import Violation
 from loopspec.model.presenters import present_call
 from loopspec.model.replay import ApprovalShown, CallShown, present_log
 from loopspec.model.state import ASKING, RUNNING, Dispatching, LoopState
