@@ -296,3 +296,17 @@ def test_HOOK_8_a_class_is_portable_as_hook_8_says(matcher: str, portable: bool)
     assert "of one or more literals, escaped characters, ranges and `.` (a dot there)" in rule
     assert "not opening with `-`" in rule
     assert "after a literal (an escaped one too)" in rule
+
+
+def test_REC_1_model_times_are_epoch_plus_seq_but_repair_closers() -> None:
+    """Section 2's determinism: the model times an event `epoch_ms + seq`, save crash repair's
+    closers, which carry the time of the last event before them (REC-1; the demo's crashed
+    third turn has three); it said every event was timed so."""
+    rows = demo_rows()
+    epoch = rows[0]["time"] - rows[0]["seq"]
+    off = [row for row in rows if row["time"] != epoch + row["seq"]]
+    assert [row["type"] for row in off] == ["tool/result", "step/end", "turn/end"]
+    before = rows[rows.index(off[0]) - 1]
+    assert {row["time"] for row in off} == {before["time"]}
+    said = " ".join(_section(2).split())
+    assert "`epoch_ms + seq` (but crash repair's closers, which carry the time" in said
