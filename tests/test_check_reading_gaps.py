@@ -234,6 +234,42 @@ def test_SAFE_4_a_transcript_or_rollout_is_read_as_deep_as_a_dsh_log(
     assert checked("[" * (depth + 1) + "]" * (depth + 1)) == [("invalid-json", "SAFE-4")]
 
 
+ACP = FIXTURES.parent / "acp" / "rewritten-call-approved.jsonl"
+
+
+@pytest.mark.parametrize(
+    "source", [VALID, CLAUDE, CODEX, ACP], ids=["dsh", "claude-code", "codex", "acp"]
+)
+def test_SAFE_4_a_deep_last_line_is_torn_when_cut_short_and_too_deep_when_whole(
+    tmp_path: Path, source: Path
+) -> None:
+    """A last line nested past MAX_LOG_DEPTH: cut short (its brackets left open), with or
+    without its newline, it is a write a crash cut off, the torn-commit notice, in every
+    dialect, as a shallower one is; whole, it is too deep for check to read (SAFE-4), as any
+    whole line nested so deep is. A dsh log called a whole one without its newline torn, a
+    transcript, a rollout and a recording called a cut one too deep, and a dsh log one with
+    its newline too: one line, two verdicts (and on Python 3.11, whose json stops first, a
+    deep cut line with its newline in a transcript was an error, on 3.13 a notice)."""
+    text = source.read_text(encoding="utf-8")
+    start = '{"jsonrpc": "2.0", "params": ' if source == ACP else '{"type": "user", "data": '
+    depth = 2 * MAX_LOG_DEPTH
+
+    def verdict(last: str) -> tuple[list[str], list[tuple[str, str | None]]]:
+        path = tmp_path / source.name
+        path.write_text(text + last, encoding="utf-8")
+        [report] = check_paths([str(path)])
+        notices = [notice.kind for notice in report.notices]
+        return notices, [(error.kind, error.rule_id) for error in report.errors]
+
+    torn: tuple[list[str], list[tuple[str, str | None]]] = (["torn-commit"], [])
+    assert verdict(start + "[" * depth) == torn
+    # (A recording is no log a loop resumes from: a cut line a newline ends is refused.)
+    cut_then_newline = ([], [("invalid-json", "ACP-1")]) if source == ACP else torn
+    assert verdict(start + "[" * depth + "\n") == cut_then_newline
+    assert verdict(start + "[" * depth + '"a') == torn  # a string left open
+    assert verdict(start + "[" * depth + "]" * depth + "}") == ([], [("invalid-json", "SAFE-4")])
+
+
 @pytest.mark.parametrize("source", [CLAUDE, CODEX], ids=["claude-code", "codex"])
 @pytest.mark.parametrize("constant", ["NaN", "-Infinity"])
 def test_a_transcript_or_rollout_line_holding_NaN_is_not_JSON(

@@ -68,6 +68,7 @@ from loopspec.properties.logcheck.checker import (
     lines_follow,
     not_utf8_words,
     torn_line_words,
+    value_cut_short,
 )
 
 # The foreign logs' reader of lines, and its stop (one handler ends a read by either).
@@ -974,20 +975,25 @@ def _messages(report: LogReport, stream: BinaryIO, limits: Limits) -> Iterator[t
             message = not_utf8_words(raw, error)
             report.fail(line, ErrorKind.INVALID_UTF8, message, "ACP-1")
             raise _Stop from None
-        except json.JSONDecodeError as error:
-            if not raw.endswith(b"\n"):  # the file's last line: cut as it was written
+        except (json.JSONDecodeError, RecursionError) as error:
+            cut = isinstance(error, json.JSONDecodeError) or value_cut_short(raw)
+            if cut and not raw.endswith(b"\n"):  # the file's last line: cut as it was written
                 message = (
                     f"{torn_line_words(raw, line)}: the recording was cut off as it was "
                     "written (the editor or the recorder stopped); the lines before it are checked"
                 )
                 report.notices.append(Notice(line, NoticeKind.TORN_COMMIT, message))
                 raise _Stop from None
-            message = f"invalid JSON at column {error.colno}: {error.msg}"
+            if isinstance(error, RecursionError) and not cut:
+                message = "invalid JSON: nested too deeply to read"
+                report.fail(line, ErrorKind.INVALID_JSON, message, "SAFE-4")
+                raise _Stop from None
+            message = (
+                "invalid JSON: the line stops before its value ends"
+                if isinstance(error, RecursionError)  # (json's stack ran out first)
+                else f"invalid JSON at column {error.colno}: {error.msg}"
+            )
             report.fail(line, ErrorKind.INVALID_JSON, message, "ACP-1")
-            raise _Stop from None
-        except RecursionError:
-            message = "invalid JSON: nested too deeply to read"
-            report.fail(line, ErrorKind.INVALID_JSON, message, "SAFE-4")
             raise _Stop from None
         yield line, value
 

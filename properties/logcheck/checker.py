@@ -422,6 +422,25 @@ def nested_deeper(raw: bytes, limit: int = MAX_LOG_DEPTH) -> bool:
     return max(accumulate(memoryview(steps).cast("b")), default=0) > limit
 
 
+def value_cut_short(raw: bytes) -> bool:
+    """Whether the JSON text `raw` stops before its value ends, by its brackets and quotes
+    alone: a string left open, or a bracket outside strings left unclosed. Asked of a line too
+    deep for json's reader, whose error then depends on the Python (a RecursionError where the
+    stack ends first, else the value running out of line): cut short, it is a torn write at
+    any depth, as a shallower one is."""
+    unescaped = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    pieces = unescaped.split(b'"')
+    if len(pieces) % 2 == 0:  # an odd number of quotes: a string left open
+        return True
+    steps = b"".join(pieces[::2]).translate(_BRACKET_STEPS, _NOT_BRACKETS)
+    return sum(memoryview(steps).cast("b")) > 0
+
+
+class CutShortDeep(Exception):
+    """A line json's reader could not read for its depth (`RecursionError`), whose value stops
+    before it ends (`value_cut_short`): judged as a write cut off, whatever the depth."""
+
+
 def log_head(stream: BinaryIO) -> bytes:
     """The first `SNIFF_BYTES` of `stream`, consuming nothing (b"" from a stream that can
     neither peek nor seek); may raise `OSError`."""
@@ -476,8 +495,8 @@ def _parse_slowly(
         pass  # (judged by its bytes below)
     elif len(raw) > DEPTH_FREE_CHARS and nested_deeper(raw):
         # Whether json's reader goes that deep depends on the Python (`MAX_LOG_DEPTH`): read
-        # as the shallowest refuses it, a last line without its newline a torn write still.
-        error = RecursionError()
+        # as the shallowest refuses it, save a value cut short, a torn write at any depth.
+        error = CutShortDeep() if value_cut_short(raw) else RecursionError()
     elif not _refused_for_its_bytes(raw, line):
         try:
             return _strict_decoder().decode(raw.decode())
@@ -489,6 +508,8 @@ def _parse_slowly(
             error = lossy
         except (ValueError, RecursionError) as again:
             error = again
+    if isinstance(error, RecursionError) and value_cut_short(raw):
+        error = CutShortDeep()  # (json's stack ran out on one Python, its line on another)
     return _TORN if _unparsable(report, raw, line, error, rest) else _SKIP
 
 
@@ -670,6 +691,8 @@ def torn_write(raw: bytes, error: Exception) -> bool:
     on disk, its data not), or stops before its JSON value ends."""
     if not raw.endswith(b"\n") or _zero_tail(raw):
         return True
+    if isinstance(error, RecursionError):  # too deep for json's reader, on this Python
+        return value_cut_short(raw)
     return _is_json_error(error) and _stops_short(error)
 
 
@@ -759,6 +782,9 @@ def _unparsable(
             "newline (\\n, or \\r\\n); save the log with those"
         )
         report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-4")
+    elif isinstance(error, RecursionError) and nested_deeper(raw):
+        # A whole value, too deep: no write cut it off, with or without its newline.
+        report.fail(line, ErrorKind.INVALID_JSON, TOO_DEEP_WORDS, "SAFE-4")
     elif not raw.endswith(b"\n"):
         # Only the last line can lack its newline: this one was cut off mid-write, and the
         # harness drops it on reopening (`impl/log_reader.py`; dsh, whose logs are version 0,
@@ -817,19 +843,20 @@ def _unparsable(
                 "file saved with one joined on; write the log as plain UTF-8"
             )
         report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-5" if line == 1 else "LOG-4")
-    elif _is_json_error(error) and _stops_short(error):
+    elif isinstance(error, CutShortDeep) or (_is_json_error(error) and _stops_short(error)):
         if _torn_tail_with_newline(report, raw, line, rest):
             return True
         # The value runs on past the line's end: a write cut off mid-line, and the harness went
         # on appending after it (the parser's column would be that of the newline's next line).
+        length = len(raw.decode(errors="replace").rstrip())
         message = (
-            f"the line stops after {len(error.doc.rstrip())} characters, before its JSON value "
-            "ends: a write cut off, which the harness must drop whole before it appends again"
+            f"the line stops after {length} characters, before its JSON value ends: a write "
+            "cut off, which the harness must drop whole before it appends again"
         )
         if _last_of_version_1(report, line, rest):
             message = (
-                f"the last line stops after {len(error.doc.rstrip())} characters, before its "
-                f"JSON value ends, {_NO_CRASH_OF_VERSION_1}"
+                f"the last line stops after {length} characters, before its JSON value ends, "
+                f"{_NO_CRASH_OF_VERSION_1}"
             )
         report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-8")
     elif _is_json_error(error) and (glued := _glued_event(error)) is not None:

@@ -69,6 +69,7 @@ from loopspec.properties.logcheck.checker import (
     too_long_words,
     torn_line_words,
     torn_write,
+    value_cut_short,
 )
 from loopspec.properties.logcheck.hook_faults import HookRuns
 
@@ -734,7 +735,8 @@ def bounded_lines(
             report.fail(line, ErrorKind.LINE_TOO_LONG, too_long_words(limits), "SAFE-4")
             RestOfLog(stream.readline).skip_line()
             raise _Stop
-        if len(raw) > DEPTH_FREE_CHARS and nested_deeper(raw):
+        if len(raw) > DEPTH_FREE_CHARS and nested_deeper(raw) and not value_cut_short(raw):
+            # (One cut short is a torn write at any depth: its reader says so.)
             report.fail(line, ErrorKind.INVALID_JSON, TOO_DEEP_WORDS, "SAFE-4")
             raise _Stop
         if raw.strip():
