@@ -226,6 +226,51 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--loopspec-impl") or config.getoption("--loopspec-cmd"):
         _check_target(config)
         config.stash[SAVED_CASES] = _saved_cases(config)
+        _clean_up_at_sigterm(config)
+
+
+def _clean_up_at_sigterm(config: pytest.Config) -> None:
+    """Until pytest ends, let SIGTERM (a CI job's timeout) end the targets' processes and remove
+    the in-process target's scratch folder before it ends pytest as it would have: its default
+    action, which pytest keeps, left both (a loopspec-* folder in /dev/shm, a --cmd loop running
+    in a session of its own). A handler someone else set is left alone."""
+    import signal  # noqa: PLC0415 (only with a target)
+    import threading  # noqa: PLC0415 (likewise)
+
+    if threading.current_thread() is not threading.main_thread():
+        return  # signal.signal works from the main thread only
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return
+    signal.signal(signal.SIGTERM, _end_after_cleaning_up)
+    config.add_cleanup(_restore_sigterm)
+
+
+def _restore_sigterm() -> None:
+    """SIGTERM's default action back, where the handler is still ours (pytest run in-process by
+    a test, pytester's, ends before the process that started it)."""
+    import signal  # noqa: PLC0415 (loaded by _clean_up_at_sigterm)
+
+    if signal.getsignal(signal.SIGTERM) is _end_after_cleaning_up:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _end_after_cleaning_up(signum: int, _frame: object) -> None:
+    """End what the targets left (their modules looked up, not imported: one not loaded left
+    nothing), then end pytest by the signal's default action, as without this handler."""
+    import contextlib  # noqa: PLC0415 (only on SIGTERM)
+    import signal  # noqa: PLC0415 (loaded by _clean_up_at_sigterm)
+    import sys  # noqa: PLC0415 (likewise)
+
+    for module, ending in (
+        ("loopspec.properties.conformance.process_target", "end_running_targets"),
+        ("loopspec.properties.conformance.impl_target", "remove_scratch"),
+    ):
+        end = getattr(sys.modules.get(module), ending, None)
+        if end is not None:
+            with contextlib.suppress(OSError):
+                end()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
 
 
 def _check_target(config: pytest.Config) -> None:

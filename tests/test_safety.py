@@ -30,6 +30,7 @@ from loopspec.impl.user_files import shown
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.state import LoopState
+from loopspec.properties import pytest_plugin
 from loopspec.properties.cli.command_words import answers_for, command_words
 from loopspec.properties.cli.conform_run import replay_header
 from loopspec.properties.cli.main import main
@@ -41,10 +42,13 @@ from loopspec.properties.conformance.command_codec import (
     config_from_json,
     config_to_json,
 )
-from loopspec.properties.conformance.process_target import STDERR_TAIL
+from loopspec.properties.conformance.impl_target import scratch_root
+from loopspec.properties.conformance.process_target import STDERR_TAIL, ProcessTarget
 from loopspec.properties.conformance.run import _divergence_in, load_case, spec_text
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import CONFIGS
+
+pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parent.parent
 REGRESSION = ROOT / "tests" / "regressions" / "dsh-duplicate-call-ids.json"
@@ -694,6 +698,64 @@ def test_SAFE_3_a_conform_run_ended_by_sigterm_leaves_no_scratch_folder(tmp_path
         run.kill()
     assert run.returncode == 143, err
     assert list(scratch.iterdir()) == []
+
+
+# A test of a user's suite, run by pytest beside the plugin's: what SIGTERM does meanwhile.
+_SIGTERM_PROBE = """
+import signal
+from loopspec.properties import pytest_plugin
+
+
+def test_sigterm_ends_what_loopspec_left():
+    assert signal.getsignal(signal.SIGTERM) is pytest_plugin._end_after_cleaning_up
+"""
+
+
+def test_SAFE_3_pytest_running_the_plugin_cleans_up_before_sigterm_ends_it(
+    pytester: pytest.Pytester,
+) -> None:
+    """SAFE-3: SIGTERM (a CI job's timeout) ended pytest running the plugin by its default
+    action, which pytest keeps: the in-process target's folder was left in /dev/shm (or TMPDIR),
+    a --loopspec-cmd loop running. While a target is given, the plugin's handler is SIGTERM's
+    (below, what it does), and the default action is back once pytest ends."""
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    pytester.makepyfile(test_users=_SIGTERM_PROBE)
+    done = pytester.runpytest_inprocess(
+        "-p", "no:cacheprovider", "-q", f"--loopspec-impl={BUNDLED_IMPL}", "-k", "test_users"
+    )
+    done.assert_outcomes(passed=1)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_SAFE_3_the_plugin_s_sigterm_handler_ends_targets_and_scratch_then_pytest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SAFE-3: on SIGTERM the plugin ends a --loopspec-cmd process still running (in a session
+    of its own, it outlived pytest) and removes the in-process target's scratch folder, then
+    ends pytest by the signal's default action, as it would have ended without the plugin."""
+    script, pidfile = tmp_path / "stubborn.py", tmp_path / "target.pid"
+    script.write_text(_STUBBORN_TARGET, encoding="utf-8")
+    target = ProcessTarget([sys.executable, str(script), str(pidfile)])
+    target.reset(LoopConfig())
+    scratch = scratch_root()
+    ended_by: list[tuple[int, object]] = []
+    kill = os.kill
+
+    def kill_all_but_this_process(pid: int, signum: int) -> None:
+        if pid == os.getpid():
+            ended_by.append((pid, signal.getsignal(signum)))
+        else:
+            kill(pid, signum)
+
+    monkeypatch.setattr(os, "kill", kill_all_but_this_process)
+    try:
+        pytest_plugin._end_after_cleaning_up(signal.SIGTERM, None)
+    finally:
+        monkeypatch.undo()
+        target.close()
+    assert not _alive(int(pidfile.read_text(encoding="utf-8")))
+    assert not scratch.exists()
+    assert ended_by == [(os.getpid(), signal.SIG_DFL)]
 
 
 def test_SAFE_3_the_scratch_folder_is_removed_at_exit_without_a_resource_warning(

@@ -1101,6 +1101,18 @@ def _may_nest_deeper(raw: bytes) -> bool:
     return raw.count(b"{") + raw.count(b"[") > MAX_JSON_DEPTH
 
 
+# The processes started and not yet ended, for `end_running_targets`.
+_RUNNING: set[_Process] = set()
+
+
+def end_running_targets() -> None:
+    """End every target process still running, as `_Process.kill` does (SIGTERM, then SIGKILL):
+    for a host that ends on a signal without unwinding (pytest on SIGTERM), where each one, in
+    a session of its own, was left running (SAFE-3)."""
+    for process in list(_RUNNING):
+        process.kill()
+
+
 class _Process:
     """A running child: stdin for requests, a reader thread per output stream."""
 
@@ -1117,6 +1129,7 @@ class _Process:
             start_new_session=_POSIX,
             env=marked_environment(os.environ, self._token),
         )
+        _RUNNING.add(self)
         self.lines: queue.Queue[bytes | None] = queue.Queue(maxsize=LINES_BUFFERED)
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
@@ -1233,6 +1246,7 @@ class _Process:
 
         Asked first (SIGTERM), then killed: a killed target cannot remove the folders it made
         (the real-CLI driver's session folders were left in TMPDIR at each missed deadline)."""
+        _RUNNING.discard(self)
         if _POSIX:
             if self.popen.poll() is None:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
