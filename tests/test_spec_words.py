@@ -16,6 +16,7 @@ from loopspec import spec_text
 from loopspec.model.config import matcher_problem
 from loopspec.model.wording import ERROR_PREFIX, NOT_STARTED
 from loopspec.properties.cli.spec_example import no_example_line
+from loopspec.properties.logcheck import DEFAULT_MAX_LINE_BYTES
 from loopspec.properties.logcheck.acp_stream import CHECKED_IN_PART
 from loopspec.properties.logcheck.checker import check_stream
 from loopspec.properties.logcheck.rule_examples import Rows, demo_rows, example_rules, row_data
@@ -310,3 +311,11 @@ def test_REC_1_model_times_are_epoch_plus_seq_but_repair_closers() -> None:
     assert {row["time"] for row in off} == {before["time"]}
     said = " ".join(_section(2).split())
     assert "`epoch_ms + seq` (but crash repair's closers, which carry the time" in said
+
+
+def test_SAFE_4_check_reads_log_lines_up_to_the_bound_safe_4_gives() -> None:
+    """SAFE-4 gives check's line bound unless `--max-line-bytes` is given (it gave only its
+    ceiling): 16 MiB, the default the checker takes."""
+    rule = " ".join(spec_text().split("### SAFE-4 ")[1].split("**Why.**")[0].split())
+    assert DEFAULT_MAX_LINE_BYTES == 16 * 1024 * 1024
+    assert "`--max-line-bytes` (16 MiB unless given, at most 2^30)" in rule
