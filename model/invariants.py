@@ -630,6 +630,8 @@ def _cited_instead(prefix: Prefix, fact: Fact) -> str:
     for other, record in prefix.call_records.items():
         if record.seq == cited:
             return f", which cites seq {cited}, the tool/call of {other}"
+    if cited == prefix.reply_seq:  # the reply in place of the record of its call
+        return f", which cites seq {cited}, the assistant/message making the call"
     return f", which cites seq {cited}"
 
 

@@ -18,7 +18,14 @@ import pytest
 from test_history_capability import _fake
 
 from loopspec.model import dispatch, rewrite
-from loopspec.model.commands import Command, HookAnswers, ModelReplies, PreVerdict, SubmitUser
+from loopspec.model.commands import (
+    ApprovalAnswers,
+    Command,
+    HookAnswers,
+    ModelReplies,
+    PreVerdict,
+    SubmitUser,
+)
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.pure.decisions import RANK_ASK, RANK_DENY, may_start, merged_rank
@@ -206,3 +213,40 @@ def history_refusal(appended: list[dict[str, Any]]) -> ProcessTargetError:
     finally:
         target.close()
     return failed.value
+
+
+def answering_the_tool_for_the_reply(outcome: str) -> type[ModelTarget]:
+    """The model, except that once the user answered a call's approval `outcome`, later calls
+    of that tool in the same reply are answered so without being asked about (an answer
+    remembered for the tool, as a loop keeping "allow for this reply" or "no to all" does)."""
+
+    class AnswersTheToolForTheReply(ModelTarget):
+        def reset(self, config: LoopConfig) -> frozenset[str]:
+            self.answered: set[str] = set()
+            self.asked: dict[str, str] = {}
+            return super().reset(config)
+
+        def apply(self, command: Command) -> Observation:
+            observed = super().apply(command)
+            if not observed.accepted:
+                return observed
+            if isinstance(command, ApprovalAnswers) and command.outcome == outcome:
+                self.answered.update(self.asked.values())
+            events, executed = copied(observed), observed.executed
+            asking = [i for i, event in enumerate(events) if event["type"] == "approval/asked"]
+            while asking:
+                asked = events[asking[0]]["data"]
+                if asked["toolName"] not in self.answered:
+                    self.asked = {asked["callId"]: asked["toolName"]}
+                    break
+                again = super().apply(ApprovalAnswers(outcome))
+                del events[asking[0]]
+                events += [e for e in copied(again) if e["type"] != "approval/decided"]
+                executed = (*executed, *again.executed)
+                asking = [i for i, event in enumerate(events) if event["type"] == "approval/asked"]
+            if any(e["type"] == "step/start" for e in events):
+                self.answered.clear()
+            return attrs.evolve(renumbered(observed, events), executed=executed)
+
+    AnswersTheToolForTheReply.__doc__ = answering_the_tool_for_the_reply.__doc__
+    return AnswersTheToolForTheReply

@@ -42,6 +42,7 @@ import attrs
 import pytest
 from fresh_bugs import (
     FreshBug,
+    answering_the_tool_for_the_reply,
     assert_found,
     calls,
     copied,
@@ -58,7 +59,6 @@ from loopspec.model.commands import (
     FINISH_MAX_TOKENS,
     Abort,
     Allow,
-    ApprovalAnswers,
     Command,
     HookAnswers,
     ModelReplies,
@@ -439,38 +439,6 @@ ShowsRawTitlesWhenAsking = presenting_with(
 )
 
 
-class AllowsTheToolForTheReply(ModelTarget):
-    """The model, except that once the user allowed a call, later calls of that tool in the same
-    reply start without being asked about."""
-
-    def reset(self, config: LoopConfig) -> frozenset[str]:
-        self.allowed: set[str] = set()
-        self.asked: dict[str, str] = {}
-        return super().reset(config)
-
-    def apply(self, command: Command) -> Observation:
-        observed = super().apply(command)
-        if not observed.accepted:
-            return observed
-        if isinstance(command, ApprovalAnswers) and command.outcome == "allowed-once":
-            self.allowed.update(self.asked.values())
-        events, executed = copied(observed), observed.executed
-        asking = [i for i, event in enumerate(events) if event["type"] == "approval/asked"]
-        while asking:
-            asked = events[asking[0]]["data"]
-            if asked["toolName"] not in self.allowed:
-                self.asked = {asked["callId"]: asked["toolName"]}
-                break
-            again = super().apply(ApprovalAnswers("allowed-once"))
-            del events[asking[0]]
-            events += [e for e in copied(again) if e["type"] != "approval/decided"]
-            executed = (*executed, *again.executed)
-            asking = [i for i, event in enumerate(events) if event["type"] == "approval/asked"]
-        if any(e["type"] == "step/start" for e in events):
-            self.allowed.clear()
-        return attrs.evolve(renumbered(observed, events), executed=executed)
-
-
 def _empty_results_left_out(log: tuple[Event, ...]) -> tuple[Message, ...]:
     def says_nothing(message: Message) -> bool:
         blocks = message.result.content if isinstance(message, ToolResultMessage) else ()
@@ -528,7 +496,7 @@ def _aborting_ends_aborted(log: tuple[Event, ...]) -> tuple[Event, ...]:
 @pytest.mark.parametrize(
     ("target", "rule", "says"),
     [
-        (AllowsTheToolForTheReply, "DEC-2", "approval/asked"),
+        (answering_the_tool_for_the_reply("allowed-once"), "DEC-2", "approval/asked"),
         (EmptyResultsLeftOut, "HIST-1", "the result of call c1"),
         (MaxTokensDropsTheQueue, "ADJ-4", 'it ended "max-tokens" before another step/start'),
         (ShowsRawTitlesWhenAsking, "VIEW-4", 'so the title names it src/a.txt ("Read src/a.txt")'),

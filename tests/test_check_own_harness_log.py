@@ -264,7 +264,8 @@ def test_ORD_2_names_the_event_a_result_cites_in_place_of_its_call(
     edited(events, 7)["sourceEventSeqs"] = [5]
     assert first_said(capsys, as_log(tmp_path / "off-by-one.jsonl", events), 1) == (
         ":9: ORD-2 (seq 7): result for c1 does not cite its tool/call seq 6 in sourceEventSeqs, "
-        "which cites seq 5 [events 7 (line 9), 6 (line 8)]"
+        "which cites seq 5, the assistant/message making the call [events 7 (line 9), 6 (line "
+        "8)]"
     )
 
 

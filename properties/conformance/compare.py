@@ -42,7 +42,7 @@ from loopspec.model.commands import (
     ToolSucceeded,
 )
 from loopspec.model.config import POST_TOOL_USE, HookSpec, LoopConfig
-from loopspec.model.errors import InvalidEventError, tagged
+from loopspec.model.errors import InvalidEventError, TransitionRefused, tagged
 from loopspec.model.events import CORE_TYPES
 from loopspec.model.facts import (
     ASKING_DECISIONS,
@@ -66,6 +66,8 @@ from loopspec.model.jsonvalue import (
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.prefix import UNREPAIRED_TURN, Violation
 from loopspec.model.rewrite import input_problem
+from loopspec.model.state import Idle, LoopState
+from loopspec.model.transitions import step
 from loopspec.model.wording import (
     APPROVAL_DENIALS,
     APPROVAL_ID,
@@ -763,6 +765,18 @@ def _parsed_otherwise(
     )
 
 
+def _recorded(call_id: str | None, field: str, events: Sequence[Event]) -> object:
+    """`field` of the latest tool/call record of call `call_id` in `events`; None when none."""
+    return next(
+        (
+            _data(event).get(field)
+            for event in reversed(events)
+            if event.get("type") == "tool/call" and _call_id_of(event) == call_id
+        ),
+        None,
+    )
+
+
 def _misread_input(result: Event, events: Sequence[Event]) -> tuple[str, str] | None:
     """The rule and why the target's INVALID_TOOL_INPUT `result` misreads its call's arguments,
     when the model reads them (EXE-2) as an object that holds every key the result says is
@@ -770,14 +784,7 @@ def _misread_input(result: Event, events: Sequence[Event]) -> tuple[str, str] | 
     another failure, in the loop's own words, of a call whose arguments are blank but not
     empty; None when the model finds the input invalid too."""
     call_id = _call_id_of(result)
-    raw = next(
-        (
-            _data(event).get("arguments")
-            for event in reversed(events)
-            if event.get("type") == "tool/call" and _call_id_of(event) == call_id
-        ),
-        None,
-    )
+    raw = _recorded(call_id, "arguments", events)
     if _error_code(result) != "INVALID_TOOL_INPUT":
         if (
             _is_error(result)
@@ -851,6 +858,16 @@ def _object_only_when_lossy(original: object) -> bool:
         return isinstance(json.loads(original), dict)
     except (ValueError, RecursionError):
         return False
+
+
+def _falsy_json(original: object) -> bool:
+    """Whether arguments are JSON whose value is false to JavaScript's `??`/`||` or Python's
+    `or` (null, false, 0, "", []): no object, which a loop defaulting them to {} runs."""
+    if not isinstance(original, str) or not original.strip():
+        return False
+    value = parse_arguments(original)
+    # A raw string that is no JSON is truthy unless empty, and blank text is {} already.
+    return not isinstance(value, FrozenMap) and not value
 
 
 def _blank_to_javascript_only(original: object) -> bool:
@@ -1086,6 +1103,33 @@ _LOOP_ERROR_CODES = frozenset(
 )
 
 
+def _unknown_tool_input_unchecked(
+    want: Event, got: Event, history: Sequence[Event], probe: Probe | None
+) -> str | None:
+    """Words on a call of a tool that is not registered answered UNKNOWN_TOOL where the model
+    finds its input invalid, when the target, probed with a reply calling that tool with `[]`
+    (JSON, and no object to any reader), answers UNKNOWN_TOOL again: it checks no input of
+    such a tool, whatever the arguments (read as a reader's parse of these, EXE-2). None when
+    it is not so or cannot be told."""
+    if probe is None or _error_code(want) != "INVALID_TOOL_INPUT":
+        return None
+    if _error_code(got) != "UNKNOWN_TOOL":
+        return None
+    call_id = _call_id_of(want)
+    name = _recorded(call_id, "name", history)
+    if not isinstance(name, str):
+        return None
+    after = probe(ModelReplies((ToolCallBlock(f"{call_id}-probe", name, "[]"),)))
+    if after is None or not any(_error_code(e) == "UNKNOWN_TOOL" for e in after.events):
+        return None
+    return (
+        "invalid input is reported before an unknown tool: arguments that are not a JSON object "
+        "are invalid input whatever the tool, one that is not registered too (EXE-5 (1)), and "
+        f"the target checks no input of such a tool (a reply calling {name} with [] after it, "
+        "sent to tell, was answered UNKNOWN_TOOL too)"
+    )
+
+
 def _result_rule(
     want: Event, got: Event | None, command: Command, phase: str, history: Sequence[Event]
 ) -> tuple[str, str]:
@@ -1177,7 +1221,9 @@ def _result_rule(
         return "EXE-2", (
             f"{about} differs: the call's arguments are {_LOSSY_JSON}, where the target "
             "reads them as an object and so judges the call's tool, which is not registered "
-            f"(EXE-5): {json.dumps(_result_text(want))}"
+            f"(EXE-5): {json.dumps(_result_text(want))}; or it checks no input of a tool that "
+            "is not registered, which shows the same here (EXE-5 (1): arguments that are not "
+            "a JSON object are invalid input whatever the tool)"
         )
     if code == "INVALID_TOOL_INPUT" and their_code == "UNKNOWN_TOOL":
         return "EXE-5", (
@@ -1821,6 +1867,9 @@ def _changed(
                     f"the target commits the result of call {_call_id_of(got)} where the model "
                     f"commits call {_call_id_of(want)}'s (results commit in the reply's order)"
                 )
+            unchecked = _unknown_tool_input_unchecked(want, got, history, probe)
+            if unchecked is not None:
+                return "EXE-5", f"the result of call {_call_id_of(want)} differs: {unchecked}"
             return _result_rule(want, got, command, phase, history)
         case "hook/invoked":
             if fields == ["matcher"]:  # the right hook for the right call, mislabelled
@@ -2110,6 +2159,17 @@ def _missing(
             answers = _pre_answers(call_id, history)
             asked = [hook for hook, reading, _supplied in answers if reading == "ask"]
             allowed = [hook for hook, reading, _supplied in answers if reading == "allow"]
+            refused = _refused_before(want, history)
+            if refused is not None:
+                # The same tool's call was refused in this reply: a loop that remembers that
+                # answer for the tool answers this call unasked ("an ask decision asks" sent
+                # the reader to the merge of hook decisions).
+                earlier, outcome = refused
+                return "DEC-2", (
+                    f"{lacks}: call {earlier} of tool {_data(want).get('toolName')} was "
+                    f"answered {outcome}, which answers that call alone: every ask decision "
+                    "asks for approval again before its call runs or ends"
+                )
             approved = _approved_before(want, history[: len(history) - len(model_events)])
             if approved is not None:
                 # The same tool was approved before: a loop that remembers that answer skips
@@ -2154,6 +2214,17 @@ def _missing(
             )
         case "approval/decided":
             if isinstance(command, Abort):
+                deferred = _cancelled_later(want, history, config, probe)
+                if deferred is not None:
+                    # Written, but with the call's result, once the earlier calls' results
+                    # committed: where ABORT-3 writes it ("never answered" misled).
+                    return "ABORT-3", (
+                        f"{lacks} in this command: the target writes it once call {deferred}'s "
+                        "result commits, with the result of the call asked about, but an "
+                        "abort's cancelled approval is written when the abort lands, before "
+                        "that call's ABORTED_BEFORE_DISPATCH result, whatever earlier calls "
+                        "still run"
+                    )
                 return "ABORT-1", f"{lacks}: an abort answers pending approvals cancelled"
             return "DEC-2", lacks
         case "user/message" if _context_of_a_block(
@@ -2180,6 +2251,14 @@ def _missing(
                 f"{lacks}: a context {spelled(_message_text(want))}, false to some languages "
                 '(Perl, PHP), is not empty: only "" is no context, and it is delivered after the '
                 "next step/start"
+            )
+        case "user/message" if _delivered_twice(want, model_events, target_events):
+            # A repeat dropped: "queued messages are delivered" sent the reader looking for a
+            # message never delivered at all, while the one of the same text was.
+            return "ADJ-4", (
+                f"{lacks}: {spelled(_message_text(want))} was sent twice, and each message is "
+                "queued and delivered after the next step/start, a repeat of the same text "
+                "too; the target delivers it once"
             )
         case "user/message":
             return "ADJ-4", (
@@ -2213,6 +2292,16 @@ def _missing(
                 return "EXE-2", (
                     f"{lacks} for call {_call_id_of(want)}: its arguments are {_LOSSY_JSON}: "
                     "the call ends as an INVALID_TOOL_INPUT error and its body never starts"
+                )
+            if _error_code(want) == "INVALID_TOOL_INPUT" and _falsy_json(raw):
+                # A JSON null (false, 0, "", []) read as no arguments, {}: how the arguments
+                # were read is what is wrong (it read as EXE-5, the order calls are judged in).
+                return "EXE-2", (
+                    f"{lacks} for call {_call_id_of(want)}: its arguments {spelled(raw)} are "
+                    "JSON whose value is not an object, which EXE-2 does not read as {} (only "
+                    "blank arguments are): the call ends as an INVALID_TOOL_INPUT error and its "
+                    "body never starts, where a loop reading a false-ish value as no arguments "
+                    "(JSON.parse(raw) ?? {}, json.loads(raw) or {}) starts it"
                 )
             failed = _failed_closed(_call_id_of(want), want, history, started)
             if failed is not None:
@@ -2346,6 +2435,25 @@ def _starts_over_the_cap(
         f"call(s) run, where maxParallel {config.max_parallel} lets no more start: its cap "
         "counts one off, and a call is asked about only once it could start"
     )
+
+
+def _cancelled_later(
+    want: Event, history: Sequence[Event], config: LoopConfig | None, probe: Probe | None
+) -> str | None:
+    """The earlier call whose settling (probed: its body succeeds) makes the target write the
+    cancelled approval `want` it did not write when the abort landed; None when there is none,
+    or the target writes it then neither."""
+    call_id = str(_data(want).get("id", "")).removeprefix(APPROVAL_ID.format(call_id=""))
+    earlier = _earlier_unanswered(call_id, history)
+    if probe is None or config is None or not earlier:
+        return None
+    first = str(_call_id_of(earlier[0]))
+    hooks = config.hooks_for(POST_TOOL_USE, str(_data(earlier[0]).get("name")))
+    after = probe(ToolFinishes(first, ToolSucceeded(""), tuple(PostPass() for _ in hooks)))
+    written = after is not None and any(
+        e.get("type") == "approval/decided" and _data(e) == _data(want) for e in after.events
+    )
+    return first if written else None
 
 
 def _earlier_unanswered(call_id: str | None, history: Sequence[Event]) -> list[Event]:
@@ -3058,6 +3166,15 @@ def _extra(
                 return _reply_end_rule(command), (
                     f"{adds} ({_how_the_reply_ends(command, model_events)})"
                 )
+            cause = _abort_cause_ending(model_events)
+            if kind == "step/start" and cause is not None:
+                # The batch drained after an abort and the target went on to another step:
+                # the aborted turn's end is what is missing (it read as STEP-1's numbering).
+                return "ABORT-1", (
+                    f"{adds}: the batch was aborted (cause {cause}), so once its last result "
+                    "commits the step ends and the turn ends aborted, even with messages "
+                    "queued: they are parked for the next turn's first step (ADJ-4)"
+                )
             return ("STEP-1" if kind == "step/start" else "TURN-2"), adds
         case "turn/start":
             return "TURN-1", adds
@@ -3085,6 +3202,22 @@ def _approved_before(asked: Event, before: Sequence[Event]) -> str | None:
         ),
         None,
     )
+
+
+def _refused_before(asked: Event, history: Sequence[Event]) -> tuple[str, str] | None:
+    """The call of `asked`'s tool, in its step, whose approval request was answered otherwise
+    than allowed-once, and that answer, if any (`history`: the model's events so far)."""
+    tool = _data(asked).get("toolName")
+    requests: dict[object, str] = {}
+    for event in _calls_step(_call_id_of(asked), history):
+        data = _data(event)
+        if event.get("type") == "approval/asked" and data.get("toolName") == tool:
+            requests[data.get("id")] = str(data.get("callId"))
+        elif event.get("type") == "approval/decided" and data.get("id") in requests:
+            outcome = str(data.get("outcome"))
+            if outcome != "allowed-once" and requests[data.get("id")] != _call_id_of(asked):
+                return requests[data.get("id")], outcome
+    return None
 
 
 def _asked_instead(
@@ -3491,6 +3624,28 @@ def _ids_used_before(
     return [call.id for call in reply.tool_calls if call.id in before]
 
 
+def _second_abort_words(command: Command, program: Sequence[Command]) -> str:
+    """What an abort taken while an earlier one drains changes in the model, nothing, said
+    with both causes when `command` is such an abort of another cause than the first (a loop
+    that refuses only a repeat of the first abort's cause takes it); else empty."""
+    if not isinstance(command, Abort):
+        return ""
+    earlier = program[:-1] if program and program[-1] is command else program
+    first: Abort | None = None
+    for sent in reversed(earlier):  # back to the reply whose batch the first abort landed on
+        if isinstance(sent, ModelReplies):
+            break
+        if isinstance(sent, Abort):
+            first = sent
+    if first is None or first.cause == command.cause:
+        return ""
+    return (
+        f": a second abort while the first drains changes nothing, whatever its cause, and the "
+        f"turn ends aborted with the first one's ({first.cause}), not this one's "
+        f"({command.cause})"
+    )
+
+
 # A command the target refused though the model accepts it: the rule saying it is legal there.
 _ACCEPTED_BY: dict[str, str] = {
     "ModelReplies": "ORD-1",
@@ -3558,7 +3713,7 @@ def _refusal_rule(
     if actual.accepted:
         return rule, (
             f"the model refuses {command.NAME} here ({expected.refusal_message}); "
-            "the target accepted it"
+            "the target accepted it" + _second_abort_words(command, program)
         )
     # The phase is judged before the command's own rules: a loop that checks those first names
     # one of them (DEC-2 for an approval answer while idle) where the phase refuses.
@@ -3722,6 +3877,25 @@ def _queued_by(message: Event, command: Command) -> str:
     )
 
 
+def _delivered_twice(
+    message: Event, model_events: Sequence[Event], target_events: Sequence[Event]
+) -> bool:
+    """Whether the model delivers `message`'s text in more user/messages of these events than
+    the target does, which delivers it at least once."""
+
+    def count(events: Sequence[Event]) -> int:
+        return sum(
+            1
+            for e in events
+            if e.get("type") == "user/message"
+            and _message_text(e) == _message_text(message)
+            and _data(e).get("source") == _data(message).get("source")
+        )
+
+    theirs = count(target_events)
+    return 0 < theirs < count(model_events)
+
+
 def _message_text(message: Event) -> str | None:
     """The text of a user/message of one text block, else None."""
     content = _data(message).get("content")
@@ -3775,6 +3949,62 @@ def _how_the_reply_ends(reply: ModelReplies, model_events: Sequence[Event]) -> s
             "message was queued during the step, so the next step starts with it"
         )
     return "a completed reply without calls ends the turn when no message is queued, and none is"
+
+
+def _ended_by_an_idle_abort(
+    command: Command,
+    expected: Observation,
+    actual: Observation,
+    config: LoopConfig | None,
+    program: Sequence[Command],
+) -> tuple[str, str] | None:
+    """MODEL-3, with words, when the target ends the turn aborted in a command that is no
+    abort, where the model ends it otherwise, and an Abort sent while no turn ran, which the
+    model refuses as the target did, carried that cause: its refusal left a stop request
+    behind (an abort controller kept for the next turn). None otherwise."""
+    if isinstance(command, Abort) or config is None:
+        return None
+    theirs = next(
+        (e for e in actual.events if e.get("type") == "turn/end" and _reason_kind(e) == "aborted"),
+        None,
+    )
+    mine = [e for e in expected.events if e.get("type") == "turn/end"]
+    if theirs is None or any(_reason_kind(e) == "aborted" for e in mine):
+        return None
+    # Which Aborts came while no turn ran is the model's phase then: the program replayed
+    # (only here, where a target's turn ends aborted with no abort in sight).
+    state = LoopState(config)
+    idle_aborts: list[tuple[int, str]] = []
+    for number, sent in enumerate(program[:-1], start=1):
+        if isinstance(sent, Abort) and isinstance(state.phase, Idle):
+            idle_aborts.append((number, sent.cause))
+        try:
+            state = step(state, sent)
+        except TransitionRefused:
+            continue
+    cause = _abort_cause_of(theirs)
+    kept = next((n for n, sent_cause in reversed(idle_aborts) if sent_cause == cause), None)
+    if kept is None:
+        return None
+    ours = f"ends it {spelled(_reason_kind(mine[0]))}" if mine else "goes on"
+    return "MODEL-3", (
+        f"the target ends the turn aborted, cause {spelled(cause)}, where the model {ours}: no "
+        f"abort landed in this turn, and command #{kept}, "
+        "an Abort sent while no turn ran, was refused by the model and by the target (MODEL-1: "
+        "there is nothing to abort), yet the target kept it for the next turn; a refused "
+        "command changes nothing"
+    )
+
+
+def _abort_cause_ending(model_events: Sequence[Event]) -> str | None:
+    """The cause of the abort whose turn/end is among `model_events`, spelled; None when they
+    end no turn aborted."""
+    for event in model_events:
+        reason = _data(event).get("reason") if event.get("type") == "turn/end" else None
+        if isinstance(reason, dict) and reason.get("kind") == "aborted":
+            cause = reason.get("reason")
+            return spelled(cause.get("kind") if isinstance(cause, dict) else cause)
+    return None
 
 
 def _parking_turn_end(model_events: Sequence[Event], history: Sequence[Event]) -> str | None:
@@ -3930,6 +4160,9 @@ def classify(
     lost = _repair_or_loss(command, expected, actual, history, probe) if probe else None
     if lost is not None:
         return lost
+    latched = _ended_by_an_idle_abort(command, expected, actual, config, program)
+    if latched is not None:
+        return latched
     if difference is not None:
         want, got = difference.want, difference.got
         match difference.relation:

@@ -20,7 +20,7 @@ phase, so that every program is meaningful:
   context "note" or blocked ("withheld"), the failure passed (`finishes`);
 - any phase but idle and crashed: abort, crash; crashed: recover. The abort's cause cycles
   with the log's length (`abort_on`), so the programs send every cause (ABORT-3) without
-  multiplying them.
+  multiplying them; one sent while an earlier abort drains takes another cause than that one's.
 
 Symmetry reduction: call ids are assigned in order (`c1`, `c2`, ...) and texts are fixed, so
 programs that differ only by renaming ids or texts are one program. Each program is run from a
@@ -78,6 +78,7 @@ from loopspec.properties.conformance.compare import (
     DivergenceFound,
     classify,
     log_violations,
+    probe_for,
     same_normalized,
     split_units,
 )
@@ -144,7 +145,8 @@ def alphabet(state: LoopState) -> list[Command]:
                     commands += finishes(slot.call_id, slot.name, state.config)
         case _:
             assert_never(phase)
-    return [*commands, abort_on(len(state.log)), Crash()]
+    landing = phase.aborting if isinstance(phase, Dispatching) else None
+    return [*commands, abort_on(len(state.log), landing), Crash()]
 
 
 def finishes(call_id: str, name: str, config: LoopConfig) -> list[Command]:
@@ -289,6 +291,9 @@ def run_program(
                 crashed=any(isinstance(c, Crash) for c in sent),
                 config=config,
                 program=tuple(sent),
+                # One command more where only the target's next move tells two bugs apart:
+                # the program ends here, and the next one resets the target.
+                probe=probe_for(target),
             )
             divergence = Divergence(len(sent) - 1, command, rule_id, what, expected, actual)
             return divergence, tuple(sent)

@@ -552,7 +552,8 @@ class ConformanceMachine(RuleBasedStateMachine):
                 command = ToolFinishes(call_id, swarming.any_tool_outcome(choose, call_id))
         elif kind == "abort" and self.has("abort"):
             assert self.oracle.state is not None
-            command = gen.abort_on(len(self.oracle.state.log))
+            landing = self.phase.aborting if isinstance(self.phase, Dispatching) else None
+            command = gen.abort_on(len(self.oracle.state.log), landing)
         elif kind == "crash" and self.has("crash-repair"):
             command = Crash()
         elif kind == "interject" and self.has("queued-input"):

@@ -35,7 +35,8 @@ taking the cause of a second abort they refused (the programs' second abort carr
 one's cause), allowing a tool for the rest of a reply once a call of it was allowed, dropping a
 result of empty text from the history, or repairing a call whose approval was refused as never
 started; and one seed dropping what the user typed before a reply cut off at max-tokens, or
-showing a permission request's title with the raw path its card made relative. Each
+showing a permission request's title with the raw path its card made relative. Session 29's
+passed a seed settling a call that waited for its approval when its tool's outcome came. Each
 situation below is one short program, compared with the model as any program is
 (`exhaustive.run_program`, which drives it to a quiet end); a program needing a capability the
 target does not declare is not played.
@@ -542,6 +543,22 @@ SITUATIONS: tuple[Situation, ...] = (
             # has changed its state, which a refusal never does.
             ToolFinishes("c1", ToolSucceeded("A"), (PostPass(), PostContext("extra"))),
             ToolFinishes("c1", ToolSucceeded("B"), (PostPass(),)),
+        ),
+    ),
+    Situation(
+        "a call's tool finishes while the call waits for its approval, refused, then runs",
+        ("EXE-4", "DEC-2"),
+        frozenset({"pre-hooks", "approval"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("gate", "bash"))),
+        (
+            SubmitUser("list the files"),
+            ModelReplies((ToolCallBlock("c1", "bash", _BASH),)),
+            HookAnswers(Ask("check")),
+            # Refused (EXE-4): the call has not started. A loop that looks the call up among
+            # those asking too settles it unapproved (it passed every program of a seed).
+            ToolFinishes("c1", ToolSucceeded("a.txt")),
+            ApprovalAnswers("allowed-once"),
+            ToolFinishes("c1", ToolSucceeded("a.txt")),
         ),
     ),
     Situation(

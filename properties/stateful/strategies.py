@@ -295,14 +295,21 @@ any_commands: st.SearchStrategy[Command] = st.one_of(
 ABORT_CAUSE_CYCLE = tuple(sorted(ABORT_CAUSES))
 
 
-def abort_on(log_length: int) -> Abort:
-    """An Abort whose cause cycles with the length of the log it lands on (ABORT-3).
+def abort_on(log_length: int, landing: str | None = None) -> Abort:
+    """An Abort whose cause cycles with the length of the log it lands on (ABORT-3); one sent
+    while the abort with cause `landing` still drains takes the next cause instead of that one.
 
     Derived, not drawn: programs send every cause, yet draw what they drew before, since a draw
     of its own would move every seeded batch (tests/batches.py). The cause changes only the
-    aborted turn's turn/end reason, which no later draw reads.
+    aborted turn's turn/end reason, which no later draw reads. A second abort, refused, most
+    often lands on the log the first left (nothing settled between), whose length gave the
+    first its cause: it carried that cause again, and a loop taking a second abort's cause (or
+    refusing only a repeat of the first) passed every program.
     """
-    return Abort(ABORT_CAUSE_CYCLE[log_length % len(ABORT_CAUSE_CYCLE)])
+    cause = ABORT_CAUSE_CYCLE[log_length % len(ABORT_CAUSE_CYCLE)]
+    if cause == landing:
+        cause = ABORT_CAUSE_CYCLE[(log_length + 1) % len(ABORT_CAUSE_CYCLE)]
+    return Abort(cause)
 
 
 # A failed request's messages, an empty one too: the turn/end error carries the message as given,

@@ -1,0 +1,486 @@
+"""Fresh bugs of session 29, found by the programs and blamed on the rule their author must fix.
+
+Session 29 wrote twenty-six more wrong loops outside the project (copies of `impl/` and of
+`examples/js-loop/`, each with one bug), favouring the rule families earlier rounds planted least
+in (scheduling, wording, call ids and arguments, step and commit order, the protocol, refusals),
+and ran `loopspec conform` on each. Where no program showed the bug, or the report named another
+rule than the one the bug breaks, the difference is planted here in the model and the programs
+that must show it are played:
+
+- an aborted batch whose results queued contexts going on to a next step with them: named
+  STEP-1 (a step/start the model does not append); now ABORT-1, saying the turn ends aborted;
+- arguments `null` read as no arguments, `{}`, so the call runs: named EXE-5 (the order calls
+  are judged in); now EXE-2, saying null is JSON whose value is no object;
+- a second abort of another cause taken, the turn ending with it: found only by the targeted
+  program (a second abort carried the first one's cause, taken from the log's length, which
+  nothing had changed); the programs' second abort now carries another cause, and the words
+  give both;
+- an abort sent while no turn ran, refused, kept for the next turn, which ends aborted: named
+  STEP-4 or ORD-1 (the reply the target did not log); now MODEL-3, naming the refused abort;
+- an outcome for a call waiting for its approval taken as its body's: passed one seed; a
+  targeted program sends one;
+- a cancelled approval written only with its call's result, once the earlier call running when
+  the abort landed settled: named ABORT-1, saying an abort answers pending approvals, which the
+  loop did; now ABORT-3, where a probe shows the answer written later;
+- a repeat of the same text typed mid-turn delivered once: named right (ADJ-4), in words saying
+  queued messages are delivered; they now say the text was sent twice;
+- a rejection remembered for the tool for the rest of the reply: named right (DEC-2), in words
+  sending the reader to ask decisions; they now name the call rejected before;
+- no input checked for a tool that is not registered: named EXE-5 with a note on JavaScript's
+  `trim` on one seed, EXE-2 (a reader of lossy JSON) on the other; a probe now tells it where
+  it can, and the EXE-2 words say it shows the same where it cannot.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import pytest
+from fresh_bugs import (
+    FreshBug,
+    answering_the_tool_for_the_reply,
+    assert_found,
+    calls,
+    copied,
+    planted,
+    renumbered,
+    swept,
+)
+
+from loopspec.model import dispatch, handlers, records, rewrite
+from loopspec.model.commands import (
+    FINISH_CANCELLED,
+    Abort,
+    ApprovalAnswers,
+    Ask,
+    Command,
+    HookAnswers,
+    ModelReplies,
+    Pass,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.messages import TextBlock
+from loopspec.model.state import ASKING, RUNNING, Dispatching, Idle, QueuedMessage
+from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.stateful.strategies import ABORT_CAUSE_CYCLE, abort_on
+
+READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
+BASH = ToolSpec("bash")
+
+
+_INPUT_PROBLEM = rewrite.input_problem
+
+
+def reading_input(problem: Any, what: str) -> type[ModelTarget]:
+    """The model with `problem` in place of its input check (`rewrite.input_problem`, which
+    decides which calls hooks see and which are invalid input); `what` says the bug."""
+
+    class ReadsInput(ModelTarget):
+        def apply(self, command: Command) -> Observation:
+            with pytest.MonkeyPatch.context() as patch:
+                for owner in (handlers, rewrite):
+                    patch.setattr(owner, "input_problem", problem)
+                return super().apply(command)
+
+    ReadsInput.__doc__ = what
+    return ReadsInput
+
+
+def _goes_on_with_queued(draft: Any, turn: int, why: FrozenMap) -> None:
+    phase = draft.state.phase
+    if why.get("kind") == "aborted" and draft.inbox and isinstance(phase, Dispatching):
+        records.open_step(draft, turn, phase.step + 1, draft.inbox)
+        draft.set(inbox=())
+        return
+    records.end_turn(draft, turn, why)
+
+
+ABORTED_BATCH_GOES_ON: FreshBug = (
+    "an aborted batch with queued contexts goes on",
+    planted(
+        dispatch,
+        "end_turn",
+        _goes_on_with_queued,
+        "The model, except that an aborted batch whose results queued contexts opens the next "
+        "step with them instead of ending the turn.",
+    ),
+    LoopConfig(tools=(READ,)),
+    (
+        SubmitUser("read both"),
+        ModelReplies(
+            (
+                *calls("c1", "read", '{"file_path":"a.txt"}').blocks,
+                *calls("c2", "read", '{"file_path":"b.txt"}').blocks,
+            )
+        ),
+        ToolFinishes("c1", ToolSucceeded("A", ("see b.txt too",))),
+        Abort("user"),
+        ToolFinishes("c2", ToolSucceeded("B")),
+    ),
+    "ABORT-1",
+)
+
+
+def test_ABORT_1_an_aborted_batch_going_on_with_queued_contexts_is_named_ABORT_1() -> None:
+    """ABORT-1: once an aborted batch's last result commits the turn ends aborted, contexts
+    queued or not (where STEP-1, the numbering of steps, was named)."""
+    assert_found(
+        ABORTED_BATCH_GOES_ON,
+        'the batch was aborted (cause "user"), so once its last result commits the step ends '
+        "and the turn ends aborted, even with messages queued",
+    )
+
+
+NULL_ARGUMENTS: FreshBug = (
+    "arguments null read as {}",
+    reading_input(
+        lambda call, config: None if call.arguments == "null" else _INPUT_PROBLEM(call, config),
+        "The model, except that arguments `null` read as no arguments, {} (`JSON.parse(raw) ?? "
+        "{}`), so the call is valid input.",
+    ),
+    LoopConfig(tools=(BASH,)),
+    (SubmitUser("list the files"), calls("c1", "bash", "null")),
+    "EXE-2",
+)
+
+
+def test_EXE_2_arguments_null_read_as_no_arguments_are_named_EXE_2() -> None:
+    """EXE-2: `null` is JSON whose value is no object, an INVALID_TOOL_INPUT call (where EXE-5,
+    the order calls are judged in, was named)."""
+    assert_found(
+        NULL_ARGUMENTS,
+        'its arguments "null" are JSON whose value is not an object',
+        "JSON.parse(raw) ?? {}",
+    )
+
+
+class TakesAnotherCause(ModelTarget):
+    """The model, except that an abort of another cause than the one draining is taken: the
+    turn ends with the later cause (a loop refusing only a repeat of the first abort)."""
+
+    def apply(self, command: Command) -> Observation:
+        phase = self.state.phase if self.state is not None else None
+        if (
+            isinstance(command, Abort)
+            and isinstance(phase, Dispatching)
+            and phase.aborting not in (None, command.cause)
+        ):
+            assert self.state is not None
+            self.state = attrs.evolve(self.state, phase=attrs.evolve(phase, aborting=None))
+        return super().apply(command)
+
+
+SECOND_CAUSE_TAKEN: FreshBug = (
+    "a second abort of another cause taken",
+    TakesAnotherCause,
+    LoopConfig(tools=(READ,)),
+    (
+        SubmitUser("read it"),
+        calls("c1", "read", '{"file_path":"a.txt"}'),
+        Abort("user"),
+        Abort("parent"),
+    ),
+    "ABORT-1",
+)
+
+
+def test_ABORT_1_a_second_abort_of_another_cause_taken_names_both_causes() -> None:
+    """ABORT-1: the words say the second abort changes nothing and give the cause the turn
+    ends with, the first abort's (they said only that the target accepted it)."""
+    assert_found(
+        SECOND_CAUSE_TAKEN,
+        "a second abort while the first drains changes nothing, whatever its cause, and the turn "
+        "ends aborted with the first one's (user), not this one's (parent)",
+    )
+
+
+@pytest.mark.parametrize("landing", ABORT_CAUSE_CYCLE)
+def test_ABORT_3_a_second_abort_carries_another_cause_than_the_first(landing: str) -> None:
+    """ABORT-3: whatever the log's length, an abort sent while one with cause `landing` drains
+    carries another cause (it carried the first one's whenever nothing had settled between, and
+    a loop taking it passed every program), and a first abort still cycles through them all."""
+    lengths = range(2 * len(ABORT_CAUSE_CYCLE))
+    assert all(abort_on(length, landing).cause != landing for length in lengths)
+    assert {abort_on(length).cause for length in lengths} == set(ABORT_CAUSE_CYCLE)
+
+
+class LatchesAnIdleAbort(ModelTarget):
+    """The model, except that an abort refused while no turn runs is kept, and the next turn's
+    reply is taken as cut off by it."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self.latched = False
+        return super().reset(config)
+
+    def apply(self, command: Command) -> Observation:
+        idle = self.state is not None and isinstance(self.state.phase, Idle)
+        if isinstance(command, Abort) and idle:
+            self.latched = True
+        if isinstance(command, ModelReplies) and self.latched:
+            self.latched = False
+            command = attrs.evolve(command, finish=FINISH_CANCELLED)
+        return super().apply(command)
+
+
+IDLE_ABORT_LATCHED: FreshBug = (
+    "an abort refused while idle kept for the next turn",
+    LatchesAnIdleAbort,
+    LoopConfig(tools=(READ,)),
+    (Abort("user"), SubmitUser("hi"), ModelReplies((TextBlock("hello"),))),
+    "MODEL-3",
+)
+
+
+def test_MODEL_3_an_abort_refused_while_idle_that_ends_the_next_turn_is_named_MODEL_3() -> None:
+    """MODEL-3: the words name the refused abort the target kept (where STEP-4 or ORD-1 was
+    named, after the reply the target did not log)."""
+    assert_found(
+        IDLE_ABORT_LATCHED,
+        'the target ends the turn aborted, cause "user", where the model ends it "completed"',
+        "command #1, an Abort sent while no turn ran, was refused by the model and by the target",
+    )
+
+
+class SettlesAnAskingCall(ModelTarget):
+    """The model, except that an outcome for a call waiting for its approval is taken as its
+    body's (a loop looking the call up among those asking too)."""
+
+    def apply(self, command: Command) -> Observation:
+        phase = self.state.phase if self.state is not None else None
+        if isinstance(command, ToolFinishes) and isinstance(phase, Dispatching):
+            slots = tuple(
+                attrs.evolve(slot, status=RUNNING)
+                if slot.call_id == command.call_id and slot.status == ASKING
+                else slot
+                for slot in phase.slots
+            )
+            assert self.state is not None
+            self.state = attrs.evolve(self.state, phase=attrs.evolve(phase, slots=slots))
+        return super().apply(command)
+
+
+def test_EXE_4_an_outcome_for_a_call_awaiting_approval_is_found_by_a_targeted_program() -> None:
+    """EXE-4: an outcome for a call whose approval is pending is refused; a loop that took it
+    passed the 200 programs of one seed, and a targeted program sends one."""
+    divergence = swept(SettlesAnAskingCall)
+    assert divergence.rule_id == "EXE-4", divergence.what
+    assert "no running call 'c1'" in divergence.what, divergence.what
+
+
+GATED_READS = LoopConfig(tools=(READ,), hooks=(HookSpec("gate", "PreToolUse", "read"),))
+"""Reads a PreToolUse hook judges, so that it can ask about them."""
+
+
+class CancelsWithTheResult(ModelTarget):
+    """The model, except that the cancelled answer to the approval an abort found pending is
+    written with that call's result, when it commits, not when the abort lands."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self.held: list[dict[str, Any]] = []
+        return super().reset(config)
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = copied(observed)
+        if isinstance(command, Abort):
+            self.held += [e for e in events if e["type"] == "approval/decided"]
+            events = [e for e in events if e["type"] != "approval/decided"]
+        for held in list(self.held):
+            call_id = held["data"]["id"].removeprefix("approval-")
+            at = next(
+                (
+                    i
+                    for i, e in enumerate(events)
+                    if e["type"] == "tool/result"
+                    and e["data"]["message"]["source"]["callId"] == call_id
+                ),
+                None,
+            )
+            if at is not None:
+                events.insert(at, held)
+                self.held.remove(held)
+        return renumbered(observed, events)
+
+
+CANCELLED_LATE: FreshBug = (
+    "a cancelled approval written with its call's result",
+    CancelsWithTheResult,
+    GATED_READS,
+    (
+        SubmitUser("read both"),
+        ModelReplies(
+            (
+                *calls("c1", "read", '{"file_path":"a.txt"}').blocks,
+                *calls("c2", "read", '{"file_path":"b.txt"}').blocks,
+            )
+        ),
+        HookAnswers(Pass()),
+        HookAnswers(Ask("check")),
+        Abort("user"),
+    ),
+    "ABORT-3",
+)
+
+
+def test_ABORT_3_a_cancelled_approval_written_with_its_result_is_named_ABORT_3() -> None:
+    """ABORT-3: the probe shows the answer written once the earlier call settles (where
+    ABORT-1 was named, in words saying an abort answers pending approvals: the loop did)."""
+    assert_found(
+        CANCELLED_LATE,
+        "the target writes it once call c1's result commits",
+        "an abort's cancelled approval is written when the abort lands",
+    )
+
+
+class DropsARepeat(ModelTarget):
+    """The model, except that a message typed mid-turn with the text of one already queued is
+    dropped (a second press of Enter taken for a bounce)."""
+
+    def apply(self, command: Command) -> Observation:
+        before = self.state
+        observed = super().apply(command)
+        queued = before.inbox if before is not None else ()
+        if isinstance(command, SubmitUser) and QueuedMessage(command.text) in queued:
+            assert self.state is not None
+            self.state = attrs.evolve(self.state, inbox=queued)
+        return observed
+
+
+REPEAT_DROPPED: FreshBug = (
+    "a repeat typed mid-turn delivered once",
+    DropsARepeat,
+    LoopConfig(tools=(READ,)),
+    (
+        SubmitUser("read it"),
+        SubmitUser("again"),
+        SubmitUser("again"),
+        ModelReplies((TextBlock("ok"),)),
+    ),
+    "ADJ-4",
+)
+
+
+def test_ADJ_4_a_repeat_delivered_once_says_the_text_was_sent_twice() -> None:
+    """ADJ-4: the words say the same text came twice (they said queued messages are delivered,
+    which the loop did, once)."""
+    assert_found(REPEAT_DROPPED, '"again" was sent twice', "the target delivers it once")
+
+
+TWO_ASKED_READS = (
+    SubmitUser("read both"),
+    ModelReplies(
+        (
+            *calls("c1", "read", '{"file_path":"a.txt"}').blocks,
+            *calls("c2", "read", '{"file_path":"b.txt"}').blocks,
+        )
+    ),
+    HookAnswers(Ask("check")),
+    HookAnswers(Ask("check")),
+    ApprovalAnswers("rejected"),
+)
+
+
+def test_DEC_2_a_rejection_remembered_for_the_reply_names_the_call_rejected() -> None:
+    """DEC-2: the words name the call whose rejection the loop applied to the next one (they
+    said only that an ask decision asks)."""
+    assert_found(
+        (
+            "a rejection remembered for the tool",
+            answering_the_tool_for_the_reply("rejected"),
+            GATED_READS,
+            TWO_ASKED_READS,
+            "DEC-2",
+        ),
+        "call c1 of tool read was answered rejected, which answers that call alone",
+    )
+
+
+UNKNOWN_UNCHECKED = reading_input(
+    lambda call, config: _INPUT_PROBLEM(call, config) if config.tool(call.name) else None,
+    "The model, except that no input of a tool that is not registered is checked.",
+)
+
+
+@pytest.mark.parametrize(
+    ("program", "rule", "says", "lacks"),
+    [
+        (
+            (SubmitUser("run it"), calls("c1", "missing_tool", "\ufeff")),
+            "EXE-5",
+            "the target checks no input of such a tool (a reply calling missing_tool with []",
+            "JavaScript's trim",
+        ),
+        (
+            (
+                SubmitUser("run it"),
+                ModelReplies(
+                    (
+                        *calls("c1", "missing_tool", '{"timeout":1e400}').blocks,
+                        *calls("c2", "read", '{"file_path":"a.txt"}').blocks,
+                    )
+                ),
+            ),
+            "EXE-2",
+            "or it checks no input of a tool that is not registered, which shows the same here",
+            "",
+        ),
+    ],
+    ids=["told by a probe", "while a call runs"],
+)
+def test_EXE_5_an_unknown_tools_input_left_unchecked_is_told_from_a_misreading(
+    program: tuple[Command, ...], rule: str, says: str, lacks: str
+) -> None:
+    """EXE-5: a probe calling the tool with [] tells a loop checking no input of a tool that is
+    not registered from one reading these arguments otherwise (which was said of it: JavaScript's
+    trim, or a lossy JSON reader); where no probe can tell (the batch still runs), the words say
+    both."""
+    bug = (
+        "no input of an unknown tool checked",
+        UNKNOWN_UNCHECKED,
+        LoopConfig(tools=(READ,)),
+        program,
+        rule,
+    )
+    assert_found(bug, says, lacks=(lacks,) if lacks else ())
+
+
+class CitesTheReply(ModelTarget):
+    """The model, except that a result cites the reply that made its call, not the call's
+    tool/call record."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self.reply_seq = -1
+        return super().reset(config)
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = copied(observed)
+        for event in events:
+            if event["type"] == "assistant/message":
+                self.reply_seq = event["seq"]
+            elif event["type"] == "tool/result":
+                event["sourceEventSeqs"] = [self.reply_seq]
+        return renumbered(observed, events)
+
+
+def test_ORD_2_a_result_citing_its_reply_says_what_it_cites() -> None:
+    """ORD-2: the words say the seq cited is the reply's (they gave the seq alone)."""
+    assert_found(
+        (
+            "a result citing the reply",
+            CitesTheReply,
+            LoopConfig(tools=(READ,)),
+            (
+                SubmitUser("read it"),
+                calls("c1", "read", '{"file_path":"a.txt"}'),
+                ToolFinishes("c1", ToolSucceeded("A")),
+            ),
+            "ORD-2",
+        ),
+        "which cites seq 3, the assistant/message making the call",
+    )
