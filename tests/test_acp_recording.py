@@ -990,3 +990,108 @@ def test_ADJ_2_check_acp_recording_blames_an_update_after_a_cancelled_turn_was_a
         tmp_path, [*shown, _status("call_1", "completed"), _stop(1, "cancelled")], capsys
     )
     assert (code, log["violations"]) == (0, [])
+
+
+def _initialize(capabilities: dict[str, Any]) -> dict[str, Any]:
+    params = {"protocolVersion": 1, "clientCapabilities": capabilities}
+    return {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}
+
+
+def test_ACP_2_check_acp_recording_blames_a_terminal_the_editor_did_not_declare(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An editor whose initialize declares no terminal is sent a terminal/create and a card
+    showing the terminal: ACP-2 at each, naming the initialize; the terminal's later requests
+    are not blamed again. ACP-1 for an fs request it declared no fs for. Declared (a card's
+    terminal by Zed's `_meta.terminal_output` too), or with no initialize recorded, nothing."""
+    run = _terminal_run("touch original.txt")
+    messages = [_initialize({"fs": {"readTextFile": True}}), *run]
+    code, log = _check(tmp_path, messages, capsys)
+    assert (code, _rules(log)) == (1, [("ACP-2", 4), ("ACP-2", 6)])
+    assert log["violations"][0]["event_lines"] == [4, 1]
+    assert log["violations"][0]["message"].startswith(
+        "the agent sent terminal/create, but the editor's initialize (line 1) declared no "
+        "terminal among its clientCapabilities"
+    )
+    assert (
+        "declared neither terminal nor _meta.terminal_output" in (log["violations"][1]["message"])
+    )
+    wait = {"sessionId": SESSION, "terminalId": "term-1"}
+    waiting = {"jsonrpc": "2.0", "id": 9, "method": "terminal/wait_for_exit", "params": wait}
+    writing = _write_file(8, "hello\n")
+    code, log = _check(tmp_path, [*messages, waiting, *writing], capsys)
+    assert _rules(log) == [("ACP-2", 4), ("ACP-2", 6), ("ACP-1", 10)]
+    assert "declared no fs.writeTextFile" in log["violations"][2]["message"]
+    for capabilities in ({"terminal": True}, {"terminal": True, "_meta": {"x": 1}}):
+        code, log = _check(tmp_path, [_initialize(capabilities), *run], capsys)
+        assert (code, log["violations"]) == (0, [])
+    streamed = [_initialize({"_meta": {"terminal_output": True}}), *run[:2], *run[4:]]
+    code, log = _check(tmp_path, streamed, capsys)
+    assert (code, log["violations"]) == (0, [])
+    code, log = _check(tmp_path, run, capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
+def test_ACP_1_check_acp_recording_blames_a_relative_path_once_at_its_source(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ACP's file paths are absolute: a card's location or diff, a permission request's, an
+    fs request's path and a terminal's cwd that are relative are ACP-1 at their lines. A
+    session the editor gave a relative cwd is blamed there alone, not the agent's paths under
+    it; Windows paths from a drive or a share are absolute."""
+    card = _edit_card("x = 1", "x = 2")
+    card["params"]["update"]["locations"] = [{"path": "a.py"}]
+    asked = _asking({"toolCallId": "call_1", "content": [_diff("src/a.py")]})
+    reading = _read_file(5, "x = 1\n")
+    reading[0]["params"]["path"] = "a.py"
+    created = _terminal_run("ls")[2]
+    created["params"]["cwd"] = "."
+    messages = [_prompt(1), card, asked, *reading, created]
+    code, log = _check(tmp_path, messages, capsys)
+    assert _rules(log) == [("ACP-1", 2), ("ACP-1", 3), ("ACP-1", 4), ("ACP-1", 6)]
+    said = [v["message"] for v in log["violations"]]
+    assert said[0].startswith('the tool_call update\'s location path is "a.py", a relative')
+    assert said[1].startswith("the permission request's toolCall's diff path is \"src/a.py\"")
+    assert said[2].startswith('the fs/read_text_file request\'s path is "a.py"')
+    assert said[3].startswith('the terminal/create request\'s cwd is "."')
+    new = {"jsonrpc": "2.0", "id": 7, "method": "session/new", "params": {"cwd": "work"}}
+    code, log = _check(tmp_path, [new, *messages], capsys)
+    assert _rules(log) == [("ACP-1", 1)]
+    assert "the agent's paths under it are not judged" in log["violations"][0]["message"]
+    windows = _edit_card("x = 1", "x = 2")
+    windows["params"]["update"]["locations"] = [{"path": "C:\\w\\a.py"}, {"path": "\\\\s\\a"}]
+    code, log = _check(tmp_path, [_prompt(1), windows], capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
+def _diff(path: str) -> dict[str, Any]:
+    return {"type": "diff", "path": path, "oldText": "x = 1", "newText": "x = 2"}
+
+
+def test_ACP_1_check_acp_recording_blames_a_stop_reason_acp_does_not_have(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A prompt answered with a stop reason the pinned ACP lacks: ACP-1 at the answer, which
+    an editor cannot read; ACP's own are not blamed."""
+    code, log = _check(tmp_path, [_prompt(1), _stop(1, "done")], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 2)])
+    assert '"done" is not one of ["end_turn"' in log["violations"][0]["message"]
+    for reason in ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"):
+        code, log = _check(tmp_path, [_prompt(1), _stop(1, reason)], capsys)
+        assert (code, log["violations"]) == (0, [])
+
+
+def test_DEC_2_check_acp_recording_blames_options_that_allow_and_refuse_under_one_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A permission request whose reject option shares the optionId of its allow option: the
+    editor's answer names the id alone, so a refusal reads as an allow. DEC-2 at the request;
+    two allowing options under one id are not blamed (either one allows)."""
+    asked = _asking({"toolCallId": "call_1", "rawInput": {"command": "ls"}})
+    asked["params"]["options"].append({"kind": "reject_once", "name": "No", "optionId": "allow"})
+    code, log = _check(tmp_path, [_prompt(1), _card("call_1", {"command": "ls"}), asked], capsys)
+    assert (code, _rules(log)) == (1, [("DEC-2", 3)])
+    assert 'under one optionId, "allow"' in log["violations"][0]["message"]
+    asked["params"]["options"][1]["kind"] = "allow_always"
+    code, log = _check(tmp_path, [_prompt(1), _card("call_1", {"command": "ls"}), asked], capsys)
+    assert (code, log["violations"]) == (0, [])

@@ -197,7 +197,7 @@ cannot read as the rule says, or past its bound) or a notice (a hook's fault, a 
 as SPEC.md section 2 says."""
 
 
-FOUND_ONLY_IN_ACP_RECORDINGS = ("ACP-1",)
+FOUND_ONLY_IN_ACP_RECORDINGS = ("ACP-1", "ACP-2")
 """Rules with no example log that `loopspec check` reports as violations in an ACP recording
 (what an editor and an ACP agent sent each other, SPEC.md section 2), which is no loop's log."""
 

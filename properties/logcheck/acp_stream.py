@@ -12,7 +12,14 @@ checkable, with why):
   update naming no kind (it may be a card). Other updates (message chunks, plans, command lists)
   of a kind the pinned ACP has are held to its schema alone. A `tool_call` naming a call whose
   card ended, outside a `session/load` replaying the history, is another call reusing its id,
-  which ACP makes unique in a session.
+  which ACP makes unique in a session. A prompt's answer is held to the schema (its stop
+  reason); a file path that is not absolute (a card's location or diff, an `fs/*` request's
+  path, a terminal's or session's cwd: a session given a relative one is blamed alone, not the
+  agent's paths under it) breaks ACP's paths; and an `fs/*` request the editor's `initialize`
+  did not declare it serves is ACP-1's too.
+- ACP-2, in part: a card showing a terminal, or a `terminal/create`, while the editor's
+  `initialize` declared no terminal (nor, for a card, Zed's `_meta.terminal_output`, whose
+  terminal the agent streams itself).
 - RW-1, in part: a call ends (its card gets `completed` or `failed`) while its card shows another
   `rawInput` than the one its permission request approved (the editor showed one input and asked
   approval for another, so one of them is not what ran), or, on a card whose `rawInput` holds a
@@ -30,7 +37,8 @@ checkable, with why):
   or `cancelled`) ends `completed`, shows a terminal created after the refusal, or is the one
   open card showing a file the editor is then asked to write; a call that asked permission
   ends showing a terminal created, or having had its file written, before the editor answered,
-  or ends `completed` with the request unanswered;
+  or ends `completed` with the request unanswered; a request offering an option that allows
+  and one that refuses under one `optionId` (the answer names the id alone);
   or a request asks about a call whose card already ended.
 - ADJ-2: a `tool_call_update` names no call a `tool_call` showed earlier in the session, or
   changes a card that ended (reopens it, ends it otherwise, replaces its content): the call
@@ -89,7 +97,13 @@ _CANCELLED = "cancelled"
 CHECKED_IN_PART = {
     "ACP-1": (
         "tool_call and tool_call_update updates and permission requests are judged strictly, "
-        "other session updates by the schema alone, other messages not at all"
+        "other session updates and a prompt's answer by the schema alone, the agent's file "
+        "paths and file-system requests against what the editor declared, other messages not "
+        "at all"
+    ),
+    "ACP-2": (
+        "a card's terminal and a terminal/create against the editor's initialize; what a "
+        "client without terminals is shown instead is not judged"
     ),
     "RW-1": (
         "a recording shows only the card, the input approved, the command of the terminal a "
@@ -271,6 +285,12 @@ class _Recording:
         # `session/load` requests awaiting their answer: request id -> session. The history
         # a load replays shows calls that ended again.
         self.loads: dict[str, str] = {}
+        # What the editor's `initialize` said it can do (None: the recording holds none).
+        self.client: Mapping[str, Any] | None = None
+        self.initialize_line = 0
+        # Whether the editor gave a session a relative cwd (blamed there): the agent's paths
+        # under it are then not judged, each a consequence of that one.
+        self.relative_cwd = False
         # `fs/read_text_file` requests of a whole file awaiting their answer: request id ->
         # session and path.
         self.reading: dict[str, tuple[str, str]] = {}
@@ -292,30 +312,25 @@ class _Recording:
             return self._update(params, line)
         if method == "session/request_permission" and isinstance(params, dict):
             return self._permission(_request_key(message.get("id")), params, line)
-        if method == "session/load" and isinstance(params, dict):
-            self.loads[_request_key(message.get("id"))] = str(params.get("sessionId"))
+        if method == "initialize" and isinstance(params, dict):
+            capabilities = params.get("clientCapabilities")
+            self.client = capabilities if isinstance(capabilities, dict) else {}
+            self.initialize_line = line
             return []
+        if method in {"session/new", "session/load"} and isinstance(params, dict):
+            what = f"the {method} request's cwd"
+            found = _relative_path(params.get("cwd"), what, line, _RELATIVE_CWD)
+            self.relative_cwd = self.relative_cwd or bool(found)
+            if method == "session/load":
+                self.loads[_request_key(message.get("id"))] = str(params.get("sessionId"))
+            return found
+        if isinstance(method, str) and method in _CLIENT_METHODS:
+            return [*self._undeclared(method, line), *self._client_request(message, line)]
         if method == "session/prompt" and isinstance(params, dict):
             session = str(params.get("sessionId"))
             self.prompts[_request_key(message.get("id"))] = session
             self.turn_cards[session] = []
             self.unowned = [write for write in self.unowned if write.session != session]
-            return []
-        if method == "fs/write_text_file" and isinstance(params, dict):
-            return self._writing(params, line)
-        if method == "fs/read_text_file" and isinstance(params, dict):
-            path = params.get("path")
-            # A read of some lines only does not say what the whole file held.
-            whole = params.get("line") is None and params.get("limit") is None
-            if isinstance(path, str) and whole:
-                session = str(params.get("sessionId"))
-                self.reading[_request_key(message.get("id"))] = (session, path)
-            return []
-        if method == "terminal/create" and isinstance(params, dict):
-            command = _shell_command(params.get("command"), params.get("args"))
-            plain = (command, line) if command is not None else None
-            self.creating[_request_key(message.get("id"))] = plain
-            self.creating_lines[_request_key(message.get("id"))] = line
             return []
         if method is None and ("result" in message or "error" in message):
             self.loads.pop(_request_key(message.get("id")), None)
@@ -324,6 +339,68 @@ class _Recording:
         if method is None and "result" in message:
             return self._answer(_request_key(message.get("id")), message["result"], line)
         return []
+
+    def _client_request(self, message: Mapping[str, Any], line: int) -> list[Violation]:
+        """A request of the agent to the editor's file system or terminals: ACP-1 for a path
+        or working directory that is not absolute."""
+        method, params = message["method"], message.get("params")
+        if not isinstance(params, dict):
+            return []
+        key = "cwd" if method == "terminal/create" else "path"
+        found = self._relative(params.get(key), f"the {method} request's {key}", line)
+        if method == "fs/write_text_file":
+            return [*found, *self._writing(params, line)]
+        if method == "fs/read_text_file":
+            path = params.get("path")
+            # A read of some lines only does not say what the whole file held.
+            whole = params.get("line") is None and params.get("limit") is None
+            if isinstance(path, str) and whole:
+                session = str(params.get("sessionId"))
+                self.reading[_request_key(message.get("id"))] = (session, path)
+        elif method == "terminal/create":
+            command = _shell_command(params.get("command"), params.get("args"))
+            plain = (command, line) if command is not None else None
+            self.creating[_request_key(message.get("id"))] = plain
+            self.creating_lines[_request_key(message.get("id"))] = line
+        return found
+
+    def _relative(self, path: object, what: str, line: int) -> list[Violation]:
+        return [] if self.relative_cwd else _relative_path(path, what, line)
+
+    def _undeclared(self, what: str, line: int) -> list[Violation]:
+        """ACP-2 for a terminal, ACP-1 for a file-system method, that the editor's
+        `initialize` did not declare it has (a recording with no `initialize` is not judged).
+        A terminal's other requests (output, wait, kill, release) follow its creation, the
+        fault blamed once there."""
+        if self.client is None:
+            return []
+        client = self.client
+        terminal = client.get("terminal") is True
+        extension = client.get("_meta")
+        match what:
+            case "terminal":  # a card's terminal: created, or its output sent in `_meta`
+                streamed = isinstance(extension, dict) and extension.get("terminal_output") is True
+                declared, rule = terminal or streamed, "ACP-2"
+                said = "neither terminal nor _meta.terminal_output"
+                shown = "a card shows a terminal"
+            case "terminal/create":
+                declared, rule, said = terminal, "ACP-2", "no terminal"
+                shown = f"the agent sent {what}"
+            case "fs/read_text_file" | "fs/write_text_file":
+                name = "readTextFile" if what == "fs/read_text_file" else "writeTextFile"
+                file_system = client.get("fs")
+                has = isinstance(file_system, dict) and file_system.get(name) is True
+                declared, rule, said = has, "ACP-1", f"no fs.{name}"
+                shown = f"the agent sent {what}"
+            case _:
+                return []
+        if declared:
+            return []
+        message = (
+            f"{shown}, but the editor's initialize (line {self.initialize_line}) declared {said} "
+            "among its clientCapabilities: an agent uses only what the editor declared"
+        )
+        return [Violation(rule, line, message, (line, self.initialize_line))]
 
     def _update(self, params: Mapping[str, Any], line: int) -> list[Violation]:
         update = params.get("update")
@@ -394,6 +471,11 @@ class _Recording:
             card.reshown = bool(changed)
             found.extend(changed)
         card.unread = False
+        if not self.relative_cwd:
+            words = _update_words(str(update["sessionUpdate"]))
+            found.extend(_relative_paths(update, words, line))
+        if any(item["type"] == "terminal" for item in update.get("content") or ()):
+            found.extend(self._undeclared("terminal", line))
         if "rawInput" in update:
             card.raw_input, card.raw_line = update["rawInput"], line
         if "content" in update:  # ACP: an update's content replaces the card's
@@ -671,6 +753,9 @@ class _Recording:
                 return found
             params = read
         tool_call = params["toolCall"]
+        if not self.relative_cwd:
+            found.extend(_relative_paths(tool_call, "the permission request's toolCall", line))
+        found.extend(_shared_option_ids(params["options"], line))
         key = (str(params["sessionId"]), str(tool_call["toolCallId"]))
         card = self.cards.get(key)
         if card is None:  # ACP lets a request show the call itself
@@ -741,6 +826,7 @@ class _Recording:
             return []
         if "stopReason" in result and request in self.prompts:
             session = self.prompts.pop(request)
+            found = _prompt_answer(result, line)
             open_cards = [
                 (key, self.cards[key])
                 for key in self.turn_cards.pop(session, [])
@@ -748,17 +834,107 @@ class _Recording:
             ]
             if result["stopReason"] == _CANCELLED:
                 self._cancelled([card for _key, card in open_cards], line)
-                return []
+                return found
             if not open_cards:
-                return []
+                return found
             names = ", ".join(key[1] + _why_open(card) for key, card in open_cards)
             message = (
                 f"the prompt turn ended ({json_dumps(result['stopReason'])}) with {names} still "
                 f"{open_cards[0][1].status}: no update gave the card completed or failed"
             )
             related = (line, *(card.shown_line for _key, card in open_cards))
-            return [Violation("ADJ-3", line, message, related)]
+            return [*found, Violation("ADJ-3", line, message, related)]
         return []
+
+
+# The agent's requests to the editor's file system and terminals (ACP's client methods).
+_CLIENT_METHODS = frozenset(
+    {
+        "fs/read_text_file",
+        "fs/write_text_file",
+        "terminal/create",
+        "terminal/output",
+        "terminal/wait_for_exit",
+        "terminal/kill",
+        "terminal/release",
+    }
+)
+
+
+def _is_absolute(path: str) -> bool:
+    """A POSIX path from its root, or a Windows one from a drive or a share."""
+    return path.startswith(("/", "\\\\")) or (
+        len(path) > 2 and path[0].isalpha() and path[1] == ":" and path[2] in "\\/"
+    )
+
+
+_RELATIVE_PATH = "an editor resolves a relative one against its own working folder"
+_RELATIVE_CWD = "the agent's paths under it are not judged"
+
+
+def _relative_path(
+    path: object, what: str, line: int, why: str = _RELATIVE_PATH
+) -> list[Violation]:
+    """ACP-1 when `path` is a string that is not absolute, as ACP has every file path."""
+    if not isinstance(path, str) or _is_absolute(path):
+        return []
+    message = (
+        f"{what} is {json_dumps(path)}, a relative path: ACP's file paths are absolute ({why})"
+    )
+    return [Violation("ACP-1", line, message)]
+
+
+def _relative_paths(tool_call: Mapping[str, Any], what: str, line: int) -> list[Violation]:
+    """ACP-1 for the first location or diff of a card message whose path is relative."""
+    paths = [
+        (location.get("path"), "location")
+        for location in tool_call.get("locations") or ()
+        if isinstance(location, dict)
+    ]
+    paths += [
+        (item.get("path"), "diff")
+        for item in tool_call.get("content") or ()
+        if isinstance(item, dict) and item.get("type") == "diff"
+    ]
+    for path, where in paths:
+        found = _relative_path(path, f"{what}'s {where} path", line)
+        if found:
+            return found
+    return []
+
+
+def _shared_option_ids(options: list[Any], line: int) -> list[Violation]:
+    """DEC-2 when an option that allows and one that refuses share an optionId: the editor
+    answers with the id alone, so a refusal reads as an allow (or the other way round)."""
+    kinds: dict[str, set[bool]] = {}
+    for option in options:
+        if isinstance(option, dict) and isinstance(option.get("optionId"), str):
+            allows = option.get("kind") in ALLOW_KINDS
+            kinds.setdefault(option["optionId"], set()).add(allows)
+    shared = [option_id for option_id, allows in kinds.items() if len(allows) == 2]
+    if not shared:
+        return []
+    message = (
+        f"the permission request offers an option that allows and one that refuses under one "
+        f"optionId, {json_dumps(shared[0])}: the editor answers with the id alone, so the "
+        "bridge cannot tell a refusal from an allow"
+    )
+    return [Violation("DEC-2", line, message)]
+
+
+def _prompt_answer(result: Mapping[str, Any], line: int) -> list[Violation]:
+    """ACP-1 for a `session/prompt` answer the pinned ACP schema refuses (a stop reason ACP
+    does not have): an editor cannot read how the turn ended."""
+    from loopspec.properties.validators.acp_strict import (  # noqa: PLC0415 (slow: pydantic)
+        prompt_response_validator,
+    )
+
+    problems = prompt_response_validator().problems(result)
+    schema = [problem for problem in problems if problem.startswith("schema: ")]
+    if not schema:
+        return []
+    message = f"the session/prompt answer is not valid ACP: {schema[0]}"
+    return [Violation("ACP-1", line, message)]
 
 
 def _one_diff_each(diffs: list[tuple[str, str | None, int]]) -> dict[str, str | None]:

@@ -244,6 +244,14 @@ def permission_request_validator() -> StrictValidator:
     return StrictValidator(RequestPermissionRequest)
 
 
+@functools.cache
+def prompt_response_validator() -> StrictValidator:
+    """The strict validator for a `session/prompt` response's result."""
+    from acp.schema import PromptResponse  # noqa: PLC0415 (lazy)
+
+    return StrictValidator(PromptResponse)
+
+
 def validate_session_update(params: Mapping[str, object]) -> list[str]:
     """Problems with `session/update` params (empty = strictly valid)."""
     return session_update_validator().problems(params)
