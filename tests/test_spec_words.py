@@ -16,11 +16,12 @@ from loopspec import spec_text
 from loopspec.model.config import matcher_problem
 from loopspec.model.wording import ERROR_PREFIX, NOT_STARTED
 from loopspec.properties.cli.spec_example import no_example_line
+from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.logcheck import DEFAULT_MAX_LINE_BYTES
 from loopspec.properties.logcheck.acp_stream import CHECKED_IN_PART
 from loopspec.properties.logcheck.checker import check_stream
 from loopspec.properties.logcheck.rule_examples import Rows, demo_rows, example_rules, row_data
-from loopspec.properties.logcheck.synth import HEADER, Row, jsonl, renumber
+from loopspec.properties.logcheck.synth import HEADER, MARKED_HEADER, Row, jsonl, renumber
 from loopspec.properties.spec_rules import log_checked_rules, rule_ids_in_spec
 
 Edit = Callable[[Rows], object]  # edits the rows in place (what it returns is not read)
@@ -319,3 +320,26 @@ def test_SAFE_4_check_reads_log_lines_up_to_the_bound_safe_4_gives() -> None:
     rule = " ".join(spec_text().split("### SAFE-4 ")[1].split("**Why.**")[0].split())
     assert DEFAULT_MAX_LINE_BYTES == 16 * 1024 * 1024
     assert "`--max-line-bytes` (16 MiB unless given, at most 2^30)" in rule
+
+
+def test_LOG_8_the_envelope_member_a_rule_reads_is_unit_in_a_version_1_log() -> None:
+    """Section 10: envelope members beyond type, seq, time, data and the surface metadata are
+    read by no rule, save `unit` in a version 1 log (LOG-8's commit marker, which a version 0
+    log may carry unread); it said no rule read any."""
+    rows = copy.deepcopy(demo_rows())
+    _first(rows, "turn/start").update(unit=[3, 2], note={"by": "a harness"})
+    assert _checked(jsonl(HEADER, rows)) == []
+    marked = check_stream("log", io.BytesIO(jsonl(MARKED_HEADER, rows).encode()))
+    assert "unit marker [3, 2]" in marked.violations[0].violation.message
+    catalogue = " ".join(_section(10).split())
+    assert (
+        "(save `unit`, the commit marker of a version 1 log, which LOG-8 reads there" in catalogue
+    )
+
+
+def test_PROTO_1_lists_the_capabilities_ready_may_declare() -> None:
+    """PROTO-1 names, in `ready`'s list, exactly the capabilities the driver protocol defines
+    (the schema's `capabilities`): a loop declares them from SPEC.md alone."""
+    rule = " ".join(spec_text().split("### PROTO-1 ")[1].split("**Why.**")[0].split())
+    listed = rule.split("`ready` declares the optional capabilities (")[1].split(")")[0]
+    assert re.findall(r"`([a-z-]+)`", listed) == list(CAPABILITIES)
