@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import shlex
 import sys
 from collections.abc import Callable
@@ -70,7 +71,22 @@ def _windows_line_ends(folder: Path) -> str:
 
 
 def _no_interpreter_line(folder: Path) -> str:
-    return _script(folder, "loop.sh", "exit 0\n")
+    return _script(folder, "loop", "exit 0\n")
+
+
+def _script_without_interpreter_line(folder: Path) -> str:
+    return _script(folder, "loop.py", "import sys\n")
+
+
+def _binary_not_executable(folder: Path) -> str:
+    (folder / "loop").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(64))  # an ELF header's start
+    return "./loop"
+
+
+def _windows_program(folder: Path) -> str:
+    (folder / "loop.exe").write_bytes(b"MZ\x90\x00" + bytes(60))
+    (folder / "loop.exe").chmod(0o755)
+    return "./loop.exe"
 
 
 def _directory(folder: Path) -> str:
@@ -93,7 +109,24 @@ CANNOT_START: dict[str, tuple[Callable[[Path], str], str]] = {
     "no execute bit": (
         _not_executable,
         "cannot start ./loop.sh: permission denied (the file is not executable: chmod +x "
-        "./loop.sh, or begin the command with the program that runs it, sh or python3 say)",
+        "./loop.sh, or begin the command with sh ./loop.sh)",
+    ),
+    # A compiled loop: no program runs it, and "begin the command with sh" misled.
+    "binary without execute bit": (
+        _binary_not_executable,
+        "cannot start ./loop: permission denied (the file is not executable: chmod +x ./loop)",
+    ),
+    # Built elsewhere: "add a #! line" misled.
+    "windows program": (
+        _windows_program,
+        "cannot start ./loop.exe: exec format error (it is a Windows program, which this "
+        f"machine, {platform.machine()}, does not run: build the loop on this machine, or for it)",
+    ),
+    "script without #! line": (
+        _script_without_interpreter_line,
+        "cannot start ./loop.py: exec format error (it has no #! first line naming the program "
+        "that runs it: begin the command with that program, python3 ./loop.py, or make its "
+        "first line #!/usr/bin/env python3)",
     ),
     "missing interpreter": (
         _missing_interpreter,
@@ -108,7 +141,7 @@ CANNOT_START: dict[str, tuple[Callable[[Path], str], str]] = {
     ),
     "no #! line": (
         _no_interpreter_line,
-        "cannot start ./loop.sh: exec format error (it is no program this machine runs, and has "
+        "cannot start ./loop: exec format error (it is no program this machine runs, and has "
         "no #! first line naming the one that runs it",
     ),
     "directory": (_directory, "cannot start loop: it is a directory, "),

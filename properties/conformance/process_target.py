@@ -23,6 +23,7 @@ import heapq
 import itertools
 import json
 import os
+import platform
 import queue
 import re
 import shlex
@@ -36,7 +37,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import IO, TYPE_CHECKING, Any, Final, NamedTuple, NoReturn
+from typing import IO, TYPE_CHECKING, Any, Final, Literal, NamedTuple, NoReturn
 
 from loopspec.impl.hookbridge.reaping import kill_marked, marked_environment, new_token
 from loopspec.impl.system_words import system_reason
@@ -820,10 +821,79 @@ def _is_python(program: str) -> bool:
     return os.path.basename(program).startswith("python")
 
 
+# The programs that run a script of each ending, as a command begins with them.
+_RUNNERS: Final = {
+    ".py": ("python3",),
+    ".js": ("node",),
+    ".mjs": ("node",),
+    ".cjs": ("node",),
+    ".ts": ("deno run", "bun"),
+    ".mts": ("deno run", "bun"),
+    ".rb": ("ruby",),
+    ".pl": ("perl",),
+    ".php": ("php",),
+    ".lua": ("lua",),
+    ".sh": ("sh",),
+    ".jar": ("java -jar",),
+}
+# What an ELF file's e_machine names, for the machines a loop is most often built for.
+_ELF_MACHINES: Final = {
+    0x03: "x86 (32-bit)",
+    0x28: "32-bit ARM",
+    0x3E: "x86_64",
+    0xB7: "aarch64",
+    0xF3: "RISC-V",
+}
+
+
+def _compiled_for(program: str) -> str | None:
+    """What compiled program `program` is, when it is one (ELF, Mach-O, a Windows .exe): "a
+    Windows program", "an ELF program for aarch64 (ARM64)"; None for any other file."""
+    try:
+        with open(program, "rb") as file:
+            head = file.read(20)
+    except OSError:
+        return None
+    if head.startswith(b"\x7fELF") and len(head) == 20:
+        order: Literal["little", "big"] = "big" if head[5] == 2 else "little"
+        machine = int.from_bytes(head[18:20], order)
+        return f"an ELF program for {_ELF_MACHINES.get(machine, f'machine {machine:#x}')}"
+    if head[:4] in (b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe", b"\xfe\xed\xfa\xcf"):
+        return "a macOS program (Mach-O)"
+    if head.startswith(b"MZ"):
+        return "a Windows program"
+    return None
+
+
+def _run_by(program: str) -> str:
+    """`program` begun with what runs it, as its ending says ("python3 ./loop.py", "deno run
+    ./loop.ts or bun ./loop.ts"); "" for an ending `_RUNNERS` does not know."""
+    runners = _RUNNERS.get(os.path.splitext(program)[1], ())
+    shown_program = shlex.quote(portable(program))
+    return " or ".join(f"{runner} {shown_program}" for runner in runners)
+
+
 def _start_hint(program: str, error: OSError) -> str:
     """What the system's reason for not starting `program` means for it, in parentheses ("" where
     the reason says enough)."""
     if error.errno == errno.ENOEXEC:
+        compiled = _compiled_for(program)
+        if compiled is not None and compiled.endswith(f" for {platform.machine()}"):
+            return f" (it is {compiled}, as this machine is, which cannot load it: rebuild it)"
+        if compiled is not None:  # #! lines are for scripts: this one was built elsewhere
+            return (
+                f" (it is {compiled}, which this machine, {platform.machine()}, does not run: "
+                "build the loop on this machine, or for it)"
+            )
+        runners = _RUNNERS.get(os.path.splitext(program)[1])
+        if runners is not None:
+            runner = runners[0]
+            env = "env -S" if " " in runner else "env"
+            return (
+                " (it has no #! first line naming the program that runs it: begin the command "
+                f"with that program, {_run_by(program)}, or make its first line "
+                f"#!/usr/bin/{env} {runner})"
+            )
         return (
             " (it is no program this machine runs, and has no #! first line naming the one that "
             "runs it: add such a line, #!/bin/sh say, or begin the command with that program)"
@@ -844,10 +914,11 @@ def _start_hint(program: str, error: OSError) -> str:
             return f" (looked for relative to the current directory, {os.getcwd()})"
         return ""
     if isinstance(error, PermissionError) and not os.access(program, os.X_OK):
-        return (
-            f" (the file is not executable: chmod +x {shlex.quote(portable(program))}, or begin "
-            "the command with the program that runs it, sh or python3 say)"
-        )
+        chmod = f" (the file is not executable: chmod +x {shlex.quote(portable(program))}"
+        if _compiled_for(program) is not None:  # no program to begin the command with
+            return f"{chmod})"
+        runner = _run_by(program) or "the program that runs it, sh or python3 say"
+        return f"{chmod}, or begin the command with {runner})"
     interpreter = _interpreter_named(program)
     if isinstance(error, FileNotFoundError) and interpreter is not None:
         # The file is there: what is missing is the program its #! line names.
