@@ -236,10 +236,14 @@ def test_checking_another_loops_log_imports_its_reader_but_no_attrs(
 # as the interpreter takes to start (benchmarks/bench_cli.py). Their JSON lines are parsed by
 # json's scanner alone (`jsonvalue.loads`), the inputs RW-1 names written without json
 # (`jsonvalue.json_dumps`), the readers' records are plain records, and a hook command is split
-# (`hook_audit.hook_of`) only where `loopspec run --harness` wrapped it.
+# (`hook_audit.hook_of`) only where `loopspec run --harness` wrapped it. Neither dsh's clean-event
+# judges (`logcheck.clean_events`, imported where a dsh log is checked) nor the rule registry
+# (`model.invariants`: a report names its rules from `logcheck.INVARIANT_RULES`).
 NEVER_FOR_A_CLEAN_TRANSCRIPT = (
     "collections",
     "json",
+    "loopspec.model.invariants",
+    "loopspec.properties.logcheck.clean_events",
     "re",
     "shlex",
     "typing",

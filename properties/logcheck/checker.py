@@ -59,7 +59,6 @@ from loopspec.properties.logcheck import (
     legacy_marker,
     usual_version,
 )
-from loopspec.properties.logcheck.clean_events import QUIET_KINDS, clean_judges
 from loopspec.properties.logcheck.files import LogSource, SourceProblem, log_sources
 
 # typing's flag, read by type checkers by name: typing, and json's decoder, import re and enum,
@@ -74,6 +73,9 @@ if TYPE_CHECKING:
 
     # imported at the first event the full path reads (`_monitor`)
     from loopspec.model.invariants import LogMonitor
+
+    # imported where a dsh log is checked with its clean-event judges (`_check_lines`)
+    from loopspec.properties.logcheck.clean_events import Judge
 
     # imported where a log marks its commits: a dsh log never needs it
     from loopspec.properties.logcheck.commit_units import CommitUnits
@@ -1129,10 +1131,19 @@ def _check_lines(
     # Per event type seen, `monitor.quiet_kind` (left empty when not `quick`). The first event
     # of a type always takes the full path, which learns its kind, but for the types whose
     # kind `clean_events` knows.
-    quiet_of: dict[str, int] = dict(QUIET_KINDS) if quick else {}
+    quiet_of: dict[str, int] = {}
     # The judge of hook/result counts each hook's runs; one that records a fault takes the full
     # path (`see_wire` below), where its line is known.
-    judges = clean_judges(run_counts) if quick else {}
+    judges: dict[str, Judge] = {}
+    if quick:
+        # (Imported here: a Claude Code transcript or a Codex rollout is read without them.)
+        from loopspec.properties.logcheck.clean_events import (  # noqa: PLC0415
+            QUIET_KINDS,
+            clean_judges,
+        )
+
+        quiet_of.update(QUIET_KINDS)
+        judges = clean_judges(run_counts)
     # turn/start is judged apart: the checker keeps the line of the turn it opens.
     start_turn = judges.pop("turn/start", None)
     scan, depth_free = scan_json, DEPTH_FREE_CHARS
