@@ -13,7 +13,18 @@ from collections.abc import Callable
 import pytest
 
 from loopspec import spec_text
-from loopspec.model.config import matcher_problem
+from loopspec.model.commands import (
+    Allow,
+    Ask,
+    Deny,
+    HookAnswers,
+    ModelReplies,
+    Pass,
+    PreVerdict,
+    SubmitUser,
+)
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec, matcher_problem
+from loopspec.model.messages import ToolCallBlock
 from loopspec.model.wording import ERROR_PREFIX, NOT_STARTED
 from loopspec.properties.cli.spec_example import no_example_line
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
@@ -21,7 +32,14 @@ from loopspec.properties.logcheck import DEFAULT_MAX_LINE_BYTES
 from loopspec.properties.logcheck.acp_stream import CHECKED_IN_PART
 from loopspec.properties.logcheck.checker import check_stream
 from loopspec.properties.logcheck.rule_examples import Rows, demo_rows, example_rules, row_data
-from loopspec.properties.logcheck.synth import HEADER, MARKED_HEADER, Row, jsonl, renumber
+from loopspec.properties.logcheck.synth import (
+    HEADER,
+    MARKED_HEADER,
+    Row,
+    jsonl,
+    model_rows,
+    renumber,
+)
 from loopspec.properties.spec_rules import log_checked_rules, rule_ids_in_spec
 
 Edit = Callable[[Rows], object]  # edits the rows in place (what it returns is not read)
@@ -343,3 +361,32 @@ def test_PROTO_1_lists_the_capabilities_ready_may_declare() -> None:
     rule = " ".join(spec_text().split("### PROTO-1 ")[1].split("**Why.**")[0].split())
     listed = rule.split("`ready` declares the optional capabilities (")[1].split(")")[0]
     assert re.findall(r"`([a-z-]+)`", listed) == list(CAPABILITIES)
+
+
+@pytest.mark.parametrize(
+    ("verdict", "summary"),
+    [
+        (Ask(None), None),
+        (Ask(""), ""),
+        (Deny(""), ""),
+        (Allow(None, reason=" "), " "),
+        (Pass(), None),
+    ],
+)
+def test_TEXT_2_a_hook_reason_is_its_summary_as_given(
+    verdict: PreVerdict, summary: str | None
+) -> None:
+    """TEXT-2: a hook's `hook/result` without an audit carries its reason as `stderrSummary`
+    as given, an empty one too, and none only when the answer carries no reason (it said
+    'absent when it gave none', which DEC-1 and DEC-2 use for an empty reason)."""
+    config = LoopConfig(
+        tools=(ToolSpec("bash", required_keys=("command",)),),
+        hooks=(HookSpec("policy", "PreToolUse", "bash"),),
+    )
+    call = ToolCallBlock("c1", "bash", '{"command": "ls"}')
+    rows = model_rows(config, (SubmitUser("hi"), ModelReplies((call,)), HookAnswers(verdict)))
+    audit = row_data(_first(rows, "hook/result"))
+    assert audit.get("stderrSummary") == summary
+    assert ("stderrSummary" in audit) == (summary is not None)
+    rule = " ".join(spec_text().split("### TEXT-2 ")[1].split("**Why.**")[0].split())
+    assert "the hook's reason as given, an empty one too (absent when its answer carries no" in rule
