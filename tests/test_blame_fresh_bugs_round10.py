@@ -28,7 +28,11 @@ that must show it are played:
   sending the reader to ask decisions; they now name the call rejected before;
 - no input checked for a tool that is not registered: named EXE-5 with a note on JavaScript's
   `trim` on one seed, EXE-2 (a reader of lossy JSON) on the other; a probe now tells it where
-  it can, and the EXE-2 words say it shows the same where it cannot.
+  it can, and the EXE-2 words say it shows the same where it cannot;
+- a result citing its reply's seq: named right (ORD-2), the seq cited given alone; the words
+  now say it is the reply's;
+- a repair result of the right code with its text cut short: named right (REC-1), in words
+  saying repair answers with that code, which it did; they now give the words due.
 """
 
 from __future__ import annotations
@@ -48,21 +52,24 @@ from fresh_bugs import (
     swept,
 )
 
-from loopspec.model import dispatch, handlers, records, rewrite
+from loopspec.model import dispatch, handlers, records, repair, rewrite
 from loopspec.model.commands import (
     FINISH_CANCELLED,
     Abort,
     ApprovalAnswers,
     Ask,
     Command,
+    Crash,
     HookAnswers,
     ModelReplies,
     Pass,
+    Recover,
     SubmitUser,
     ToolFinishes,
     ToolSucceeded,
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.events import Event, ToolResultRecorded
 from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import TextBlock
 from loopspec.model.state import ASKING, RUNNING, Dispatching, Idle, QueuedMessage
@@ -483,4 +490,43 @@ def test_ORD_2_a_result_citing_its_reply_says_what_it_cites() -> None:
             "ORD-2",
         ),
         "which cites seq 3, the assistant/message making the call",
+    )
+
+
+def _shortened_repair(log: tuple[Event, ...]) -> tuple[Event, ...]:
+    def shortened(event: Event) -> Event:
+        if not isinstance(event, ToolResultRecorded):
+            return event
+        text = event.message.result.content[0]
+        assert isinstance(text, TextBlock)
+        cut = TextBlock(text.text.partition(". ")[0] + ".")
+        result = attrs.evolve(event.message.result, content=(cut,))
+        return attrs.evolve(event, message=attrs.evolve(event.message, result=result))
+
+    return tuple(shortened(event) for event in repair.interrupted_turn_closers(log))
+
+
+def test_REC_1_a_repair_in_other_words_says_its_code_is_right() -> None:
+    """REC-1: a repair result of the right code, worded otherwise, is told so and shown the
+    words due (it was told repair answers with that code, which it did)."""
+    assert_found(
+        (
+            "a repair result's words cut short",
+            planted(
+                handlers,
+                "interrupted_turn_closers",
+                _shortened_repair,
+                "The model, except that repair's result says only its first sentence.",
+            ),
+            LoopConfig(tools=(READ,)),
+            (
+                SubmitUser("read it"),
+                calls("c1", "read", '{"file_path":"a.txt"}'),
+                Crash(),
+                Recover(),
+            ),
+            "REC-1",
+        ),
+        "the target's crash repair answers it with the TOOL_OUTCOME_UNKNOWN error it is, but not "
+        "as SPEC.md section 9 words it",
     )

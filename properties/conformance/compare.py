@@ -1208,6 +1208,15 @@ def _result_rule(
         )
     if code in ("ABORTED_BEFORE_DISPATCH", "ABORTED"):
         return "ABORT-1", f"{about} differs: after an abort it is an {code} error"
+    if code in ("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED") and their_code == code:
+        # The right repair in other words: "answers it with a TOOL_OUTCOME_UNKNOWN error" sent
+        # its author to the choice of code, which was right.
+        return "REC-1", (
+            f"{about} differs: the target's crash repair answers it with the {code} error it "
+            f"is, but not as SPEC.md section 9 words it: the text "
+            f"{json.dumps(_result_text(want))}, the error name "
+            f"{(_data(want).get('error') or {}).get('name')}"
+        )
     if code in ("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED"):
         return "REC-1", f"{about} differs: crash repair answers it with a {code} error"
     lossy = _object_only_when_lossy(situation.original) or _object_only_when_lossy(
