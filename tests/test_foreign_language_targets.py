@@ -73,6 +73,49 @@ def test_PROTO_1_an_answer_in_latin_1_is_named_an_encoding_fault_not_a_stray_pri
     assert "debugging output" not in message
 
 
+_READY = {"type": "ready", "implementation": "x", "capabilities": []}
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        pytest.param(
+            f"print({_READY!r})",
+            "it is written as Python writes a value (print(answer): quotes ', True, None), not "
+            "as JSON: write json.dumps(answer)",
+            id="a dict's repr",
+        ),
+        pytest.param(
+            f"print(json.dumps({_READY!r}, indent=2))",
+            "the line ends before its JSON does: each answer is one line, so write it without "
+            "line breaks (Python: json.dumps(answer) without indent; JavaScript: "
+            "JSON.stringify(answer) without its third argument)",
+            id="indented JSON",
+        ),
+        pytest.param(
+            "print('my loop 0.1 ready')",
+            "stdout carries only the protocol's messages: write anything else (debugging "
+            "output) to stderr",
+            id="a banner",
+        ),
+    ],
+)
+def test_PROTO_1_an_answer_that_is_no_json_line_is_told_what_it_is(written: str, said: str) -> None:
+    """PROTO-1: a Python loop that printed its answer as a dict (print(answer)) or as indented
+    JSON was told to write its debugging output to stderr, as a loop printing a banner is: it
+    had none. Each is told what its line is and how to write the answer."""
+    code = (
+        f"import json, sys; sys.stdin.readline(); {written}; sys.stdout.flush(); sys.stdin.read()"
+    )
+    target = ProcessTarget(_python(code))
+    with pytest.raises(ProcessTargetError) as caught:
+        target.reset(LoopConfig())
+    target.close()
+    first = str(caught.value).splitlines()[0]
+    assert caught.value.rule_id == "PROTO-1"
+    assert first.endswith(f"; {said}"), first
+
+
 def _strict_reading(call: ToolCallBlock, config: LoopConfig) -> str | None:
     """EXE-2 as Perl's JSON::PP reads arguments: a lone surrogate escape is no JSON at all."""
     if re.search(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}", call.arguments):

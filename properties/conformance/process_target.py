@@ -16,6 +16,7 @@ may use real clocks and their own message ids, so `time` and message ids are dro
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import errno
 import functools
@@ -1006,6 +1007,41 @@ def _excerpt(line: bytes | str) -> str:
     return shown(text, LINE_EXCERPT)
 
 
+REPR_READ_BYTES: Final = 1 << 20
+"""The longest line not JSON that is tried as a Python value's repr (`_not_json_cause`)."""
+
+
+def _not_json_cause(raw: bytes, error: ValueError) -> str:
+    """What an answer line that is no JSON most likely is, and what to do: JSON that goes on
+    past the line's end (written with indent), a Python value as `print` writes it (a dict's
+    repr), else, most often, a print left in the loop on stdout, the protocol's channel."""
+    text = raw.decode("utf-8", "replace").strip()
+    if (
+        isinstance(error, json.JSONDecodeError)
+        and text[:1] in ("{", "[")
+        and error.pos >= len(error.doc.rstrip())
+    ):
+        return (
+            "the line ends before its JSON does: each answer is one line, so write it without "
+            "line breaks (Python: json.dumps(answer) without indent; JavaScript: "
+            "JSON.stringify(answer) without its third argument)"
+        )
+    if len(text) <= REPR_READ_BYTES:
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            value = None
+        if isinstance(value, dict | list):
+            return (
+                "it is written as Python writes a value (print(answer): quotes ', True, None), "
+                "not as JSON: write json.dumps(answer)"
+            )
+    return (
+        "stdout carries only the protocol's messages: write anything else (debugging output) "
+        "to stderr"
+    )
+
+
 def _refuse_constant(name: str) -> object:
     msg = f"{name} is not JSON"
     raise ValueError(msg)
@@ -1685,10 +1721,8 @@ class ProcessTarget:
             too_long = too_long_integer(error)
             if too_long is not None:  # JSON, with a number loopspec does not read
                 self._fail(f"the answer to {what} holds {too_long}", line=raw)
-            # Most often a print left in the loop: stdout is the protocol's channel alone.
             self._fail(
-                f"the answer to {what} is not a JSON line ({error}); stdout carries only the "
-                "protocol's messages: write anything else (debugging output) to stderr",
+                f"the answer to {what} is not a JSON line ({error}); {_not_json_cause(raw, error)}",
                 line=raw,
             )
         except RecursionError:
