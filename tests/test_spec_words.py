@@ -14,8 +14,11 @@ import pytest
 
 from loopspec import spec_text
 from loopspec.model.commands import (
+    Abort,
     Allow,
+    ApprovalAnswers,
     Ask,
+    Command,
     Deny,
     HookAnswers,
     ModelReplies,
@@ -390,3 +393,25 @@ def test_TEXT_2_a_hook_reason_is_its_summary_as_given(
     assert ("stderrSummary" in audit) == (summary is not None)
     rule = " ".join(spec_text().split("### TEXT-2 ")[1].split("**Why.**")[0].split())
     assert "the hook's reason as given, an empty one too (absent when its answer carries no" in rule
+
+
+@pytest.mark.parametrize("answer", [ApprovalAnswers("cancelled"), Abort()])
+def test_DEC_2_a_cancel_by_the_user_and_by_an_abort_end_a_call_as_dec_2_says(
+    answer: Command,
+) -> None:
+    """A request the user answers `cancelled` ends its call with DEC-2's text; one an abort
+    cancels, `approval/decided` `cancelled` too, ends it ABORTED_BEFORE_DISPATCH (ABORT-3), as
+    DEC-2 now says (it gave every `cancelled` TEXT-1's cancel text)."""
+    config = LoopConfig(
+        tools=(ToolSpec("bash", required_keys=("command",)),),
+        hooks=(HookSpec("policy", "PreToolUse", "bash"),),
+    )
+    call = ToolCallBlock("c1", "bash", '{"command": "ls"}')
+    program = (SubmitUser("hi"), ModelReplies((call,)), HookAnswers(Ask("sure?")), answer)
+    rows = model_rows(config, program)
+    assert row_data(_first(rows, "approval/decided"))["outcome"] == "cancelled"
+    result = row_data(_first(rows, "tool/result"))
+    aborted = isinstance(answer, Abort)
+    assert (result.get("error", {}).get("code") == "ABORTED_BEFORE_DISPATCH") == aborted
+    rule = " ".join(spec_text().split("### DEC-2 ")[1].split("**Why.**")[0].split())
+    assert "(a request an abort cancels ends its call `ABORTED_BEFORE_DISPATCH`, ABORT-3)" in rule
