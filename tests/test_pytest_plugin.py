@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -12,18 +13,45 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
+import coverage
 import plugin_targets
 import pytest
+from hypothesis import core as hypothesis_core
 from hypothesis import settings
 
 from loopspec.properties import pytest_plugin
 from loopspec.properties.cli.conform_run import counts_line
+from loopspec.properties.conformance import run
 from loopspec.properties.conformance.run import run_conformance
 
-# pytester runs the pytest of a usage error in this process (_usage_error).
+# pytester runs the plugin's pytest runs in this process (InnerPytest), but for the one needing
+# a virtualenv of its own.
 pytest_plugins = ["pytester"]
 
 TESTS = Path(__file__).resolve().parent
+# Every module a pytest run of the plugin imports lazily, imported here before pytester's
+# snapshot of sys.modules: pytester drops what a run imported, while the modules that stay keep
+# what they took from it (InnerPytest.run fails naming any module missing here).
+PRELOADED = tuple(
+    map(
+        importlib.import_module,
+        (
+            "email.parser",
+            "hypothesis.stateful",
+            "importlib.readers",
+            "jsonschema",
+            "loopspec.properties.conformance.exhaustive",
+            "loopspec.properties.conformance.machine",
+            "loopspec.properties.conformance.presentation_sweep",
+            "loopspec.properties.conformance.report_documents",
+            "loopspec.properties.conformance.saved_cases",
+            "loopspec.properties.conformance.situation_sweep",
+            "loopspec.properties.conformance.suite",
+            "loopspec.properties.spec_presentation",
+            "loopspec.properties.stateful.swarm",
+        ),
+    )
+)
 CI_VARIABLES = ("CI", "BUILD_NUMBER")  # where either is set, pytest prints as on a CI
 
 
@@ -46,78 +74,130 @@ settings.load_profile("users-ci")
 """
 
 
-def _pytest(
-    tmp_path: Path,
-    target: str,
-    option: str = "--loopspec-impl",
-    examples: int = 25,
-    *more: str,
-    cwd: Path | None = None,
-    ci: bool | None = None,
-    columns: int | None = None,
-    conftest_end: str = "",
-) -> subprocess.CompletedProcess[str]:
-    """pytest run in `cwd` (default `tmp_path`, the rootdir) with the plugin aimed at `target`;
-    `more` replaces `-x` (stop at the first failure) by other arguments. `ci` True or False
-    sets `CI` or unsets both variables pytest reads as a CI's (None: as this run has them);
-    `columns` the terminal's width pytest writes for; `conftest_end` ends the user's conftest."""
-    env = _environment(TESTS)
-    if ci is not None:
-        env = {name: value for name, value in env.items() if name not in CI_VARIABLES}
-        env |= {"CI": "true"} if ci else {}
-    if columns is not None:
-        env["COLUMNS"] = str(columns)
-    conftest = USER_CONFTEST.format(examples=examples) + conftest_end
-    (tmp_path / "conftest.py").write_text(conftest, encoding="utf-8")
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-            *(more or ["-x"]),
-            f"{option}={target}",
-        ],
-        cwd=cwd or tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+class _ModulesAtEnd:
+    """A plugin of an inner pytest run noting the modules loaded when the run ends, and the
+    file of each, before pytester drops those the run imported."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, str] = {}
+
+    def pytest_unconfigure(self) -> None:
+        self.files = {
+            name: str(getattr(m, "__file__", "")) for name, m in list(sys.modules.items())
+        }
+
+
+class InnerPytest:
+    """Runs pytest with the plugin aimed at a target in this process, through pytester, as a
+    user's `pytest` runs in their folder: a fresh interpreter for each run cost about a second
+    of CPU (pytest, Hypothesis and loopspec imported again) and bought nothing the runs below
+    look at. pytester gives back sys.modules and sys.path; this gives back the working folder,
+    the environment, the Hypothesis profile the user's conftest loads and the seed
+    `--hypothesis-seed` forces, each of which would otherwise outlive the run."""
+
+    def __init__(self, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.pytester = pytester
+        self.monkeypatch = monkeypatch
+
+    def __call__(
+        self,
+        tmp_path: Path,
+        target: str,
+        option: str = "--loopspec-impl",
+        examples: int = 25,
+        *more: str,
+        cwd: Path | None = None,
+        ci: bool | None = None,
+        columns: int | None = None,
+        conftest_end: str = "",
+    ) -> subprocess.CompletedProcess[str]:
+        """pytest run in `cwd` (default `tmp_path`, the rootdir) with the plugin aimed at
+        `target`; `more` replaces `-x` (stop at the first failure) by other arguments. `ci`
+        True or False sets `CI` or unsets both variables pytest reads as a CI's (None: as this
+        run has them); `columns` the terminal's width pytest writes for; `conftest_end` ends
+        the user's conftest."""
+        conftest = USER_CONFTEST.format(examples=examples) + conftest_end
+        (tmp_path / "conftest.py").write_text(conftest, encoding="utf-8")
+        arguments = [*(more or ["-x"]), f"{option}={target}"]
+        return self.run(cwd or tmp_path, tmp_path, *arguments, ci=ci, columns=columns)
+
+    def run(
+        self,
+        cwd: Path,
+        users_folder: Path,
+        *arguments: str,
+        ci: bool | None = None,
+        columns: int | None = None,
+    ) -> subprocess.CompletedProcess[str]:
+        """`pytest -p no:cacheprovider -q ARGUMENTS` in `cwd`: its exit status, stdout and
+        stderr, as a process's would be. Only modules of `users_folder` may be new to this
+        process after it: any other one pytester drops after the run, while the modules that
+        stay keep what they took from it (a second run's conformance machine then failed
+        Hypothesis's check that it is a RuleBasedStateMachine)."""
+        profile = settings.get_current_profile_name()
+        loaded_before, loaded_at_end = set(sys.modules), _ModulesAtEnd()
+        with self.monkeypatch.context() as patch:
+            patch.chdir(cwd)
+            patch.setenv("PY_COLORS", "0")  # uncoloured where a CI job asks for colour
+            if ci is not None:
+                for name in CI_VARIABLES:
+                    patch.delenv(name, raising=False)
+                if ci:
+                    patch.setenv("CI", "true")
+            if columns is not None:
+                patch.setenv("COLUMNS", str(columns))
+            patch.setattr(hypothesis_core, "global_force_seed", hypothesis_core.global_force_seed)
+            # A user's conftest may set it (the progress test does).
+            patch.setattr(run, "PROGRESS_LINE_SECONDS", run.PROGRESS_LINE_SECONDS)
+            # Untraced, as the process the run had of its own was: the coverage report stays
+            # what it was, and the tracer would double the run's CPU.
+            tracer = coverage.Coverage.current()
+            if tracer is not None:
+                tracer.stop()
+            try:
+                done = self.pytester.runpytest_inprocess(
+                    "-p", "no:cacheprovider", "-q", *arguments, plugins=[loaded_at_end]
+                )
+            finally:
+                if tracer is not None:
+                    tracer.start()
+                settings.load_profile(profile)
+        imported = sorted(
+            name
+            for name, file in loaded_at_end.files.items()
+            if name not in loaded_before and not file.startswith(str(users_folder))
+        )
+        assert imported == [], f"import these in PRELOADED: {imported}"
+        return subprocess.CompletedProcess(
+            arguments, int(done.ret), done.stdout.str() + "\n", done.stderr.str() + "\n"
+        )
+
+
+@pytest.fixture
+def inner_pytest(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> InnerPytest:
+    """A pytest of a user's folder with the plugin, run in this process (InnerPytest)."""
+    return InnerPytest(pytester, monkeypatch)
 
 
 def _usage_error(
-    pytester: pytest.Pytester, target: str, option: str = "--loopspec-impl", *more: str
+    inner_pytest: InnerPytest, target: str, option: str = "--loopspec-impl", *more: str
 ) -> tuple[str, str]:
     """The stdout and stderr of a pytest the plugin stops before it collects anything (exit 4),
-    run as `_pytest` runs one (the user's conftest, `more` replacing `-x`) but in this process,
-    in `pytester.path` (the rootdir and current folder): it draws nothing, so it needs no
-    process of its own, whose start is half a second of CPU. The Hypothesis profile the conftest
-    loads is given back after; pytester gives back sys.modules and sys.path."""
-    (pytester.path / "conftest.py").write_text(USER_CONFTEST.format(examples=1), "utf-8")
-    profile = settings.get_current_profile_name()
-    try:
-        done = pytester.runpytest_inprocess(
-            "-p", "no:cacheprovider", "-q", *(more or ["-x"]), f"{option}={target}"
-        )
-    finally:
-        settings.load_profile(profile)
-    out, err = done.stdout.str(), done.stderr.str() + "\n"
-    assert done.ret == pytest.ExitCode.USAGE_ERROR, out + err
-    return out, err
+    in `inner_pytest.pytester.path` (the rootdir and current folder), with one example."""
+    done = inner_pytest(inner_pytest.pytester.path, target, option, 1, *more)
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    return done.stdout, done.stderr
 
 
 def test_PROTO_1_plugin_passes_a_conformant_target_saying_what_the_pass_is_worth(
     tmp_path: Path,
+    inner_pytest: InnerPytest,
 ) -> None:
     """PROTO-1: the model as a target passes the suite the plugin adds, and the pass prints
     conform's verdict, counts and rule tally, which `pytest -rP` shows (before, a pass said
     nothing of the programs run or of the rules no program reached)."""
     target = "loopspec.properties.conformance.target:ModelTarget"
-    done = _pytest(tmp_path, target, "--loopspec-impl", 25, "-rP")
+    done = inner_pytest(tmp_path, target, "--loopspec-impl", 25, "-rP")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
     # The model presents: section 12's examples are played first, then the programs.
@@ -128,7 +208,9 @@ def test_PROTO_1_plugin_passes_a_conformant_target_saying_what_the_pass_is_worth
     assert "\n  rules: exercised " in done.stdout, done.stdout
 
 
-def test_PROTO_1_plugin_shows_the_suites_progress_past_pytests_capture(tmp_path: Path) -> None:
+def test_PROTO_1_plugin_shows_the_suites_progress_past_pytests_capture(
+    tmp_path: Path, inner_pytest: InnerPytest
+) -> None:
     """PROTO-1: pytest captured the progress line conform prints on stderr, so a long random
     suite printed nothing until its verdict (unless run with `-s`), and CI systems end a silent
     job. Its whole lines now go to pytest's terminal, as `loopspec conform`'s go to a CI log
@@ -137,18 +219,22 @@ def test_PROTO_1_plugin_shows_the_suites_progress_past_pytests_capture(tmp_path:
         "\nfrom loopspec.properties.conformance import run\nrun.PROGRESS_LINE_SECONDS = 0.0\n"
     )
     target = "loopspec.properties.conformance.target:ModelTarget"
-    done = _pytest(tmp_path, target, "--loopspec-impl", 3, "-q", ci=True, conftest_end=every_time)
+    done = inner_pytest(
+        tmp_path, target, "--loopspec-impl", 3, "-q", ci=True, conftest_end=every_time
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     programs = re.findall(r"^  (\d)/3 programs, \d+ s", done.stdout, re.MULTILINE)
     assert set(programs) == {"0", "1", "2", "3"}, done.stdout
     assert "\r" not in done.stdout
 
 
-def test_PROTO_1_plugin_fails_a_mutant_and_names_the_rule(tmp_path: Path) -> None:
+def test_PROTO_1_plugin_fails_a_mutant_and_names_the_rule(
+    tmp_path: Path, inner_pytest: InnerPytest
+) -> None:
     """PROTO-1, TURN-2: a mutant target fails the suite with what `loopspec conform` prints —
     the rule, its SPEC text, the diff, the saved case and the replay command — and none of
     Hypothesis's draw lines."""
-    done = _pytest(tmp_path, "plugin_targets:turn_end_with_step_open")
+    done = inner_pytest(tmp_path, "plugin_targets:turn_end_with_step_open")
     assert done.returncode == 1, done.stdout + done.stderr
     out = done.stdout
     assert "rule TURN-2: the target's own log breaks TURN-2" in out
@@ -163,7 +249,9 @@ def test_PROTO_1_plugin_fails_a_mutant_and_names_the_rule(tmp_path: Path) -> Non
     assert "saved case: loopspec-cases/case-TURN-2-0.json (every run replays it first from " in out
     # Run again, the suite finds the same program: it is the saved case, not a new one (it
     # said "saved case: ... from now on", of a case its own test had just replayed).
-    again = _pytest(tmp_path, "plugin_targets:turn_end_with_step_open", "--loopspec-impl", 25, "-q")
+    again = inner_pytest(
+        tmp_path, "plugin_targets:turn_end_with_step_open", "--loopspec-impl", 25, "-q"
+    )
     assert len(list((tmp_path / "loopspec-cases").glob("case-TURN-2-*.json"))) == 1
     assert "saved case:" not in again.stdout, again.stdout
     assert (
@@ -182,7 +270,7 @@ def test_PROTO_1_plugin_fails_a_mutant_and_names_the_rule(tmp_path: Path) -> Non
     ("ci", "verbosity"), [(True, "-q"), (False, "-vvv")], ids=["CI-set", "CI-unset-vv"]
 )
 def test_PROTO_1_plugin_shows_a_reports_first_line_alone_in_the_summary_and_junit(
-    tmp_path: Path, ci: bool, verbosity: str
+    tmp_path: Path, inner_pytest: InnerPytest, ci: bool, verbosity: str
 ) -> None:
     """PROTO-1: a failing saved case and a counterexample each show their report's first line,
     the rule's, alone in pytest's short summary and in a JUnit report's `message`, and the whole
@@ -193,7 +281,7 @@ def test_PROTO_1_plugin_shows_a_reports_first_line_alone_in_the_summary_and_juni
     junit = tmp_path / "junit.xml"
     target = "plugin_targets:turn_end_with_step_open"
     more = [verbosity, "-rf", f"--junitxml={junit}", "-o", "junit_family=xunit1"]
-    done = _pytest(tmp_path, target, "--loopspec-impl", 25, *more, ci=ci)
+    done = inner_pytest(tmp_path, target, "--loopspec-impl", 25, *more, ci=ci)
     assert done.returncode == 1, done.stdout + done.stderr
     firsts = {
         "loopspec-cases/case-TURN-2-0.json::test_saved_case_replays[case-TURN-2-0.json]": (
@@ -221,7 +309,7 @@ def test_PROTO_1_plugin_shows_a_reports_first_line_alone_in_the_summary_and_juni
 
 @pytest.mark.parametrize("columns", [80, 120])
 def test_PROTO_1_plugin_s_short_summary_shows_the_rule_of_a_long_cmd_s_counterexample(
-    tmp_path: Path, columns: int
+    tmp_path: Path, inner_pytest: InnerPytest, columns: int
 ) -> None:
     """PROTO-1: pytest's short summary cuts a failure's first line at the terminal's width,
     after the test's id (61 columns). That line named the rule after pytest's `Failed: ` and
@@ -229,7 +317,7 @@ def test_PROTO_1_plugin_s_short_summary_shows_the_rule_of_a_long_cmd_s_counterex
     (`... - Failed: loopspec conform: env LOOP_SET...`): the rule comes first now."""
     setting = "LOOP_SETTING=" + "x" * 60
     loop = shlex.join([sys.executable, str(TESTS / "misbehaving_target.py"), "noturnend", "1"])
-    done = _pytest(
+    done = inner_pytest(
         tmp_path, f"env {setting} {loop}", "--loopspec-cmd", 2, ci=False, columns=columns
     )
     assert done.returncode == 1, done.stdout + done.stderr
@@ -241,7 +329,9 @@ def test_PROTO_1_plugin_s_short_summary_shows_the_rule_of_a_long_cmd_s_counterex
     assert len(summary) <= columns
 
 
-def test_PROTO_1_plugin_offers_a_rerun_that_sees_pytests_own_pythonpath(tmp_path: Path) -> None:
+def test_PROTO_1_plugin_offers_a_rerun_that_sees_pytests_own_pythonpath(
+    tmp_path: Path, inner_pytest: InnerPytest
+) -> None:
     """PROTO-1: a counterexample's report offers the pytest command that replays its saved case
     alone, and that command runs it where the loop is importable only through pytest's
     `pythonpath` setting (a src layout, not installed). The report offered `loopspec replay
@@ -251,7 +341,7 @@ def test_PROTO_1_plugin_offers_a_rerun_that_sees_pytests_own_pythonpath(tmp_path
     (tmp_path / "src" / "users_loop").mkdir(parents=True)
     wrapper = "from plugin_targets import turn_end_with_step_open as make_loop\n"
     (tmp_path / "src" / "users_loop" / "__init__.py").write_text(wrapper, encoding="utf-8")
-    done = _pytest(tmp_path, "users_loop:make_loop")
+    done = inner_pytest(tmp_path, "users_loop:make_loop")
     assert done.returncode == 1, done.stdout + done.stderr
     (offered,) = [
         line.removeprefix("replay it alone: ")
@@ -260,15 +350,7 @@ def test_PROTO_1_plugin_offers_a_rerun_that_sees_pytests_own_pythonpath(tmp_path
     ]
     command, *arguments = shlex.split(offered)
     assert command == "pytest", offered
-    rerun = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *arguments],
-        cwd=tmp_path,
-        env=_environment(TESTS),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    rerun = inner_pytest.run(tmp_path, tmp_path, *arguments)
     assert rerun.returncode == 1, rerun.stdout + rerun.stderr
     assert "TURN-2: loopspec replay: " in rerun.stdout, rerun.stdout
     assert "1 failed in" in rerun.stdout, rerun.stdout  # the case alone, no random suite
@@ -276,13 +358,14 @@ def test_PROTO_1_plugin_offers_a_rerun_that_sees_pytests_own_pythonpath(tmp_path
 
 def test_PROTO_1_plugin_reports_a_counterexample_whose_case_cannot_be_saved(
     tmp_path: Path,
+    inner_pytest: InnerPytest,
 ) -> None:
     """PROTO-1: a counterexample whose case cannot be written (`--loopspec-case-dir` below a
     file, a read-only folder) still fails with conform's report, and one line says why no case
     was saved. The suite failed with a traceback through loopspec's frames ending in
     NotADirectoryError, and the counterexample was lost (h3's Frank)."""
     (tmp_path / "notes.txt").write_text("mine\n", encoding="utf-8")
-    done = _pytest(
+    done = inner_pytest(
         tmp_path,
         "plugin_targets:turn_end_with_step_open",
         "--loopspec-impl",
@@ -303,11 +386,12 @@ def test_PROTO_1_plugin_reports_a_counterexample_whose_case_cannot_be_saved(
 
 def test_SAFE_5_plugin_fails_a_raising_target_with_conforms_line_and_its_case(
     tmp_path: Path,
+    inner_pytest: InnerPytest,
 ) -> None:
     """SAFE-5: a target raising in `apply` fails the suite with the one line `loopspec conform`
     prints — where it raised, the command, the replay of the saved case — not with a traceback
     through loopspec's own frames."""
-    done = _pytest(tmp_path, "plugin_targets:raises_at_the_second_reply")
+    done = inner_pytest(tmp_path, "plugin_targets:raises_at_the_second_reply")
     assert done.returncode == 1, done.stdout + done.stderr
     (case,) = (tmp_path / "loopspec-cases").glob("case-PROTO-1-*.json")
     line = (
@@ -322,7 +406,9 @@ def test_SAFE_5_plugin_fails_a_raising_target_with_conforms_line_and_its_case(
     assert "During handling of the above exception" not in done.stdout
 
 
-def test_PROTO_1_plugin_draws_the_programs_of_the_hypothesis_seed_given(tmp_path: Path) -> None:
+def test_PROTO_1_plugin_draws_the_programs_of_the_hypothesis_seed_given(
+    tmp_path: Path, inner_pytest: InnerPytest
+) -> None:
     """PROTO-1: `--hypothesis-seed=N` (Hypothesis's own pytest option) makes the random suite
     draw what `loopspec conform --seed N` draws with the same budget; the suite ran the same
     derandomized programs whatever seed was given (h3's Frank, pinning a CI run's seed)."""
@@ -342,7 +428,7 @@ def test_PROTO_1_plugin_draws_the_programs_of_the_hypothesis_seed_given(tmp_path
     )
     counts = counts_line(seeded).rsplit(", ", 1)[0]  # without the seconds
     assert counts != counts_line(unseeded).rsplit(", ", 1)[0]  # the seed tells something
-    done = _pytest(
+    done = inner_pytest(
         tmp_path,
         "plugin_targets:completion_order_results",
         "--loopspec-impl",
@@ -368,30 +454,30 @@ def test_PROTO_1_plugin_draws_the_programs_of_the_hypothesis_seed_given(tmp_path
     ],
 )
 def test_PROTO_1_plugin_names_its_own_option_when_the_target_is_misnamed(
-    pytester: pytest.Pytester, target: str, says: str
+    inner_pytest: InnerPytest, target: str, says: str
 ) -> None:
     """PROTO-1: a misnamed target stops pytest naming the option the user gave, pytest's
     --loopspec-impl (it said '--impl must be MODULE:FACTORY', an option pytest does not have);
     a file path's hint names pytest's `pythonpath` setting, where a pytest user sets the import
     path (it said 'put ../proj on PYTHONPATH', the CLI's hint)."""
-    _, stderr = _usage_error(pytester, target)
+    _, stderr = _usage_error(inner_pytest, target)
     # A usage error: no rule is broken, so none is named (it said [PROTO-1]).
     assert f"ERROR: loopspec: error: {says}\n" in stderr, stderr
 
 
 def test_PROTO_1_plugin_stops_once_when_the_target_cannot_be_loaded(
-    pytester: pytest.Pytester,
+    inner_pytest: InnerPytest,
 ) -> None:
     """PROTO-1: a target whose module cannot be loaded stops pytest before it collects anything,
     with one line naming the module and where it was looked for. Before, every saved case and
     the random suite failed with that same line (with two cases: three failures, exit 1), and
     the user's own tests ran as if nothing were wrong."""
-    folder = pytester.path
+    folder = inner_pytest.pytester.path
     _write_case(folder / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
     _write_case(folder / "loopspec-cases" / "case-TURN-2-1.json", "TURN-2", _ASKS)
     (folder / "test_mine.py").write_text("def test_mine():\n    pass\n", encoding="utf-8")
     target = "plugin_target:turn_end_with_step_open"
-    out, err = _usage_error(pytester, target, "--loopspec-impl", "-q")
+    out, err = _usage_error(inner_pytest, target, "--loopspec-impl", "-q")
     says = (
         "ERROR: loopspec: error: [PROTO-1] cannot load plugin_target:turn_end_with_step_open: "
         f"No module named 'plugin_target' (looked in the current directory, {folder}, "
@@ -404,24 +490,23 @@ def test_PROTO_1_plugin_stops_once_when_the_target_cannot_be_loaded(
 
 
 def test_PROTO_1_a_factory_that_makes_no_target_fails_each_test_in_one_line_as_documented(
-    pytester: pytest.Pytester,
+    inner_pytest: InnerPytest,
 ) -> None:
     """PROTO-1: a factory that loads but returns no ConformanceTarget is found when a test
     calls it: the loopspec test fails with one line naming what it returned (exit 1), not a
     usage error. The README said "a target written wrongly ... stops pytest before it collects
     anything", which a reader took for this case; it now says which stop at start-up and that
     this one fails each test."""
-    (pytester.path / "conftest.py").write_text(USER_CONFTEST.format(examples=1), "utf-8")
-    (pytester.path / "made_wrong.py").write_text("def factory():\n    return 42\n", "utf-8")
-    profile = settings.get_current_profile_name()
-    try:
-        done = pytester.runpytest_inprocess(
-            "-p", "no:cacheprovider", "-q", "--loopspec-impl=made_wrong:factory"
-        )
-    finally:
-        settings.load_profile(profile)
-    out = done.stdout.str()
-    assert done.ret == pytest.ExitCode.TESTS_FAILED, out
+    (inner_pytest.pytester.path / "conftest.py").write_text(
+        USER_CONFTEST.format(examples=1), "utf-8"
+    )
+    (inner_pytest.pytester.path / "made_wrong.py").write_text(
+        "def factory():\n    return 42\n", "utf-8"
+    )
+    folder = inner_pytest.pytester.path
+    done = inner_pytest.run(folder, folder, "--loopspec-impl=made_wrong:factory")
+    out = done.stdout
+    assert done.returncode == pytest.ExitCode.TESTS_FAILED, out
     said = "the factory returned an int, not a ConformanceTarget"
     error = f"loopspec: error: [PROTO-1] the target failed in its factory: TypeError: {said}"
     # The failure is that one line, once; pytest's summary line may quote it again after its
@@ -437,28 +522,30 @@ def test_PROTO_1_a_factory_that_makes_no_target_fails_each_test_in_one_line_as_d
 
 @pytest.mark.parametrize("option", ["--loopspec-cmd", "--loopspec-impl"])
 def test_PROTO_1_plugin_refuses_an_empty_target_as_conform_does(
-    pytester: pytest.Pytester, option: str
+    inner_pytest: InnerPytest, option: str
 ) -> None:
     """PROTO-1: an empty target (`--loopspec-cmd="$LOOP"`, LOOP unset in CI) collected no
     loopspec test, and pytest ended "no tests ran" (exit 5), naming nothing; conform refuses an
     empty --cmd. Now pytest stops before collecting, saying which option is empty (exit 4)."""
-    _, stderr = _usage_error(pytester, "", option, "-q")
+    _, stderr = _usage_error(inner_pytest, "", option, "-q")
     assert f"ERROR: loopspec: error: {option} is empty: give it the loop to test" in stderr, stderr
     assert f'unset gives an empty one ({option} "$LOOP")\n' in stderr, stderr
 
 
-def test_PROTO_1_plugin_refuses_two_targets_as_conform_does(pytester: pytest.Pytester) -> None:
+def test_PROTO_1_plugin_refuses_two_targets_as_conform_does(inner_pytest: InnerPytest) -> None:
     """PROTO-1: `--loopspec-impl` and `--loopspec-cmd` together name two targets; conform
     refuses `--impl` with `--cmd`, and the plugin silently ran the command, the module never
     loaded (a typo in it unseen). Now pytest stops before collecting, saying so (exit 4)
     in the words of the CLI's errors (`loopspec: error: `, no rule; it lacked that prefix)."""
     target = "plugin_targets:turn_end_with_step_open"
-    _, stderr = _usage_error(pytester, target, "--loopspec-impl", "-q", "--loopspec-cmd=true")
+    _, stderr = _usage_error(inner_pytest, target, "--loopspec-impl", "-q", "--loopspec-cmd=true")
     says = "--loopspec-impl and --loopspec-cmd each name the target: give one"
     assert f"ERROR: loopspec: error: {says}\n" in stderr, stderr
 
 
-def test_SAFE_5_plugin_fails_a_target_leaving_without_bye_in_one_line(tmp_path: Path) -> None:
+def test_SAFE_5_plugin_fails_a_target_leaving_without_bye_in_one_line(
+    tmp_path: Path, inner_pytest: InnerPytest
+) -> None:
     """SAFE-5: a --loopspec-cmd process that conforms and then exits at shutdown without `bye`
     fails the suite with one line saying so (it failed with a traceback through loopspec's
     process target)."""
@@ -466,7 +553,7 @@ def test_SAFE_5_plugin_fails_a_target_leaving_without_bye_in_one_line(tmp_path: 
         [sys.executable, str(TESTS / "misbehaving_target.py"), "nobye", "1000000"]
     )
     # Two programs: what fails is the shutdown after them, whatever the run's length.
-    done = _pytest(tmp_path, misbehaving, "--loopspec-cmd", examples=2)
+    done = inner_pytest(tmp_path, misbehaving, "--loopspec-cmd", examples=2)
     assert done.returncode == 1, done.stdout + done.stderr
     said = "loopspec: error: [PROTO-1] after a conforming run: "
     assert said in done.stdout, done.stdout
@@ -536,6 +623,7 @@ def _write_case(path: Path, rule: str, *commands: dict[str, Any], **members: Any
 
 def test_PROTO_1_SAFE_1_plugin_replays_each_saved_case_first_as_a_test_of_its_own(
     tmp_path: Path,
+    inner_pytest: InnerPytest,
 ) -> None:
     """PROTO-1, SAFE-1: before the random suite, the plugin replays every case file of the case
     directory and of each --loopspec-cases folder as one test named after the file, on the
@@ -546,7 +634,7 @@ def test_PROTO_1_SAFE_1_plugin_replays_each_saved_case_first_as_a_test_of_its_ow
     _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
     _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-1.json", "TURN-2", _ASKS)
     _write_case(tmp_path / "shared" / "newer.json", "TURN-2", _ASKS, version=2)
-    done = _pytest(
+    done = inner_pytest(
         tmp_path,
         "plugin_targets:turn_end_with_step_open",
         "--loopspec-impl",
@@ -584,7 +672,9 @@ def test_PROTO_1_SAFE_1_plugin_replays_each_saved_case_first_as_a_test_of_its_ow
     assert says in newer, newer
 
 
-def test_PROTO_1_plugin_runs_one_saved_case_by_its_file_or_node_id(tmp_path: Path) -> None:
+def test_PROTO_1_plugin_runs_one_saved_case_by_its_file_or_node_id(
+    tmp_path: Path, inner_pytest: InnerPytest
+) -> None:
     """PROTO-1: a saved case's test id starts with the case file's path, and naming the file,
     or the id pytest printed, runs that case alone (no other case, no random suite). Before,
     the ids began `loopspec/saved_cases.py::`, a file in site-packages, so a user could select
@@ -595,12 +685,12 @@ def test_PROTO_1_plugin_runs_one_saved_case_by_its_file_or_node_id(tmp_path: Pat
     _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-1.json", "TURN-2", _ASKS)
     _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-2.json", "TURN-2", _ASKS, _ANSWERS)
     target = "plugin_targets:turn_end_with_step_open"
-    done = _pytest(tmp_path, target, "--loopspec-impl", 1, "-vv", "-k", "saved_case")
+    done = inner_pytest(tmp_path, target, "--loopspec-impl", 1, "-vv", "-k", "saved_case")
     failing = "loopspec-cases/case-TURN-2-0.json::test_saved_case_replays[case-TURN-2-0.json]"
     assert f"{failing} FAILED" in done.stdout, done.stdout
     assert f"FAILED {failing}" in done.stdout, done.stdout  # the summary line, to copy
     passing = "loopspec-cases/case-TURN-2-1.json"
-    done = _pytest(tmp_path, target, "--loopspec-impl", 1, "-vv", failing, passing)
+    done = inner_pytest(tmp_path, target, "--loopspec-impl", 1, "-vv", failing, passing)
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"{failing} FAILED" in done.stdout, done.stdout
     assert f"{passing}::test_saved_case_replays[case-TURN-2-1.json] PASSED" in done.stdout
@@ -610,6 +700,7 @@ def test_PROTO_1_plugin_runs_one_saved_case_by_its_file_or_node_id(tmp_path: Pat
 
 def test_PROTO_1_plugin_skips_a_saved_case_needing_what_the_target_does_not_declare(
     tmp_path: Path,
+    inner_pytest: InnerPytest,
 ) -> None:
     """PROTO-1: a saved case with a command the target does not declare (an abort, for a loop
     without `abort`) is skipped saying so: conform never sends that loop such a program, so the
@@ -620,7 +711,7 @@ def test_PROTO_1_plugin_skips_a_saved_case_needing_what_the_target_does_not_decl
     _write_case(tmp_path / "loopspec-cases" / "case-EXE-4-0.json", "EXE-4", _ASKS)
     abort = {"kind": "Abort", "cause": "user"}
     _write_case(tmp_path / "elsewhere" / "aborts.json", "EXE-4", _ASKS, abort)
-    done = _pytest(
+    done = inner_pytest(
         tmp_path,
         "plugin_targets:declares_nothing",
         "--loopspec-impl",
@@ -646,6 +737,7 @@ def test_PROTO_1_plugin_skips_a_saved_case_needing_what_the_target_does_not_decl
 
 def test_PROTO_1_plugin_names_no_rule_for_a_case_its_own_profile_cannot_describe(
     tmp_path: Path,
+    inner_pytest: InnerPytest,
 ) -> None:
     """PROTO-1: a case recorded with the claude-code profile that holds a crash (which that
     profile's implementation never receives) fails as `replay` refuses it: one line naming the
@@ -656,7 +748,7 @@ def test_PROTO_1_plugin_names_no_rule_for_a_case_its_own_profile_cannot_describe
         tmp_path / "loopspec-cases" / "c.json", "REC-1", _ASKS, crash, profile="claude-code"
     )
     target = "loopspec.properties.conformance.target:ModelTarget"
-    done = _pytest(tmp_path, target, "--loopspec-impl", 1, "-k", "saved_case")
+    done = inner_pytest(tmp_path, target, "--loopspec-impl", 1, "-k", "saved_case")
     assert done.returncode == 1, done.stdout + done.stderr
     failed = next(line for line in done.stdout.splitlines() if "loopspec: error:" in line)
     assert "needs the capability crash-repair" in failed, done.stdout
@@ -667,6 +759,7 @@ def test_PROTO_1_plugin_names_no_rule_for_a_case_its_own_profile_cannot_describe
 
 def test_SAFE_5_plugin_replays_saved_cases_on_one_process_and_names_its_failed_shutdown(
     tmp_path: Path,
+    inner_pytest: InnerPytest,
 ) -> None:
     """SAFE-5: the saved cases share one --loopspec-cmd process, reset between them as conform's
     programs are (the adapter writes a line per start), and a process that leaves without `bye`
@@ -677,7 +770,7 @@ def test_SAFE_5_plugin_replays_saved_cases_on_one_process_and_names_its_failed_s
     adapter = tmp_path / "counting.sh"
     target = shlex.join([sys.executable, str(TESTS / "misbehaving_target.py"), "nobye", "1000000"])
     adapter.write_text(f"echo started >> {shlex.quote(str(starts))}\nexec {target}\n")
-    done = _pytest(
+    done = inner_pytest(
         tmp_path, shlex.join(["sh", str(adapter)]), "--loopspec-cmd", 1, "-k", "saved_case"
     )
     out = done.stdout
@@ -695,15 +788,15 @@ def test_SAFE_5_plugin_replays_saved_cases_on_one_process_and_names_its_failed_s
     [("missing", "no such file or directory"), ("empty", "a directory without case files")],
 )
 def test_PROTO_1_plugin_refuses_a_cases_folder_that_holds_no_case(
-    pytester: pytest.Pytester, named: str, says: str
+    inner_pytest: InnerPytest, named: str, says: str
 ) -> None:
     """PROTO-1: --loopspec-cases naming a folder that does not exist or holds no *.json stops
     pytest with one line (as `loopspec replay DIR` exits 2): a mistyped folder would otherwise
     pass for a regression suite without a failure. The default case folder may be missing.
     The line reads as the CLI's errors do (it lacked `loopspec: error: `); no rule is named."""
-    (pytester.path / "empty").mkdir()
+    (inner_pytest.pytester.path / "empty").mkdir()
     _, stderr = _usage_error(
-        pytester, "plugin_targets:turn_end_with_step_open", "--loopspec-impl",
+        inner_pytest, "plugin_targets:turn_end_with_step_open", "--loopspec-impl",
         f"--loopspec-cases={named}",
     )  # fmt: skip
     assert f"ERROR: loopspec: error: --loopspec-cases {named}: {says}" in stderr, stderr
@@ -711,14 +804,14 @@ def test_PROTO_1_plugin_refuses_a_cases_folder_that_holds_no_case(
 
 
 def test_PROTO_1_plugin_names_the_renamed_case_of_a_folder_it_refuses(
-    pytester: pytest.Pytester,
+    inner_pytest: InnerPytest,
 ) -> None:
     """PROTO-1: a folder holding only `x.json.txt` (an attachment as a mail client saves it) is
     refused naming that file, as `loopspec replay DIR` names it; `X.JSON` would be read."""
-    (pytester.path / "sent").mkdir()
-    (pytester.path / "sent" / "x.json.txt").write_text("{}", encoding="utf-8")
+    (inner_pytest.pytester.path / "sent").mkdir()
+    (inner_pytest.pytester.path / "sent" / "x.json.txt").write_text("{}", encoding="utf-8")
     _, stderr = _usage_error(
-        pytester, "plugin_targets:turn_end_with_step_open", "--loopspec-impl",
+        inner_pytest, "plugin_targets:turn_end_with_step_open", "--loopspec-impl",
         "--loopspec-cases=sent",
     )  # fmt: skip
     assert stderr.count("x.json.txt") == 1, stderr
@@ -729,7 +822,7 @@ def test_PROTO_1_plugin_names_the_renamed_case_of_a_folder_it_refuses(
 
 
 def test_PROTO_1_plugin_reports_a_renamed_case_beside_real_ones_as_skipped(
-    pytester: pytest.Pytester,
+    inner_pytest: InnerPytest,
 ) -> None:
     """PROTO-1: a case folder holding cases and `x.json.txt` (an attachment as a mail client
     saves it) replayed the cases and passed over the renamed one in silence, where `loopspec
@@ -737,20 +830,21 @@ def test_PROTO_1_plugin_reports_a_renamed_case_beside_real_ones_as_skipped(
     the case folder or a --loopspec-cases one, is a skipped test now, its reason the line replay
     writes; `-k "not saved_case"` leaves it out with the cases. Run in this process: it replays
     two one-command cases and draws nothing."""
-    folder, sent = pytester.path / "loopspec-cases", pytester.path / "sent"
+    folder, sent = (
+        inner_pytest.pytester.path / "loopspec-cases",
+        inner_pytest.pytester.path / "sent",
+    )
     for case in (folder / "a.json", folder / "x.json.txt", sent / "b.json", sent / "y.json.bak"):
         _write_case(case, "TURN-2", _ASKS)
-    (pytester.path / "conftest.py").write_text(USER_CONFTEST.format(examples=1), "utf-8")
-    profile = settings.get_current_profile_name()
-    try:
-        done = pytester.runpytest_inprocess(
-            "-p", "no:cacheprovider", "-rs", "-k", "saved_case", "--loopspec-cases=sent",
-            "--loopspec-impl=plugin_targets:turn_end_with_step_open",
-        )  # fmt: skip
-    finally:
-        settings.load_profile(profile)
-    out = done.stdout.str()
-    done.assert_outcomes(passed=2, skipped=2, deselected=1)
+    (inner_pytest.pytester.path / "conftest.py").write_text(
+        USER_CONFTEST.format(examples=1), "utf-8"
+    )
+    done = inner_pytest.run(
+        folder.parent, folder.parent, "-rs", "-k", "saved_case", "--loopspec-cases=sent",
+        "--loopspec-impl=plugin_targets:turn_end_with_step_open",
+    )  # fmt: skip
+    out = done.stdout
+    assert "\n2 passed, 2 skipped, 1 deselected in " in out, out
     for folder_name, name in (("loopspec-cases", "x.json.txt"), ("sent", "y.json.bak")):
         assert (
             f"SKIPPED [1] {folder_name}/{name}: loopspec: {folder_name}: 1 file named like a case "
