@@ -1440,8 +1440,8 @@ def denied_call_never_succeeds(prefix: Prefix, fact: Fact) -> Sequence[Violation
 )
 def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """An approval request names a call its step recorded and shows its recorded (effective)
-    input; each is answered once; a call a hook asked about succeeds only after an allowed-once
-    answer."""
+    input; each is answered once, and an answer answers a pending request; a call a hook asked
+    about succeeds only after an allowed-once answer."""
     # The three cases are of three types: at most one applies.
     if fact.type == "approval/asked" and fact.call_id is not None:
         record = prefix.call_records.get(fact.call_id)
