@@ -1095,3 +1095,29 @@ def test_DEC_2_check_acp_recording_blames_options_that_allow_and_refuse_under_on
     asked["params"]["options"][1]["kind"] = "allow_always"
     code, log = _check(tmp_path, [_prompt(1), _card("call_1", {"command": "ls"}), asked], capsys)
     assert (code, log["violations"]) == (0, [])
+
+
+def test_ACP_1_check_acp_recording_blames_a_terminal_no_create_made_and_a_second_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """For an editor that declared terminals, a card showing a terminal id no terminal/create
+    answered (the editor has no such terminal to show) is ACP-1 at the card; under Zed's
+    `_meta.terminal_output` the agent names its own terminals, and is not blamed. A prompt
+    answered twice is ACP-1 at the second answer, naming the first and the prompt; a new
+    prompt under an id answered before is answered once."""
+    run = _terminal_run("touch original.txt")
+    run[4]["params"]["update"]["content"][0]["terminalId"] = "term_9"
+    code, log = _check(tmp_path, [_initialize({"terminal": True}), *run], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 6)])
+    assert log["violations"][0]["message"].startswith(
+        'call_1\'s card shows the terminal "term_9", which no terminal/create answered'
+    )
+    streamed = _initialize({"terminal": True, "_meta": {"terminal_output": True}})
+    code, log = _check(tmp_path, [streamed, *run], capsys)
+    assert (code, log["violations"]) == (0, [])
+    twice = [_prompt(1), _stop(1, "end_turn"), _stop(1, "end_turn")]
+    code, log = _check(tmp_path, twice, capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 3)])
+    assert log["violations"][0]["event_lines"] == [3, 2, 1]
+    code, log = _check(tmp_path, [*twice[:2], _prompt(1), _stop(1, "end_turn")], capsys)
+    assert (code, log["violations"]) == (0, [])

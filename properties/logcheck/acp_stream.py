@@ -19,7 +19,9 @@ checkable, with why):
   did not declare it serves is ACP-1's too.
 - ACP-2, in part: a card showing a terminal, or a `terminal/create`, while the editor's
   `initialize` declared no terminal (nor, for a card, Zed's `_meta.terminal_output`, whose
-  terminal the agent streams itself).
+  terminal the agent streams itself). A card showing a terminal no `terminal/create` answered,
+  for an editor that declared terminals (and not that extension), and a prompt answered twice,
+  are ACP-1's.
 - RW-1, in part: a call ends (its card gets `completed` or `failed`) while its card shows another
   `rawInput` than the one its permission request approved (the editor showed one input and asked
   approval for another, so one of them is not what ran), or, on a card whose `rawInput` holds a
@@ -268,8 +270,11 @@ class _Recording:
         # Permission requests awaiting the editor's answer: request id -> the card's key, the
         # ids of the request's options that allow, and the kind of each that refuses.
         self.asking: dict[str, tuple[tuple[str, str], set[str], dict[str, str]]] = {}
-        # Prompts awaiting their answer: request id -> session.
+        # Prompts awaiting their answer: request id -> session; and the line of each prompt,
+        # with the line of its answer once answered.
         self.prompts: dict[str, str] = {}
+        self.prompt_lines: dict[str, int] = {}
+        self.prompt_answers: dict[str, int] = {}
         # `terminal/create` requests awaiting their answer: request id -> the command and the
         # line (None for a command split into `args` otherwise than as a shell's `-c` line,
         # which a card's command cannot be held to).
@@ -329,6 +334,8 @@ class _Recording:
         if method == "session/prompt" and isinstance(params, dict):
             session = str(params.get("sessionId"))
             self.prompts[_request_key(message.get("id"))] = session
+            self.prompt_lines[_request_key(message.get("id"))] = line
+            self.prompt_answers.pop(_request_key(message.get("id")), None)  # an id used anew
             self.turn_cards[session] = []
             self.unowned = [write for write in self.unowned if write.session != session]
             return []
@@ -363,6 +370,23 @@ class _Recording:
             self.creating[_request_key(message.get("id"))] = plain
             self.creating_lines[_request_key(message.get("id"))] = line
         return found
+
+    def _uncreated(self, call: str, terminal: str, line: int) -> list[Violation]:
+        """ACP-1 for a card showing a terminal no `terminal/create` made, when the editor
+        declared terminals and not Zed's `_meta.terminal_output` (under which the agent runs
+        the terminal itself and names it as it likes): the editor has no such terminal."""
+        if self.client is None or self.client.get("terminal") is not True:
+            return []
+        extension = self.client.get("_meta")
+        if isinstance(extension, dict) and extension.get("terminal_output") is True:
+            return []
+        if terminal in self.terminals:
+            return []
+        message = (
+            f"{call}'s card shows the terminal {json_dumps(terminal)}, which no terminal/create "
+            "answered: an editor shows only a terminal it created"
+        )
+        return [Violation("ACP-1", line, message)]
 
     def _relative(self, path: object, what: str, line: int) -> list[Violation]:
         return [] if self.relative_cwd else _relative_path(path, what, line)
@@ -496,6 +520,7 @@ class _Recording:
         for item in update.get("content") or ():
             if item["type"] == "terminal":
                 card.terminal = (str(item["terminalId"]), line)
+                found.extend(self._uncreated(key[1], card.terminal[0], line))
         status = update.get("status", "pending" if kind == "tool_call" else card.status)
         card.status = status
         if status in FINAL_STATUSES and not card.final:
@@ -824,8 +849,16 @@ class _Recording:
             self.terminals[terminal] = self.creating.pop(request)
             self.terminal_lines[terminal] = self.creating_lines.pop(request)
             return []
+        if "stopReason" in result and request in self.prompt_answers:
+            asked, answered = self.prompt_lines[request], self.prompt_answers[request]
+            message = (
+                f"the session/prompt at line {asked} is answered again, after its answer at "
+                f"line {answered}: a JSON-RPC request is answered once"
+            )
+            return [Violation("ACP-1", line, message, (line, answered, asked))]
         if "stopReason" in result and request in self.prompts:
             session = self.prompts.pop(request)
+            self.prompt_answers[request] = line
             found = _prompt_answer(result, line)
             open_cards = [
                 (key, self.cards[key])
