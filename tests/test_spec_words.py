@@ -415,3 +415,21 @@ def test_DEC_2_a_cancel_by_the_user_and_by_an_abort_end_a_call_as_dec_2_says(
     assert (result.get("error", {}).get("code") == "ABORTED_BEFORE_DISPATCH") == aborted
     rule = " ".join(spec_text().split("### DEC-2 ")[1].split("**Why.**")[0].split())
     assert "(a request an abort cancels ends its call `ABORTED_BEFORE_DISPATCH`, ABORT-3)" in rule
+
+
+@pytest.mark.parametrize(
+    ("rule", "unlogged"),
+    [("RW-1", "in presentation, and those the body ran with"), ("TURN-1", "(`SubmitUser`")],
+)
+def test_MODEL_1_a_rule_check_judges_that_speaks_of_what_no_log_records_is_held_in_part(
+    rule: str, unlogged: str
+) -> None:
+    """A rule check judges whose words speak of what no log records (a card, the input a body
+    ran with, a command the user sent) is one check holds only in part, and section 2 lists it
+    so (RW-1 and TURN-1 were missing)."""
+    words = " ".join(spec_text().split(f"### {rule} ")[1].split("**Why.**")[0].split())
+    assert unlogged in words
+    assert rule in log_checked_rules(spec_text())
+    found = re.search(r"only part of its rule \(([^)]*)\)", " ".join(_section(2).split()))
+    assert found is not None
+    assert rule in found[1].split(", ")
