@@ -656,7 +656,10 @@ def test_DEC_2_check_acp_recording_blames_a_call_that_ran_after_its_permission_w
     code, log = _check(tmp_path, [*_refused(), *ended], capsys)
     assert (code, _rules(log)) == (1, [("DEC-2", 5)])
     assert log["violations"][0]["event_lines"] == [5, 4]
-    assert "answered reject_once (line 4)" in log["violations"][0]["message"]
+    assert (
+        'answered with "reject", an option of kind reject_once (line 4)'
+        in (log["violations"][0]["message"])
+    )
     cancelled = {"jsonrpc": "2.0", "id": 0, "result": {"outcome": {"outcome": "cancelled"}}}
     code, log = _check(tmp_path, [*_refused()[:3], cancelled, *ended], capsys)
     assert (code, _rules(log)) == (1, [("DEC-2", 5)])

@@ -837,7 +837,15 @@ class _Recording:
             elif isinstance(outcome, dict) and outcome.get("outcome") == _CANCELLED:
                 card.refused = (_CANCELLED, line)
             elif isinstance(chosen, str) and chosen in refusing:
-                card.refused = (refusing[chosen], line)
+                # The option as the bridge named it too: an id that reads as an allow, under a
+                # refusing kind, is the bridge's own mistake to find.
+                kind = refusing[chosen]
+                said = (
+                    kind
+                    if chosen == kind
+                    else f"with {json_dumps(chosen)}, an option of kind {kind}"
+                )
+                card.refused = (said, line)
             return []
         if "content" in result and request in self.reading:
             session, path = self.reading.pop(request)
