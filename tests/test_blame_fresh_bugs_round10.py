@@ -32,11 +32,14 @@ that must show it are played:
 - a result citing its reply's seq: named right (ORD-2), the seq cited given alone; the words
   now say it is the reply's;
 - a repair result of the right code with its text cut short: named right (REC-1), in words
-  saying repair answers with that code, which it did; they now give the words due.
+  saying repair answers with that code, which it did; they now give the words due;
+- a failed bash result shown as its raw content: named ACP-2 (a client without terminals);
+  now VIEW-2, saying a failed body's result is the terminal's output too.
 """
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 import attrs
@@ -52,7 +55,7 @@ from fresh_bugs import (
     swept,
 )
 
-from loopspec.model import dispatch, handlers, records, repair, rewrite
+from loopspec.model import dispatch, handlers, presenters, records, repair, rewrite
 from loopspec.model.commands import (
     FINISH_CANCELLED,
     Abort,
@@ -65,6 +68,7 @@ from loopspec.model.commands import (
     Pass,
     Recover,
     SubmitUser,
+    ToolFailed,
     ToolFinishes,
     ToolSucceeded,
 )
@@ -529,4 +533,34 @@ def test_REC_1_a_repair_in_other_words_says_its_code_is_right() -> None:
         ),
         "the target's crash repair answers it with the TOOL_OUTCOME_UNKNOWN error it is, but not "
         "as SPEC.md section 9 words it",
+    )
+
+
+def _no_terminal_for_an_error(arguments: Any, result: Any) -> Any:
+    return None if result.is_error else presenters.RESULT_PRESENTERS["bash"](arguments, result)
+
+
+def test_VIEW_2_a_failed_bash_result_shown_raw_is_named_VIEW_2() -> None:
+    """VIEW-2: a failed body's result on a terminal card is its terminal output too (where
+    ACP-2 was named, sending the reader to client capabilities: a success showed fenced)."""
+    assert_found(
+        (
+            "a failed bash result shown raw",
+            planted(
+                presenters,
+                "RESULT_PRESENTERS",
+                MappingProxyType(
+                    {**presenters.RESULT_PRESENTERS, "bash": _no_terminal_for_an_error}
+                ),
+                "The model, except that a failed bash result is shown as its raw content.",
+            ),
+            LoopConfig(tools=(BASH,)),
+            (
+                SubmitUser("list the files"),
+                calls("c1", "bash", '{"command":"ls"}'),
+                ToolFinishes("c1", ToolFailed("no such directory")),
+            ),
+            "VIEW-2",
+        ),
+        "the update shows the failed result's raw content",
     )

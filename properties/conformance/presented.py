@@ -973,6 +973,15 @@ def _result_rule(
                 "fenced console output: a result is shown with the card of the call it answers, "
                 "the latest tool/call with its id (ids are unique within a reply only, EXE-1)"
             )
+        if theirs.get("content") == _raw_items(call_id, history) and mine.get("status") == "failed":
+            # Raw content for a failed body alone: the result view is what drops the terminal
+            # (a loop rendering no terminal for an error), not a client's capabilities.
+            return "VIEW-2", (
+                f"{named}: the update shows the failed result's raw content, where a terminal "
+                "call's result is its terminal output whether its body succeeded or failed (the "
+                "error's text is that output), fenced console text for a client without "
+                "terminals (SPEC.md section 12)"
+            )
         return "ACP-2", f"{named}: a client without terminals gets the output as fenced console"
     if _title_differs_in_its_path(mine, theirs):
         return "VIEW-4", f"{named}: {_title_path_why(mine, theirs)}"
