@@ -31,6 +31,7 @@ from loopspec.model.messages import ContentBlock, ReasoningBlock, TextBlock, Too
 from loopspec.model.state import HookVote
 from loopspec.model.wording import INVALID_INPUT, NOT_AN_OBJECT
 from loopspec.properties.cli.main import main
+from loopspec.properties.conformance import process_target
 from loopspec.properties.conformance.command_codec import (
     command_from_json,
     command_to_json,
@@ -458,6 +459,54 @@ def test_PROTO_1_an_answer_left_in_a_stdout_buffer_is_named_so(
     said = capsys.readouterr().err
     assert "no answer to reset within 1 s (to wait longer: --answer-timeout S)" in said
     assert "next message" not in said
+
+
+def test_PROTO_1_an_answer_written_without_its_newline_is_named_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a Python loop answering with sys.stdout.write(json.dumps(answer)), flushed, and
+    no newline, waits for the next message while loopspec waits for the end of the line: it was
+    told to flush, which it did, or to wait longer. It is told its answer has no newline, and
+    shown what it wrote."""
+    ready = json.dumps({"type": "ready", "implementation": "x", "capabilities": []})
+    code = f"import sys; sys.stdin.readline(); sys.stdout.write({ready!r}); sys.stdout.flush(); "
+    command = shlex.join(_python(code + "sys.stdin.readline()"))
+    cases = str(tmp_path / "cases")
+    assert main(["conform", "--cmd", command, "--answer-timeout", "1", "--case-dir", cases]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.endswith(
+        f"no answer to reset within 1 s, and it waits to read more input, its answer begun and "
+        f"not ended: it wrote {ready} and no newline after it; end each answer with one (Python: "
+        "print(...) ends its line, sys.stdout.write(...) does not; Node: "
+        "process.stdout.write(JSON.stringify(answer) + '\\n'))"
+    ), first
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        pytest.param("'x' * 150 + '\\n'", id="ended"),
+        pytest.param("'x' * 150", id="never ended"),
+    ],
+)
+def test_SAFE_4_an_answer_longer_than_the_bound_is_refused_in_pieces_or_whole(
+    written: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SAFE-4: an answer line is read up to `MAX_LINE_BYTES` and a byte more, then refused,
+    when the target writes it a byte at a time, with its newline or without, the process then
+    ending."""
+    monkeypatch.setattr(process_target, "MAX_LINE_BYTES", 100)
+    code = (
+        "import sys; sys.stdin.readline(); "
+        f"[sys.stdout.write(c) and sys.stdout.flush() for c in {written}]"
+    )
+    target = ProcessTarget(_python(code))
+    with pytest.raises(ProcessTargetError) as caught:
+        target.reset(LoopConfig())
+    target.close()
+    first, offending, *_ = str(caught.value).splitlines()
+    assert first.endswith("the answer to reset is longer than 100 bytes"), first
+    assert offending == f"offending line: {'x' * 101}"
 
 
 def test_PROTO_1_a_loop_reading_its_input_to_the_end_before_answering_is_told_so(

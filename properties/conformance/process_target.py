@@ -87,6 +87,8 @@ QUICK_FLOOR: Final = 0.5
 """Inside `ProcessTarget.quick_answers`, an answer is awaited `QUICK_MULTIPLE` times the slowest
 answer of its type so far, at least `QUICK_FLOOR` seconds (and never longer than the timeout)."""
 LINES_BUFFERED: Final = 64
+READ_BYTES: Final = 1 << 16
+"""The most a target's output is read at once."""
 """Lines read ahead of the conversation; a target that floods output then waits to write."""
 SHEBANG_BYTES: Final = 256
 """How much of a script's `#!` line the system reads (Linux), and so do start errors' words."""
@@ -1060,6 +1062,7 @@ def _answer_json(raw: bytes) -> Any:
     return _ANSWER_DECODER.decode(text)
 
 
+UNENDED = ", and it waits to read more input, its answer begun and not ended"
 # Both leave a process blocked reading its input, its stdout empty: from outside they are one.
 UNFLUSHED = (
     ", and it waits to read more input: either its answer sits unwritten in its stdout buffer "
@@ -1238,6 +1241,7 @@ class _Process:
         )
         _RUNNING.add(self)
         self.lines: queue.Queue[bytes | None] = queue.Queue(maxsize=LINES_BUFFERED)
+        self.unended = b""  # the start of a line written and not ended yet (`_lines_of`)
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
         self._headline = self._line_start = b""
@@ -1254,11 +1258,35 @@ class _Process:
 
     def _read_lines(self, stream: IO[bytes]) -> None:
         with contextlib.suppress(ValueError, OSError):  # the stream was closed under us
-            while line := stream.readline(MAX_LINE_BYTES + 1):
+            for line in self._lines_of(stream.fileno()):
                 self.lines.put(line)
                 if len(line) > MAX_LINE_BYTES:
                     break  # the conversation fails on this line; reading on is pointless
         self.lines.put(None)  # end of output: the process closed stdout or died
+
+    def _lines_of(self, fd: int) -> Iterator[bytes]:
+        """The lines the process writes on `fd`, each with its newline (the last one may have
+        none), one longer than `MAX_LINE_BYTES` cut after a byte more. Read as the system hands
+        them over, not by `readline`, so that the start of a line not ended yet is seen
+        (`unended`): an answer written without its newline, the loop waiting for the next
+        message."""
+        parts: list[bytes] = []
+        size = 0
+        while chunk := os.read(fd, READ_BYTES):
+            *ended, rest = chunk.split(b"\n")
+            for end in ended:
+                # Cut as `readline(MAX_LINE_BYTES + 1)` would (a whole line is not copied).
+                yield b"".join([*parts, end, b"\n"])[: MAX_LINE_BYTES + 1]
+                parts, size = [], 0
+            if rest:
+                parts.append(rest)
+                size += len(rest)
+            self.unended = parts[0][:LINE_EXCERPT] if parts else b""
+            if size > MAX_LINE_BYTES:
+                yield b"".join(parts)[: MAX_LINE_BYTES + 1]
+                return
+        if parts:
+            yield b"".join(parts)
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
         # os.read returns whatever is there, so the tail is current even mid-line.
@@ -1696,7 +1724,16 @@ class ProcessTarget:
                 # A thread that died says why no answer came: the thread still reading the
                 # input (a Rust loop's main, handing lines to a worker) would look unflushed.
                 died = _thread_died(process.stderr_tail())
-                unflushed = UNFLUSHED if not died and _reads_its_input(process.popen) else ""
+                waits = not died and _reads_its_input(process.popen)
+                if waits and process.unended:
+                    self._fail(
+                        f"no answer to {what} within {timeout:g} s{UNENDED}: it wrote "
+                        f"{_excerpt(process.unended)} and no newline after it; end each answer "
+                        "with one (Python: print(...) ends its line, sys.stdout.write(...) does "
+                        "not; Node: process.stdout.write(JSON.stringify(answer) + '\\n'))",
+                        grace=0.0,
+                    )
+                unflushed = UNFLUSHED if waits else ""
                 self._fail(f"no answer to {what} within {timeout:g} s{unflushed}{died}", grace=0.0)
             # It exited as the timeout struck (a child it left may hold its stdout): not a
             # hang. Its exit code and the last of its stderr say why it stopped.

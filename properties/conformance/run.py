@@ -77,6 +77,7 @@ from loopspec.properties.conformance.json_values import lone_surrogates_escaped
 from loopspec.properties.conformance.process_target import (
     DEFAULT_TIMEOUT,
     THREAD_DIED,
+    UNENDED,
     UNFLUSHED,
     ProcessTarget,
     ProcessTargetError,
@@ -1354,7 +1355,7 @@ def with_wait_hint(text: str, option: str) -> str:
     breakages are compared on that message, and a saved case holds it for either reader. A
     target found waiting for its next message, its answer unflushed, gets none: waiting longer
     would not help it."""
-    if UNFLUSHED in text or THREAD_DIED in text:
+    if UNFLUSHED in text or UNENDED in text or THREAD_DIED in text:
         return text
     return _NO_ANSWER.sub(lambda said: f"{said[0]} (to wait longer: {option} S)", text, count=1)
 
