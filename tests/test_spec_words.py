@@ -27,7 +27,9 @@ from loopspec.model.commands import (
     SubmitUser,
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec, matcher_problem
+from loopspec.model.derive import derive_messages, surface_nodes
 from loopspec.model.messages import ToolCallBlock
+from loopspec.model.wire import event_from_wire
 from loopspec.model.wording import ERROR_PREFIX, NOT_STARTED
 from loopspec.properties.cli.spec_example import no_example_line
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
@@ -433,3 +435,17 @@ def test_MODEL_1_a_rule_check_judges_that_speaks_of_what_no_log_records_is_held_
     found = re.search(r"only part of its rule \(([^)]*)\)", " ".join(_section(2).split()))
     assert found is not None
     assert rule in found[1].split(", ")
+
+
+def test_HIST_1_an_empty_reply_stays_on_the_surface_and_out_of_the_history() -> None:
+    """HIST-1: a max-tokens reply with nothing left is an empty assistant/message, a surface
+    node the derived history leaves out (its words said it 'projects to nothing', a projection's
+    word, HIST-2's)."""
+    config = LoopConfig(tools=(ToolSpec("bash", required_keys=("command",)),))
+    call = ToolCallBlock("c1", "bash", '{"command": "ls"}')
+    rows = model_rows(config, (SubmitUser("hi"), ModelReplies((call,), finish="max-tokens")))
+    events = [event_from_wire(row) for row in rows]
+    assert [node.seq for node in surface_nodes(events)] == [2, 3]
+    assert len(derive_messages(events)) == 1
+    rule = " ".join(spec_text().split("### HIST-1 ")[1].split("**Why.**")[0].split())
+    assert "stays a surface node but is left out of the history" in rule
