@@ -63,6 +63,7 @@ from loopspec.model.commands import (
     Ask,
     Command,
     Crash,
+    Deny,
     HookAnswers,
     ModelReplies,
     Pass,
@@ -318,31 +319,43 @@ class CancelsWithTheResult(ModelTarget):
         return renumbered(observed, events)
 
 
-CANCELLED_LATE: FreshBug = (
-    "a cancelled approval written with its call's result",
-    CancelsWithTheResult,
-    GATED_READS,
-    (
-        SubmitUser("read both"),
-        ModelReplies(
-            (
-                *calls("c1", "read", '{"file_path":"a.txt"}').blocks,
-                *calls("c2", "read", '{"file_path":"b.txt"}').blocks,
-            )
+def _reads(*call_ids: str) -> ModelReplies:
+    """A reply reading one file per call id."""
+    return ModelReplies(
+        tuple(
+            block for c in call_ids for block in calls(c, "read", f'{{"file_path":"{c}"}}').blocks
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        (SubmitUser("read"), _reads("c1", "c2"), HookAnswers(Pass()), HookAnswers(Ask("ok?"))),
+        # A denied call before them is answered already: the call running is the one to settle.
+        (
+            SubmitUser("read"),
+            _reads("c0", "c1", "c2"),
+            HookAnswers(Deny("")),
+            HookAnswers(Pass()),
+            HookAnswers(Ask("ok?")),
         ),
-        HookAnswers(Pass()),
-        HookAnswers(Ask("check")),
-        Abort("user"),
-    ),
-    "ABORT-3",
+    ],
+    ids=["behind a running call", "behind a denied and a running call"],
 )
-
-
-def test_ABORT_3_a_cancelled_approval_written_with_its_result_is_named_ABORT_3() -> None:
+def test_ABORT_3_a_cancelled_approval_written_with_its_result_is_named_ABORT_3(
+    program: tuple[Command, ...],
+) -> None:
     """ABORT-3: the probe shows the answer written once the earlier call settles (where
     ABORT-1 was named, in words saying an abort answers pending approvals: the loop did)."""
     assert_found(
-        CANCELLED_LATE,
+        (
+            "a cancelled approval written with its call's result",
+            CancelsWithTheResult,
+            GATED_READS,
+            (*program, Abort("user")),
+            "ABORT-3",
+        ),
         "the target writes it once call c1's result commits",
         "an abort's cancelled approval is written when the abort lands",
     )

@@ -2453,7 +2453,13 @@ def _cancelled_later(
     cancelled approval `want` it did not write when the abort landed; None when there is none,
     or the target writes it then neither."""
     call_id = str(_data(want).get("id", "")).removeprefix(APPROVAL_ID.format(call_id=""))
-    earlier = _earlier_unanswered(call_id, history)
+    step = _calls_step(call_id, history)
+    answered = {_call_id_of(e) for e in step if e.get("type") == "tool/result"}
+    earlier = [
+        e
+        for e in _earlier_unanswered(call_id, history)  # (as the call was recorded)
+        if _call_id_of(e) not in answered
+    ]
     if probe is None or config is None or not earlier:
         return None
     first = str(_call_id_of(earlier[0]))
