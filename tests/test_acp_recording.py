@@ -947,6 +947,13 @@ def test_RW_1_check_acp_recording_blames_an_edit_whose_old_text_the_file_did_not
     before = [_prompt(1), *_read_file(2, "x = 3\n"), card, *written, *ended]
     code, log = _check(tmp_path, before, capsys)
     assert (code, log["violations"]) == (0, [])
+    fresher = copy.deepcopy(card)
+    fresher["params"]["update"]["sessionUpdate"] = "tool_call_update"
+    fresher["params"]["update"]["content"][0]["oldText"] = "x = 3"
+    fresher["params"]["update"]["status"] = "in_progress"
+    read = _read_file(2, "x = 3\ny = 1\n")
+    code, log = _check(tmp_path, [_prompt(1), card, fresher, *read, *written, *ended], capsys)
+    assert (code, log["violations"]) == (0, [])
 
 
 def test_RW_1_check_acp_recording_blames_an_edit_ending_with_another_change_than_shown(

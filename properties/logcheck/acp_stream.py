@@ -154,7 +154,6 @@ class _Card:
         "ended_line",
         "ended_status",
         "final",
-        "first_old",
         "first_write",
         "held",
         "old_texts",
@@ -164,6 +163,7 @@ class _Card:
         "requested_only",
         "reshown",
         "shown_line",
+        "shown_old",
         "status",
         "terminal",
         "unread",
@@ -210,10 +210,11 @@ class _Card:
         # The path and line of the first write found to be its own.
         self.first_write: tuple[str, int] | None = None
         # Each `diff` item's oldText (None: a new file), as `diffs` holds its newText; and per
-        # path, the first oldText a message showed with the line (the change the editor showed
-        # before the call ran), when that message showed one diff of the path.
+        # path, the oldText the last message before the file was written showed, with its line
+        # (the change the editor showed as the call ran), when it showed one diff of the path
+        # and did not end the call (the end's diff is the agent's account of what it did).
         self.old_texts: list[tuple[str, str | None, int]] = []
-        self.first_old: dict[str, tuple[str, int]] = {}
+        self.shown_old: dict[str, tuple[str, int]] = {}
         # Per path, what the file held when the call's first write of it was asked for, as a
         # whole read of it while the card was open said (writes since counted in), the read's
         # line and the write's.
@@ -514,9 +515,10 @@ class _Recording:
                 for item in update["content"]
                 if item["type"] == "diff"
             ]
+            ends = update.get("status") in FINAL_STATUSES
             for path, old_text in _one_diff_each(card.old_texts).items():
-                if old_text:
-                    card.first_old.setdefault(path, (old_text, line))
+                if old_text and not ends and path not in card.written:
+                    card.shown_old[path] = (old_text, line)
         for item in update.get("content") or ():
             if item["type"] == "terminal":
                 card.terminal = (str(item["terminalId"]), line)
@@ -1006,10 +1008,11 @@ def _stale_old_text(call: str, card: _Card, line: int) -> list[Violation]:
     """RW-1 when the card's diff of a file replaces a text that the file did not hold when
     the editor was asked to write it for the call (a whole read of it while the card was open
     said what it held), or that the diff the card ends with does not hold: the change shown
-    was not the one made. The first diff of a path, shown before the write, is the change the
-    editor showed; a diff shown after it is the agent's account of what it did."""
+    was not the one made. The last diff of a path shown before the write, by a message that
+    did not end the call, is the change the editor showed; a diff shown after it, or with the
+    end, is the agent's account of what it did."""
     final = _one_diff_each(card.old_texts)
-    for path, (old_text, shown_line) in card.first_old.items():
+    for path, (old_text, shown_line) in card.shown_old.items():
         held = card.held.get(path)
         if held is not None and shown_line < held[2] and not _holds(held[0], old_text):
             content, read_line, write_line = held
