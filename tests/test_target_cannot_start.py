@@ -178,6 +178,34 @@ def _exits_at_once(folder: Path, status: int, stderr: str) -> str:
     return str(script)
 
 
+def test_PROTO_1_python_where_only_python3_is_installed_is_told_to_name_python3(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: `--cmd "python loop.py"`, or a script whose `#!/usr/bin/env frob` names a program
+    env does not find, on a machine that has only the name ending in 3 (Debian's and Ubuntu's
+    python3): the line said the program is not on PATH, or to install what stderr names, never
+    that the other name is there."""
+    monkeypatch.chdir(tmp_path)
+    programs = tmp_path / "bin"
+    programs.mkdir()
+    for name in ("python3", "frob3"):
+        _script(programs, name, "#!/bin/sh\nexit 0\n")
+    monkeypatch.setenv("PATH", os.pathsep.join([str(programs), "/usr/bin", "/bin"]))
+    assert main(["conform", "--cmd", "python loop.py", "--examples", "1"]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.endswith(
+        "cannot start python: no such file or directory (no program of that name in the "
+        "folders of PATH; python3 is: begin the command with python3)"
+    ), first
+    command = _script(tmp_path, "loop.sh", "#!/usr/bin/env frob\n")
+    assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.endswith(
+        "; env found no frob, and frob3 is there: name frob3 (in a #! line, #!/usr/bin/env frob3)"
+    ), first
+    assert "[PROTO-1]" not in first
+
+
 @pytest.mark.parametrize(
     ("status", "says"),
     [

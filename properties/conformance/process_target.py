@@ -876,6 +876,33 @@ def _run_by(program: str) -> str:
     return " or ".join(f"{runner} {shown_program}" for runner in runners)
 
 
+def _versioned(program: str) -> str:
+    """Where `program` is not on PATH and the same name ending in 3 is (`python` where only
+    `python3` is installed, as on Debian and Ubuntu), words saying so; else ""."""
+    if shutil.which(f"{program}3") is None:
+        return ""
+    return f"; {program}3 is: begin the command with {program}3"
+
+
+# env's words for the program it was given and could not find (GNU's curly quotes around it).
+_ENV_NOT_FOUND: Final = re.compile(
+    r"\benv: [\u2018'\"]?(?P<program>[^\u2019'\":\s/]+)[\u2019'\"]?: No such file"
+)
+
+
+def _env_missed(stderr: str) -> str:
+    """What to name instead of the program `env` did not find (a script's `#!/usr/bin/env
+    python`), when its name ending in 3 is on PATH; else ""."""
+    missed = _ENV_NOT_FOUND.search(stderr)
+    if missed is None or shutil.which(f"{missed['program']}3") is None:
+        return ""
+    program = missed["program"]
+    return (
+        f"; env found no {program}, and {program}3 is there: name {program}3 (in a #! line, "
+        f"#!/usr/bin/env {program}3)"
+    )
+
+
 def _start_hint(program: str, error: OSError) -> str:
     """What the system's reason for not starting `program` means for it, in parentheses ("" where
     the reason says enough)."""
@@ -910,7 +937,7 @@ def _start_hint(program: str, error: OSError) -> str:
             if os.path.isfile(program)
             else ""
         )
-        return f" (no program of that name in the folders of PATH{here})"
+        return f" (no program of that name in the folders of PATH{here}{_versioned(program)})"
     if not os.path.isfile(program):
         if isinstance(error, FileNotFoundError) and not os.path.isabs(program):
             # A shared case replayed from another folder: the usual cause.
@@ -1654,6 +1681,8 @@ class ProcessTarget:
                 setup = _setup_problem(code) or (
                     _module_missing(self.argv, process.stderr_tail()) if code else None
                 )
+                if code == 127 and setup is not None:
+                    setup += _env_missed(process.stderr_tail())
             if setup is not None:
                 parts[0] = f"{self.name}: {setup}{curled}"
                 rule = NO_RULE_BROKEN
