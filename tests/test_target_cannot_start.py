@@ -277,6 +277,26 @@ def test_PROTO_1_a_loop_that_started_and_misses_its_own_file_stays_PROTO_1(
     )
 
 
+def test_PROTO_1_a_program_that_quotes_its_missing_argument_otherwise_stays_PROTO_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: `make run` quotes its first word, which names no file, in words of its own ("No
+    rule to make target 'run'"): that is no interpreter failing to open its script, and the
+    line keeps the rule, without "run: no such file"."""
+    monkeypatch.chdir(tmp_path)
+    make = _script(
+        tmp_path,
+        "make",
+        "#!/bin/sh\necho \"make: *** No rule to make target '$1'.  Stop.\" >&2\nexit 2\n",
+    )
+    assert main(["conform", "--cmd", f"{make} run", "--examples", "1"]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first == (
+        "loopspec: error: [PROTO-1] the target failed in reset: ./make run: the process ended "
+        "its output instead of answering reset"
+    )
+
+
 def _python_loop(folder: Path, text: str) -> str:
     """`loop.py` in `folder` (the current directory) holding `text`, and the command running it
     with the python running these tests."""

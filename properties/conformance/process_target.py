@@ -616,7 +616,15 @@ def _unopened_operand(argv: list[str], stderr: str) -> str | None:
     ):
         return None
     named = (f"'{operand}'", f'"{operand}"', os.path.join(os.getcwd(), operand))
+    if not _NO_FILE.search(stderr):  # `make run`: "No rule to make target 'run'"
+        return None
     return operand if any(name in stderr for name in named) else None
+
+
+# How interpreters say a script is not there: python3's "can't open file", node's "Cannot find
+# module", perl's "Can't open perl script", ruby's and the system's "No such file", bun's "Module
+# not found".
+_NO_FILE: Final = re.compile(r"(?i)no such file|can't open|cannot find|not found")
 
 
 def _script_missing(argv: list[str], stderr: str) -> bool:
