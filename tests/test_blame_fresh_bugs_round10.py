@@ -34,7 +34,9 @@ that must show it are played:
 - a repair result of the right code with its text cut short: named right (REC-1), in words
   saying repair answers with that code, which it did; they now give the words due;
 - a failed bash result shown as its raw content: named ACP-2 (a client without terminals);
-  now VIEW-2, saying a failed body's result is the terminal's output too.
+  now VIEW-2, saying a failed body's result is the terminal's output too;
+- an exit-2 deny recorded `deny`: named right (TEXT-2), the words now saying the answer's audit
+  names `block`.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ from loopspec.model.commands import (
     Crash,
     Deny,
     HookAnswers,
+    HookAudit,
     ModelReplies,
     Pass,
     Recover,
@@ -576,4 +579,34 @@ def test_VIEW_2_a_failed_bash_result_shown_raw_is_named_VIEW_2() -> None:
             "VIEW-2",
         ),
         "the update shows the failed result's raw content",
+    )
+
+
+class RecordsTheAnswersWord(ModelTarget):
+    """The model, except that a hook/result records the answer's word, not its audit's (an
+    exit-2 deny recorded `deny`, not `block`)."""
+
+    def apply(self, command: Command) -> Observation:
+        if isinstance(command, HookAnswers) and command.audit is not None:
+            command = attrs.evolve(command, audit=attrs.evolve(command.audit, decision=None))
+        return super().apply(command)
+
+
+def test_TEXT_2_an_audits_decision_left_out_says_the_audit_names_it() -> None:
+    """TEXT-2: the words say this answer's audit names the word the model records (they gave
+    the rule alone, leaving the reader to find where "block" came from)."""
+    assert_found(
+        (
+            "an exit-2 deny recorded as deny",
+            RecordsTheAnswersWord,
+            LoopConfig(tools=(BASH,), hooks=(HookSpec("guard", "PreToolUse", "bash"),)),
+            (
+                SubmitUser("list the files"),
+                calls("c1", "bash", '{"command":"ls"}'),
+                HookAnswers(Deny("no"), HookAudit(decision="block", exit_code=2)),
+            ),
+            "TEXT-2",
+        ),
+        'decision "block" in the model, "deny" in the target',
+        'and this answer\'s audit names "block"',
     )

@@ -1938,7 +1938,21 @@ def _changed(
                 )
                 wants: list[str] = []
                 if "decision" in fields:
-                    wants.append(_DECISION_WORDS)
+                    named_by = (
+                        command.audit.decision
+                        if isinstance(command, HookAnswers) and command.audit is not None
+                        else None
+                    )
+                    # Which of the two the answer came with, said: an audit's word was kept
+                    # out by a loop that records the answer's word alone.
+                    wants.append(
+                        _DECISION_WORDS
+                        + (
+                            f", and this answer's audit names {spelled(named_by)}"
+                            if named_by is not None and named_by == ours
+                            else ""
+                        )
+                    )
                 if _text_differs_alone(fields, mine, theirs, "stderrSummary"):
                     wants.append(
                         "stderrSummary is the text the answer gave (its audit's, or else the "
