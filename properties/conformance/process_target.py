@@ -615,9 +615,9 @@ def _unopened_operand(argv: list[str], stderr: str) -> str | None:
         or not _CODE_CHARACTERS.isdisjoint(operand)
     ):
         return None
-    named = (f"'{operand}'", f'"{operand}"', os.path.join(os.getcwd(), operand))
     if not _NO_FILE.search(stderr):  # `make run`: "No rule to make target 'run'"
         return None
+    named = (f"'{operand}'", f'"{operand}"', os.path.join(os.getcwd(), operand))
     return operand if any(name in stderr for name in named) else None
 
 
@@ -859,7 +859,7 @@ _ELF_MACHINES: Final = {
 
 def _compiled_for(program: str) -> str | None:
     """What compiled program `program` is, when it is one (ELF, Mach-O, a Windows .exe): "a
-    Windows program", "an ELF program for aarch64 (ARM64)"; None for any other file."""
+    Windows program", "an ELF program for aarch64"; None for any other file."""
     try:
         with open(program, "rb") as file:
             head = file.read(20)
