@@ -1366,19 +1366,20 @@ def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Sequence[
     ):
         hook = prefix.unapplied_rewrites[fact.call_id]
         # Name where to look: the hook's answer, and the record that lacks the sidecar.
-        supplied = [
-            answer.seq
+        answers = [
+            answer
             for answer in prefix.hook_results.get(fact.call_id, ())
             if answer.handler_id == hook and answer.point == "PreToolUse"
         ]
+        unnamed = prefix.unnamed_suppliers.get(fact.call_id)
+        if not answers and unnamed is not None:  # (a hook naming no call, taken for this one)
+            answers = [unnamed]
+        supplied = [answer.seq for answer in answers]
         record = prefix.call_records.get(fact.call_id)
         recorded = "" if record is None else f" (seq {record.seq})"
         # And what to change: a record that keeps the model's input ran the hook's unseen.
-        inputs = [
-            answer.updated_input
-            for answer in prefix.hook_results.get(fact.call_id, ())
-            if answer.handler_id == hook and answer.point == "PreToolUse"
-        ]
+        inputs = [answer.updated_input for answer in answers]
+        tied = "" if unnamed is None else _taken_for_the_call(prefix, unnamed, fact.call_id)
         if record is None or record.arguments is None or not inputs:
             change = ""
         elif text_reads_as(record.arguments, inputs[-1]):
@@ -1396,9 +1397,9 @@ def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Sequence[
             Violation(
                 "RW-2",
                 fact.seq,
-                f"hook {hook} supplied an input for {fact.call_id} that was neither recorded as "
-                f"a rewrite nor refused: its tool/call{recorded} carries no rewrite sidecar, "
-                f"and its result reports success{change}",
+                f"hook {hook}{tied} supplied an input for {fact.call_id} that was neither "
+                f"recorded as a rewrite nor refused: its tool/call{recorded} carries no rewrite "
+                f"sidecar, and its result reports success{change}",
                 (*supplied[-1:], *(() if record is None else (record.seq,))),
                 SUPPLIED_WITHOUT_SIDECAR,
             )

@@ -288,6 +288,7 @@ class Prefix:
         "unnamed_answers",
         "unnamed_post_runs",
         "unnamed_pre_answerers",
+        "unnamed_suppliers",
         "unrecorded_blamed",
     )
 
@@ -353,6 +354,9 @@ class Prefix:
         # -> the first PostToolUse hook/invoked so taken (its seq, its handler; HOOK-5).
         self.unnamed_answers: set[int] = set()
         self.unnamed_post_runs: dict[str, tuple[int, str]] = {}
+        # Call id -> the last PreToolUse answer so taken that supplied an input (RW-2), when it
+        # came after the call's tool/call (as dsh audits): its input is due in that record.
+        self.unnamed_suppliers: dict[str, HookAnswer] = {}
         # Per pending approval request, the call it asks about (if it names one).
         self.approvals: dict[str, str | None] = {}
         # The step's approval requests already answered, with the seq of the answer.
@@ -467,6 +471,7 @@ class Prefix:
             self.unnamed_pre_answerers = set()
         if self.tool_hooks_unnamed:  # (one test where hooks name their calls, as most do)
             self.unnamed_answers, self.unnamed_post_runs = set(), {}
+            self.unnamed_suppliers = {}
         if self.answered_approvals:
             self.answered_approvals = {}
 
@@ -802,8 +807,31 @@ class Prefix:
                     self.unnamed_answers.add(answer.seq)
                     if answer.point == "PreToolUse":
                         self.pre_denied.setdefault(sole, answer)
+                        self.unapplied_rewrites.pop(sole, None)  # a deny discards the inputs
                     else:
                         self.post_blocked.setdefault(sole, answer)
+            elif (
+                answer.point == "PreToolUse"
+                and answer.updated_input is not None
+                and answer.decision in SUPPLYING_DECISIONS
+                and self.reply_calls
+            ):
+                self.supplied_unnamed(answer)
+
+    def supplied_unnamed(self, answer: HookAnswer) -> None:
+        """Note a PreToolUse answer naming no call that supplied an input: the one call of the
+        step's reply then without a result, already recorded without a sidecar, runs it or fails
+        (RW-2), as when the hook named it. A call not yet recorded may get its sidecar later,
+        and which one it is, with several awaiting, the log does not say."""
+        sole = self.sole_unanswered()
+        if sole is None or sole in self.pre_denied:
+            return
+        record = self.call_records.get(sole)
+        if record is None or record.rewritten:
+            return
+        self.unnamed_answers.add(answer.seq)
+        self.unnamed_suppliers[sole] = answer
+        self.unapplied_rewrites[sole] = answer.handler_id or ""
 
     def sole_unanswered(self) -> str | None:
         """The one call of the open step's reply without a result, or None when there are more

@@ -226,3 +226,29 @@ def test_ABORT_1_a_turn_whose_result_says_an_abort_stopped_it_ends_aborted(
     quoted = '"completed" after call c3\'s result says an abort stopped it'
     assert quoted in " ".join(docs.split())
     assert quoted.replace("c3", "c1") in found
+
+
+def test_RW_2_a_pre_hook_naming_none_that_supplied_an_input_is_the_lone_call_s(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A writer in dsh's shape (hooks naming no call, audited after the call's tool/call) that
+    records a PreToolUse hook's `updatedInput` and runs the model's input, as dsh 0.1.0-rc.8
+    runs it (SPEC section 8; dsh records no `updatedInput`): with c1 alone awaiting a result,
+    the input is c1's, neither recorded (no sidecar) nor refused (the result is a success),
+    RW-2's. It passed, the hook naming no call. With two calls awaiting results, or a later
+    hook's deny, nothing is said."""
+    rewrite = _hook("PreToolUse", 1, "allow")
+    rewrite[1][1]["updatedInput"] = {"key": "b"}
+    ran = [*rewrite, ("tool/result", READ)]
+    found = only_violation(capsys, dsh_log(tmp_path / "ran.jsonl", ["c1"], ran))
+    assert found.startswith(
+        "RW-2 7: hook claude-code:PreToolUse:1 (the hook named no call: c1 alone awaited a "
+        "result, so it was c1's) supplied an input for c1 that was neither recorded as a rewrite "
+        "nor refused: its tool/call (seq 4) carries no rewrite sidecar, and its result reports "
+        "success"
+    )
+    second = _result("c2", "B", failed=False)
+    two = [*rewrite, ("tool/result", READ), ("tool/result", second)]
+    assert checked(capsys, dsh_log(tmp_path / "two.jsonl", ["c1", "c2"], two)) == (0, [])
+    denied = [*rewrite, *_hook("PreToolUse", 2, "deny"), ("tool/result", DENIED)]
+    assert checked(capsys, dsh_log(tmp_path / "denied.jsonl", ["c1"], denied)) == (0, [])
