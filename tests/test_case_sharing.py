@@ -222,6 +222,13 @@ def test_PROTO_1_conform_s_json_names_its_target_as_replay_takes_it(
     assert main(["replay", str(saved), "--impl", conformed["target"], "--format", "json"]) == 0
     replayed = json.loads(capsys.readouterr().out)
     assert (replayed["target"], replayed["sameTarget"]) == (conformed["target"], True)
+    said = []  # and the schemas say so in the same words
+    for verb, document in (("conform", "ConformDocument"), ("replay", "ReplayDocument")):
+        assert main(["schema", verb]) == 0
+        schema = json.loads(capsys.readouterr().out)["$defs"][document]
+        said.append(schema["properties"]["target"]["description"])
+    assert said[0] == said[1]
+    assert "as conform's and replay's documents both name it" in said[0]
 
 
 def test_SAFE_1_the_json_documents_name_the_bundled_implementation_as_their_docs_say(

@@ -139,18 +139,21 @@ class ConformDivergence(_DivergenceHead):
     )
 
 
+TARGET_WORDS: Final = (
+    "what ran, as conform's and replay's documents both name it and replay's --impl or --cmd "
+    "takes it: the --impl MODULE:FACTORY or the --cmd as given (paths and secrets written as a "
+    f"saved case writes them), or {BUNDLED_TARGET_NAME} for loopspec's bundled implementation"
+)
+"""The `target` of conform's and of replay's document, one spelling (a CI step passes one to
+the other)."""
+
+
 @attrs.frozen
 class ConformDocument:
     """What `loopspec conform --format json` writes on stdout when the run finished."""
 
     format: Literal["loopspec-conform/1"] = attrs.field(metadata=member("this document's format"))
-    target: str = attrs.field(
-        metadata=member(
-            "what ran, as replay's document names it and its --impl or --cmd takes it: the "
-            "--impl MODULE:FACTORY or the --cmd as given (paths and secrets written as a saved "
-            f"case writes them), or {BUNDLED_TARGET_NAME} for loopspec's bundled implementation"
-        )
-    )
+    target: str = attrs.field(metadata=member(TARGET_WORDS))
     target_name: str = attrs.field(
         metadata=member(
             "what ran, as the text report's first line names it: an --impl target's own name "
@@ -223,13 +226,7 @@ class ReplayDocument:
 
     format: Literal["loopspec-replay/1"] = attrs.field(metadata=member("this document's format"))
     case: str = attrs.field(metadata=member("the case file, as given"))
-    target: str = attrs.field(
-        metadata=member(
-            "what ran: the --impl MODULE:FACTORY or the --cmd as given (paths and secrets "
-            f"written as a saved case writes them), or {BUNDLED_TARGET_NAME} for loopspec's "
-            "bundled implementation, as conform's document names it"
-        )
-    )
+    target: str = attrs.field(metadata=member(TARGET_WORDS))
     recorded_target: dict[str, str] = attrs.field(
         metadata=member("the target the case names ({}: the bundled implementation)")
     )
