@@ -135,6 +135,21 @@ then reads the reply's calls from its JSON. Not tried: a reply's `note`, wrapper
 out altogether (11.5M together), which needs the loop to hold a reply until its judge folds it
 and every entry of `CommitUnits` to note a reply so held first.
 
+Where session 29 took the version-1 log (instructions, 20,000 events; the json.loads pass moved by
+5M from one run to the next, so both checkers are set against one run's, 676.3M): LOG-8 costs
+it about 43M (5,000 events: 221.1M, against 210.2M for the same lines under a version-0 header,
+their markers unread). Per event the checker runs some 430 bytecodes and 3.2 Python calls
+(counted with `sys.settrace`): the loop 159 a line, `_result` 348 a call, `_reply` 280, the judge
+of hook/result 236, `_hook_invoked` 151, `_call` 132, `Prefix._reset` 64 (three a step). A reply
+that is the first noted line of a commit the loop reads, neither its first line nor its last
+(the demo's replies with calls), is judged in the loop's LOG-8 reading and held there
+(`held_calls`): its calls are tested against the commit's records at the commit's end, and
+`CommitUnits` is handed it (`take_held_reply`) only where its own state is read, where `note`,
+the reply judge's wrapper and `end` were three calls a reply: 880.9M to 876.2M (1.303x to
+1.296x). Left: a reply opening its commit (the demo's replies without calls) held alike, about
+2.9M more, but the commit's opening branch would repeat the held path's dozen lines; 1.27x
+needs some 17M more, about 850 instructions an event, from judges whose every test reads a rule.
+
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
 settle a third to a half of the lines (`len(obj) + len(data)` equal to the colons: no member was

@@ -202,6 +202,54 @@ def _log_8(report: LogReport) -> list[tuple[int | None, str, str]]:
 
 
 @pytest.mark.no_cover
+@settings(PROFILE, max_examples=PROFILE.max_examples * 2)
+@given(damaged_demo())
+def test_a_marked_log_is_judged_alike_with_and_without_the_checker_s_shortcuts(
+    rows: list[dict[str, Any]],
+) -> None:
+    """The whole report, every rule's findings: where the loop holds a reply its judge folded
+    (LOG-8's `take_held_reply`), a commit broken after it leaves the reply's calls without a
+    record blamed by LOG-8 alone, as where the reply's fact was read (`quick=False`)."""
+    data = (jsonl(MARKED_HEADER, rows) + "\n").encode()
+    quick = check_stream("log.jsonl", io.BytesIO(data))
+    assert quick == check_stream("log.jsonl", io.BytesIO(data), quick=False)
+
+
+def _reply_row(seq: int, content: list[dict[str, Any]], unit: list[int]) -> dict[str, Any]:
+    message = {"role": "assistant", "content": content, "source": {"kind": "model"}}
+    return {
+        "type": "assistant/message",
+        "seq": seq,
+        "time": seq,
+        "data": {"turn": 1, "step": 1, "message": message},
+        "surfaceOp": "append",
+        "unit": unit,
+    }
+
+
+def test_LOG_8_a_second_reply_after_one_the_loop_held_is_judged_as_without_the_hold() -> None:
+    """The loop holds a commit's first reply its judge folded clean (here one without calls);
+    a second reply in the commit, whose call has no record there, still breaks LOG-8 (and
+    ORD-1), as where no reply was held (`quick=False`)."""
+    user = {"role": "user", "content": [{"type": "text", "text": "hi"}], "source": {"kind": "user"}}
+    call = {"type": "tool-call", "id": "c1", "name": "bash", "arguments": "{}"}
+    rows = [
+        {"type": "turn/start", "seq": 0, "time": 0, "data": {"turn": 1}, "unit": [1, 3]},
+        {"type": "step/start", "seq": 1, "time": 1, "data": {"turn": 1, "step": 1}, "unit": [2, 3]},
+        {"type": "user/message", "seq": 2, "time": 2, "data": user, "surfaceOp": "append"}
+        | {"unit": [3, 3]},
+        {"type": "assistant/chunk", "seq": 3, "time": 3, "data": {"turn": 1, "step": 1}}
+        | {"unit": [1, 3]},
+        _reply_row(4, [{"type": "text", "text": "first"}], [2, 3]),
+        _reply_row(5, [call], [3, 3]),
+    ]
+    data = (jsonl(MARKED_HEADER, rows) + "\n").encode()
+    quick = check_stream("log.jsonl", io.BytesIO(data))
+    assert quick == check_stream("log.jsonl", io.BytesIO(data), quick=False)
+    assert "LOG-8" in quick.rule_counts, quick.violations
+
+
+@pytest.mark.no_cover
 @settings(PROFILE, max_examples=PROFILE.max_examples * 5)
 @given(damaged_demo(), st.booleans())
 def test_LOG_8_the_checker_judges_commit_markers_as_the_general_path(

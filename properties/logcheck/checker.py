@@ -1158,6 +1158,14 @@ def _check_lines(
     # of it went to `CommitUnits.note`.
     unit_size = unit_at = unit_first_line = unit_first_seq = 0
     unit_noted = units_open = False
+    # A reply the loop holds (LOG-8): the first noted line of the commit it reads, folded clean
+    # by the judge of replies (`reply_judge`) with these calls (None: none held), at `held_line`
+    # and `held_seq`; the commit's records since are in `recorded`. The reader is handed it
+    # (`CommitUnits.take_held_reply`) only where its own state is read: `note`, the judge's
+    # wrapper and `end` would be three calls for every reply.
+    held_calls: tuple[str, ...] | None = None
+    held_seq = held_line = 0
+    reply_judge: Judge | None = None
     unit_key, first_unit, string = UNIT_KEY, 1, str
     # The line where LOG-8 last found a commit broken off (0: none): up to the next turn/start
     # (`turn_line` past it) the log has a hole, whose consequences are not blamed again. A
@@ -1213,7 +1221,8 @@ def _check_lines(
                         )
 
                         units = CommitUnits(prefix)
-                        record_call = units.recording()
+                        recorded = units.records()
+                        record_call = recorded.add
                         # Its judge of replies hands their calls to the commit reader.
                         reply_judge = judges.get("assistant/message")
                         if reply_judge is not None:
@@ -1249,15 +1258,47 @@ def _check_lines(
                                     call_id = None
                                 if is_type(call_id) is string:
                                     record_call(call_id)
+                            elif (
+                                not unit_noted
+                                and position is not of
+                                and reply_judge is not None
+                                and seq == prefix.expected_seq
+                                and seq < seq_bound
+                                and is_type(obj.get("time")) is integer
+                                and kind == "assistant/message"
+                            ):
+                                # A reply the quick path below would judge: judged here, and
+                                # held if clean (the commit goes on, its end checks the calls).
+                                recorded.clear()  # `note`'s, inlined: the commit's records
+                                unit_noted = True
+                                if reply_judge(prefix, obj, seq):
+                                    held_calls, held_seq, held_line = prefix.reply_ids, seq, line
+                                    events += 1
+                                    continue
+                                units.note(obj, line, seq, kind, False)  # as when not held
+                                judge = None  # (judged: it takes the full path)
                             else:
+                                if held_calls is not None:
+                                    units.take_held_reply(held_seq, held_line, held_calls)
+                                    held_calls = None
                                 units.note(obj, line, seq, kind, unit_noted)
                                 unit_noted = True
                         if position is of:
                             unit_size = 0
                             # (`end` never finds events missing: no hole follows)
-                            if unit_noted and units.awaits_end and (broken := units.end(line, seq)):
+                            if held_calls is not None:
+                                if held_calls and not recorded.issuperset(held_calls):
+                                    units.take_held_reply(held_seq, held_line, held_calls)
+                                    report.record(line, units.end(line, seq), limits)
+                                held_calls = None
+                            elif (
+                                unit_noted and units.awaits_end and (broken := units.end(line, seq))
+                            ):
                                 report.record(line, broken, limits)
                     else:
+                        if held_calls is not None:
+                            units.take_held_reply(held_seq, held_line, held_calls)
+                            held_calls = None
                         units.adopt(unit_size, unit_at, unit_first_line, unit_first_seq, unit_noted)
                         unit_size = 0
                         if _take_unit(units, report, obj, line, seq, kind=kind, limits=limits):
@@ -1417,6 +1458,8 @@ def _check_lines(
     if prefix.tool_hooks_unnamed:
         hooks_naming_no_call(report, prefix.tool_hooks_unnamed, prefix.tool_hooks_named)
     if units is not None and unit_size:
+        if held_calls is not None:
+            units.take_held_reply(held_seq, held_line, held_calls)
         units.adopt(unit_size, unit_at, unit_first_line, unit_first_seq, unit_noted)
     torn = None if units is None else units.torn()
     if torn is not None:

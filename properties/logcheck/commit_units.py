@@ -176,10 +176,21 @@ class CommitUnits:
         self._size, self._position = size, position
         self._first_line, self._first_seq, self._first_position = first_line, first_seq, 1
 
-    def recording(self) -> Callable[[str], None]:
-        """What records a call id in the open commit, as `note` does a tool/call's: the checker's
-        loop calls it for a record after the first noted line of a commit it opened."""
-        return self._recorded.add
+    def take_held_reply(self, seq: int, line: int, calls: tuple[str, ...]) -> None:
+        """Take over the reply at `line` (`seq`) the checker's loop held: the first line of the
+        open commit it noted, which its judge folded clean with `calls` (the prefix's
+        `reply_ids` then), the commit's records since in this reader's set (`recording`). The
+        state `note` and `judge_reply` leave for such a reply."""
+        self._reply = (seq, line, list(calls)) if calls else None
+        self._pending = None
+        self._blamed = self._continues_cut = False
+        self.awaits_end = self._reply is not None
+
+    def records(self) -> set[str]:
+        """The call ids recorded in the open commit (`note` adds a tool/call's): the checker's
+        loop adds a record after the first noted line of a commit it opened, clears them where
+        it holds a reply, and tests them at the end of such a commit (`take_held_reply`)."""
+        return self._recorded
 
     def is_open(self) -> bool:
         """Whether a commit this reader took (`take`) is open: its next line is `take`'s too."""
