@@ -15,13 +15,13 @@ checkable, with why):
   which ACP makes unique in a session. A prompt's answer is held to the schema (its stop
   reason); a file path that is not absolute (a card's location or diff, an `fs/*` request's
   path, a terminal's or session's cwd: a session given a relative one is blamed alone, not the
-  agent's paths under it) breaks ACP's paths; and an `fs/*` request the editor's `initialize`
-  did not declare it serves is ACP-1's too.
+  agent's paths under it) breaks ACP's paths; an `fs/*` request the editor's `initialize` did
+  not declare it serves, a card showing a terminal no `terminal/create` answered (for an editor
+  that declared terminals, and not Zed's `_meta.terminal_output`), and a prompt answered twice
+  are ACP-1's too.
 - ACP-2, in part: a card showing a terminal, or a `terminal/create`, while the editor's
-  `initialize` declared no terminal (nor, for a card, Zed's `_meta.terminal_output`, whose
-  terminal the agent streams itself). A card showing a terminal no `terminal/create` answered,
-  for an editor that declared terminals (and not that extension), and a prompt answered twice,
-  are ACP-1's.
+  `initialize` declared no terminal (nor, for a card, `_meta.terminal_output`, under which the
+  agent streams the terminal itself).
 - RW-1, in part: a call ends (its card gets `completed` or `failed`) while its card shows another
   `rawInput` than the one its permission request approved (the editor showed one input and asked
   approval for another, so one of them is not what ran), or, on a card whose `rawInput` holds a
