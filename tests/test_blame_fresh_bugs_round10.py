@@ -36,7 +36,9 @@ that must show it are played:
 - a failed bash result shown as its raw content: named ACP-2 (a client without terminals);
   now VIEW-2, saying a failed body's result is the terminal's output too;
 - an exit-2 deny recorded `deny`: named right (TEXT-2), the words now saying the answer's audit
-  names `block`.
+  names `block`;
+- a denied call before a running one counted as running (its result commits after the reply's
+  records, where the count stopped): found through the probe on a cancelled approval.
 """
 
 from __future__ import annotations
@@ -81,6 +83,7 @@ from loopspec.model.events import Event, ToolResultRecorded
 from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import TextBlock
 from loopspec.model.state import ASKING, RUNNING, Dispatching, Idle, QueuedMessage
+from loopspec.properties.conformance import compare
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import ABORT_CAUSE_CYCLE, abort_on
 
@@ -610,3 +613,20 @@ def test_TEXT_2_an_audits_decision_left_out_says_the_audit_names_it() -> None:
         'decision "block" in the model, "deny" in the target',
         'and this answer\'s audit names "block"',
     )
+
+
+def test_SCHED_1_a_call_answered_before_counts_as_running_no_longer() -> None:
+    """SCHED-1: the calls the schedule weighs against a call are the earlier ones still without
+    a result now (a denied call's result commits after every record of the reply: it counted
+    as running all the same, in the words on the gate, the cap and the probes behind them)."""
+    model = ModelTarget()
+    model.reset(GATED_READS)
+    program = (
+        SubmitUser("read"),
+        _reads("c1", "c2", "c3"),
+        HookAnswers(Deny("")),
+        HookAnswers(Pass()),
+        HookAnswers(Ask("ok?")),
+    )
+    events = [event for command in program for event in model.apply(command).events]
+    assert [e["data"]["callId"] for e in compare._earlier_unanswered("c3", events)] == ["c2"]

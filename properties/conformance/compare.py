@@ -2467,13 +2467,7 @@ def _cancelled_later(
     cancelled approval `want` it did not write when the abort landed; None when there is none,
     or the target writes it then neither."""
     call_id = str(_data(want).get("id", "")).removeprefix(APPROVAL_ID.format(call_id=""))
-    step = _calls_step(call_id, history)
-    answered = {_call_id_of(e) for e in step if e.get("type") == "tool/result"}
-    earlier = [
-        e
-        for e in _earlier_unanswered(call_id, history)  # (as the call was recorded)
-        if _call_id_of(e) not in answered
-    ]
+    earlier = _earlier_unanswered(call_id, history)
     if probe is None or config is None or not earlier:
         return None
     first = str(_call_id_of(earlier[0]))
@@ -2488,17 +2482,21 @@ def _cancelled_later(
 def _earlier_unanswered(call_id: str | None, history: Sequence[Event]) -> list[Event]:
     """The tool/call records of `call_id`'s step before its own still without a result."""
     recorded: list[Event] = []
+    answered: set[str | None] = set()
+    own = False
     for event in _calls_step(call_id, history):
         kind = event.get("type")
         if kind == "step/start":
-            recorded = []
-        elif kind == "tool/call":
-            if _call_id_of(event) == call_id:
-                break
-            recorded.append(event)
+            recorded, answered, own = [], set(), False
+        elif kind == "tool/call" and not own:
+            # The records come together, before any result: results later in the step still
+            # count (a loop stopping at the call's own record counted answered calls running).
+            own = _call_id_of(event) == call_id
+            if not own:
+                recorded.append(event)
         elif kind == "tool/result":
-            recorded = [e for e in recorded if _call_id_of(e) != _call_id_of(event)]
-    return recorded
+            answered.add(_call_id_of(event))
+    return [e for e in recorded if _call_id_of(e) not in answered]
 
 
 def _what_still_runs(call_id: str, events: Sequence[Event]) -> str:
