@@ -244,3 +244,27 @@ def test_an_output_written_after_the_next_turns_start_is_no_crash() -> None:
     ]
     never = [*TWO_TURNS[:3], *TWO_TURNS[5:]]
     assert [(rule, line) for rule, line, _, _ in _check(never)] == [("REC-1", 4)]
+
+
+def test_ADJ_2_an_output_written_before_its_call_splits_no_reply() -> None:
+    """Two calls of one reply, the second's output written between them (a forwarder flushing
+    outputs early): ADJ-2 at the output, answering no call yet, and ADJ-3 where the answer
+    comes with that call still unanswered. The output ended the reply, so the second call read
+    as a new reply while the first awaited its output (one more ADJ-3, and then that output
+    ADJ-2 too): four lines for one misplaced record."""
+    planted = [
+        _task("turn1"),
+        _user("print two words"),
+        _call("call_1", "echo one"),
+        _output("call_2", "two"),
+        _call("call_2", "echo two"),
+        _output("call_1", "one"),
+        _answer("Printed both."),
+    ]
+    assert [(rule, line, cited) for rule, line, cited, _ in _check(planted)] == [
+        ("ADJ-2", 4, (4,)),
+        ("ADJ-3", 7, (7, 5)),
+    ]
+    # An answer right after an output for no call is a reply of its own, as before.
+    typo = [*planted[:3], _output("call_x", "one"), _answer("Printed one.")]
+    assert [(rule, line) for rule, line, _, _ in _check(typo)] == [("ADJ-2", 4), ("ADJ-3", 5)]

@@ -9,8 +9,9 @@ rules read):
   (`function_call`, `custom_tool_call`, `local_shell_call`, `reasoning`, assistant `message`)
   is one reply; a call's `call_id`, `name` and `arguments` (a JSON string, parsed as every reader
   parses it) are what the history and the rollout's call record hold. `function_call_output`
-  and `custom_tool_call_output` are results, in the order written. A `message` from the user,
-  the developer or the system is model-visible.
+  and `custom_tool_call_output` are results, in the order written (one for a call the rollout
+  has not shown, ADJ-2's, ends no reply for a call written right after it). A `message` from
+  the user, the developer or the system is model-visible.
 - `event_msg` `item_completed` whose item is a `CommandExecution`: `item.id` is the call id and
   `item.command` the argv that ran (`["/bin/bash", "-lc", CMD]`); CMD is compared with the
   call's `cmd` (`exec_command`) or `command` (`shell`). Codex writes no hook records, so a
@@ -142,6 +143,10 @@ class _Reader:
     def __init__(self) -> None:
         self.replies = 0
         self.in_reply = False
+        # Every call id the rollout has shown: an output for none of them (ADJ-2's) ends no
+        # reply for a call written next (`stray`), still its reply's, not a new one (ADJ-3).
+        self.calls: set[str] = set()
+        self.stray = False
 
     def observe(self, record: Mapping[str, Any], line: int) -> Iterator[Observation]:
         payload = record.get("payload")
@@ -170,17 +175,27 @@ class _Reader:
                 yield Executed(str(item.get("id")), _shell_command(_argv(item)), line)
 
     def _item(self, item: Mapping[str, Any], line: int) -> Iterator[Observation]:
+        stray, self.stray = self.stray, False
         if _is_model_item(item):
+            if stray and not _one_of(item.get("type"), CALL_TYPES):
+                self.in_reply = False
             if not self.in_reply:
                 self.replies += 1
                 self.in_reply = True
             calls = (_call(item),) if _one_of(item.get("type"), CALL_TYPES) else ()
+            self.calls.update(call.call_id for call in calls)
             yield Reply(f"reply-{self.replies}", calls, line)
             return
-        self.in_reply = False
         if _one_of(item.get("type"), RESULT_TYPES):
-            yield Result(record_id(item.get("call_id"), f"a {item.get('type')}'s call_id"), line)
-        elif item.get("type") == "message":
+            call_id = record_id(item.get("call_id"), f"a {item.get('type')}'s call_id")
+            if call_id in self.calls:
+                self.in_reply = False
+            else:
+                self.stray = self.in_reply
+            yield Result(call_id, line)
+            return
+        self.in_reply = False
+        if item.get("type") == "message":
             yield Visible(f"a {item.get('role', 'unknown')} message", line, _hook_context(item))
 
 
