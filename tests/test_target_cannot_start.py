@@ -19,6 +19,7 @@ import json
 import os
 import platform
 import shlex
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +28,7 @@ import pytest
 from hypothesis import settings
 
 from loopspec.properties.cli.main import main
+from loopspec.properties.conformance import process_target
 
 pytest_plugins = ["pytester"]
 
@@ -176,6 +178,30 @@ def _exits_at_once(folder: Path, status: int, stderr: str) -> str:
     script.write_text(f"#!/bin/sh\necho {shlex.quote(stderr)} >&2\nexit {status}\n", "utf-8")
     script.chmod(0o755)
     return str(script)
+
+
+def test_PROTO_1_a_compiled_loop_whose_dynamic_loader_is_missing_is_told_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a loop built against another C library (on Alpine, musl) names a dynamic loader
+    this machine lacks, and the system says "no such file or directory" of a file that is
+    there, which the line repeated without a word more. It names the loader."""
+    program = Path(shutil.which("true") or "/bin/true").resolve()
+    loader = process_target._elf_loader(str(program))
+    if loader is None:
+        pytest.skip(f"{program} is no dynamically linked ELF program")
+    elsewhere = "/nonexistent/ld.so"[: len(loader)].ljust(len(loader), "x")
+    built = program.read_bytes().replace(loader.encode(), elsewhere.encode(), 1)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "loop").write_bytes(built)
+    (tmp_path / "loop").chmod(0o755)
+    assert main(["conform", "--cmd", "./loop", "--examples", "1"]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.endswith(
+        f"cannot start ./loop: no such file or directory (it is a compiled program whose "
+        f"dynamic loader, {elsewhere}, is not on this machine: it was built for another C "
+        "library (musl, glibc) or another system; build it here, or link it statically)"
+    ), first
 
 
 def test_PROTO_1_python_where_only_python3_is_installed_is_told_to_name_python3(

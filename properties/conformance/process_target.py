@@ -876,6 +876,51 @@ def _compiled_for(program: str) -> str | None:
     return None
 
 
+ELF_HEAD_BYTES: Final = 64 * 1024
+"""How much of an ELF file is read for its program headers and dynamic loader's path."""
+
+
+def _elf_loader(program: str) -> str | None:
+    """The dynamic loader (PT_INTERP) the ELF program `program` names, None for any other file
+    or an ELF without one (a static build)."""
+    try:
+        with open(program, "rb") as file:
+            head = file.read(ELF_HEAD_BYTES)
+    except OSError:
+        return None
+    if not head.startswith(b"\x7fELF") or len(head) < 64:
+        return None
+    wide = head[4] == 2  # ELFCLASS64
+    order: Literal["little", "big"] = "big" if head[5] == 2 else "little"
+
+    def number(at: int, size: int) -> int:
+        return int.from_bytes(head[at : at + size], order)
+
+    table, entry, count = (
+        (number(32, 8), number(54, 2), number(56, 2))
+        if wide
+        else (
+            number(28, 4),
+            number(42, 2),
+            number(44, 2),
+        )
+    )
+    for index in range(count):
+        at = table + index * entry
+        if at + entry > len(head) or number(at, 4) != 3:  # PT_INTERP
+            continue
+        offset, size = (
+            (number(at + 8, 8), number(at + 32, 8))
+            if wide
+            else (
+                number(at + 4, 4),
+                number(at + 16, 4),
+            )
+        )
+        return head[offset : offset + size].rstrip(b"\0").decode("utf-8", "replace") or None
+    return None
+
+
 def _run_by(program: str) -> str:
     """`program` begun with what runs it, as its ending says ("python3 ./loop.py", "deno run
     ./loop.ts or bun ./loop.ts"); "" for an ending `_RUNNERS` does not know."""
@@ -957,6 +1002,14 @@ def _start_hint(program: str, error: OSError) -> str:
             return f"{chmod})"
         runner = _run_by(program) or "the program that runs it, sh or python3 say"
         return f"{chmod}, or begin the command with {runner})"
+    loader = _elf_loader(program)
+    if isinstance(error, FileNotFoundError) and loader is not None and not os.path.exists(loader):
+        # The file is there: what is missing is the dynamic loader it was linked for.
+        return (
+            f" (it is a compiled program whose dynamic loader, {loader}, is not on this machine: "
+            "it was built for another C library (musl, glibc) or another system; build it "
+            "here, or link it statically)"
+        )
     interpreter = _interpreter_named(program)
     if isinstance(error, FileNotFoundError) and interpreter is not None:
         # The file is there: what is missing is the program its #! line names.
