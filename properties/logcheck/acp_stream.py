@@ -496,9 +496,6 @@ class _Recording:
             card.reshown = bool(changed)
             found.extend(changed)
         card.unread = False
-        if not self.relative_cwd:
-            words = _update_words(str(update["sessionUpdate"]))
-            found.extend(_relative_paths(update, words, line))
         if any(item["type"] == "terminal" for item in update.get("content") or ()):
             found.extend(self._undeclared("terminal", line))
         if "rawInput" in update:
@@ -780,8 +777,6 @@ class _Recording:
                 return found
             params = read
         tool_call = params["toolCall"]
-        if not self.relative_cwd:
-            found.extend(_relative_paths(tool_call, "the permission request's toolCall", line))
         found.extend(_shared_option_ids(params["options"], line))
         key = (str(params["sessionId"]), str(tool_call["toolCallId"]))
         card = self.cards.get(key)
@@ -925,25 +920,6 @@ def _relative_path(
         f"{what} is {json_dumps(path)}, a relative path: ACP's file paths are absolute ({why})"
     )
     return [Violation("ACP-1", line, message)]
-
-
-def _relative_paths(tool_call: Mapping[str, Any], what: str, line: int) -> list[Violation]:
-    """ACP-1 for the first location or diff of a card message whose path is relative."""
-    paths = [
-        (location.get("path"), "location")
-        for location in tool_call.get("locations") or ()
-        if isinstance(location, dict)
-    ]
-    paths += [
-        (item.get("path"), "diff")
-        for item in tool_call.get("content") or ()
-        if isinstance(item, dict) and item.get("type") == "diff"
-    ]
-    for path, where in paths:
-        found = _relative_path(path, f"{what}'s {where} path", line)
-        if found:
-            return found
-    return []
 
 
 def _shared_option_ids(options: list[Any], line: int) -> list[Violation]:
