@@ -912,6 +912,9 @@ def test_SAFE_4_a_harness_transcript_the_disk_takes_part_of_leaves_no_cut_copy(
         capture_output=True,
         text=True,
         cwd=tmp_path,
+        # Under the limit, a module compiled would be cached cut short, failing every later
+        # process that imports it from the same cache.
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
         check=False,
     )
     assert (done.returncode, done.stderr) == (

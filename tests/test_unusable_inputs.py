@@ -114,6 +114,14 @@ def test_SAFE_4_spec_check_names_SAFE_4_for_a_device_and_no_rule_for_a_file_with
     assert capsys.readouterr().err == said
 
 
+def _writing_no_bytecode() -> dict[str, str]:
+    """The environment of a process run under a file size limit: one that compiles a module
+    (a source newer than its bytecode) writes the bytecode cut at the limit, unchecked, and
+    every later process importing that module from the same cache fails (EOFError: marshal
+    data too short; `make test`'s cache is shared by every process it starts)."""
+    return {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="needs RLIMIT_FSIZE (POSIX)")
 def test_SAFE_4_spec_write_the_disk_stops_taking_leaves_the_file_whole(tmp_path: Path) -> None:
     """SAFE-4: `spec --write` that the system stops part way (a full disk; here a file size
@@ -137,6 +145,7 @@ def test_SAFE_4_spec_write_the_disk_stops_taking_leaves_the_file_whole(tmp_path:
         capture_output=True,
         text=True,
         check=False,
+        env=_writing_no_bytecode(),
         preexec_fn=files_of_at_most_1000_bytes,
     )
     assert (done.returncode, done.stderr) == (
@@ -439,6 +448,7 @@ def test_SAFE_4_a_log_the_disk_stops_taking_mid_run_is_named_and_keeps_what_was_
         text=True,
         cwd=tmp_path,
         check=False,
+        env=_writing_no_bytecode(),
         preexec_fn=files_of_at_most_1500_bytes,
     )
     assert (done.returncode, done.stderr) == (
@@ -464,6 +474,7 @@ def _run_with_files_of_at_most(limit: int, scenario: Path, log: Path) -> tuple[i
         text=True,
         cwd=scenario.parent,
         check=False,
+        env=_writing_no_bytecode(),
         preexec_fn=limit_file_sizes,
     )
     return done.returncode, done.stderr
