@@ -8,18 +8,18 @@ timeout in effect without any test depending on how fast something runs.
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from inner_pytest import InnerPytest
 from test_conform_report import _failed_report
 
 from loopspec.properties.cli.conform_run import save_case
 from loopspec.properties.cli.main import main
 from loopspec.properties.pytest_plugin import DEFAULT_CASE_DIR
 
+pytest_plugins = ["pytester"]  # the plugin's pytest runs in this process (InnerPytest)
 TESTS = Path(__file__).resolve().parent
 SILENT = "sleep 30"
 CLI_HINT = " (to wait longer: --answer-timeout S)"
@@ -66,23 +66,21 @@ def test_answer_timeout_without_cmd_is_a_usage_error(
     )
 
 
-def test_PROTO_1_plugin_answer_timeout_is_the_wait_for_each_answer(tmp_path: Path) -> None:
+@pytest.fixture
+def inner_pytest(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> InnerPytest:
+    """pytest with the plugin, run in this process (tests/inner_pytest.py)."""
+    return InnerPytest(pytester, monkeypatch)
+
+
+def test_PROTO_1_plugin_answer_timeout_is_the_wait_for_each_answer(
+    tmp_path: Path, inner_pytest: InnerPytest
+) -> None:
     """PROTO-1: the pytest plugin's `--loopspec-answer-timeout` is conform's `--answer-timeout`;
     without `--loopspec-cmd` it stops pytest, as conform refuses it. A hang names the plugin's
     option, not the CLI's, for a saved case's replay too."""
-    env = {**os.environ, "PYTHONPATH": str(TESTS)}
-    base = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
 
     def pytest_with(*options: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [*base, *options],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        return inner_pytest.run(tmp_path, tmp_path, *options)
 
     save_case(_failed_report(), tmp_path / DEFAULT_CASE_DIR, {"impl": "mine:make"})
     done = pytest_with(f"--loopspec-cmd={SILENT}", "--loopspec-answer-timeout=0.2")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import re
@@ -13,46 +12,19 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
-import coverage
 import plugin_targets
 import pytest
-from hypothesis import core as hypothesis_core
-from hypothesis import settings
+from inner_pytest import USER_CONFTEST, InnerPytest
 
 from loopspec.properties import pytest_plugin
 from loopspec.properties.cli.conform_run import counts_line
-from loopspec.properties.conformance import run
 from loopspec.properties.conformance.run import run_conformance
 
-# pytester runs the plugin's pytest runs in this process (InnerPytest), but for the one needing
-# a virtualenv of its own.
+# The plugin's pytest runs are in this process (InnerPytest), but for the one needing a
+# virtualenv of its own.
 pytest_plugins = ["pytester"]
 
 TESTS = Path(__file__).resolve().parent
-# Every module a pytest run of the plugin imports lazily, imported here before pytester's
-# snapshot of sys.modules: pytester drops what a run imported, while the modules that stay keep
-# what they took from it (InnerPytest.run fails naming any module missing here).
-PRELOADED = tuple(
-    map(
-        importlib.import_module,
-        (
-            "email.parser",
-            "hypothesis.stateful",
-            "importlib.readers",
-            "jsonschema",
-            "loopspec.properties.conformance.exhaustive",
-            "loopspec.properties.conformance.machine",
-            "loopspec.properties.conformance.presentation_sweep",
-            "loopspec.properties.conformance.report_documents",
-            "loopspec.properties.conformance.saved_cases",
-            "loopspec.properties.conformance.situation_sweep",
-            "loopspec.properties.conformance.suite",
-            "loopspec.properties.spec_presentation",
-            "loopspec.properties.stateful.swarm",
-        ),
-    )
-)
-CI_VARIABLES = ("CI", "BUILD_NUMBER")  # where either is set, pytest prints as on a CI
 
 
 def _environment(*pythonpath: Path) -> dict[str, str]:
@@ -65,117 +37,9 @@ def _environment(*pythonpath: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": imports, "PY_COLORS": "0"}
 
 
-# The suite runs with the user's active Hypothesis profile; a small one keeps these runs short.
-USER_CONFTEST = """
-from hypothesis import settings
-
-settings.register_profile("users-ci", max_examples={examples}, derandomize=True, database=None)
-settings.load_profile("users-ci")
-"""
-
-
-class _ModulesAtEnd:
-    """A plugin of an inner pytest run noting the modules loaded when the run ends, and the
-    file of each, before pytester drops those the run imported."""
-
-    def __init__(self) -> None:
-        self.files: dict[str, str] = {}
-
-    def pytest_unconfigure(self) -> None:
-        self.files = {
-            name: str(getattr(m, "__file__", "")) for name, m in list(sys.modules.items())
-        }
-
-
-class InnerPytest:
-    """Runs pytest with the plugin aimed at a target in this process, through pytester, as a
-    user's `pytest` runs in their folder: a fresh interpreter for each run cost about a second
-    of CPU (pytest, Hypothesis and loopspec imported again) and bought nothing the runs below
-    look at. pytester gives back sys.modules and sys.path; this gives back the working folder,
-    the environment, the Hypothesis profile the user's conftest loads and the seed
-    `--hypothesis-seed` forces, each of which would otherwise outlive the run."""
-
-    def __init__(self, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.pytester = pytester
-        self.monkeypatch = monkeypatch
-
-    def __call__(
-        self,
-        tmp_path: Path,
-        target: str,
-        option: str = "--loopspec-impl",
-        examples: int = 25,
-        *more: str,
-        cwd: Path | None = None,
-        ci: bool | None = None,
-        columns: int | None = None,
-        conftest_end: str = "",
-    ) -> subprocess.CompletedProcess[str]:
-        """pytest run in `cwd` (default `tmp_path`, the rootdir) with the plugin aimed at
-        `target`; `more` replaces `-x` (stop at the first failure) by other arguments. `ci`
-        True or False sets `CI` or unsets both variables pytest reads as a CI's (None: as this
-        run has them); `columns` the terminal's width pytest writes for; `conftest_end` ends
-        the user's conftest."""
-        conftest = USER_CONFTEST.format(examples=examples) + conftest_end
-        (tmp_path / "conftest.py").write_text(conftest, encoding="utf-8")
-        arguments = [*(more or ["-x"]), f"{option}={target}"]
-        return self.run(cwd or tmp_path, tmp_path, *arguments, ci=ci, columns=columns)
-
-    def run(
-        self,
-        cwd: Path,
-        users_folder: Path,
-        *arguments: str,
-        ci: bool | None = None,
-        columns: int | None = None,
-    ) -> subprocess.CompletedProcess[str]:
-        """`pytest -p no:cacheprovider -q ARGUMENTS` in `cwd`: its exit status, stdout and
-        stderr, as a process's would be. Only modules of `users_folder` may be new to this
-        process after it: any other one pytester drops after the run, while the modules that
-        stay keep what they took from it (a second run's conformance machine then failed
-        Hypothesis's check that it is a RuleBasedStateMachine)."""
-        profile = settings.get_current_profile_name()
-        loaded_before, loaded_at_end = set(sys.modules), _ModulesAtEnd()
-        with self.monkeypatch.context() as patch:
-            patch.chdir(cwd)
-            patch.setenv("PY_COLORS", "0")  # uncoloured where a CI job asks for colour
-            if ci is not None:
-                for name in CI_VARIABLES:
-                    patch.delenv(name, raising=False)
-                if ci:
-                    patch.setenv("CI", "true")
-            if columns is not None:
-                patch.setenv("COLUMNS", str(columns))
-            patch.setattr(hypothesis_core, "global_force_seed", hypothesis_core.global_force_seed)
-            # A user's conftest may set it (the progress test does).
-            patch.setattr(run, "PROGRESS_LINE_SECONDS", run.PROGRESS_LINE_SECONDS)
-            # Untraced, as the process the run had of its own was: the coverage report stays
-            # what it was, and the tracer would double the run's CPU.
-            tracer = coverage.Coverage.current()
-            if tracer is not None:
-                tracer.stop()
-            try:
-                done = self.pytester.runpytest_inprocess(
-                    "-p", "no:cacheprovider", "-q", *arguments, plugins=[loaded_at_end]
-                )
-            finally:
-                if tracer is not None:
-                    tracer.start()
-                settings.load_profile(profile)
-        imported = sorted(
-            name
-            for name, file in loaded_at_end.files.items()
-            if name not in loaded_before and not file.startswith(str(users_folder))
-        )
-        assert imported == [], f"import these in PRELOADED: {imported}"
-        return subprocess.CompletedProcess(
-            arguments, int(done.ret), done.stdout.str() + "\n", done.stderr.str() + "\n"
-        )
-
-
 @pytest.fixture
 def inner_pytest(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> InnerPytest:
-    """A pytest of a user's folder with the plugin, run in this process (InnerPytest)."""
+    """pytest with the plugin, run in this process (tests/inner_pytest.py)."""
     return InnerPytest(pytester, monkeypatch)
 
 

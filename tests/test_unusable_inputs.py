@@ -14,12 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from inner_pytest import InnerPytest
 
 from loopspec.impl.hookbridge import HookSettingsError, load_settings
 from loopspec.properties.cli.main import main
 from loopspec.properties.harnesses.cli import load_hooks
 from loopspec.properties.harnesses.session import HarnessError
 from loopspec.properties.spec_doc import SECTIONS
+
+pytest_plugins = ["pytester"]  # the plugin's pytest runs in this process (InnerPytest)
 
 SCENARIO: dict[str, list[dict[str, Any]]] = {
     "tools": [{"name": "bash", "concurrencySafe": False, "requiredKeys": ["command"]}],
@@ -179,21 +182,14 @@ def test_SAFE_4_run_harness_reads_its_hooks_file_bounded_and_names_a_missing_log
     assert not log.parent.exists()
 
 
-def _plugin_collects(tmp_path: Path, *options: str) -> subprocess.CompletedProcess[str]:
-    """pytest, in `tmp_path`, listing what the plugin would run on the model with `options`."""
-    target = "--loopspec-impl=loopspec.properties.conformance.target:ModelTarget"
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--co", target, *options],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+@pytest.fixture
+def inner_pytest(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> InnerPytest:
+    """pytest with the plugin, run in this process (tests/inner_pytest.py)."""
+    return InnerPytest(pytester, monkeypatch)
 
 
 def test_SAFE_4_plugin_refuses_a_device_for_cases_and_a_file_for_the_case_folder(
-    tmp_path: Path,
+    tmp_path: Path, inner_pytest: InnerPytest
 ) -> None:
     """SAFE-4: `pytest --loopspec-cases=/dev/null` said "no such file or directory", which is
     not so (replay names SAFE-4 for a device), and `--loopspec-case-dir=notes.json`, a file,
@@ -206,7 +202,9 @@ def test_SAFE_4_plugin_refuses_a_device_for_cases_and_a_file_for_the_case_folder
         (f"--loopspec-cases={os.devnull}", f"[SAFE-4] --loopspec-cases {os.devnull}: is a char"),
         ("--loopspec-case-dir=notes.json", "--loopspec-case-dir notes.json: exists and is not a"),
     ]:
-        done = _plugin_collects(tmp_path, option)
+        # pytest listing what the plugin would run on the model with `option`.
+        target = "--loopspec-impl=loopspec.properties.conformance.target:ModelTarget"
+        done = inner_pytest.run(tmp_path, tmp_path, "--co", target, option)
         assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
         assert f"ERROR: loopspec: error: {said}" in done.stderr, done.stderr
         assert "Traceback" not in done.stderr
