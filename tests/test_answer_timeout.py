@@ -66,21 +66,15 @@ def test_answer_timeout_without_cmd_is_a_usage_error(
     )
 
 
-@pytest.fixture
-def inner_pytest(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> InnerPytest:
-    """pytest with the plugin, run in this process (tests/inner_pytest.py)."""
-    return InnerPytest(pytester, monkeypatch)
-
-
 def test_PROTO_1_plugin_answer_timeout_is_the_wait_for_each_answer(
-    tmp_path: Path, inner_pytest: InnerPytest
+    tmp_path: Path, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """PROTO-1: the pytest plugin's `--loopspec-answer-timeout` is conform's `--answer-timeout`;
     without `--loopspec-cmd` it stops pytest, as conform refuses it. A hang names the plugin's
     option, not the CLI's, for a saved case's replay too."""
 
     def pytest_with(*options: str) -> subprocess.CompletedProcess[str]:
-        return inner_pytest.run(tmp_path, tmp_path, *options)
+        return InnerPytest(pytester, monkeypatch).run(tmp_path, tmp_path, *options)
 
     save_case(_failed_report(), tmp_path / DEFAULT_CASE_DIR, {"impl": "mine:make"})
     done = pytest_with(f"--loopspec-cmd={SILENT}", "--loopspec-answer-timeout=0.2")

@@ -182,14 +182,8 @@ def test_SAFE_4_run_harness_reads_its_hooks_file_bounded_and_names_a_missing_log
     assert not log.parent.exists()
 
 
-@pytest.fixture
-def inner_pytest(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> InnerPytest:
-    """pytest with the plugin, run in this process (tests/inner_pytest.py)."""
-    return InnerPytest(pytester, monkeypatch)
-
-
 def test_SAFE_4_plugin_refuses_a_device_for_cases_and_a_file_for_the_case_folder(
-    tmp_path: Path, inner_pytest: InnerPytest
+    tmp_path: Path, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """SAFE-4: `pytest --loopspec-cases=/dev/null` said "no such file or directory", which is
     not so (replay names SAFE-4 for a device), and `--loopspec-case-dir=notes.json`, a file,
@@ -204,7 +198,7 @@ def test_SAFE_4_plugin_refuses_a_device_for_cases_and_a_file_for_the_case_folder
     ]:
         # pytest listing what the plugin would run on the model with `option`.
         target = "--loopspec-impl=loopspec.properties.conformance.target:ModelTarget"
-        done = inner_pytest.run(tmp_path, tmp_path, "--co", target, option)
+        done = InnerPytest(pytester, monkeypatch).run(tmp_path, tmp_path, "--co", target, option)
         assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
         assert f"ERROR: loopspec: error: {said}" in done.stderr, done.stderr
         assert "Traceback" not in done.stderr
