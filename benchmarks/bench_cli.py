@@ -182,6 +182,11 @@ path leave to it (`checker._monitor`): the judges' `stands_for`, the chunk's qui
 held to the registry by tests instead of at each run. Then `check CLAUDE-CODE` 50.9M, 1.43x
 (was 52.0M, 1.46x; `check SMALL` 45.2M, was 45.3M), once the clean-event judges
 (`logcheck.clean_events`) are imported where a dsh log is checked, not by every check.
+`check CODEX` (a clean rollout, counted since) 49.2M, 1.38x (was 51.2M, 1.44x), `check
+CLAUDE-CODE` 50.4M, 1.41x (was 51.1M, 1.43x; the rest as they were), once `foreign` tells a
+transcript from a rollout by first-record tests of its own and imports only the reader of the
+dialect found: a rollout had imported Claude Code's reader, its hooks' reader and the hook audit
+with it, a transcript the Codex reader.
 
 Every command runs with its bytecode cached (in a temporary `PYTHONPYCACHEPREFIX`, written by a
 warm-up run, even where `PYTHONDONTWRITEBYTECODE` is set), as an installed copy runs: otherwise
@@ -332,6 +337,7 @@ COUNTED = (
     "loopspec check MARKED",
     "loopspec check --format json SMALL",
     "loopspec check CLAUDE-CODE",
+    "loopspec check CODEX",
     "loopspec check --known claude-code SMALL",
     "loopspec spec STEP-1",
 )
@@ -339,6 +345,9 @@ COUNTED = (
 
 CLAUDE_CODE_LOG = ROOT / "tests/fixtures/logs/claude-code/valid/rewrite-to-the-same-input.jsonl"
 """A Claude Code transcript that breaks no rule, read by `logcheck.claude_code`."""
+
+CODEX_LOG = ROOT / "tests/fixtures/logs/codex/valid/parallel-calls-in-issue-order.jsonl"
+"""A Codex rollout that breaks no rule, read by `logcheck.codex`."""
 
 REPLAY_CASE = ROOT / "tests" / "regressions" / "dsh-abort-drops-queued-input.json"
 """A case the bundled implementation replays without divergence (7 commands, dsh's profile)."""
@@ -598,6 +607,8 @@ def _commands(
         "loopspec check MARKED": ([*loopspec, "check", str(logs["marked"])], 0),
         # A Claude Code transcript (hand-written: a hook's rewrite the model's input held).
         "loopspec check CLAUDE-CODE": ([*loopspec, "check", str(CLAUDE_CODE_LOG)], 0),
+        # A Codex rollout (hand-written: parallel calls, their outputs in issue order).
+        "loopspec check CODEX": ([*loopspec, "check", str(CODEX_LOG)], 0),
         # A CI job reading the report as JSON.
         "loopspec check --format json SMALL": (
             [*loopspec, "check", "--format", "json", str(logs["small"])],

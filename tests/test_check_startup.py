@@ -27,7 +27,7 @@ from loopspec.model.errors import InvalidEventError
 from loopspec.model.invariants import rule_ids
 from loopspec.model.wire import header_from_wire
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
-from loopspec.properties.logcheck import INVARIANT_RULES, claude_code, codex, header_version
+from loopspec.properties.logcheck import INVARIANT_RULES, foreign, header_version
 from loopspec.properties.logcheck.checker import (
     DSH_HEADER_TYPE,
     SNIFF_BYTES,
@@ -248,6 +248,18 @@ NEVER_FOR_A_CLEAN_TRANSCRIPT = (
     "shlex",
     "typing",
 )
+# The other loop's reader, by the folder of the log's loop: `foreign` tells a dialect from its
+# first record itself, so a transcript is checked without the Codex reader and a rollout without
+# Claude Code's (and the modules only that one imports: its hooks' faults, the hook audit's
+# wrapper it names a hook by).
+OTHER_READER = {
+    "claude-code": ("loopspec.properties.logcheck.codex",),
+    "codex": (
+        "loopspec.properties.harnesses",
+        "loopspec.properties.logcheck.claude_code",
+        "loopspec.properties.logcheck.claude_code_hooks",
+    ),
+}
 
 
 @pytest.mark.parametrize(
@@ -266,14 +278,17 @@ def test_checking_another_loops_log_imports_neither_json_re_nor_typing(
     log: str, known: tuple[str, ...]
 ) -> None:
     """As a user runs it (`main_without_site`): the log is read by its loop's reader, and its
-    check passes, or fails on RW-1 alone (passes, with the loops' known divergences)."""
+    check passes, or fails on RW-1 alone (passes, with the loops' known divergences). The
+    other loop's reader is not imported (`OTHER_READER`)."""
     done = main_without_site(["check", *known, str(FIXTURES / log)])
     breaks_rw_1 = "/violations/" in log
     assert done.returncode == (1 if breaks_rw_1 and not known else 0), done.stdout
     assert done.stdout.splitlines()[-1].startswith("checked 1 log"), done.stdout
     imported = set(done.stderr.split())
-    assert "loopspec.properties.logcheck.harness_logs" in imported  # it did read the log
-    assert loaded_of(imported, (*NEVER_FOR_CHECK, *NEVER_FOR_A_CLEAN_TRANSCRIPT)) == set()
+    loop = log.split("/", maxsplit=1)[0]
+    assert f"loopspec.properties.logcheck.{loop.replace('-', '_')}" in imported  # it read the log
+    never = (*NEVER_FOR_CHECK, *NEVER_FOR_A_CLEAN_TRANSCRIPT, *OTHER_READER[loop])
+    assert loaded_of(imported, never) == set()
 
 
 @pytest.mark.parametrize(
@@ -313,7 +328,8 @@ def test_a_rollout_opening_with_a_line_too_long_to_sniff_imports_no_re(tmp_path:
     assert done.returncode == 0, done.stdout
     imported = set(done.stderr.split())
     assert "loopspec.properties.logcheck.codex" in imported  # it was read as a rollout
-    assert loaded_of(imported, (*NEVER_FOR_CHECK, *NEVER_FOR_A_CLEAN_TRANSCRIPT)) == set()
+    never = (*NEVER_FOR_CHECK, *NEVER_FOR_A_CLEAN_TRANSCRIPT, *OTHER_READER["codex"])
+    assert loaded_of(imported, never) == set()
 
 
 def test_json_is_read_as_the_c_scanner_reads_it_where_an_interpreter_lacks_that_scanner(
@@ -405,7 +421,8 @@ def test_checking_a_clis_home_folder_imports_neither_json_re_nor_typing(tmp_path
     assert "skipped 1 file" in done.stdout.splitlines()[-1], done.stdout
     imported = set(done.stderr.split())
     assert "loopspec.properties.logcheck.home_files" in imported  # it did tell the history
-    assert loaded_of(imported, (*NEVER_FOR_CHECK, *NEVER_FOR_A_CLEAN_TRANSCRIPT)) == set()
+    never = (*NEVER_FOR_CHECK, *NEVER_FOR_A_CLEAN_TRANSCRIPT, *OTHER_READER["claude-code"])
+    assert loaded_of(imported, never) == set()
 
 
 def test_spec_RULE_the_command_check_names_imports_no_model() -> None:
@@ -433,12 +450,12 @@ def test_spec_RULE_the_command_check_names_imports_no_model() -> None:
 
 
 def test_the_dsh_header_type_is_no_record_type_of_another_loop() -> None:
-    """`checker` takes a first record of the header's type as dsh without asking the readers of
-    other loops; that stays right only while neither reader claims that type."""
-    assert DSH_HEADER_TYPE not in claude_code.RECORD_TYPES
-    assert DSH_HEADER_TYPE not in codex.RECORD_TYPES
-    assert not claude_code.looks_like({**HEADER, "sessionId": "s"})
-    assert not codex.looks_like({**HEADER, "timestamp": "t", "payload": {}})
+    """`checker` takes a first record of the header's type as dsh without asking `foreign`;
+    that stays right only while neither of the other dialects' first-record tests claims it."""
+    assert DSH_HEADER_TYPE not in foreign.CLAUDE_CODE_RECORD_TYPES
+    assert DSH_HEADER_TYPE not in foreign.CODEX_RECORD_TYPES
+    assert not foreign.opens_a_transcript({**HEADER, "sessionId": "s"})
+    assert not foreign.opens_a_rollout({**HEADER, "timestamp": "t", "payload": {}})
 
 
 def _codec_answer(obj: dict[str, Any]) -> tuple[str, object]:

@@ -405,8 +405,8 @@ _SKIP = object()  # a line that holds nothing to check (blank, or a torn tail al
 SNIFF_BYTES = 64 * 1024
 """How much of a log's start is looked at to tell its dialect (`log_head`)."""
 # The type of a dsh session header: the first record of nearly every log checked. Neither
-# `claude_code.RECORD_TYPES` nor `codex.RECORD_TYPES` holds it (a test says so), so such a log
-# is known to be dsh without importing those readers, or `foreign`, which asks them.
+# `foreign.CLAUDE_CODE_RECORD_TYPES` nor `foreign.CODEX_RECORD_TYPES` holds it (a test says so),
+# so such a log is known to be dsh without importing `foreign`, which tells the other dialects.
 DSH_HEADER_TYPE = "session"
 
 

@@ -52,7 +52,6 @@ from _collections_abc import Mapping
 
 from loopspec.model.jsonvalue import loads
 from loopspec.properties.harnesses import hook_audit
-from loopspec.properties.logcheck.checker import DSH_HEADER_TYPE
 from loopspec.properties.logcheck.claude_code_hooks import hook_fault
 from loopspec.properties.logcheck.harness_logs import (
     Call,
@@ -76,26 +75,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 NAME = "claude-code"
-RECORD_TYPES = frozenset(
-    {
-        "queue-operation",
-        "user",
-        "assistant",
-        "attachment",
-        "system",
-        "summary",
-        "last-prompt",
-        "atis-latch",
-        "file-history-snapshot",
-        "api-request-shape",
-        "api-request-blob",
-        "api-request",
-        "tools-used",
-        "cost-state",
-        "custom-title",
-        "mode",
-    }
-)
 
 # The model an assistant record names when Claude Code wrote it itself, not the model.
 SYNTHETIC_MODEL = "<synthetic>"
@@ -107,10 +86,6 @@ ABORT_NOTICE = "[Request interrupted by user"
 # How that notice begins when the interrupt came while the reply's calls ran (or their hooks):
 # the plain notice is an interrupt of the model's reply (ABORT-2's).
 BATCH_ABORT_NOTICE = ABORT_NOTICE + " for tool use"
-
-# Keys one of which every transcript record carries (a `summary` only `leafUuid`, a
-# `file-history-snapshot` only `messageId`); none of them is a dsh event field.
-IDENTIFYING_KEYS = ("sessionId", "uuid", "leafUuid", "messageId")
 
 _NO_EVENTS = "the transcript has no turn or step events"
 _NO_SEQ = "the transcript has no seq: records form a tree by uuid/parentUuid"
@@ -159,20 +134,6 @@ CHECKED_IN_PART = {
         "model's; the transcript does not mark which of the reply's text was delivered"
     ),
 }
-
-
-def looks_like(record: Mapping[str, Any]) -> bool:
-    """Whether a parsed first record is a Claude Code transcript record: a known type with one
-    of the identifying keys, or any type with a string `sessionId` (each release adds record
-    types, and a forked session opens with whichever it writes first)."""
-    kind = record.get("type")
-    if not isinstance(kind, str) or "seq" in record:
-        return False
-    if "session_id" in record and "sessionId" not in record:
-        return False  # the stream-json a headless run prints (`home_files`), not a transcript
-    if kind in RECORD_TYPES:
-        return any(key in record for key in IDENTIFYING_KEYS)
-    return kind != DSH_HEADER_TYPE and isinstance(record.get("sessionId"), str)
 
 
 class _Reader:

@@ -49,9 +49,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 NAME = "codex"
-RECORD_TYPES = frozenset(
-    {"session_meta", "response_item", "event_msg", "turn_context", "world_state", "compacted"}
-)
 CALL_TYPES = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 RESULT_TYPES = frozenset({"function_call_output", "custom_tool_call_output"})
 SHELL_FLAGS = frozenset({"-lc", "-c"})
@@ -95,14 +92,6 @@ NOT_CHECKABLE = {
 def _one_of(value: Any, names: frozenset[str]) -> bool:
     """Whether `value` is one of `names` (a record may hold any JSON value there)."""
     return isinstance(value, str) and value in names
-
-
-def looks_like(record: Mapping[str, Any]) -> bool:
-    """Whether a parsed first record is a Codex rollout record: a rollout's type and a
-    timestamp, as a first line too long to parse is known (`foreign`). Its payload is not
-    looked at, so one that is no object is named by the reader (`_Reader.observe`), where the
-    dsh reader's message about a session header would send its author the wrong way."""
-    return _one_of(record.get("type"), RECORD_TYPES) and "timestamp" in record
 
 
 def _is_model_item(item: Mapping[str, Any]) -> bool:

@@ -7,6 +7,10 @@ on a seekable one; a stream that allows neither is taken as a dsh log) and retur
 within the first `SNIFF_BYTES`; a longer one (a Codex `session_meta` carries the model's whole
 instructions) is recognised by how its first keys begin. A file of a CLI's home folder that is
 no session log (a prompt history: `home_files`) is recognised from its first record too.
+
+The first-record tests of both dialects live here, not beside their readers, so that telling a
+transcript imports no Codex reader and a rollout no Claude Code reader: only the reader of the
+dialect found is imported (each reader is several modules, tests/test_check_startup.py).
 """
 
 from __future__ import annotations
@@ -82,6 +86,59 @@ def _names_a_session(head: bytes) -> bool:
     return False
 
 
+# The record types a Claude Code transcript's first line may hold. Each release adds some, so a
+# transcript is also known by a string `sessionId` whatever its type.
+CLAUDE_CODE_RECORD_TYPES = frozenset(
+    {
+        "queue-operation",
+        "user",
+        "assistant",
+        "attachment",
+        "system",
+        "summary",
+        "last-prompt",
+        "atis-latch",
+        "file-history-snapshot",
+        "api-request-shape",
+        "api-request-blob",
+        "api-request",
+        "tools-used",
+        "cost-state",
+        "custom-title",
+        "mode",
+    }
+)
+# Keys one of which every transcript record carries (a `summary` only `leafUuid`, a
+# `file-history-snapshot` only `messageId`); none of them is a dsh event field.
+CLAUDE_CODE_IDENTIFYING_KEYS = ("sessionId", "uuid", "leafUuid", "messageId")
+CODEX_RECORD_TYPES = frozenset(
+    {"session_meta", "response_item", "event_msg", "turn_context", "world_state", "compacted"}
+)
+
+
+def opens_a_transcript(record: dict[str, Any]) -> bool:
+    """Whether a parsed first record is a Claude Code transcript record: a known type with one
+    of the identifying keys, or any type with a string `sessionId` (each release adds record
+    types, and a forked session opens with whichever it writes first)."""
+    kind = record.get("type")
+    if not isinstance(kind, str) or "seq" in record:
+        return False
+    if "session_id" in record and "sessionId" not in record:
+        return False  # the stream-json a headless run prints (`home_files`), not a transcript
+    if kind in CLAUDE_CODE_RECORD_TYPES:
+        return any(key in record for key in CLAUDE_CODE_IDENTIFYING_KEYS)
+    return kind != DSH_HEADER_TYPE and isinstance(record.get("sessionId"), str)
+
+
+def opens_a_rollout(record: dict[str, Any]) -> bool:
+    """Whether a parsed first record is a Codex rollout record: a rollout's type and a
+    timestamp, as a first line too long to parse is known (`_codex_start`). Its payload is not
+    looked at, so one that is no object is named by the reader (`codex._Reader.observe`), where
+    the dsh reader's message about a session header would send its author the wrong way."""
+    kind = record.get("type")
+    return isinstance(kind, str) and kind in CODEX_RECORD_TYPES and "timestamp" in record
+
+
 def dialect_of_first_line(head: bytes) -> Dialect | None:
     """The foreign dialect whose first record `head` begins with, or None (a dsh log)."""
     stripped = head.lstrip()
@@ -97,11 +154,13 @@ def dialect_of_first_line(head: bytes) -> Dialect | None:
             return None
         if not isinstance(record, dict) or record.get("type") == DSH_HEADER_TYPE:
             return None
-        from loopspec.properties.logcheck import claude_code, codex  # noqa: PLC0415
+        if opens_a_rollout(record):
+            from loopspec.properties.logcheck import codex  # noqa: PLC0415
 
-        if codex.looks_like(record):
             return codex.dialect()
-        if claude_code.looks_like(record):
+        if opens_a_transcript(record):
+            from loopspec.properties.logcheck import claude_code  # noqa: PLC0415
+
             return claude_code.dialect()
         return None
     if _codex_start(head):
