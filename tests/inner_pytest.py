@@ -3,14 +3,18 @@
 A test of the plugin reads what a user's `pytest --loopspec-impl=...` prints and exits with. A
 fresh interpreter for each such run cost about a second of CPU (pytest, Hypothesis and loopspec
 imported again) and bought nothing those tests look at; pytester runs it here instead. A module
-using it loads pytester (`pytest_plugins`) and makes an `InnerPytest` of its fixtures.
+using it loads pytester (`pytest_plugins`) and makes an `InnerPytest` of its fixtures. Such a
+run, or a CLI verb a test runs in its own process where it ran one in a process of its own, is
+`untraced`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import coverage
@@ -53,6 +57,21 @@ from hypothesis import settings
 settings.register_profile("users-ci", max_examples={examples}, derandomize=True, database=None)
 settings.load_profile("users-ci")
 """
+
+
+@contextlib.contextmanager
+def untraced() -> Iterator[None]:
+    """Coverage stopped for what runs inside, as it never traced a process a test started: a
+    run moved into the test's own process leaves the coverage report as it was, and the tracer
+    would double its CPU."""
+    tracer = coverage.Coverage.current()
+    if tracer is not None:
+        tracer.stop()
+    try:
+        yield
+    finally:
+        if tracer is not None:
+            tracer.start()
 
 
 class _ModulesAtEnd:
@@ -130,18 +149,12 @@ class InnerPytest:
             patch.setattr(hypothesis_core, "global_force_seed", hypothesis_core.global_force_seed)
             # A user's conftest may set it (the progress test does).
             patch.setattr(run, "PROGRESS_LINE_SECONDS", run.PROGRESS_LINE_SECONDS)
-            # Untraced, as the process the run had of its own was: the coverage report stays
-            # what it was, and the tracer would double the run's CPU.
-            tracer = coverage.Coverage.current()
-            if tracer is not None:
-                tracer.stop()
             try:
-                done = self.pytester.runpytest_inprocess(
-                    "-p", "no:cacheprovider", "-q", *arguments, plugins=[loaded_at_end]
-                )
+                with untraced():
+                    done = self.pytester.runpytest_inprocess(
+                        "-p", "no:cacheprovider", "-q", *arguments, plugins=[loaded_at_end]
+                    )
             finally:
-                if tracer is not None:
-                    tracer.start()
                 settings.load_profile(profile)
         imported = sorted(
             name

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from inner_pytest import untraced
 
 from loopspec.properties.cli import schema as cli_schema
 from loopspec.properties.cli.main import INTERNAL_ERROR_STATUS, VERBS, main
@@ -265,22 +266,32 @@ def _printed_schema(which: str, capsys: pytest.CaptureFixture[str]) -> jsonschem
     return jsonschema.Draft202012Validator(schema)
 
 
-def _loopspec_json(project: Path, *arguments: str) -> tuple[int, object]:
-    """Run `loopspec ARGUMENTS` in `project` (a module there named by --impl); its status and
-    the JSON document it wrote."""
-    done = subprocess.run(
-        [sys.executable, "-m", "loopspec", *arguments],
-        cwd=project,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.returncode, json.loads(done.stdout)
+def _loopspec_json(
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    *arguments: str,
+) -> tuple[int, object]:
+    """Run `loopspec ARGUMENTS` in `project` (a module there named by --impl), in this process
+    (a process of its own cost half a second of CPU to start): its status and the JSON document
+    it wrote. The path entry --impl adds and the project's modules are forgotten after, as they
+    were with the process."""
+    with monkeypatch.context() as patch:
+        patch.chdir(project)
+        patch.setattr(sys, "path", list(sys.path))
+        loaded = set(sys.modules)
+        try:
+            with untraced():
+                status = main(list(arguments))
+        finally:
+            for name in set(sys.modules) - loaded:
+                if str(getattr(sys.modules[name], "__file__", "")).startswith(str(project)):
+                    del sys.modules[name]
+    return status, json.loads(capsys.readouterr().out)
 
 
 def test_conform_and_replay_json_validate_against_the_schema_loopspec_prints(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`loopspec schema conform` and `loopspec schema replay` print the JSON Schema of what
     `--format json` writes (there was none: a CI step had only a docstring to check against),
@@ -290,11 +301,20 @@ def test_conform_and_replay_json_validate_against_the_schema_loopspec_prints(
     replay_schema = _printed_schema("replay", capsys)
     project = _project(tmp_path, bug=True)
     status, found = _loopspec_json(
-        project, "conform", "--impl", "my_loop:make_target", "--format", "json"
+        project, capsys, monkeypatch, "conform", "--impl", "my_loop:make_target", "--format", "json"
     )
     assert status == 1
     status, passed = _loopspec_json(
-        project, "conform", "--format", "json", "--examples", "5", "--profile", "dsh"
+        project,
+        capsys,
+        monkeypatch,
+        "conform",
+        "--format",
+        "json",
+        "--examples",
+        "5",
+        "--profile",
+        "dsh",
     )
     assert status == 0
     for document in (found, passed):
@@ -308,7 +328,7 @@ def test_conform_and_replay_json_validate_against_the_schema_loopspec_prints(
                 loop + "\nmake_target = TutorialLoop\n", "utf-8"
             )
         status, replayed = _loopspec_json(
-            project, "replay", case, "--impl", target, "--format", "json"
+            project, capsys, monkeypatch, "replay", case, "--impl", target, "--format", "json"
         )
         assert status == expected_status
         assert list(replay_schema.iter_errors(replayed)) == []
