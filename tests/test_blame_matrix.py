@@ -1106,6 +1106,7 @@ def test_ADJ_4_an_extra_user_message_is_named_with_its_article() -> None:
     )
 
 
+@pytest.mark.no_cover
 def test_MODEL_1_the_unchanged_model_passes_every_program_of_the_matrix() -> None:
     """MODEL-1: control: without its change, no program of the matrix diverges."""
     for case in FIRST_USER + FAMILIES:

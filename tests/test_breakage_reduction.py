@@ -79,6 +79,7 @@ def _case_commands(case: Path) -> list[dict[str, object]]:
     return commands
 
 
+@pytest.mark.no_cover
 def test_SAFE_5_a_python_targets_breakage_is_saved_cut_down_and_replays_alike(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -126,6 +127,7 @@ def test_SAFE_5_a_python_targets_breakage_is_saved_cut_down_and_replays_alike(
     assert replayed.endswith(")"), replayed
 
 
+@pytest.mark.no_cover
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")
 def test_SAFE_5_a_process_that_dies_on_a_throw_is_saved_cut_down(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

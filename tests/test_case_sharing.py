@@ -231,6 +231,7 @@ def test_PROTO_1_conform_s_json_names_its_target_as_replay_takes_it(
     assert "as conform's and replay's documents both name it" in said[0]
 
 
+@pytest.mark.no_cover
 def test_SAFE_1_the_json_documents_name_the_bundled_implementation_as_their_docs_say(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

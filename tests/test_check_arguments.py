@@ -57,6 +57,7 @@ def _argparse_reads(arguments: list[str]) -> dict[str, Any] | None:
     return {field: getattr(args, field) for field in FIELDS}
 
 
+@pytest.mark.no_cover
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from((*OPTIONS, *UNUSUAL, *PATHS, *VALUES, *LIMITS)), max_size=7))
 def test_what_the_usual_reader_takes_argparse_takes_alike(arguments: list[str]) -> None:

@@ -846,6 +846,7 @@ def test_a_one_hook_rewrite_is_judged_without_its_fact(monkeypatch: pytest.Monke
     assert report.status == "ok"
 
 
+@pytest.mark.no_cover
 @settings(PROFILE, max_examples=PROFILE.max_examples * 4)
 @given(
     st.one_of(

@@ -97,6 +97,7 @@ def _keys_described(schema: dict[str, Any]) -> set[str]:
     return described
 
 
+@pytest.mark.no_cover
 def test_every_document_check_writes_over_the_repo_logs_validates_and_shows_every_key(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -66,6 +66,7 @@ class _TerminalStream(io.StringIO):
         return True
 
 
+@pytest.mark.no_cover
 def test_a_run_whose_stderr_is_a_log_prints_whole_progress_lines(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -90,6 +91,7 @@ def test_a_run_whose_stderr_is_a_log_prints_whole_progress_lines(
     ), lines
 
 
+@pytest.mark.no_cover
 def test_one_long_program_still_prints_progress_lines_while_it_runs(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -121,6 +123,7 @@ def test_one_long_program_still_prints_progress_lines_while_it_runs(
     assert waited == sorted(waited)
 
 
+@pytest.mark.no_cover
 @pytest.mark.parametrize(("name", "value"), [("CI", "true"), ("TERM", "dumb")])
 def test_no_carriage_return_on_a_ci_or_dumb_terminal(
     name: str, value: str, monkeypatch: pytest.MonkeyPatch
@@ -290,6 +293,7 @@ def _loopspec_json(
     return status, json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.no_cover
 def test_conform_and_replay_json_validate_against_the_schema_loopspec_prints(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -337,6 +341,7 @@ def test_conform_and_replay_json_validate_against_the_schema_loopspec_prints(
     assert list(conform_schema.iter_errors(found)), "a key the schema does not define passed"
 
 
+@pytest.mark.no_cover
 def test_conform_exhaustive_json_validates_against_the_conform_schema(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -353,6 +358,7 @@ def test_conform_exhaustive_json_validates_against_the_conform_schema(
     assert list(conform_schema.iter_errors(document)), "an exhaustive pass is never conformant"
 
 
+@pytest.mark.no_cover
 def test_the_sweeps_before_and_after_the_search_show_progress_too(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -450,6 +450,7 @@ def test_an_unknown_option_is_refused_with_the_verbs_own_usage(
     assert err.endswith(f"loopspec {verb}: error: unrecognized arguments: --bogus\n")
 
 
+@pytest.mark.no_cover
 @pytest.mark.parametrize("activated", [False, True])
 def test_demo_ends_naming_loopspec_as_the_user_can_type_it(
     tmp_path: Path,

@@ -152,6 +152,7 @@ def test_conform_max_seconds_0_checks_nothing_and_is_no_pass(
     assert not (tmp_path / "cases").exists()
 
 
+@pytest.mark.no_cover
 def test_conform_budget_ended_after_section_12s_examples_says_what_was_played(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

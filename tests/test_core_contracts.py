@@ -234,12 +234,14 @@ _COMMIT_BUGS = {
 }
 
 
+@pytest.mark.no_cover
 def test_HOOK_3_the_merge_contract_rejects_first_rewrite_wins() -> None:
     """HOOK-3: with the first supplier winning, the resolve_call contract fails."""
     with _planted(rewrite, "winning_rewrite", _first_rewrite_wins):
         assert _fails(check_resolution, calls_with_votes())
 
 
+@pytest.mark.no_cover
 @pytest.mark.parametrize("bug", [_cap_inclusive, _never_start], ids=["cap-inclusive", "never"])
 def test_SCHED_2_the_gate_contract_rejects_the_planted_bugs(bug: Callable[..., bool]) -> None:
     """SCHED-2, SCHED-1: counting the cap inclusively, or never starting, fails the contract."""
@@ -247,6 +249,7 @@ def test_SCHED_2_the_gate_contract_rejects_the_planted_bugs(bug: Callable[..., b
         assert _fails(check_may_start, _GATE_CASES)
 
 
+@pytest.mark.no_cover
 @pytest.mark.parametrize("bug", sorted(_COMMIT_BUGS))
 def test_RW_1_the_commit_contract_rejects_a_rewrite_that_misses_a_reader(bug: str) -> None:
     """RW-1: a commit where the rewrite misses history, audit or execution fails the contract."""

@@ -565,6 +565,7 @@ def test_HIST_1_dsh_reports_the_messages_its_model_request_carries(dsh: ProcessT
     assert _history_breaks(observations) is None
 
 
+@pytest.mark.no_cover
 def test_throughput(dsh: ProcessTarget, capsys: pytest.CaptureFixture[str]) -> None:
     """A long session (40 tool turns, far longer than any generated program) keeps accepting
     commands, with contiguous seqs and no log rule broken; commands per second are reported,
@@ -600,6 +601,7 @@ def test_throughput(dsh: ProcessTarget, capsys: pytest.CaptureFixture[str]) -> N
         )
 
 
+@pytest.mark.no_cover
 def test_REC_2_loopspec_check_passes_on_the_logs_dsh_writes(
     dsh: ProcessTarget, tmp_path: Path
 ) -> None:

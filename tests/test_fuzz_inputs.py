@@ -263,6 +263,7 @@ def _fresh(parent: Path) -> Path:
 # --- the verbs -----------------------------------------------------------------------------------
 
 
+@pytest.mark.no_cover
 @FUZZ
 @given(data=mutated({**SCENARIO}))
 def test_SAFE_4_fuzz_run_scenarios(workdir: Path, data: bytes) -> None:
@@ -329,6 +330,7 @@ def _valid_log(directory: Path) -> bytes:
     return data
 
 
+@pytest.mark.no_cover
 @FUZZ
 @given(
     cut=st.integers(min_value=0, max_value=4000),
@@ -465,6 +467,7 @@ def _limited() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
+@pytest.mark.no_cover
 @pytest.mark.parametrize(
     ("name", "argv"),
     [

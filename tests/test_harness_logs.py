@@ -729,6 +729,7 @@ _SPECIFIC = st.dictionaries(
 )
 
 
+@pytest.mark.no_cover
 @example(  # NaN passed the shortcut, and the reader calls it invalid JSON
     event="PreToolUse",
     answer={"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"x": math.nan}}},

@@ -141,6 +141,7 @@ _HEADING_LINES = st.sampled_from(
 )
 
 
+@pytest.mark.no_cover
 @settings(max_examples=300, deadline=None)
 @given(lines=st.lists(st.one_of(_HEADING_LINES, st.text(max_size=6)), max_size=12))
 def test_spec_headings_read_line_by_line_as_the_regular_expressions_read_them(

@@ -48,6 +48,7 @@ def test_VIEW_2_call_cards_match_the_model(call: tuple[str, JsonValue]) -> None:
     assert call_view(name, arguments) == present_call(name, arguments)
 
 
+@pytest.mark.no_cover
 @given(tool_calls(), result_contents, st.booleans(), result_metas, st.booleans())
 def test_VIEW_2_result_cards_match_the_model(
     call: tuple[str, JsonValue],
@@ -117,6 +118,7 @@ def test_VIEW_4_paths_relativize_as_the_model_does(path: str, cwd: str, prefix: 
     assert terminal_directory(path or None, cwd) == pure.resolve_terminal_cwd(path or None, cwd)
 
 
+@pytest.mark.no_cover
 @given(
     paths,
     st.none() | st.integers(0, 10**6),

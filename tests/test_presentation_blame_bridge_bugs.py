@@ -259,6 +259,7 @@ def _well_formed_diffs_only() -> list[Patch]:
     return [(presenters, "diffs_from_meta", diffs_from_meta)]
 
 
+@pytest.mark.no_cover
 @pytest.mark.parametrize(
     ("mutant", "says"),
     [
@@ -370,6 +371,7 @@ def test_ACP_1_strict_validation_runs_on_the_pinned_acp_package() -> None:
     assert re.search(rf"`agent-client-protocol`, {re.escape(major_minor)}\)", spec)
 
 
+@pytest.mark.no_cover
 def test_PROTO_1_conform_resets_one_target_object_for_many_programs() -> None:
     """PROTO-1: the tutorial tells a bridge wrapper that `reset` is called again on the same
     object before each program, so one starting a bridge process in `reset` must end the last

@@ -283,6 +283,7 @@ def _checked_quickly(event: dict[str, Any]) -> bool:
     return process_target._event_valid(event, validator)
 
 
+@pytest.mark.no_cover
 def test_PROTO_1_an_event_of_another_turn_step_call_or_text_is_checked_from_memory() -> None:
     """Events are remembered by their shape under the schema (`schema_shape`): the model's events
     again with other turns, steps, call ids, names, arguments and texts (all valid) are not

@@ -1134,6 +1134,7 @@ def test_SAFE_5_a_target_that_breaks_mid_run_exits_2_naming_PROTO_1(
 _NOT_AN_OBJECT = ("null", "[]", "3", '"ready"', "true")
 
 
+@pytest.mark.no_cover
 @pytest.mark.parametrize("answer", _NOT_AN_OBJECT)
 @pytest.mark.parametrize("good_reset", [False, True])
 def test_SAFE_5_an_answer_that_is_no_json_object_is_a_protocol_failure(

@@ -128,6 +128,7 @@ def _drawn_below_255() -> list[int]:
     return drawn
 
 
+@pytest.mark.no_cover
 def test_a_fixed_batch_of_the_suite_ignores_a_new_module_of_literals(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

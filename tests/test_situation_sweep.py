@@ -69,6 +69,7 @@ def _mutant(name: str) -> Callable[[], MutantTarget]:
     return lambda: MutantTarget(mutant)
 
 
+@pytest.mark.no_cover
 def test_MODEL_1_the_bundled_loop_passes_every_rare_situation() -> None:
     """MODEL-1: control: the bundled loop agrees with the model in every targeted program."""
     played: list[tuple[Command, ...]] = []
@@ -125,6 +126,7 @@ def test_MODEL_1_a_loop_wrong_in_a_rare_situation_is_blamed_on_its_rule(
     assert found.value.divergence.rule_id == rule, found.value.divergence.what
 
 
+@pytest.mark.no_cover
 def test_MODEL_1_conform_plays_the_rare_situations_after_the_search_and_counts_them() -> None:
     """MODEL-1: a clean run plays every targeted program its target can take, and the report
     counts them apart from section 12's examples."""
@@ -140,6 +142,7 @@ def test_MODEL_1_conform_plays_the_rare_situations_after_the_search_and_counts_t
     assert found.divergence.rule_id == "ABORT-1", found.divergence.what
 
 
+@pytest.mark.no_cover
 def test_MODEL_1_the_sweeps_commands_count_among_the_commands_sent() -> None:
     """MODEL-1: `steps` ("commands sent in all", divided by `seconds` into the commands/s the
     report prints) counts the commands of section 12's examples and of the targeted programs,
@@ -423,6 +426,7 @@ def _execution_only_rewrite() -> MutantTarget:
     return _mutant("execution-only-rewrite")()
 
 
+@pytest.mark.no_cover
 @pytest.mark.parametrize("name", sorted(PROFILES))
 def test_MODEL_1_under_a_profile_the_targeted_programs_are_played_and_those_kept_back_named(
     name: str, capsys: pytest.CaptureFixture[str]
@@ -464,6 +468,7 @@ def test_DEC_1_under_a_profile_a_targeted_program_finds_reasons_joined_with_a_co
     assert report.divergence.rule_id == "DEC-1", report.divergence.what
 
 
+@pytest.mark.no_cover
 def test_RW_1_a_targeted_program_stopped_at_a_known_divergence_is_reported_so() -> None:
     """RW-1: a loop running a hook's rewrite while recording the model's input (the CLIs' known
     RW-1) is stopped there in the targeted program of two rewritten calls; the run passes under
