@@ -1764,7 +1764,9 @@ class ProcessTarget:
         missing = []
         if what == "reset":
             code = process.settle(1.0)  # its last stderr, which may name the file it missed
-            if _setup_problem(code) is None:  # else `_fail` says what the status means
+            # else `_fail` says what the status means, or that the quotes are curled (the
+            # file missed is then named with the quotes, which are the mistake)
+            if _setup_problem(code) is None and not curled_quotes_hint(self.argv):
                 missing = _missing_relative_paths(self.argv, process.stderr_tail())
         if missing:
             # A shared case replayed from another folder: `node loop/main.mjs` starts,
