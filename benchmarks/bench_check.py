@@ -149,6 +149,11 @@ the reply judge's wrapper and `end` were three calls a reply: 880.9M to 876.2M (
 1.296x). Left: a reply opening its commit (the demo's replies without calls) held alike, about
 2.9M more, but the commit's opening branch would repeat the held path's dozen lines; 1.27x
 needs some 17M more, about 850 instructions an event, from judges whose every test reads a rule.
+Later in session 29 (same counts, less a run that reads nothing; the json.loads pass 676.1M): a
+reply opening its commit is held alike, the opening branch and the next line's sharing the
+held path (`position`, the k of a line of the commit the loop reads, None for any other line,
+one test more a line): 875.3M to 873.4M, run again 872.9M to 870.6M (1.295x to 1.292x; a run
+moves by up to 3M), where 2.9M were hoped for.
 
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,

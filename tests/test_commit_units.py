@@ -249,6 +249,36 @@ def test_LOG_8_a_second_reply_after_one_the_loop_held_is_judged_as_without_the_h
     assert "LOG-8" in quick.rule_counts, quick.violations
 
 
+def test_LOG_8_a_reply_opening_its_commit_held_by_the_loop_is_judged_as_without_the_hold() -> None:
+    """The loop holds a reply that opens its commit, as one later in it: where the commit ends
+    with a call of the reply unrecorded, or breaks off after it, LOG-8 blames the calls
+    without a record as where the reply's fact was read (`quick=False`)."""
+    user = {"role": "user", "content": [{"type": "text", "text": "hi"}], "source": {"kind": "user"}}
+    calls = [
+        {"type": "tool-call", "id": call_id, "name": "bash", "arguments": "{}"}
+        for call_id in ("c1", "c2")
+    ]
+    record = {"turn": 1, "step": 1, "callId": "c1", "name": "bash", "arguments": "{}"}
+    opening = [
+        {"type": "turn/start", "seq": 0, "time": 0, "data": {"turn": 1}, "unit": [1, 3]},
+        {"type": "step/start", "seq": 1, "time": 1, "data": {"turn": 1, "step": 1}, "unit": [2, 3]},
+        {"type": "user/message", "seq": 2, "time": 2, "data": user, "surfaceOp": "append"}
+        | {"unit": [3, 3]},
+        _reply_row(3, calls, [1, 3]),
+        {"type": "tool/call", "seq": 4, "time": 4, "data": record, "unit": [2, 3]},
+    ]
+    step_end = {"type": "step/end", "seq": 5, "time": 5, "data": {"turn": 1, "step": 1}}
+    ended = [*opening, step_end | {"unit": [3, 3]}]
+    broken = [*opening, step_end | {"unit": [1, 2]}]
+    for rows, words in ((ended, "without a tool/call for c2"), (broken, "breaks off after 2")):
+        data = (jsonl(MARKED_HEADER, rows) + "\n").encode()
+        quick = check_stream("log.jsonl", io.BytesIO(data))
+        assert quick == check_stream("log.jsonl", io.BytesIO(data), quick=False)
+        log_8 = [found for found in quick.violations if found.violation.rule_id == "LOG-8"]
+        assert len(log_8) == 1, quick.violations
+        assert words in log_8[0].violation.message, log_8[0].violation.message
+
+
 @pytest.mark.no_cover
 @settings(PROFILE, max_examples=PROFILE.max_examples * 5)
 @given(damaged_demo(), st.booleans())

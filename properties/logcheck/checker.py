@@ -1241,6 +1241,8 @@ def _check_lines(
                 # LOG-8: the usual lines judged here as `CommitUnits.take` judges them, the
                 # commit the loop opened in locals; the reader takes the rest (see `adopt`).
                 marker = obj.get(unit_key)
+                # `position`: the k of a line of the commit the loop reads (the next of the
+                # open one, or the first of a new one), None for any other line.
                 if unit_size:
                     try:
                         position, of = marker
@@ -1250,66 +1252,23 @@ def _check_lines(
                     # int may be another: the reader judges it)
                     if position is unit_at + 1 and of is unit_size and seq_int:
                         unit_at = position
-                        if kind in {"tool/call", "assistant/message"}:
-                            if kind == "tool/call" and unit_noted:  # `note`'s, inlined
-                                try:
-                                    call_id = obj["data"]["callId"]
-                                except (KeyError, TypeError):  # no data, or not an object
-                                    call_id = None
-                                if is_type(call_id) is string:
-                                    record_call(call_id)
-                            elif (
-                                not unit_noted
-                                and position is not of
-                                and reply_judge is not None
-                                and seq == prefix.expected_seq
-                                and seq < seq_bound
-                                and is_type(obj.get("time")) is integer
-                                and kind == "assistant/message"
-                            ):
-                                # A reply the quick path below would judge: judged here, and
-                                # held if clean (the commit goes on, its end checks the calls).
-                                recorded.clear()  # `note`'s, inlined: the commit's records
-                                unit_noted = True
-                                if reply_judge(prefix, obj, seq):
-                                    held_calls, held_seq, held_line = prefix.reply_ids, seq, line
-                                    events += 1
-                                    continue
-                                units.note(obj, line, seq, kind, False)  # as when not held
-                                judge = None  # (judged: it takes the full path)
-                            else:
-                                if held_calls is not None:
-                                    units.take_held_reply(held_seq, held_line, held_calls)
-                                    held_calls = None
-                                units.note(obj, line, seq, kind, unit_noted)
-                                unit_noted = True
-                        if position is of:
-                            unit_size = 0
-                            # (`end` never finds events missing: no hole follows)
-                            if held_calls is not None:
-                                if held_calls and not recorded.issuperset(held_calls):
-                                    units.take_held_reply(held_seq, held_line, held_calls)
-                                    report.record(line, units.end(line, seq), limits)
-                                held_calls = None
-                            elif (
-                                unit_noted and units.awaits_end and (broken := units.end(line, seq))
-                            ):
-                                report.record(line, broken, limits)
                     else:
                         if held_calls is not None:
                             units.take_held_reply(held_seq, held_line, held_calls)
                             held_calls = None
                         units.adopt(unit_size, unit_at, unit_first_line, unit_first_seq, unit_noted)
                         unit_size = 0
+                        position = None
                         if _take_unit(units, report, obj, line, seq, kind=kind, limits=limits):
                             hole_line = line
                         units_open = units.is_open()
                 elif units_open:
+                    position = None
                     if _take_unit(units, report, obj, line, seq, kind=kind, limits=limits):
                         hole_line = line
                     units_open = units.is_open()
                 elif marker is None and seq_int and kind != "assistant/message":
-                    pass  # a commit by itself
+                    position = None  # a commit by itself
                 else:
                     try:
                         position, of = marker
@@ -1318,13 +1277,56 @@ def _check_lines(
                     if position is first_unit and is_type(of) is integer and of >= 2 and seq_int:
                         unit_size, unit_at, unit_first_line, unit_first_seq = of, 1, line, seq
                         unit_noted = False
-                        if kind in {"tool/call", "assistant/message"}:
-                            units.note(obj, line, seq, kind, False)
-                            unit_noted = True
                     else:
+                        position = None
                         if _take_unit(units, report, obj, line, seq, kind=kind, limits=limits):
                             hole_line = line
                         units_open = units.is_open()
+                if position is not None:
+                    if kind in {"tool/call", "assistant/message"}:
+                        if kind == "tool/call" and unit_noted:  # `note`'s, inlined
+                            try:
+                                call_id = obj["data"]["callId"]
+                            except (KeyError, TypeError):  # no data, or not an object
+                                call_id = None
+                            if is_type(call_id) is string:
+                                record_call(call_id)
+                        elif (
+                            not unit_noted
+                            and position is not unit_size
+                            and reply_judge is not None
+                            and seq == prefix.expected_seq
+                            and seq < seq_bound
+                            and is_type(obj.get("time")) is integer
+                            and kind == "assistant/message"
+                        ):
+                            # The commit's first noted line, a reply the quick path below
+                            # would judge: judged here, and held if clean (the commit goes on,
+                            # its end checks the calls).
+                            recorded.clear()  # `note`'s, inlined: the commit's records
+                            unit_noted = True
+                            if reply_judge(prefix, obj, seq):
+                                held_calls, held_seq, held_line = prefix.reply_ids, seq, line
+                                events += 1
+                                continue
+                            units.note(obj, line, seq, kind, False)  # as when not held
+                            judge = None  # (judged: it takes the full path)
+                        else:
+                            if held_calls is not None:
+                                units.take_held_reply(held_seq, held_line, held_calls)
+                                held_calls = None
+                            units.note(obj, line, seq, kind, unit_noted)
+                            unit_noted = True
+                    if position is unit_size:
+                        unit_size = 0
+                        # (`end` never finds events missing: no hole follows)
+                        if held_calls is not None:
+                            if held_calls and not recorded.issuperset(held_calls):
+                                units.take_held_reply(held_seq, held_line, held_calls)
+                                report.record(line, units.end(line, seq), limits)
+                            held_calls = None
+                        elif unit_noted and units.awaits_end and (broken := units.end(line, seq)):
+                            report.record(line, broken, limits)
             # Nearly every event is at the expected seq, and then most need no fact: a
             # judge of its type tells a clean one from its JSON and folds it (see
             # `clean_events`); of a quiet type (stream chunks, plugin events; see
