@@ -28,7 +28,7 @@ from loopspec.model.events import (
     TurnEnded,
     event_type,
 )
-from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.jsonvalue import MAX_INT_DIGITS, FrozenMap, NotJsonError, freeze
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.wire import event_from_wire
 
@@ -95,6 +95,20 @@ def test_LOG_4_a_time_too_large_for_a_float_is_whole_milliseconds_where_no_reade
     with pytest.raises(InvalidEventError) as error:
         event_from_wire({"type": "turn/start", "seq": 0, "time": 1.5, "data": {"turn": 1}})
     assert (error.value.rule_id, "whole milliseconds" in str(error.value)) == ("LOG-4", True)
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_LOG_4_an_integer_one_digit_past_what_python_prints_is_refused_and_one_within_kept(
+    sign: int,
+) -> None:
+    """LOG-4: an integer of more digits than Python will print could be frozen but never written
+    back. Its bit length alone cannot tell 4,300 digits from 4,301 (both lie between three and
+    four bits a digit), so freeze compares the value itself there; only a Hypothesis draw reached
+    that comparison, so the coverage table moved between runs on whether one did."""
+    largest = sign * (10**MAX_INT_DIGITS - 1)
+    assert freeze(largest) == largest
+    with pytest.raises(NotJsonError, match="integer too large to write as JSON"):
+        freeze(sign * 10**MAX_INT_DIGITS)
 
 
 def test_LOG_4_opaque_events_keep_their_own_type() -> None:
