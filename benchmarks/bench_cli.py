@@ -186,7 +186,9 @@ held to the registry by tests instead of at each run. Then `check CLAUDE-CODE` 5
 CLAUDE-CODE` 50.4M, 1.41x (was 51.1M, 1.43x; the rest as they were), once `foreign` tells a
 transcript from a rollout by first-record tests of its own and imports only the reader of the
 dialect found: a rollout had imported Claude Code's reader, its hooks' reader and the hook audit
-with it, a transcript the Codex reader.
+with it, a transcript the Codex reader. Then `check CLAUDE-CODE` 49.6M, 1.39x (was 50.4M,
+1.41x), once a hook is named without the hook audit's wrapper (and the harness driver's package)
+unless its command is one `run --harness` wrapped.
 
 Every command runs with its bytecode cached (in a temporary `PYTHONPYCACHEPREFIX`, written by a
 warm-up run, even where `PYTHONDONTWRITEBYTECODE` is set), as an installed copy runs: otherwise

@@ -236,13 +236,15 @@ def test_checking_another_loops_log_imports_its_reader_but_no_attrs(
 # as the interpreter takes to start (benchmarks/bench_cli.py). Their JSON lines are parsed by
 # json's scanner alone (`jsonvalue.loads`), the inputs RW-1 names written without json
 # (`jsonvalue.json_dumps`), the readers' records are plain records, and a hook command is split
-# (`hook_audit.hook_of`) only where `loopspec run --harness` wrapped it. Neither dsh's clean-event
-# judges (`logcheck.clean_events`, imported where a dsh log is checked) nor the rule registry
-# (`model.invariants`: a report names its rules from `logcheck.INVARIANT_RULES`).
+# (`hook_audit.hook_of`, imported with the harness driver's package) only where `loopspec run
+# --harness` wrapped it. Neither dsh's clean-event judges (`logcheck.clean_events`, imported
+# where a dsh log is checked) nor the rule registry (`model.invariants`: a report names its
+# rules from `logcheck.INVARIANT_RULES`).
 NEVER_FOR_A_CLEAN_TRANSCRIPT = (
     "collections",
     "json",
     "loopspec.model.invariants",
+    "loopspec.properties.harnesses",
     "loopspec.properties.logcheck.clean_events",
     "re",
     "shlex",
@@ -250,12 +252,10 @@ NEVER_FOR_A_CLEAN_TRANSCRIPT = (
 )
 # The other loop's reader, by the folder of the log's loop: `foreign` tells a dialect from its
 # first record itself, so a transcript is checked without the Codex reader and a rollout without
-# Claude Code's (and the modules only that one imports: its hooks' faults, the hook audit's
-# wrapper it names a hook by).
+# Claude Code's (and the reader of its hooks' faults).
 OTHER_READER = {
     "claude-code": ("loopspec.properties.logcheck.codex",),
     "codex": (
-        "loopspec.properties.harnesses",
         "loopspec.properties.logcheck.claude_code",
         "loopspec.properties.logcheck.claude_code_hooks",
     ),

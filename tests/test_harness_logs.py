@@ -89,6 +89,8 @@ def test_RW_1_a_hook_loopspec_run_wrapped_is_named_as_its_user_configured_it(
     )
     assert hook_audit.hook_of(command) == ("claude-code:PreToolUse:1", "python3 rewrite.py")
     assert hook_audit.hook_of("python3 rewrite.py") is None
+    # The reader looks for the wrapper's mark before it imports the wrapper to read the command.
+    assert claude_code.WRAPPED_HOOK_MARK == hook_audit.HOOK_VARIABLE + "="
     transcript = (CLAUDE / "violations" / "RW-1.jsonl").read_text()
     wrapped = transcript.replace('"command":"rewrite.py"', f'"command":{json.dumps(command)}')
     assert wrapped != transcript

@@ -51,7 +51,6 @@ from __future__ import annotations
 from _collections_abc import Mapping
 
 from loopspec.model.jsonvalue import loads
-from loopspec.properties.harnesses import hook_audit
 from loopspec.properties.logcheck.claude_code_hooks import hook_fault
 from loopspec.properties.logcheck.harness_logs import (
     Call,
@@ -75,6 +74,11 @@ if TYPE_CHECKING:
     from typing import Any
 
 NAME = "claude-code"
+
+# How a hook command `loopspec run --harness` wrapped for its audit names its hook
+# (`hook_audit.HOOK_VARIABLE`, assigned; a test holds them equal): a transcript's own hooks are
+# named without importing the audit's wrapper, and the package of the harness driver with it.
+WRAPPED_HOOK_MARK = "LOOPSPEC_HOOK="
 
 # The model an assistant record names when Claude Code wrote it itself, not the model.
 SYNTHETIC_MODEL = "<synthetic>"
@@ -303,6 +307,10 @@ def _user(content: Any, line: int, refused: bool, summary: bool) -> Iterator[Obs
 def _hook_label(command: str) -> str:
     """The hook as its user configured it: a command loopspec's run wrapped for its hook audit
     is named by its id and the user's own command, not by the wrapper."""
+    if WRAPPED_HOOK_MARK not in command:
+        return command
+    from loopspec.properties.harnesses import hook_audit  # noqa: PLC0415 (see WRAPPED_HOOK_MARK)
+
     audited = hook_audit.hook_of(command)
     return command if audited is None else f"{audited[0]} {audited[1]}"
 
