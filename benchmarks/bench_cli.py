@@ -188,7 +188,9 @@ transcript from a rollout by first-record tests of its own and imports only the 
 dialect found: a rollout had imported Claude Code's reader, its hooks' reader and the hook audit
 with it, a transcript the Codex reader. Then `check CLAUDE-CODE` 49.6M, 1.39x (was 50.4M,
 1.41x), once a hook is named without the hook audit's wrapper (and the harness driver's package)
-unless its command is one `run --harness` wrapped.
+unless its command is one `run --harness` wrapped. Then `check CLAUDE-CODE` 49.0M, 1.37x, and
+`check CODEX` 48.4M, 1.35x (were 49.6M and 49.2M), once the tally of hooks' faults
+(`logcheck.hook_faults`) is imported at the first fault a transcript or rollout records.
 
 Every command runs with its bytecode cached (in a temporary `PYTHONPYCACHEPREFIX`, written by a
 warm-up run, even where `PYTHONDONTWRITEBYTECODE` is set), as an installed copy runs: otherwise

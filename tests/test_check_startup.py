@@ -238,14 +238,16 @@ def test_checking_another_loops_log_imports_its_reader_but_no_attrs(
 # (`jsonvalue.json_dumps`), the readers' records are plain records, and a hook command is split
 # (`hook_audit.hook_of`, imported with the harness driver's package) only where `loopspec run
 # --harness` wrapped it. Neither dsh's clean-event judges (`logcheck.clean_events`, imported
-# where a dsh log is checked) nor the rule registry (`model.invariants`: a report names its
-# rules from `logcheck.INVARIANT_RULES`).
+# where a dsh log is checked), the rule registry (`model.invariants`: a report names its
+# rules from `logcheck.INVARIANT_RULES`), nor the tally of hooks' faults (`hook_faults`, made at
+# the first fault a log records).
 NEVER_FOR_A_CLEAN_TRANSCRIPT = (
     "collections",
     "json",
     "loopspec.model.invariants",
     "loopspec.properties.harnesses",
     "loopspec.properties.logcheck.clean_events",
+    "loopspec.properties.logcheck.hook_faults",
     "re",
     "shlex",
     "typing",

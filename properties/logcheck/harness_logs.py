@@ -71,13 +71,14 @@ from loopspec.properties.logcheck.checker import (
     torn_write,
     value_cut_short,
 )
-from loopspec.properties.logcheck.hook_faults import HookRuns
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: see the records below
 if TYPE_CHECKING:
     import json
     from collections.abc import Callable, Iterable, Iterator, Mapping
     from typing import Any, BinaryIO
+
+    from loopspec.properties.logcheck.hook_faults import HookRuns
 
 # Rules a foreign log is weighed against: the log rules `check` judges, HOOK-3, which users of
 # these loops ask about most, and HOOK-7, the hook faults `check` notes (a log that records no
@@ -813,8 +814,8 @@ def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect)
     report.checked_in_part = dict(dialect.checked_in_part)
     judge = Judge(dialect)
     loop = _LOOP_NAMES.get(dialect.name, dialect.name)
-    # Only some runs are recorded (a Claude Code hook that printed nothing leaves no record).
-    hook_runs = HookRuns(runs_known=False, loop=loop)
+    # Made at the first hook fault: a log with none is checked without `hook_faults`.
+    hook_runs: HookRuns | None = None
     try:
         for line, record in _records(report, stream, limits, loop):
             if not isinstance(record, dict):
@@ -829,6 +830,8 @@ def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect)
                 raise _Stop from None
             for observation in observations:
                 if isinstance(observation, HookFailed):
+                    if hook_runs is None:
+                        hook_runs = _hook_runs(loop)
                     hook_runs.see(
                         observation.hook,
                         observation.word,
@@ -862,9 +865,19 @@ def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect)
     return report
 
 
-def _note_hook_faults(report: LogReport, hook_runs: HookRuns) -> None:
+def _hook_runs(loop: str) -> HookRuns:
+    """The tally of `loop`'s hook faults in one log."""
+    from loopspec.properties.logcheck.hook_faults import HookRuns  # noqa: PLC0415 (see above)
+
+    # Only some runs are recorded (a Claude Code hook that printed nothing leaves no record).
+    return HookRuns(runs_known=False, loop=loop)
+
+
+def _note_hook_faults(report: LogReport, hook_runs: HookRuns | None) -> None:
     """A notice per hook that failed in the lines read, as `check` notes one in a dsh log: a
     fault breaks no rule, but "0 violations" alone would tell the hook's author all went well."""
+    if hook_runs is None:
+        return
     for first, message in hook_runs.notes():
         notice = Notice(first.line, NoticeKind.HOOK_FAULT, message, "HOOK-7", first.line)
         report.notices.append(notice)
