@@ -297,3 +297,33 @@ def test_LOG_8_the_checker_judges_commit_markers_as_the_general_path(
     if torn is not None and not report.errors:
         expected.append((torn[0], torn[2], "notice"))
     assert _log_8(report) == expected
+
+
+def test_LOG_8_a_held_reply_s_commit_is_not_read_with_an_earlier_commit_s_records() -> None:
+    """A later step may make a call under an id an earlier step's call had: where the loop
+    holds the later reply, its commit's records are its own, so a commit ending without that
+    call's record breaks LOG-8 as where the reply's fact was read (`quick=False`)."""
+    call = [{"type": "tool-call", "id": "c1", "name": "bash", "arguments": "{}"}]
+    record = {"turn": 1, "step": 1, "callId": "c1", "name": "bash", "arguments": "{}"}
+    block = {"type": "tool-result", "toolCallId": "c1", "content": [{"type": "text", "text": "x"}]}
+    answer = {"role": "user", "content": [block], "source": {"kind": "tool", "callId": "c1"}}
+    result = {"turn": 1, "step": 1, "message": answer}
+    later = _reply_row(7, call, [1, 2])
+    later["data"]["step"] = 2
+    rows = [
+        {"type": "turn/start", "seq": 0, "time": 0, "data": {"turn": 1}, "unit": [1, 2]},
+        {"type": "step/start", "seq": 1, "time": 1, "data": {"turn": 1, "step": 1}, "unit": [2, 2]},
+        _reply_row(2, call, [1, 2]),
+        {"type": "tool/call", "seq": 3, "time": 3, "data": record, "unit": [2, 2]},
+        {"type": "tool/result", "seq": 4, "time": 4, "data": result, "surfaceOp": "append"}
+        | {"sourceEventSeqs": [3]},
+        {"type": "step/end", "seq": 5, "time": 5, "data": {"turn": 1, "step": 1}, "unit": [1, 2]},
+        {"type": "step/start", "seq": 6, "time": 6, "data": {"turn": 1, "step": 2}, "unit": [2, 2]},
+        later,
+        {"type": "step/end", "seq": 8, "time": 8, "data": {"turn": 1, "step": 2}, "unit": [2, 2]},
+    ]
+    data = (jsonl(MARKED_HEADER, rows) + "\n").encode()
+    quick = check_stream("log.jsonl", io.BytesIO(data))
+    assert quick == check_stream("log.jsonl", io.BytesIO(data), quick=False)
+    messages = [found.violation.message for found in quick.violations]
+    assert any("without a tool/call for c1" in message for message in messages), messages
