@@ -28,7 +28,7 @@ import pytest
 from hypothesis import settings
 
 from loopspec.properties.cli.main import main
-from loopspec.properties.conformance import process_target
+from loopspec.properties.conformance import start_errors
 
 pytest_plugins = ["pytester"]
 
@@ -187,7 +187,7 @@ def test_PROTO_1_a_compiled_loop_whose_dynamic_loader_is_missing_is_told_so(
     this machine lacks, and the system says "no such file or directory" of a file that is
     there, which the line repeated without a word more. It names the loader."""
     program = Path(shutil.which("true") or "/bin/true").resolve()
-    loader = process_target._elf_loader(str(program))
+    loader = start_errors._elf_loader(str(program))
     if loader is None:
         pytest.skip(f"{program} is no dynamically linked ELF program")
     elsewhere = "/nonexistent/ld.so"[: len(loader)].ljust(len(loader), "x")

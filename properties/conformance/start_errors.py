@@ -1,0 +1,494 @@
+"""Why a `--cmd` target could not start, or cannot run here: the setup problems conform and
+replay name without a rule (SPEC PROTO-1's setup cases), from the command's words, the files
+they name and what the process wrote on stderr before its first answer.
+
+A program that started and then speaks wrongly breaks PROTO-1; one that never could (a missing
+file, a path split at its space, a missing interpreter, package or dynamic loader, a program
+built for another machine) is told what to change, in one sentence, and no rule is named.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import itertools
+import os
+import platform
+import re
+import shlex
+import shutil
+from pathlib import Path
+from typing import Final, Literal
+
+from loopspec.properties.conformance.case_portable import portable
+from loopspec.properties.conformance.driver_protocol import CANNOT_RUN_HERE
+
+SHEBANG_BYTES: Final = 256
+"""How much of a script's `#!` line the system reads (Linux), and so do start errors' words."""
+
+
+# Endings that mark a word without a `/` as a script's file name (`python3 loop.py`).
+_SCRIPT_SUFFIXES: Final = frozenset(
+    (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".rb", ".pl", ".php", ".lua", ".sh", ".jar")
+)
+
+
+def _relative_file_words(argv: list[str]) -> list[str]:
+    """The arguments after the program that read as relative file paths (holding a `/`, or a
+    script's name, `loop.py`); the first is the script an interpreter runs (`python3 -u
+    loop.py`). A URL, an option or code is none."""
+    return [
+        argument
+        for argument in argv[1:]
+        if ("/" in argument or os.path.splitext(argument)[1] in _SCRIPT_SUFFIXES)
+        and not argument.startswith("-")
+        and not os.path.isabs(argument)
+        and "://" not in argument
+        and _CODE_CHARACTERS.isdisjoint(argument)
+    ]
+
+
+def _unopened_operand(argv: list[str], stderr: str) -> str | None:
+    """The program's first operand (its first argument that is no option, after an `env`'s
+    assignments) when it names no file, reads as no other thing (code, a URL, an absolute
+    path) and stderr names it as a file: quoted, or by its path from the current directory.
+    That is the script an interpreter could not open, whatever its name: `python3 my
+    loops/loop.py` split `my loops/loop.py` at its space, and python3 said it cannot open
+    `.../my`, a word with neither a `/` nor a script's ending."""
+    words = argv
+    if os.path.basename(words[0]) == "env":  # its options and assignments, then the program
+        words = list(itertools.dropwhile(lambda word: word[:1] == "-" or "=" in word, words[1:]))
+    at = next((index for index, word in enumerate(words) if index and word[:1] != "-"), None)
+    if at is None:
+        return None
+    operand = words[at]
+    if (
+        words[at - 1] == "-m"  # a module's name (`python3 -m pkg.loop`), not a file's
+        or os.path.lexists(operand)
+        or os.path.isabs(operand)
+        or "://" in operand
+        or not _CODE_CHARACTERS.isdisjoint(operand)
+    ):
+        return None
+    if not _NO_FILE.search(stderr):  # `make run`: "No rule to make target 'run'"
+        return None
+    named = (f"'{operand}'", f'"{operand}"', os.path.join(os.getcwd(), operand))
+    return operand if any(name in stderr for name in named) else None
+
+
+# How interpreters say a script is not there: python3's "can't open file", node's "Cannot find
+# module", perl's "Can't open perl script", ruby's and the system's "No such file", bun's "Module
+# not found".
+_NO_FILE: Final = re.compile(r"(?i)no such file|can't open|cannot find|not found")
+
+
+def script_missing(argv: list[str], stderr: str) -> bool:
+    """Whether the script the interpreter was given names no file, as the interpreter's stderr
+    says: the interpreter started, the loop never did (a setup problem, SPEC PROTO-1)."""
+    file_like = _relative_file_words(argv)
+    return _unopened_operand(argv, stderr) is not None or (
+        bool(file_like)
+        and not os.path.lexists(file_like[0])
+        and (os.path.normpath(file_like[0]) in stderr)
+    )
+
+
+def missing_relative_paths(argv: list[str], stderr: str) -> list[str]:
+    """The relative file paths among the arguments (`_relative_file_words`) that name nothing,
+    where one is the script or the process's stderr names it, after the script its
+    interpreter could not open (`_unopened_operand`). An option's value that names no file yet
+    (`--out logs/run.jsonl`), a URL, code or a sed expression is no cause of a process that
+    says nothing of it."""
+    operand = _unopened_operand(argv, stderr)
+    file_like = _relative_file_words(argv)
+    if operand is not None:
+        file_like = [operand, *(word for word in file_like if word != operand)]
+    return [
+        argument
+        for index, argument in enumerate(file_like)
+        if not os.path.lexists(argument) and (index == 0 or os.path.normpath(argument) in stderr)
+    ]
+
+
+def path_split_at_spaces(argv: list[str], missing: list[str]) -> str | None:
+    """The path a missing argument begins, ends or is inside of, with the words around it, when
+    that names a file: `node my loops/main.mjs` split `my loops/main.mjs` at its space, as a
+    shell would, and the process died on `my` or on `loops/main.mjs`, which the user never
+    typed alone."""
+    for argument in missing:
+        at = argv.index(argument)
+        for start in range(at, 0, -1):
+            for end in range(max(at, start + 1), len(argv)):
+                joined = " ".join(argv[start : end + 1])
+                if os.path.lexists(joined):
+                    return joined
+    return None
+
+
+# Characters of code (`python3 -c 'open("x/y")'`, `sh -c 'cd x; ...'`), not of a file's name.
+_CODE_CHARACTERS: Final = frozenset(" \t\n\"'();{}<>|&$`")
+
+
+def setup_problem(code: int | None) -> str | None:
+    """What an exit status before a target's first answer says of the machine, when it says
+    the target cannot run here (SPEC PROTO-1): the driver protocol's 69, and the 127 and 126 a
+    shell or `env` gives a program it cannot find or run (a wrapper's `exec node ...` without
+    Node, a `#!/usr/bin/env python` where only python3 is installed)."""
+    if code == CANNOT_RUN_HERE:
+        return (
+            f"it cannot run on this machine (exit status {CANNOT_RUN_HERE} before its first "
+            "answer: a setup problem, not a protocol break); install what its stderr names, "
+            "then run this again"
+        )
+    if code == 127:
+        return (
+            "a program it starts was not found (exit status 127 before its first answer, as "
+            "a shell or env gives a program it cannot find: a setup problem, not a protocol "
+            "break); install what its stderr names, or correct the name, then run this again"
+        )
+    if code == 126:
+        return (
+            "a program it starts could not be run (exit status 126 before its first answer, "
+            "as a shell or env gives a file it cannot execute: a setup problem, not a "
+            "protocol break); its stderr names the file"
+        )
+    return None
+
+
+# The last line of a Python that could not import a module: an uncaught ModuleNotFoundError
+# (an ImportError with the same words, from older code), or `python3 -m pkg` naming a module
+# that is not there (`/usr/bin/python3: No module named pkg`, `... (ModuleNotFoundError: ...)`).
+_PYTHON_NO_MODULE: Final = re.compile(
+    r"(?:^(?:ModuleNotFoundError|ImportError): |: |\(ModuleNotFoundError: )"
+    r"No module named '?(?P<module>[A-Za-z_][\w.]*)'?"
+)
+# The last line of a Python importing a name an installed package (one under site-packages) does
+# not have: another version of it than the loop was written for. A name missing from the loop's
+# own module, or a circular import ("from partially initialized module"), is the loop's.
+_PYTHON_NO_NAME: Final = re.compile(
+    r"^ImportError: cannot import name '(?P<name>[^']+)' from '(?P<module>[\w.]+)' "
+    r"\(.*[/\\](?:site|dist)-packages[/\\].*\)$"
+)
+# Node's line for an import or require it could not resolve, ESM's and CommonJS's.
+_NODE_NO_MODULE: Final = re.compile(
+    r"^Error(?: \[ERR_MODULE_NOT_FOUND\])?: Cannot find (?:module|package) '(?P<module>[^']+)'",
+    re.MULTILINE,
+)
+
+
+def module_missing(argv: list[str], stderr: str) -> str | None:
+    """What a target's stderr says of a package it needs, when it died before its first answer
+    on an import that found none: a Python's last line naming the module, Node's error naming
+    a package (a path, the loop's own file, is the loop's to resolve: no setup problem)."""
+    last = next(iter(stderr.strip().splitlines()[-1:]), "")
+    # The target's own sys.executable is unknown: the python is the one its command names.
+    elsewhere = (
+        "for that python, or give the command the python of a virtual environment that has it "
+        "(.venv/bin/python, say), then run this again"
+    )
+    python = _PYTHON_NO_MODULE.search(last)
+    if python is not None:
+        module = python["module"]
+        own = _own_module(module, stderr)
+        if own is not None:
+            found, folder = map(portable, own)
+            return (
+                f"the Python module {module} was not found from where the loop ran, though the "
+                f"loop's own {found} is there (No module named {module!r} before its first "
+                "answer: a setup problem, not a protocol break): python looks in the script's "
+                "folder (the current directory for python3 -m), then PYTHONPATH and the "
+                f"installed packages, not in {folder}; begin the command with env "
+                f"PYTHONPATH={shlex.quote(folder)}, or run a module of a package as python3 -m "
+                f"PACKAGE.MODULE from {folder}, then run this again"
+            )
+        return (
+            f"the Python module {module} is not installed for {_python_given(argv)} (No module "
+            f"named {module!r} before its first answer: a setup problem, not a protocol break); "
+            f"install it {elsewhere}"
+        )
+    too_old = _PYTHON_NO_NAME.match(last)
+    if too_old is not None:
+        name, module = too_old["name"], too_old["module"]
+        return (
+            f"the Python package {module} has no {name} in the version installed for "
+            f"{_python_given(argv)} (cannot import name {name!r} from {module!r} before its "
+            "first answer: another version than the loop needs, a setup problem, not a protocol "
+            f"break); install the version it needs {elsewhere}"
+        )
+    node = _NODE_NO_MODULE.search(stderr)
+    if node is not None and not re.match(r"[./\\]|file:|[A-Za-z]:[\\/]", node["module"]):
+        package = node["module"]
+        return (
+            f"the Node package {package} is not installed where the loop looks for it (Cannot "
+            f"find {package!r} before its first answer: a setup problem, not a protocol break); "
+            "install the loop's dependencies (npm install in its folder), then run this again"
+        )
+    return None
+
+
+# A traceback's frame line naming its file (`  File "/srv/loop/main.py", line 3, in <module>`).
+_PYTHON_FRAME: Final = re.compile(r'^  File "(?P<file>[^"<][^"]*)", line \d+', re.MULTILINE)
+_INSTALLED: Final = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
+
+
+def _own_module(module: str, stderr: str) -> tuple[str, str] | None:
+    """Where the module `module` a Python loop could not import is, as the loop's own file or
+    package, and the folder that holds it, which the import path lacks; None when it is found
+    nowhere near. Near is the folder of the file that imported it (the last frame of the
+    traceback, one not among the installed packages) and the folders above it, the current
+    directory and the folders in it (`src/`): `python3 -m loop` run where `loop.py` imports
+    `helpers` beside it, or `python3 pkg/mypkg/main.py` importing its own package `mypkg`.
+    Only a missing top-level name: Python names `pkg.sub` when `pkg` itself was found."""
+    if "." in module:
+        return None
+    frames = _PYTHON_FRAME.findall(stderr)
+    importer = Path(frames[-1]) if frames and not _INSTALLED.search(frames[-1]) else None
+    here = Path.cwd()
+    near = [*(importer.parents if importer is not None else ()), here]
+    with contextlib.suppress(OSError):
+        near += sorted(entry for entry in here.iterdir() if entry.is_dir())
+    for folder in dict.fromkeys(near):
+        for candidate in (folder / f"{module}.py", folder / module / "__init__.py"):
+            if candidate.is_file():
+                found = candidate if candidate.name != "__init__.py" else candidate.parent
+                return str(found), str(folder)
+    return None
+
+
+def _python_given(argv: list[str]) -> str:
+    """The python a command runs, as the command names it: its program (`python3`,
+    `.venv/bin/python`), the one `env` is given, or the one the script's `#!` line names (the
+    target's own `sys.executable` is unknown)."""
+    words = argv
+    named = "the command's python"
+    if os.path.basename(words[0]) == "env":
+        words = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
+    elif not _is_python(words[0]):
+        try:
+            with open(words[0], "rb") as file:
+                first = file.read(SHEBANG_BYTES).partition(b"\n")[0]
+        except OSError:
+            first = b""
+        words = [
+            word
+            for word in first[2:].decode("utf-8", "replace").split()
+            if first.startswith(b"#!") and not word.startswith("-")
+        ]
+        words = words[1:] if words and os.path.basename(words[0]) == "env" else words
+        named = f"the python the #! line of {portable(shlex.quote(argv[0]))} names"
+    python = next(iter(words), "")
+    if not _is_python(python):
+        return "the python the command runs"
+    return f"{portable(shlex.quote(python))}, {named}"
+
+
+def _is_python(program: str) -> bool:
+    """Whether `program` names a Python interpreter (`python3`, `/usr/bin/python3.12`)."""
+    return os.path.basename(program).startswith("python")
+
+
+# The programs that run a script of each ending, as a command begins with them.
+_RUNNERS: Final = {
+    ".py": ("python3",),
+    ".js": ("node",),
+    ".mjs": ("node",),
+    ".cjs": ("node",),
+    ".ts": ("deno run", "bun"),
+    ".mts": ("deno run", "bun"),
+    ".rb": ("ruby",),
+    ".pl": ("perl",),
+    ".php": ("php",),
+    ".lua": ("lua",),
+    ".sh": ("sh",),
+    ".jar": ("java -jar",),
+}
+# What an ELF file's e_machine names, for the machines a loop is most often built for.
+_ELF_MACHINES: Final = {
+    0x03: "x86 (32-bit)",
+    0x28: "32-bit ARM",
+    0x3E: "x86_64",
+    0xB7: "aarch64",
+    0xF3: "RISC-V",
+}
+
+
+def _compiled_for(program: str) -> str | None:
+    """What compiled program `program` is, when it is one (ELF, Mach-O, a Windows .exe): "a
+    Windows program", "an ELF program for aarch64"; None for any other file."""
+    try:
+        with open(program, "rb") as file:
+            head = file.read(20)
+    except OSError:
+        return None
+    if head.startswith(b"\x7fELF") and len(head) == 20:
+        order: Literal["little", "big"] = "big" if head[5] == 2 else "little"
+        machine = int.from_bytes(head[18:20], order)
+        return f"an ELF program for {_ELF_MACHINES.get(machine, f'machine {machine:#x}')}"
+    if head[:4] in (b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe", b"\xfe\xed\xfa\xcf"):
+        return "a macOS program (Mach-O)"
+    if head.startswith(b"MZ"):
+        return "a Windows program"
+    return None
+
+
+ELF_HEAD_BYTES: Final = 64 * 1024
+"""How much of an ELF file is read for its program headers and dynamic loader's path."""
+
+
+def _elf_loader(program: str) -> str | None:
+    """The dynamic loader (PT_INTERP) the ELF program `program` names, None for any other file
+    or an ELF without one (a static build)."""
+    try:
+        with open(program, "rb") as file:
+            head = file.read(ELF_HEAD_BYTES)
+    except OSError:
+        return None
+    if not head.startswith(b"\x7fELF") or len(head) < 64:
+        return None
+    wide = head[4] == 2  # ELFCLASS64
+    order: Literal["little", "big"] = "big" if head[5] == 2 else "little"
+
+    def number(at: int, size: int) -> int:
+        return int.from_bytes(head[at : at + size], order)
+
+    table, entry, count = (
+        (number(32, 8), number(54, 2), number(56, 2))
+        if wide
+        else (
+            number(28, 4),
+            number(42, 2),
+            number(44, 2),
+        )
+    )
+    for index in range(count):
+        at = table + index * entry
+        if at + entry > len(head) or number(at, 4) != 3:  # PT_INTERP
+            continue
+        offset, size = (
+            (number(at + 8, 8), number(at + 32, 8))
+            if wide
+            else (
+                number(at + 4, 4),
+                number(at + 16, 4),
+            )
+        )
+        return head[offset : offset + size].rstrip(b"\0").decode("utf-8", "replace") or None
+    return None
+
+
+def _run_by(program: str) -> str:
+    """`program` begun with what runs it, as its ending says ("python3 ./loop.py", "deno run
+    ./loop.ts or bun ./loop.ts"); "" for an ending `_RUNNERS` does not know."""
+    runners = _RUNNERS.get(os.path.splitext(program)[1], ())
+    shown_program = shlex.quote(portable(program))
+    return " or ".join(f"{runner} {shown_program}" for runner in runners)
+
+
+def _versioned(program: str) -> str:
+    """Where `program` is not on PATH and the same name ending in 3 is (`python` where only
+    `python3` is installed, as on Debian and Ubuntu), words saying so; else ""."""
+    if shutil.which(f"{program}3") is None:
+        return ""
+    return f"; {program}3 is: begin the command with {program}3"
+
+
+# env's words for the program it was given and could not find (GNU's curly quotes around it).
+_ENV_NOT_FOUND: Final = re.compile(
+    r"\benv: [\u2018'\"]?(?P<program>[^\u2019'\":\s/]+)[\u2019'\"]?: No such file"
+)
+
+
+def env_missed(stderr: str) -> str:
+    """What to name instead of the program `env` did not find (a script's `#!/usr/bin/env
+    python`), when its name ending in 3 is on PATH; else ""."""
+    missed = _ENV_NOT_FOUND.search(stderr)
+    if missed is None or shutil.which(f"{missed['program']}3") is None:
+        return ""
+    program = missed["program"]
+    return (
+        f"; env found no {program}, and {program}3 is there: name {program}3 (in a #! line, "
+        f"#!/usr/bin/env {program}3)"
+    )
+
+
+def start_hint(program: str, error: OSError) -> str:
+    """What the system's reason for not starting `program` means for it, in parentheses ("" where
+    the reason says enough)."""
+    if error.errno == errno.ENOEXEC:
+        compiled = _compiled_for(program)
+        if compiled is not None and compiled.endswith(f" for {platform.machine()}"):
+            return f" (it is {compiled}, as this machine is, which cannot load it: rebuild it)"
+        if compiled is not None:  # #! lines are for scripts: this one was built elsewhere
+            return (
+                f" (it is {compiled}, which this machine, {platform.machine()}, does not run: "
+                "build the loop on this machine, or for it)"
+            )
+        runners = _RUNNERS.get(os.path.splitext(program)[1])
+        if runners is not None:
+            runner = runners[0]
+            env = "env -S" if " " in runner else "env"
+            return (
+                " (it has no #! first line naming the program that runs it: begin the command "
+                f"with that program, {_run_by(program)}, or make its first line "
+                f"#!/usr/bin/{env} {runner})"
+            )
+        return (
+            " (it is no program this machine runs, and has no #! first line naming the one that "
+            "runs it: add such a line, #!/bin/sh say, or begin the command with that program)"
+        )
+    if "/" not in program:
+        # Looked up on PATH only, as a shell does: not in the current directory.
+        if not isinstance(error, FileNotFoundError):
+            return ""
+        here = (
+            f"; the file {program} in the current directory is started as ./{program}"
+            if os.path.isfile(program)
+            else ""
+        )
+        return f" (no program of that name in the folders of PATH{here}{_versioned(program)})"
+    if not os.path.isfile(program):
+        if isinstance(error, FileNotFoundError) and not os.path.isabs(program):
+            # A shared case replayed from another folder: the usual cause.
+            return f" (looked for relative to the current directory, {os.getcwd()})"
+        return ""
+    if isinstance(error, PermissionError) and not os.access(program, os.X_OK):
+        chmod = f" (the file is not executable: chmod +x {shlex.quote(portable(program))}"
+        if _compiled_for(program) is not None:  # no program to begin the command with
+            return f"{chmod})"
+        runner = _run_by(program) or "the program that runs it, sh or python3 say"
+        return f"{chmod}, or begin the command with {runner})"
+    loader = _elf_loader(program)
+    if isinstance(error, FileNotFoundError) and loader is not None and not os.path.exists(loader):
+        # The file is there: what is missing is the dynamic loader it was linked for.
+        return (
+            f" (it is a compiled program whose dynamic loader, {loader}, is not on this machine: "
+            "it was built for another C library (musl, glibc) or another system; build it "
+            "here, or link it statically)"
+        )
+    interpreter = _interpreter_named(program)
+    if isinstance(error, FileNotFoundError) and interpreter is not None:
+        # The file is there: what is missing is the program its #! line names.
+        if interpreter.endswith("\r"):
+            return (
+                " (its #! line ends with a carriage return, the file having Windows line ends, "
+                "so the interpreter looked for is a name ending in one: give the file Unix line "
+                "ends)"
+            )
+        return (
+            f" (its #! line names the interpreter {portable(interpreter)}, which does not exist:"
+            " install it, or make the line name one that does)"
+        )
+    return ""
+
+
+def _interpreter_named(script: str) -> str | None:
+    """The interpreter `script`'s `#!` first line names, None without such a line."""
+    try:
+        with open(script, "rb") as file:
+            first = file.read(SHEBANG_BYTES).partition(b"\n")[0]
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = re.split(rb"[ \t]+", first[2:].lstrip(b" \t"), maxsplit=1)
+    return words[0].decode("utf-8", "replace") or None
