@@ -13,9 +13,10 @@ checkable, with why):
   of a kind the pinned ACP has are held to its schema alone. A `tool_call` naming a call whose
   card ended, outside a `session/load` replaying the history, is another call reusing its id,
   which ACP makes unique in a session. A prompt's answer is held to the schema (its stop
-  reason); a file path that is not absolute (a card's location or diff, an `fs/*` request's
-  path, a terminal's or session's cwd: a session given a relative one is blamed alone, not the
-  agent's paths under it) breaks ACP's paths; an `fs/*` request the editor's `initialize` did
+  reason); a file path that is not absolute (an `fs/*` request's path, a terminal's or
+  session's cwd: a session given a relative one is blamed alone, not the agent's paths under
+  it) breaks ACP's paths, a card's location or diff path not (VIEW-4 keeps it as the call's
+  arguments give it); an `fs/*` request the editor's `initialize` did
   not declare it serves, a card showing a terminal no `terminal/create` answered (for an editor
   that declared terminals, and not Zed's `_meta.terminal_output`), and a prompt answered twice
   are ACP-1's too.
