@@ -16,6 +16,7 @@ from loopspec.properties.cli.main import main
 from loopspec.properties.cli.spec_example import (
     NAMED_ON_UNREADABLE_LINES,
     SHOWN_ONLY_IN_HARNESS_LOGS,
+    _alignment,
 )
 from loopspec.properties.logcheck.checker import check_stream
 from loopspec.properties.logcheck.known_divergences import IN_PART_RULES
@@ -24,9 +25,12 @@ from loopspec.properties.logcheck.rule_examples import (
     MARKED_RULE_BREAKERS,
     RULE_BREAKERS,
     breaking_log,
+    edited_rows,
     example_rules,
     keeping_rows,
+    message_id,
 )
+from loopspec.properties.logcheck.rule_examples import number as numbered_as_written
 from loopspec.properties.logcheck.synth import MARKED_HEADER, jsonl
 from loopspec.properties.spec_rules import MARKED_LOG_RULES, log_checked_rules, rule_sections
 
@@ -70,6 +74,25 @@ def test_the_example_log_breaks_its_rule_and_no_other(
     report = check_stream("example.jsonl", io.BytesIO(log.encode()))
     assert (report.errors, report.notices) == ([], [])
     assert [found.violation.rule_id for found in report.violations] == [rule]
+
+
+@pytest.mark.parametrize("rule", LOG_RULES)
+def test_the_example_log_is_one_a_harness_with_that_bug_writes(rule: str) -> None:
+    """Besides its one bug, the breaking log is as a harness writes one: its clock never runs
+    back and no two messages share an id (a row the edit adds or moves was dated and named as
+    the row it was copied from: ADJ-1's late user message carried the first message's id and
+    time, before the calls it follows); and a line the example leaves unmarked is the keeping
+    log's, save its seq and the seqs it cites."""
+    keeping, edited = keeping_rows(rule), edited_rows(rule)
+    breaking = numbered_as_written(rule, edited)
+    times = [row["time"] for row in breaking]
+    assert times == sorted(times)
+    ids = [name for row in breaking if (name := message_id(row)) is not None]
+    assert len(ids) == len(set(ids))
+    pairs, _keep_changed, _break_changed, _removed = _alignment(keeping, edited, breaking)
+    for kept, shown in pairs.items():
+        assert breaking[shown]["time"] == keeping[kept]["time"]
+        assert message_id(breaking[shown]) == message_id(keeping[kept])
 
 
 @pytest.mark.parametrize("rule", LOG_RULES)

@@ -64,8 +64,17 @@ def find_row(rows: Rows, kind: str, *, call: str | None = None, **fields: object
     raise LookupError(f"no {kind} {call or ''} {fields}")
 
 
+def message_id(row: Row) -> str | None:
+    """The id of the message a surface row carries, if it has one."""
+    data = row_data(row)
+    message = data if row["type"] == "user/message" else data.get("message")
+    name = message.get("id") if isinstance(message, dict) else None
+    return name if isinstance(name, str) else None
+
+
 def fresh_row(row: Row) -> Row:
-    """A copy of `row` to insert: renumbering gives it the next seq."""
+    """A copy of `row` to insert: numbering gives it the next seq, and `edited_rows` its own time
+    and message id."""
     new = copy.deepcopy(row)
     new["seq"] = None
     return new
@@ -228,7 +237,6 @@ def break_hook_5(rows: Rows) -> Rows:
     invoked, answered = fresh_row(rows[pre]), fresh_row(rows[pre + 1])
     result = find_row(rows, "tool/result", call="call_a")
     for row in (invoked, answered):
-        row["time"] = rows[result]["time"]
         row_data(row).update({"point": "PostToolUse", "handlerId": "audit", "callId": "call_a"})
         for copied in ("matcher", "stderrSummary"):
             row_data(row).pop(copied, None)
@@ -370,7 +378,29 @@ def edited_rows(rule: str) -> Rows:
     """The demo log with `rule`'s edit, not yet numbered: the rows it keeps carry their seqs
     in the demo log, a row it adds none (None)."""
     breaker = RULE_BREAKERS.get(rule) or MARKED_RULE_BREAKERS[rule]
-    return breaker(keeping_rows(rule))
+    return _as_a_harness_writes(breaker(keeping_rows(rule)))
+
+
+def _as_a_harness_writes(edited: Rows) -> Rows:
+    """`edited` dated and named as a harness with the edit's one bug writes it: a row the edit
+    adds has the time of the row before it and, a message, an id of its own (`m` and its seq,
+    or the next number no message uses); a row it moves before a later-written one takes that
+    one's time, as a clock that never runs back dates it. A copied row kept its original's."""
+    taken = {name for row in edited if (name := message_id(row)) is not None}
+    clock = 0
+    for row, numbered in zip(edited, renumber(edited), strict=True):
+        added = row["seq"] is None
+        if added or row["time"] < clock:
+            row["time"] = clock
+        if added and message_id(row) is not None:
+            n = numbered["seq"]
+            while f"m{n}" in taken:
+                n += 1
+            taken.add(f"m{n}")
+            data = row_data(row)
+            (data if row["type"] == "user/message" else data["message"])["id"] = f"m{n}"
+        clock = row["time"]
+    return edited
 
 
 def number(rule: str, edited: Rows) -> Rows:
