@@ -13,7 +13,13 @@ loopspec.properties.logcheck.report`.
 
 from __future__ import annotations
 
-from loopspec.properties.logcheck.checker import ErrorKind, LogReport, NoticeKind
+from loopspec.properties.logcheck.checker import (
+    ACP_DIALECT,
+    DSH_DIALECT,
+    ErrorKind,
+    LogReport,
+    NoticeKind,
+)
 from loopspec.properties.logcheck.report import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -97,7 +103,7 @@ _RULE_OR_NULL: Final = {"type": ["string", "null"], "pattern": "^[A-Z]+-[0-9]+$"
 _RULES: Final = {"type": "array", "items": _RULE}
 _COUNTS: Final = {"type": "object", "additionalProperties": _COUNT}
 _REASONS: Final = {"type": "object", "additionalProperties": _STRING}
-_DIALECTS: Final = ("dsh", "claude-code", "codex", "acp")
+_DIALECTS: Final = (DSH_DIALECT, "claude-code", "codex", ACP_DIALECT)
 _KNOWN_BY: Final = {"enum": ["claude-code", "codex", "--known"]}
 _STATUSES: Final = ("ok", "violations", "error", "unsupported", "known-divergences")
 

@@ -209,6 +209,10 @@ class Skipped(PlainRecord):
         self.message = message
 
 
+DSH_DIALECT = "dsh"
+"""The dialect of a dsh session log (and of every log in its layout: loopspec's own, a bridge's),
+which `checker` reads itself; a log of any other dialect has no seq (`logcheck.foreign`)."""
+
 ACP_DIALECT = "acp"
 """The dialect of an ACP recording (`acp_stream`): its lines are JSON-RPC messages, which a
 report counts as messages, not events."""
@@ -258,7 +262,7 @@ class LogReport:
         self.unread_types: dict[str, int] = {}
         # Which layout the log is in ("dsh", or a foreign dialect, see `logcheck.foreign`), and
         # the rules such a log cannot show, each with why (reported, never counted as passed).
-        self.dialect = "dsh"
+        self.dialect = DSH_DIALECT
         self.not_checkable: dict[str, str] = {}
         # The rules the log shows only part of, each with why (`hooks_naming_no_call`).
         self.checked_in_part: dict[str, str] = {}

@@ -236,6 +236,7 @@ from loopspec.model.jsonvalue import json_dumps
 from loopspec.properties.logcheck import INVARIANT_RULES
 from loopspec.properties.logcheck.checker import (
     ACP_DIALECT,
+    DSH_DIALECT,
     ErrorKind,
     FoundViolation,
     InputError,
@@ -294,7 +295,7 @@ def event_lines(report: LogReport, found: FoundViolation) -> list[int | None]:
     Codex rollout's events are lines already; a dsh log's were found after the check
     (`logcheck.event_lines`), but for a log read from standard input, where only the offending
     event's is known."""
-    if report.dialect != "dsh":
+    if report.dialect != DSH_DIALECT:
         return list(found.events)
     if found.event_lines is not None:
         return list(found.event_lines)
@@ -458,7 +459,7 @@ def not_checkable_lines(reports: Sequence[LogReport]) -> list[str]:
     groups: dict[tuple[str, tuple[str, ...]], list[LogReport]] = {}
     lines = []
     for report in reports:
-        if report.skipped is not None or report.dialect != "dsh":
+        if report.skipped is not None or report.dialect != DSH_DIALECT:
             continue
         said = []
         if report.not_checkable:
@@ -471,7 +472,7 @@ def not_checkable_lines(reports: Sequence[LogReport]) -> list[str]:
                 f"to a call; {'; '.join(said)} (see --format json for why)"
             )
     for report in reports:
-        if report.not_checkable and report.skipped is None and report.dialect != "dsh":
+        if report.not_checkable and report.skipped is None and report.dialect != DSH_DIALECT:
             key = (report.dialect, tuple(sorted(report.not_checkable)))
             groups.setdefault(key, []).append(report)
     for (dialect, rules), group in groups.items():
@@ -485,13 +486,13 @@ def not_checkable_lines(reports: Sequence[LogReport]) -> list[str]:
     return [printable(line) for line in lines]
 
 
-_FORMAT_WORDS = {"acp": ("ACP recording", "ACP recordings")}
+_FORMAT_WORDS = {ACP_DIALECT: ("ACP recording", "ACP recordings")}
 
 
 def _violation_line(report: LogReport, found: FoundViolation, known: str = "") -> str:
     v = found.violation
     where = _where(report.path, found.line)
-    if report.dialect != "dsh":  # these logs have no seq: the related records are lines
+    if report.dialect != DSH_DIALECT:  # these logs have no seq: the related records are lines
         lines = ", ".join(str(line) for line in found.events)
         return f"{where}: {known}{v.rule_id}: {v.message} [lines {lines}]"
     # Each seq with its line, which a person opens the log at (unknown: read from stdin).
@@ -595,7 +596,7 @@ def _folded_words(
         named = [_one_word_apart(lead.violation.message, f.violation.message) for f in followers]
         which = ", ".join(word for word in named if word is not None)
         return f"; and {len(followers)} more likewise ({which}; -v lists each)"
-    if report.dialect == "dsh":
+    if report.dialect == DSH_DIALECT:
         which = "seqs " + _spans([found.violation.seq for found in followers])
     else:  # no seqs: their lines
         which = "lines " + _spans([found.line for found in followers])
