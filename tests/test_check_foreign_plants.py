@@ -268,3 +268,55 @@ def test_ADJ_2_an_output_written_before_its_call_splits_no_reply() -> None:
     # An answer right after an output for no call is a reply of its own, as before.
     typo = [*planted[:3], _output("call_x", "one"), _answer("Printed one.")]
     assert [(rule, line) for rule, line, _, _ in _check(typo)] == [("ADJ-2", 4), ("ADJ-3", 5)]
+
+
+def test_a_call_id_a_later_reply_reuses_is_a_new_call_with_hooks_of_its_own() -> None:
+    """Local models number each reply's calls anew (`call_0`), and Claude Code keeps the id:
+    EXE-1 asks ids to differ within a reply only, so the second `call_0` is a new call. Its
+    hook's record was read as the first call's hook answering again after that call's result
+    (HOOK-4 twice) and what the first hook supplied as run by the second call (RW-1 twice)."""
+    reused = [
+        _prompt("print two words, one at a time"),
+        _tool_use("msg_1", "call_0", "echo one"),
+        _hook("call_0", "echo one"),
+        _result("call_0", "one"),
+        _tool_use("msg_2", "call_0", "echo two"),
+        _hook("call_0", "echo two"),
+        _result("call_0", "two"),
+        _text("msg_3", "Printed both."),
+    ]
+    assert _check(reused) == []
+    # The second call's hook rewrote its input: RW-1 once, at its result, naming its own hook.
+    rewritten = [*reused[:5], _hook("call_0", "echo rewritten"), *reused[6:]]
+    assert [(rule, line, cited) for rule, line, cited, _ in _check(rewritten)] == [
+        ("RW-1", 7, (7, 6, 5))
+    ]
+
+
+def test_HOOK_4_a_hook_naming_a_call_its_step_never_makes_is_blamed_at_its_own_line() -> None:
+    """A forwarder that writes a hook record with the id of the next turn's call: HOOK-4 at
+    that record (neither the reply being run nor the next one makes the call), where check
+    blamed the next turn's own hook record, the one in its place, for answering again."""
+    second_turn = [
+        _prompt("and two"),
+        _tool_use("msg_3", "toolu_c", "echo three"),
+        _hook("toolu_c", "echo three"),
+        _result("toolu_c", "three"),
+        _text("msg_4", "Printed three."),
+    ]
+    planted = [*TWO_CALLS[:3], _hook("toolu_c", "echo one"), *TWO_CALLS[3:], *second_turn]
+    found = _check(planted)
+    assert [(rule, line, cited) for rule, line, cited, _ in found] == [("HOOK-4", 4, (4, 2, 7))]
+    assert found[0][3] == (
+        "PreToolUse hook `python3 hooks/rewrite.py` answers call toolu_c, which neither the "
+        "reply being run (line 2) nor the next one (line 7) makes: a PreToolUse hook answers a "
+        "call of its step's reply"
+    )
+    # Written before its own call, in the model's order (hooks answer before the reply is
+    # committed), a hook record is its call's.
+    before = [*TWO_CALLS, second_turn[0], second_turn[2], second_turn[1], *second_turn[3:]]
+    assert _check(before) == []
+    # Naming a call no reply makes before the log ends: blamed there too.
+    assert [(rule, line) for rule, line, _, _ in _check([*TWO_CALLS, _hook("toolu_z", "x")])] == [
+        ("HOOK-4", 7)
+    ]

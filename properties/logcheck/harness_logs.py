@@ -19,7 +19,10 @@ records into the neutral `Observation`s below; `Judge` holds them to:
   what a file tool's result records) is the input the model history and the log's call record
   hold; a call is reported once;
 - RW-2 (Codex): an applied rewrite is recorded with the hook that supplied it;
-- HOOK-4 (Claude Code): each PreToolUse hook answers once per call, before its call's result;
+- HOOK-4 (Claude Code): each PreToolUse hook answers once per call, before its call's result,
+  and answers a call its step's reply makes: the reply being run or the next one (the model
+  audits a call's hooks before its reply). A call whose id an earlier reply's call had (local
+  models number each reply's calls anew) is a new call, with hooks and a result of its own;
 - REC-1 (Codex): a new turn never starts while calls await results. A crashed turn's calls get
   a repair result on reopen; a resumed rollout that starts the next turn without one lacks it.
   (Claude Code): a crash repair adds results only; an assistant message the loop wrote itself
@@ -388,6 +391,11 @@ class Judge:
         # result for one of them comes next.
         self.held_reply: Reply | None = None
         self.held_since: list[Visible] = []
+        # PreToolUse hooks naming a call no reply had made yet, each with the key and line of
+        # the reply open then (None: none): the call is that reply's, in a later record of it,
+        # or the next reply's (the model audits a call's hooks before its reply); a hook whose
+        # call neither makes answers no call of its step (HOOK-4).
+        self.unmade: list[tuple[HookRewrite, str | None, int | None]] = []
 
     def _saw(self, rule: str) -> None:
         self.situations[rule] = self.situations.get(rule, 0) + 1
@@ -436,7 +444,11 @@ class Judge:
     def finish(self) -> list[Violation]:
         """What a prompt still held at the end of the log commits: it landed while calls
         awaited, and no reply followed it; a turn start held, that it opened a turn over calls
-        a crash left without results."""
+        a crash left without results; a hook naming a call no reply made, that it answered
+        none."""
+        return self._finish_held() + self._unmade_hooks(None)
+
+    def _finish_held(self) -> list[Violation]:
         if self.held_reply is not None:
             reply, self.held_reply = self.held_reply, None
             return self._new_reply(reply, resumed=True)
@@ -572,7 +584,7 @@ class Judge:
         return found + self._more_calls(self.open, reply)
 
     def _more_calls(self, pending: _Pending, reply: Reply) -> list[Violation]:
-        found = []
+        found = self._unmade_hooks(reply) if self.unmade else []
         for call in reply.calls:
             if call.call_id in pending.line_of_call:
                 message = f"the reply carries call id {call.call_id} twice"
@@ -582,8 +594,52 @@ class Judge:
             else:
                 pending.line_of_call[call.call_id] = reply.line
                 pending.waiting.append(call.call_id)
+                if call.call_id in self.calls:
+                    self._forget(call.call_id)
                 self.calls[call.call_id] = []
             self.calls[call.call_id].append((call, reply.line))
+        return found
+
+    def _forget(self, call_id: str) -> None:
+        """An earlier reply's call with the id a new call reuses: ids are unique only within a
+        reply (EXE-1), and local models number each reply's calls anew (`call_0`), so what its
+        hooks answered, its result and its blame are not the new call's."""
+        self.rewrites.pop(call_id, None)
+        self.answered.pop(call_id, None)
+        self.abandoned.discard(call_id)
+        self.rewritten.discard(call_id)
+
+    def _unmade_hooks(self, reply: Reply | None) -> list[Violation]:
+        """HOOK-4 for each hook naming a call that neither the reply open at it nor the next
+        one (`reply`, the first record of a reply after it; None: the log ended) makes."""
+        found = []
+        kept: list[tuple[HookRewrite, str | None, int | None]] = []
+        made = () if reply is None else tuple(call.call_id for call in reply.calls)
+        for hook, open_key, open_line in self.unmade:
+            if hook.call_id in made:
+                continue
+            if reply is not None and open_key == reply.key:
+                kept.append((hook, open_key, open_line))  # a later record of the open reply
+                continue
+            self.rewrites[hook.call_id].remove(hook)
+            if reply is None:
+                whose = "no reply makes before the log ends"
+            elif open_line is None:
+                whose = f"the next reply (line {reply.line}) does not make"
+            else:
+                whose = (
+                    f"neither the reply being run (line {open_line}) nor the next one "
+                    f"(line {reply.line}) makes"
+                )
+            message = (
+                f"PreToolUse hook `{_hook_shown(hook.hook)}` answers call {hook.call_id}, which "
+                f"{whose}: a PreToolUse hook answers a call of its step's reply"
+            )
+            related = tuple(
+                line for line in (open_line, None if reply is None else reply.line) if line
+            )
+            found.append(Violation("HOOK-4", hook.line, message, related))
+        self.unmade = kept
         return found
 
     def _result(self, result: Result) -> list[Violation]:
@@ -623,6 +679,11 @@ class Judge:
 
     def _rewrite(self, rewrite: HookRewrite) -> list[Violation]:
         found = []
+        if rewrite.call_id not in self.calls:
+            opened = (
+                (None, None) if self.open is None else (self.open.reply.key, self.open.reply.line)
+            )
+            self.unmade.append((rewrite, *opened))
         earlier = self.rewrites.setdefault(rewrite.call_id, [])
         if any(r.hook == rewrite.hook for r in earlier):
             shown = _hook_shown(rewrite.hook)
