@@ -1,11 +1,11 @@
 """`derive_messages`: the model-visible history, replayed from the log (rules HIST-1, LOG-7).
 
-History is the projection of the *surface*: the ordered seqs of surface events. An `append`
-pushes its seq; a `replace {start, end}` swaps the nodes from `start` to `end` (inclusive, in
-surface order) for its own seq. Each node projects to its message, except an empty-content
-assistant message (it only carries usage), which projects to nothing. Every non-surface event is
-invisible. Derivation never repairs or invents anything: a log that breaks adjacency derives a
-history that breaks it too, which is exactly what the invariants then report.
+History is read from the *surface*: the ordered seqs of surface events. An `append` pushes its seq;
+a `replace {start, end}` swaps the nodes from `start` to `end` (inclusive, in surface order) for its
+own seq. Each node's message is in the history, except an assistant message with no content block
+(it only carries usage), which stays a surface node but is left out of the history. Every
+non-surface event is invisible. Derivation never repairs or invents anything: a log that breaks
+adjacency derives a history that breaks it too, which is exactly what the invariants then report.
 """
 
 from __future__ import annotations

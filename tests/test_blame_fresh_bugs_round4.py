@@ -23,8 +23,8 @@ a fixed program that shows it is replayed:
   ignored, and an empty assistant message kept in the history: named right (ABORT-1, TURN-1,
   HIST-1), in words that did not say what ("after an abort it is an ABORTED error", "does not
   append the model's turn/start", "sends a assistant message ... []"); they now say the body
-  settled after the abort, that a blank message opens a turn too, and that an assistant
-  message without content projects to nothing;
+  settled after the abort, that a blank message opens a turn too, and, in HIST-1's words,
+  that an assistant message with no content block is left out of the history;
 - PostToolUse hooks run for successes only: named right (HOOK-5), in words ("hook after-all
   must run") that now say the failed body is judged too;
 - PreToolUse answers audited after the reply and its tool/call records: read as a hook that
@@ -36,6 +36,7 @@ a fixed program that shows it is replayed:
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import attrs
@@ -53,6 +54,7 @@ from fresh_bugs import (
     renumbered,
 )
 
+from loopspec import spec_text
 from loopspec.model.commands import (
     FINISH_MAX_TOKENS,
     Abort,
@@ -477,15 +479,20 @@ def test_TURN_1_a_blank_message_ignored_says_it_opens_a_turn_too() -> None:
     )
 
 
-def test_HIST_1_an_empty_assistant_message_kept_says_it_projects_to_nothing() -> None:
-    """HIST-1: the report says "an assistant message" and that one without content projects
-    to nothing."""
+def test_HIST_1_an_empty_assistant_message_kept_says_it_is_left_out_in_the_rules_words() -> None:
+    """HIST-1: the report says "an assistant message" and, in the words of SPEC.md's HIST-1,
+    that one with no content block is left out of the history (it said such a message
+    "projects to nothing", a projection's word, HIST-2's, where the rule speaks of the
+    history)."""
+    words = "an assistant message with no content block stays a surface node but is left out"
     assert_report_says(
         PROGRAMS,
         "an empty assistant message kept",
         "the target sends an assistant message",
-        "an assistant message without content projects to nothing",
+        f"{words} of the history",
     )
+    rule = " ".join(spec_text().split("### HIST-1 ")[1].split("**Why.**")[0].split())
+    assert words in re.sub(r" \([^)]*\)", "", rule)
 
 
 def test_HOOK_5_a_failed_body_left_unjudged_says_failed_bodies_are_judged_too() -> None:

@@ -21,6 +21,11 @@ from loopspec.properties.conformance.history_change import (
 from loopspec.properties.conformance.json_values import ParsedJson
 
 EXCERPT = 120
+EMPTY_REPLY_LEFT_OUT = (
+    "an assistant message with no content block stays a surface node but is left out of the history"
+)
+"""HIST-1's words on the one message the history leaves out (a max-tokens reply with nothing
+left), which the report says when a target sends it."""
 # Where a tool call's arguments sit in a message: the history's reader of them (RW-1).
 _CALL_ARGUMENTS = re.compile(r"\$\.content\[\d+\]\.arguments")
 
@@ -138,14 +143,14 @@ def history_rule(
         if got is not None and (want is None or wants[offset:] == gots[offset + 1 :]):
             shown = actual.whole[index]
             role = _role(shown)
-            # An empty assistant message is the one the rule leaves out by name.
+            # An empty assistant message is the one the rule leaves out by name: say so in
+            # its words.
             empty = role == "assistant" and shown.get("content") in ([], ())
             # "an assistant", but "a user" (its vowel is sounded "you")
             return "HIST-1", (
                 f"{where}: the target sends {'an' if role[:1] == 'a' else 'a'} {role} "
                 f"message {reference} history does not hold, {_excerpt(shown.get('content'))} "
-                f"{sizes}"
-                + (": an assistant message without content projects to nothing" if empty else "")
+                f"{sizes}" + (f": {EMPTY_REPLY_LEFT_OUT}" if empty else "")
             )
         assert isinstance(want, dict)
         assert isinstance(got, dict)
