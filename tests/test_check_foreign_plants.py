@@ -320,3 +320,38 @@ def test_HOOK_4_a_hook_naming_a_call_its_step_never_makes_is_blamed_at_its_own_l
     assert [(rule, line) for rule, line, _, _ in _check([*TWO_CALLS, _hook("toolu_z", "x")])] == [
         ("HOOK-4", 7)
     ]
+
+
+def _ran(call_id: str, command: str) -> Record:
+    item = {"type": "CommandExecution", "id": call_id, "command": ["/bin/bash", "-lc", command]}
+    return _codex("event_msg", {"type": "item_completed", "item": item})
+
+
+def test_REC_1_a_resumed_rollout_whose_task_started_was_dropped() -> None:
+    """Codex killed while a call ran writes no repair; resumed, the next turn's task_started
+    dropped (a converter keeping response_items only), the user's message opens the turn: REC-1
+    there, once, where check said ADJ-1 at the message and ADJ-3 at the reply, two rules for
+    one crash left unrepaired. The command's record between them changes nothing."""
+    planted = [
+        _task("turn1"),
+        _user("run the long job"),
+        _call("call_1", "sleep 60"),
+        _user("go on"),
+        _ran("call_1", "sleep 60"),
+        _answer("Resumed."),
+    ]
+    assert _check(planted) == [
+        (
+            "REC-1",
+            4,
+            (4, 3),
+            "a turn (a user's prompt) starts, where call call_1 still awaits its result: a turn "
+            "a crash left open is closed by crash repair, which answers its calls, before the "
+            "next starts",
+        )
+    ]
+    # With the call's output after the message, the message landed between them: ADJ-1.
+    answered = [*planted[:5], _output("call_1", "done"), planted[5]]
+    assert [(rule, line, cited) for rule, line, cited, _ in _check(answered)] == [
+        ("ADJ-1", 4, (4, 3))
+    ]

@@ -11,7 +11,9 @@ rules read):
   parses it) are what the history and the rollout's call record hold. `function_call_output`
   and `custom_tool_call_output` are results, in the order written (one for a call the rollout
   has not shown, ADJ-2's, ends no reply for a call written right after it). A `message` from
-  the user, the developer or the system is model-visible.
+  the user, the developer or the system is model-visible; one from the user written while
+  calls await outputs, with no task_started before it (a converter that keeps response_items
+  only), is read as a transcript's prompt: REC-1 when the next reply comes before their outputs.
 - `event_msg` `item_completed` whose item is a `CommandExecution`: `item.id` is the call id and
   `item.command` the argv that ran (`["/bin/bash", "-lc", CMD]`); CMD is compared with the
   call's `cmd` (`exec_command`) or `command` (`shell`). Codex writes no hook records, so a
@@ -185,7 +187,11 @@ class _Reader:
             return
         self.in_reply = False
         if item.get("type") == "message":
-            yield Visible(f"a {item.get('role', 'unknown')} message", line, _hook_context(item))
+            role = item.get("role", "unknown")
+            # A user's message opens a turn when its task_started is missing (a resume, a
+            # converter that drops event_msgs): held, as a transcript's prompt is, by `Judge`.
+            prompt = role == "user"
+            yield Visible(f"a {role} message", line, _hook_context(item), prompt)
 
 
 def _hook_context(item: Mapping[str, Any]) -> bool:

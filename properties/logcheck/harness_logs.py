@@ -29,9 +29,10 @@ records into the neutral `Observation`s below; `Judge` holds them to:
   right after the repair result, which the next request carries as the model's, breaks it. A
   transcript marks a turn's start by its prompt alone: a prompt written while calls await is
   held until the next record says which it is, REC-1 when the next reply comes before any of
-  their results (a turn opened over a crash left unrepaired), ADJ-1 otherwise; a rollout's turn
-  start too, REC-1 when a reply comes before any of their results, else no fault (the messages
-  between are ADJ-1's); and an assistant message the loop wrote itself while calls await, REC-1
+  their results (a turn opened over a crash left unrepaired), ADJ-1 otherwise (a rollout's
+  user message too, for one whose task_started is missing); a rollout's turn start too, REC-1
+  when a reply comes before any of their results, else no fault (the messages between are
+  ADJ-1's); and an assistant message the loop wrote itself while calls await, REC-1
   unless a result of one of them follows it (a reply, ADJ-3);
 - ABORT-1 (Claude Code), in part: an abort ends the turn adding no reply; an assistant message
   the loop wrote itself after an interrupt of a batch, which the next request carries as the
@@ -140,8 +141,8 @@ class Result(PlainRecord):
 class Visible(PlainRecord):
     """A model-visible message that is neither a reply nor a result (`what` says which);
     `hook_context` when the log marks it as a PostToolUse hook's additionalContext; `prompt`
-    when it is a user's prompt in a log that marks no turn's start otherwise (a Claude Code
-    transcript), so that it opens a turn."""
+    when it is a user's prompt, which may open a turn no other record marks (a Claude Code
+    transcript's; a rollout's, where its task_started is missing)."""
 
     __slots__ = ("what", "line", "hook_context", "prompt")  # noqa: RUF023 (the fields' order)
 
@@ -408,8 +409,8 @@ class Judge:
         if self.held_reply is not None:
             return self._after_held_reply(observation)
         held = self.held
-        if held is None:
-            return self._feed(observation)
+        if held is None or isinstance(observation, (Executed, HookRewrite)):
+            return self._feed(observation)  # what ran, a hook's answer: judged as they come
         self.held = None
         if isinstance(observation, Reply) and (
             self.open is None or self.open.reply.key != observation.key
