@@ -355,3 +355,38 @@ def test_REC_1_a_resumed_rollout_whose_task_started_was_dropped() -> None:
     assert [(rule, line, cited) for rule, line, cited, _ in _check(answered)] == [
         ("ADJ-1", 4, (4, 3))
     ]
+
+
+def test_RW_1_a_command_record_naming_no_call_ran_what_no_reader_holds() -> None:
+    """A forwarder that renames a CommandExecution's id: a command ran as a call no
+    function_call makes, so neither the history nor the call record holds what ran: RW-1 at
+    that record, where check judged nothing (the call it ran for has no run to compare)."""
+    ran = [
+        _task("turn1"),
+        _user("print one"),
+        _call("call_1", "echo one"),
+        _ran("call_1", "echo one"),
+        _output("call_1", "one"),
+        _answer("Printed one."),
+    ]
+    assert _check(ran) == []
+    renamed = [*ran[:3], _ran("exec_1", "echo one"), *ran[4:]]
+    assert _check(renamed) == [
+        (
+            "RW-1",
+            4,
+            (4,),
+            "a command ran as call exec_1 (echo one), which no call before it in the log makes: "
+            "neither the model history nor the log's call record holds what ran",
+        )
+    ]
+    # The call's function_call dropped: blamed once, at the first record left without it
+    # (the output answering no call only follows from it).
+    dropped = [*ran[:2], *ran[3:]]
+    assert [(rule, line) for rule, line, _, _ in _check(dropped)] == [("RW-1", 3)]
+    output_first = [*ran[:2], ran[4], ran[3], ran[5]]
+    assert [(rule, line) for rule, line, _, _ in _check(output_first)] == [("ADJ-2", 3)]
+    # The user's own `!` command runs for no call.
+    shell = _ran("exec_2", "ls")
+    shell["payload"]["item"]["source"] = "user_shell"
+    assert _check([*ran, shell]) == []

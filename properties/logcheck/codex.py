@@ -14,10 +14,13 @@ rules read):
   the user, the developer or the system is model-visible; one from the user written while
   calls await outputs, with no task_started before it (a converter that keeps response_items
   only), is read as a transcript's prompt: REC-1 when the next reply comes before their outputs.
-- `event_msg` `item_completed` whose item is a `CommandExecution`: `item.id` is the call id and
-  `item.command` the argv that ran (`["/bin/bash", "-lc", CMD]`); CMD is compared with the
-  call's `cmd` (`exec_command`) or `command` (`shell`). Codex writes no hook records, so a
-  difference is also an unrecorded rewrite (RW-2).
+- `event_msg` `item_completed` whose item is a `CommandExecution` a call ran (its `source`
+  `agent` or `unified_exec_startup`, or none; the user's `!` command, `user_shell`, is no
+  call's): `item.id` is the call id and `item.command` the argv that ran
+  (`["/bin/bash", "-lc", CMD]`); CMD is compared with the call's `cmd` (`exec_command`) or
+  `command` (`shell`). Codex writes no hook records, so a difference is also an unrecorded
+  rewrite (RW-2). One naming no call the rollout has shown ran what neither the history nor
+  the call record holds (RW-1).
 - `compacted`: a compaction replaced the history with its summary, which the model reads
   next: model-visible, as a message is (between a call and its output, ADJ-1).
 - `event_msg` `task_started`: a turn begins. Calls still awaiting results then were left by a
@@ -54,6 +57,9 @@ NAME = "codex"
 CALL_TYPES = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 RESULT_TYPES = frozenset({"function_call_output", "custom_tool_call_output"})
 SHELL_FLAGS = frozenset({"-lc", "-c"})
+# The `source` of a CommandExecution a model's call ran (`item.id` its call_id). Another (the
+# user's `!` shell command, `user_shell`; input written to a running one) runs for no call.
+CALL_SOURCES = frozenset({"agent", "unified_exec_startup"})
 
 _NO_EVENTS = "the rollout has no turn-numbered step events"
 _NO_HOOKS = "the rollout records no hook invocations or answers"
@@ -163,7 +169,11 @@ class _Reader:
         elif kind == "event_msg" and payload.get("type") == "item_completed":
             item = payload.get("item")
             if isinstance(item, Mapping) and item.get("type") == "CommandExecution":
-                yield Executed(str(item.get("id")), _shell_command(_argv(item)), line)
+                ran = _shell_command(_argv(item))
+                source = item.get("source")
+                if source is None or _one_of(source, CALL_SOURCES):
+                    call_id = record_id(item.get("id"), "a CommandExecution's id")
+                    yield Executed(call_id, ran, line, own_record=True)
 
     def _item(self, item: Mapping[str, Any], line: int) -> Iterator[Observation]:
         stray, self.stray = self.stray, False

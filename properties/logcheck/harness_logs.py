@@ -17,7 +17,9 @@ records into the neutral `Observation`s below; `Judge` holds them to:
 - ORD-3: a reply's results are written in the order of its calls;
 - RW-1: the input that ran (a hook's `updatedInput` that was applied, the executed command, or
   what a file tool's result records) is the input the model history and the log's call record
-  hold; a call is reported once;
+  hold; a call is reported once; a run with a record of its own (Codex) names a call the log
+  made: of a run and a result naming one it never made, the first written is blamed (RW-1,
+  ADJ-2), the other only follows from that missing call;
 - RW-2 (Codex): an applied rewrite is recorded with the hook that supplied it;
 - HOOK-4 (Claude Code): each PreToolUse hook answers once per call, before its call's result,
   and answers a call its step's reply makes: the reply being run or the next one (the model
@@ -189,14 +191,17 @@ class HookRewrite(PlainRecord):
 
 class Executed(PlainRecord):
     """What ran for `call_id`, as the log records it (`ran`, in the call's own shape when the
-    dialect can say), and the model's input it is compared against by `same_input`."""
+    dialect can say), and the model's input it is compared against by `same_input`.
+    `own_record`: the run has a record of its own (a rollout's CommandExecution), not the
+    call's result's (whose call, when the log made none, is ADJ-2's already)."""
 
-    __slots__ = ("call_id", "ran", "line")  # noqa: RUF023 (the fields' order)
+    __slots__ = ("call_id", "ran", "line", "own_record")  # noqa: RUF023 (the fields' order)
 
-    def __init__(self, call_id: str, ran: Any, line: int) -> None:
+    def __init__(self, call_id: str, ran: Any, line: int, own_record: bool = False) -> None:
         self.call_id = call_id
         self.ran = ran
         self.line = line
+        self.own_record = own_record
 
 
 class Invented(PlainRecord):
@@ -374,6 +379,10 @@ class Judge:
         # Calls already reported under RW-1: a hook record and what the result says ran tell
         # one story.
         self.rewritten: set[str] = set()
+        # Ids of no call the log made, blamed at a record of their own, a run (RW-1) or a
+        # result (ADJ-2), with which: the other of the pair only follows from the missing call,
+        # and is not blamed again.
+        self.uncalled: dict[str, type[Result | Executed]] = {}
         # Per rule, how often the log held a situation in which a known divergence of that rule
         # shows when the loop has it (`SITUATIONS`), broken or not: `check --known` says a
         # divergence did not occur only where its situation came up.
@@ -659,6 +668,10 @@ class Judge:
             if first is not None:
                 message = f"a result for call {result.call_id}, which is already answered"
                 return [Violation("ADJ-2", result.line, message, (first.line,))]
+            if result.call_id not in self.calls:
+                if self.uncalled.pop(result.call_id, None) is Executed:
+                    return []  # its run was blamed for having no call (RW-1)
+                self.uncalled[result.call_id] = Result
             message = f"a result for call {result.call_id}, which is not awaited"
             return [Violation("ADJ-2", result.line, message)]
         found = []
@@ -735,6 +748,17 @@ class Judge:
 
     def _executed(self, executed: Executed) -> list[Violation]:
         known = self.calls.get(executed.call_id)
+        if not known and executed.own_record:
+            if self.uncalled.pop(executed.call_id, None) is Result:
+                return []  # its result was blamed for answering no call (ADJ-2)
+            # A body ran for no call the history holds: no reader but the tool has its input.
+            self.uncalled[executed.call_id] = Executed
+            message = (
+                f"a command ran as call {executed.call_id} ({_show(executed.ran)}), which no "
+                "call before it in the log makes: neither the model history nor the log's call "
+                "record holds what ran"
+            )
+            return [Violation("RW-1", executed.line, message)]
         if not known or any(self.dialect.same_input(c, executed.ran) for c, _ in known):
             return []
         if executed.call_id in self.rewritten:
