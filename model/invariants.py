@@ -1471,6 +1471,14 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Viola
                 f"seq {answered}: each request is answered once"
             )
             return [Violation("DEC-2", fact.seq, msg, (answered,))]
+        lapsed = prefix.lapsed_approvals.get(fact.approval_id or "")
+        if lapsed is not None:
+            call_id, step_end = lapsed
+            msg = (
+                f"approval/decided {fact.approval_id} answers a request of call {call_id} whose "
+                f"step ended at seq {step_end}: a request is answered in its call's step"
+            )
+            return [Violation("DEC-2", fact.seq, msg, (step_end,))]
         msg = f"approval/decided {fact.approval_id} answers no pending request"
         return [Violation("DEC-2", fact.seq, msg)]
     if (

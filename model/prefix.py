@@ -247,6 +247,7 @@ class Prefix:
         "gone",
         "hook_results",
         "interrupted_replies",
+        "lapsed_approvals",
         "last_surface_seq",
         "last_time",
         "left_open_step",
@@ -361,6 +362,9 @@ class Prefix:
         self.approvals: dict[str, str | None] = {}
         # The step's approval requests already answered, with the seq of the answer.
         self.answered_approvals: dict[str, int] = {}
+        # Requests about a call left unanswered when its step ended: the call, the step/end's
+        # seq. The model has none to answer then (a crash repair writes no answer, REC-1).
+        self.lapsed_approvals: dict[str, tuple[str, int]] = {}
         # Calls whose approval was answered otherwise than allowed-once: that answer, its seq.
         self.refused_calls: dict[str, tuple[str, int]] = {}
         # The ids the step's reply repeats (EXE-1), with every block of each; and for those, the
@@ -629,8 +633,19 @@ class Prefix:
         self.dangling_before_last_step = len(self.dangling)
         if self.reply_calls and not self.reply_calls.keys() <= self.results.keys():
             self.dangling.extend(self.unanswered())
+        if self.approvals:
+            self._lapse_approvals(seq)
         self.open_step = None
         self._reset("step")
+
+    def _lapse_approvals(self, step_end: int) -> None:
+        """End the pending requests that ask about a call at its step's end (at `step_end`):
+        such a request is pending no longer than its call's step (DEC-2). One naming no call is
+        tied to no step, and stays pending."""
+        for approval_id, call_id in list(self.approvals.items()):
+            if call_id is not None:
+                del self.approvals[approval_id]
+                self.lapsed_approvals[approval_id] = (call_id, step_end)
 
     def _fold_user(self, fact: Fact) -> None:
         if fact.surface is not None:

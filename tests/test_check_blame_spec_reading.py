@@ -17,17 +17,20 @@ import pytest
 from blame_logs import BLAME, blamed, check
 from check_fixtures import FIXTURES
 
-from loopspec.model.commands import APPROVAL_OUTCOMES
-from loopspec.model.errors import InvalidEventError
+from loopspec.model.commands import APPROVAL_OUTCOMES, ApprovalAnswers, Crash, Recover, SubmitUser
+from loopspec.model.errors import InvalidEventError, TransitionRefused
 from loopspec.model.facts import FactError, fact_from_wire
 from loopspec.model.prefix import REFUSING_OUTCOMES
+from loopspec.model.state import LoopState
+from loopspec.model.transitions import step
 from loopspec.model.wire import event_from_wire
+from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.conformance.run import spec_text
 from loopspec.properties.logcheck.check_document import log_to_json
 from loopspec.properties.logcheck.checker import LogReport, check_stream
 from loopspec.properties.logcheck.compact_rows import CompactRowError, compact_run
 from loopspec.properties.logcheck.report import not_checkable_lines, rules_checked
-from loopspec.properties.logcheck.synth import jsonl
+from loopspec.properties.logcheck.synth import HEADER, jsonl, model_rows
 from loopspec.properties.profiles import PROFILES
 
 
@@ -901,3 +904,55 @@ def test_STEP_1_a_compact_row_numbered_0_is_refused_as_its_chunk_events_are(
         assert blamed(report) == [(rule, 10)], path
         (error,) = report.errors
         assert error.message.endswith(f"data.{member} must be an integer >= 1, got 0"), path
+
+
+# The demo's first turn cut by a crash while call_c's approval request is pending, and repaired
+# (REC-1): the repair answers the call and closes its step and turn, and answers no request.
+_CUT_WHILE_ASKING = (*DEMO_COMMANDS[:6], Crash(), Recover())
+
+
+@pytest.mark.parametrize("then", [(), (SubmitUser("go on"),)], ids=["between turns", "next turn"])
+def test_DEC_2_an_answer_to_a_request_whose_step_ended_answers_no_pending_request(
+    then: tuple[SubmitUser, ...],
+) -> None:
+    """DEC-2: an answer answers a pending request, and a request asked about a call is pending
+    no longer than the call's step: the model, its step ended (here by a crash repair), has no
+    request to answer and refuses the answer. A log answering it after the step's end, between
+    turns (where TURN-3 allows an approval event) or in the next turn, passed check, which kept
+    the request pending for ever; the answer is blamed at its line, citing the step's end."""
+    state = LoopState(DEMO_CONFIG)
+    for command in (*_CUT_WHILE_ASKING, *then):
+        state = step(state, command)
+    with pytest.raises(TransitionRefused):
+        step(state, ApprovalAnswers("allowed-once"))
+    rows = model_rows(DEMO_CONFIG, (*_CUT_WHILE_ASKING, *then))
+    assert [row["type"] for row in rows if row["type"].startswith("approval/")] == [
+        "approval/asked"
+    ]
+    assert blamed(check_stream("cut.jsonl", io.BytesIO(jsonl(HEADER, rows).encode()))) == []
+    step_end = next(row["seq"] for row in rows if row["type"] == "step/end")
+    answer = {"id": "approval-call_c", "outcome": "allowed-once"}
+    rows.append({"type": "approval/decided", "seq": len(rows), "time": 0, "data": answer})
+    rows[-1]["time"] = rows[-2]["time"]
+    report = check_stream("answered-late.jsonl", io.BytesIO(jsonl(HEADER, rows).encode()))
+    assert blamed(report) == [("DEC-2", len(rows) + 1)]
+    (found,) = report.violations
+    assert found.violation.message == (
+        f"approval/decided approval-call_c answers a request of call call_c whose step ended at "
+        f"seq {step_end}: a request is answered in its call's step"
+    )
+    assert found.violation.related == (step_end,)
+
+
+def test_DEC_2_a_request_naming_no_call_may_be_answered_between_turns() -> None:
+    """TURN-3 and DEC-2: an approval event names no turn, and a request that names no call is
+    tied to no step: asked and answered between turns, it keeps every rule."""
+    rows = model_rows(DEMO_CONFIG, DEMO_COMMANDS[:9])
+    assert rows[-1]["type"] == "turn/end"
+    time = rows[-1]["time"]
+    asked = {"id": "approval-session", "toolName": "settings"}
+    rows.append({"type": "approval/asked", "seq": len(rows), "time": time, "data": asked})
+    decided = {"id": "approval-session", "outcome": "rejected"}
+    rows.append({"type": "approval/decided", "seq": len(rows), "time": time, "data": decided})
+    report = check_stream("between.jsonl", io.BytesIO(jsonl(HEADER, rows).encode()))
+    assert (blamed(report), report.notices) == ([], [])
