@@ -40,7 +40,8 @@ before replay stopped importing Hypothesis, jsonschema and the hook bridge, 1129
 With `--instructions` (valgrind installed), check's rows, `spec STEP-1`'s and replay's are also
 counted in instructions, each against `python -c pass` (check's and spec's of the wheel's venv,
 or of this checkout with `--no-wheel`; replay's of this checkout): a second view that the load
-of other processes on a shared machine does not move.
+of other processes on a shared machine does not move. Check's rows of SMALL, HOOKED and MARKED
+also print their share of the fair floor's count of the same log (`FLOOR_PROGRAM`, below).
 
 Measured (2026-12-03, installed wheel; CPU median of 21 runs on a loaded machine, instructions):
 `check SMALL` 1.59x / 1.65x `python -c pass`, where it was 2.17x / 2.02x before check stopped
@@ -192,6 +193,17 @@ unless its command is one `run --harness` wrapped. Then `check CLAUDE-CODE` 49.0
 `check CODEX` 48.4M, 1.35x (were 49.6M and 49.2M), once the tally of hooks' faults
 (`logcheck.hook_faults`) is imported at the first fault a transcript or rollout records.
 
+The fair floor (2026-12-05, installed wheel, `--rounds 3 --instructions`): a Python program
+that only reads the log line by line with `json.loads` (`FLOOR_PROGRAM`, the least any checker
+of a JSON-lines log must do, ending as Python ends) runs SMALL in 67.1M, HOOKED in 68.1M, MARKED
+in 68.2M (1.88x-1.91x `python -c pass`: json's import, with the re, enum and collections it
+imports, and their finalization); `check SMALL` is 0.67 of it, HOOKED 0.68, MARKED 0.70: check
+does less than the plainest reader of its log. Then `check SMALL` 44.9M, 1.26x (was 45.3M,
+1.27x), BROKEN 47.8M (was 48.2M), HOOKED 46.6M (was 47.0M), MARKED 47.5M (was 47.9M),
+CLAUDE-CODE 48.6M (was 49.0M), CODEX 48.0M (was 48.3M), this commit's wheel against its
+parent's in one sitting, once itertools (0.39M to import, builtin as it is) is imported only
+where `checker.nested_deeper` counts a line with more brackets than a log may nest.
+
 Every command runs with its bytecode cached (in a temporary `PYTHONPYCACHEPREFIX`, written by a
 warm-up run, even where `PYTHONDONTWRITEBYTECODE` is set), as an installed copy runs: otherwise
 each start would compile loopspec's sources, which no user's start pays.
@@ -221,6 +233,18 @@ from loopspec.properties.logcheck.synth import HEADER, MARKED_HEADER, marked_mod
 HELP_TARGET_SECONDS = 0.5
 CHECK_TARGET_RATIO = 1.5
 BASELINE = "python -c pass"
+FLOOR_PROGRAM = """\
+import json, sys
+with open(sys.argv[1], encoding="utf-8") as log:
+    for line in log:
+        json.loads(line)
+"""
+"""The fair floor of checking a log: a Python program that only reads it line by line with
+`json.loads`, the least any checker of a JSON-lines log must do (it ends as Python ends)."""
+FLOOR = "python: json.loads each line of"
+"""The floor's rows, by the log they read: `FLOOR SMALL` and so on."""
+FLOORED_LOGS = ("SMALL", "HOOKED", "MARKED")
+"""The logs whose check rows are also counted against the floor reading the same log."""
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -344,6 +368,7 @@ COUNTED = (
     "loopspec check CODEX",
     "loopspec check --known claude-code SMALL",
     "loopspec spec STEP-1",
+    *(f"{FLOOR} {log}" for log in FLOORED_LOGS),
 )
 
 
@@ -398,9 +423,13 @@ def _count_instructions(
         for name, (argv, code) in counted.items()
     }
     where = "the installed wheel" if wheel is not None else "this checkout"
-    print(f"\ninstructions (callgrind, {where})")
+    print(f"\ninstructions (callgrind, {where}; x {BASELINE}, and / the floor: {FLOOR} LOG)")
     for name, count in counts.items():
-        print(f"{name:48} {count / 1e6:7.1f}M {count / counts[BASELINE]:5.2f}x")
+        line = f"{name:48} {count / 1e6:7.1f}M {count / counts[BASELINE]:5.2f}x"
+        floor = counts.get(f"{FLOOR} {name.rsplit(' ', 1)[-1]}")
+        if name.startswith("loopspec check") and floor is not None:
+            line += f" {count / floor:5.2f} of the floor"
+        print(line)
     if wheel is None:
         return
     # Replay against this checkout's interpreter, not the wheel venv's (see the module's help).
@@ -625,6 +654,10 @@ def _commands(
         ),
         "loopspec check MISSING": ([*loopspec, "check", str(missing)], 2),
         "loopspec spec STEP-1": ([*loopspec, "spec", "STEP-1"], 0),
+        **{
+            f"{FLOOR} {log}": ([python, "-c", FLOOR_PROGRAM, str(logs[log.lower()])], 0)
+            for log in FLOORED_LOGS
+        },
     }
 
 

@@ -101,7 +101,9 @@ def modules_after(code: str) -> set[str]:
 # json.decoder's JSONDecodeError, importing json.decoder (3.11's scanner raised SystemError, and
 # imported nothing). A torn last line is such a refusal, so these load there on 3.12 and 3.13.
 JSON_ERROR_IMPORTS = (
-    ("collections", "enum", "functools", "json", "re") if sys.version_info >= (3, 12) else ()
+    ("collections", "enum", "functools", "itertools", "json", "re")
+    if sys.version_info >= (3, 12)
+    else ()
 )
 
 
@@ -552,6 +554,8 @@ def test_an_infinite_header_time_is_a_bad_header_not_a_crash(
 # refused, how a hook's fault is recorded (`impl.recorded_faults`) only when a hook's audit may
 # name one, and the writer's reading of a commit marker (`impl.framing`) only for a marker the
 # commit reader's usual path cannot judge.
+# itertools: only `checker.nested_deeper`'s count of a line with more brackets than a log may
+# nest (0.4M instructions, a hundredth of the interpreter's start, to import).
 NEVER_FOR_A_CLEAN_CHECK = (
     "array",
     "bisect",
@@ -559,6 +563,7 @@ NEVER_FOR_A_CLEAN_CHECK = (
     "contextlib",
     "enum",
     "functools",
+    "itertools",
     "json",
     "loopspec.impl",
     "loopspec.model.errors",

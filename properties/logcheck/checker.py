@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import codecs
 import sys
-from itertools import accumulate
 
 from loopspec.model import PlainRecord
 from loopspec.model.facts import READ_TYPES, SEQ_BOUND, Fact, FactError, fact_from_wire
@@ -423,6 +422,8 @@ def nested_deeper(raw: bytes, limit: int = MAX_LOG_DEPTH) -> bool:
     # Outside strings: escaped backslashes, then escaped quotes, dropped (left to right, as an
     # escape is read), every other piece between the quotes left is a string's text. UTF-8
     # encodes no character but these ASCII ones with their bytes.
+    from itertools import accumulate  # noqa: PLC0415 (rarely this far: check starts without)
+
     unescaped = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
     steps = b"".join(unescaped.split(b'"')[::2]).translate(_BRACKET_STEPS, _NOT_BRACKETS)
     return max(accumulate(memoryview(steps).cast("b")), default=0) > limit
