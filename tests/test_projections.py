@@ -68,8 +68,11 @@ object_arguments = st.dictionaries(st.text(max_size=5), json_scalars, max_size=3
 other_arguments = st.sampled_from(["", "  ", "{not json", "[1, 2]", "42", "null", '"s"', "{"])
 arguments = st.one_of(object_arguments, other_arguments)
 tool_names = st.sampled_from(["read", "edit", "bash", "grep"])
-# Model text may be blank (the Anthropic projection drops blank text); what a user or a hook
-# writes never is.
+# Model text may be blank (the Anthropic projection drops blank text). A user's text is drawn
+# not blank: a blank one (TURN-1) before a reply leaves Anthropic a request breaking its role
+# order, as HIST-2 says (test_provider_rules.py). A context is drawn not blank either: an empty
+# one is no context (ADJ-4), and a whitespace one joins its step's results' user turn, where
+# leaving it out breaks nothing.
 texts = st.text(max_size=12)
 user_texts = st.text(min_size=1, max_size=12).filter(str.strip)
 

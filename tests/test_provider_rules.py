@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from loopspec import spec_text
+from loopspec.model.commands import ModelReplies, SubmitUser
+from loopspec.model.config import LoopConfig
+from loopspec.model.derive import derive_messages
 from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import (
     AssistantMessage,
@@ -37,6 +41,8 @@ from loopspec.model.pure.pairing import (
     results_in_call_order,
     unanswered_calls,
 )
+from loopspec.model.wire import event_from_wire
+from loopspec.properties.logcheck.synth import model_rows
 from loopspec.properties.validators.provider_rules import (
     anthropic_problems,
     openai_chat_problems,
@@ -377,3 +383,30 @@ def test_HIST_2_pairing_helpers_examples() -> None:
     assert results_in_call_order(("a", "b", "c"), ("a", "x", "c"))
     assert not results_in_call_order(("a", "b"), ("b", "a"))
     assert not results_in_call_order(("a", "b"), ("a", "a"))
+
+
+@pytest.mark.parametrize("blank", ["", " \n"])
+def test_HIST_2_a_blank_users_message_is_sent_to_openai_and_left_out_for_anthropic(
+    blank: str,
+) -> None:
+    """HIST-2 with TURN-1: a blank SubmitUser opens a turn with a blank user message, in the
+    history the model derives. Chat and Responses carry it; Anthropic, which refuses a blank
+    text block, gets the request without it, which starts with the reply (first turn) or holds
+    two replies side by side (later turn): its role order, not a pairing rule, as SPEC.md's
+    HIST-2 says (it said every projection of a valid history passes, and the projection tests
+    drew no blank user text)."""
+    replies = (ModelReplies((TextBlock("first"),)), ModelReplies((TextBlock("second"),)))
+    rows = model_rows(LoopConfig(), [c for reply in replies for c in (SubmitUser(blank), reply)])
+    history = derive_messages([event_from_wire(row) for row in rows])
+    assert [type(m).__name__ for m in history] == ["UserMessage", "AssistantMessage"] * 2
+    assert openai_chat_problems(to_openai_chat_messages(history)) == []
+    assert openai_responses_problems(to_openai_responses_input(history)) == []
+    sent = to_anthropic_messages(history)
+    assert [m["role"] for m in sent] == ["assistant", "assistant"]
+    assert anthropic_problems(sent) == [
+        "messages.0: the first message must use the 'user' role",
+        "messages.1: roles must alternate between 'user' and 'assistant' (stricter reading)",
+    ]
+    rule = " ".join(spec_text().split("### HIST-2 ")[1].split("**Why.**")[0].split())
+    assert "a blank `SubmitUser` opens a turn with (TURN-1)" in rule
+    assert "breaks Anthropic's role order but no pairing rule" in rule
