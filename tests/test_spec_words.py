@@ -29,6 +29,7 @@ from loopspec.model.commands import (
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec, matcher_problem
 from loopspec.model.derive import derive_messages, surface_nodes
 from loopspec.model.messages import ToolCallBlock
+from loopspec.model.prefix import REPAIR_CODES
 from loopspec.model.wire import event_from_wire
 from loopspec.model.wording import ERROR_PREFIX, NOT_STARTED
 from loopspec.properties.cli.spec_example import no_example_line
@@ -449,3 +450,27 @@ def test_HIST_1_an_empty_reply_stays_on_the_surface_and_out_of_the_history() -> 
     assert len(derive_messages(events)) == 1
     rule = " ".join(spec_text().split("### HIST-1 ")[1].split("**Why.**")[0].split())
     assert "stays a surface node but is left out of the history" in rule
+
+
+def test_the_models_message_ids_are_as_section_2_says() -> None:
+    """Section 2, determinism: the model's message ids are m<seq>, but a crash repair's result's,
+    which is `interrupted-tool-result-<callId>-<seq>` (the section said m<seq> of every one;
+    the demo's repair result was a message it did not name)."""
+    named = {"m<seq>": 0, "repair": 0}
+    for row in demo_rows():
+        data = row_data(row)
+        message = data if row["type"] == "user/message" else data.get("message")
+        if not isinstance(message, dict):
+            continue
+        if row["type"] == "tool/result" and data.get("error", {}).get("code") in REPAIR_CODES:
+            call = message["content"][0]["toolCallId"]
+            assert message["id"] == f"interrupted-tool-result-{call}-{row['seq']}"
+            named["repair"] += 1
+        else:
+            assert message["id"] == f"m{row['seq']}"
+            named["m<seq>"] += 1
+    assert named["repair"] == 1
+    assert named["m<seq>"] > 1
+    words = " ".join(_section(2).split())
+    repair_id = "`interrupted-tool-result-<callId>-<seq>`"
+    assert f"message ids are `m<seq>` (but a repair result's, {repair_id}" in words
