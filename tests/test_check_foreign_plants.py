@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import json
+import shlex
 from typing import Any
 
 from loopspec.properties.logcheck.checker import check_stream
@@ -390,3 +391,50 @@ def test_RW_1_a_command_record_naming_no_call_ran_what_no_reader_holds() -> None
     shell = _ran("exec_2", "ls")
     shell["payload"]["item"]["source"] = "user_shell"
     assert _check([*ran, shell]) == []
+
+
+def test_REC_1_once_where_a_resumed_turns_task_started_follows_its_prompt() -> None:
+    """Records ordered by a timestamp they share put the resumed turn's task_started after its
+    user message: REC-1 at the turn start, once, where check also blamed the message ADJ-1 for
+    landing while the call awaited its output."""
+    planted = [
+        _task("turn1"),
+        _user("run the long job"),
+        _call("call_1", "sleep 60"),
+        _user("go on"),
+        _task("turn2"),
+        _answer("Resumed."),
+    ]
+    assert [(rule, line, cited) for rule, line, cited, _ in _check(planted)] == [
+        ("REC-1", 5, (5, 3))
+    ]
+
+
+def test_RW_1_reads_a_command_joined_into_one_shell_quoted_string() -> None:
+    """A CommandExecution whose command is the argv joined into one string (as Codex's
+    app-server reports it, `/bin/bash -lc 'echo one'`) ran the call's own script: no RW-1 and
+    RW-2, which check reported comparing the whole string with the call's `cmd`. A script that
+    differs is still RW-1, named by the script."""
+
+    def joined(call_id: str, command: str) -> Record:
+        record = _ran(call_id, command)
+        item = record["payload"]["item"]
+        item["command"] = shlex.join(item["command"])
+        return record
+
+    ran = [
+        _task("turn1"),
+        _user("print a word"),
+        _call("call_1", "echo 'one two'"),
+        joined("call_1", "echo 'one two'"),
+        _output("call_1", "one two"),
+        _answer("Printed."),
+    ]
+    assert _check(ran) == []
+    rewritten = [*ran[:3], joined("call_1", "echo rewritten"), *ran[4:]]
+    found = _check(rewritten)
+    assert [(rule, line) for rule, line, _, _ in found] == [("RW-1", 4), ("RW-2", 4)]
+    assert found[0][3] == (
+        "call call_1 ran echo rewritten, but the model history and the log's call record keep "
+        """{"cmd": "echo 'one two'"}"""
+    )

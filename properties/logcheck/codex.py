@@ -17,10 +17,10 @@ rules read):
 - `event_msg` `item_completed` whose item is a `CommandExecution` a call ran (its `source`
   `agent` or `unified_exec_startup`, or none; the user's `!` command, `user_shell`, is no
   call's): `item.id` is the call id and `item.command` the argv that ran
-  (`["/bin/bash", "-lc", CMD]`); CMD is compared with the call's `cmd` (`exec_command`) or
-  `command` (`shell`). Codex writes no hook records, so a difference is also an unrecorded
-  rewrite (RW-2). One naming no call the rollout has shown ran what neither the history nor
-  the call record holds (RW-1).
+  (`["/bin/bash", "-lc", CMD]`, or that argv joined into one shell-quoted string); CMD is
+  compared with the call's `cmd` (`exec_command`) or `command` (`shell`). Codex writes no hook
+  records, so a difference is also an unrecorded rewrite (RW-2). One naming no call the
+  rollout has shown ran what neither the history nor the call record holds (RW-1).
 - `compacted`: a compaction replaced the history with its summary, which the model reads
   next: model-visible, as a message is (between a call and its output, ADJ-1).
 - `event_msg` `task_started`: a turn begins. Calls still awaiting results then were left by a
@@ -228,7 +228,17 @@ def _argv(item: Mapping[str, Any]) -> str | list[str]:
 
 
 def _shell_command(argv: Any) -> Any:
-    """The script of `[shell, -lc, SCRIPT]`; anything else as it is."""
+    """The script of `[shell, -lc, SCRIPT]`, or of that argv joined into one shell-quoted string
+    (as Codex's app-server reports a command, `/bin/bash -lc 'echo hi'`); anything else as it
+    is."""
+    if isinstance(argv, str) and any(f" {flag} " in argv for flag in SHELL_FLAGS):
+        import shlex  # noqa: PLC0415 (it imports re: only for a command in that form)
+
+        try:
+            words = shlex.split(argv)
+        except ValueError:  # unbalanced quotes: no argv of that form
+            return argv
+        return words[2] if len(words) == 3 and words[1] in SHELL_FLAGS else argv
     if isinstance(argv, list) and len(argv) == 3 and _one_of(argv[1], SHELL_FLAGS):
         return argv[2]
     return argv

@@ -426,6 +426,12 @@ class Judge:
         ):
             opened = self._turn_start(held.line, "a turn (a user's prompt)")
             return opened + self._feed(observation)
+        if isinstance(observation, TurnStart):
+            # The turn's start written after its prompt (records ordered by a time they share):
+            # held as the prompt was, over the same calls, with the prompt as its message.
+            self.held_turn = observation
+            self.held_since.append(held)
+            return []
         return self._landed(held) + self._feed(observation)
 
     def _after_held_turn(self, observation: Observation) -> list[Violation]:
