@@ -296,8 +296,8 @@ def test_a_call_id_a_later_reply_reuses_is_a_new_call_with_hooks_of_its_own() ->
 
 def test_HOOK_4_a_hook_naming_a_call_its_step_never_makes_is_blamed_at_its_own_line() -> None:
     """A forwarder that writes a hook record with the id of the next turn's call: HOOK-4 at
-    that record (neither the reply being run nor the next one makes the call), where check
-    blamed the next turn's own hook record, the one in its place, for answering again."""
+    that record (the reply being run makes no such call), where check blamed the next turn's
+    own hook record, the one in its place, for answering again."""
     second_turn = [
         _prompt("and two"),
         _tool_use("msg_3", "toolu_c", "echo three"),
@@ -307,16 +307,17 @@ def test_HOOK_4_a_hook_naming_a_call_its_step_never_makes_is_blamed_at_its_own_l
     ]
     planted = [*TWO_CALLS[:3], _hook("toolu_c", "echo one"), *TWO_CALLS[3:], *second_turn]
     found = _check(planted)
-    assert [(rule, line, cited) for rule, line, cited, _ in found] == [("HOOK-4", 4, (4, 2, 7))]
+    assert [(rule, line, cited) for rule, line, cited, _ in found] == [("HOOK-4", 4, (4, 2))]
     assert found[0][3] == (
-        "PreToolUse hook `python3 hooks/rewrite.py` answers call toolu_c, which neither the "
-        "reply being run (line 2) nor the next one (line 7) makes: a PreToolUse hook answers a "
-        "call of its step's reply"
+        "PreToolUse hook `python3 hooks/rewrite.py` answers call toolu_c, which the reply being "
+        "run (line 2) does not make: a PreToolUse hook answers a call of its step's reply"
     )
     # Written before its own call, in the model's order (hooks answer before the reply is
-    # committed), a hook record is its call's.
+    # committed), a hook record is its call's, in whichever record of the reply makes it.
     before = [*TWO_CALLS, second_turn[0], second_turn[2], second_turn[1], *second_turn[3:]]
     assert _check(before) == []
+    both_before = [TWO_CALLS[0], _hook("toolu_a", "echo one"), _hook("toolu_b", "echo two")]
+    assert _check([*both_before, *TWO_CALLS[1:]]) == []
     # Naming a call no reply makes before the log ends: blamed there too.
     assert [(rule, line) for rule, line, _, _ in _check([*TWO_CALLS, _hook("toolu_z", "x")])] == [
         ("HOOK-4", 7)

@@ -22,9 +22,10 @@ records into the neutral `Observation`s below; `Judge` holds them to:
   ADJ-2), the other only follows from that missing call;
 - RW-2 (Codex): an applied rewrite is recorded with the hook that supplied it;
 - HOOK-4 (Claude Code): each PreToolUse hook answers once per call, before its call's result,
-  and answers a call its step's reply makes: the reply being run or the next one (the model
-  audits a call's hooks before its reply). A call whose id an earlier reply's call had (local
-  models number each reply's calls anew) is a new call, with hooks and a result of its own;
+  and answers a call its step's reply makes: the reply whose calls await results, or, written
+  while none do, the next one (the model audits a call's hooks before its reply). A call
+  whose id an earlier reply's call had (local models number each reply's calls anew) is a new
+  call, with hooks and a result of its own;
 - REC-1 (Codex): a new turn never starts while calls await results. A crashed turn's calls get
   a repair result on reopen; a resumed rollout that starts the next turn without one lacks it.
   (Claude Code): a crash repair adds results only; an assistant message the loop wrote itself
@@ -362,6 +363,21 @@ class _Pending:
         return [c for c in self.repeated if c not in self.waiting]
 
 
+class _UnmadeHook:
+    """A PreToolUse hook naming a call no reply had made when it was written. While a reply's
+    calls await results (`running`) its hooks run, so the call is one of that reply's, in a
+    later record of it; else it is the next reply's (the model audits a call's hooks before
+    committing its reply), whose `key` and `line` the first record of that reply gives."""
+
+    __slots__ = ("hook", "key", "line", "running")
+
+    def __init__(self, hook: HookRewrite, pending: _Pending | None) -> None:
+        self.hook = hook
+        self.running = pending is not None and bool(pending.waiting)
+        self.key = pending.reply.key if pending is not None and self.running else None
+        self.line = pending.reply.line if pending is not None and self.running else None
+
+
 class Judge:
     """Holds a stream of observations to the rules above; `feed` returns the violations."""
 
@@ -401,11 +417,8 @@ class Judge:
         # result for one of them comes next.
         self.held_reply: Reply | None = None
         self.held_since: list[Visible] = []
-        # PreToolUse hooks naming a call no reply had made yet, each with the key and line of
-        # the reply open then (None: none): the call is that reply's, in a later record of it,
-        # or the next reply's (the model audits a call's hooks before its reply); a hook whose
-        # call neither makes answers no call of its step (HOOK-4).
-        self.unmade: list[tuple[HookRewrite, str | None, int | None]] = []
+        # PreToolUse hooks naming a call no reply had made yet (`_UnmadeHook`).
+        self.unmade: list[_UnmadeHook] = []
 
     def _saw(self, rule: str) -> None:
         self.situations[rule] = self.situations.get(rule, 0) + 1
@@ -626,34 +639,32 @@ class Judge:
         self.rewritten.discard(call_id)
 
     def _unmade_hooks(self, reply: Reply | None) -> list[Violation]:
-        """HOOK-4 for each hook naming a call that neither the reply open at it nor the next
-        one (`reply`, the first record of a reply after it; None: the log ended) makes."""
+        """HOOK-4 for each hook naming a call its reply does not make, once a record of another
+        reply shows that reply over (`reply`; None: the log ended)."""
         found = []
-        kept: list[tuple[HookRewrite, str | None, int | None]] = []
-        made = () if reply is None else tuple(call.call_id for call in reply.calls)
-        for hook, open_key, open_line in self.unmade:
-            if hook.call_id in made:
-                continue
-            if reply is not None and open_key == reply.key:
-                kept.append((hook, open_key, open_line))  # a later record of the open reply
-                continue
-            self.rewrites[hook.call_id].remove(hook)
-            if reply is None:
+        kept = []
+        for unmade in self.unmade:
+            if reply is not None:
+                if any(call.call_id == unmade.hook.call_id for call in reply.calls):
+                    continue
+                if unmade.key is None:
+                    unmade.key, unmade.line = reply.key, reply.line  # the next reply's, then
+                if unmade.key == reply.key:
+                    kept.append(unmade)
+                    continue
+            self.rewrites[unmade.hook.call_id].remove(unmade.hook)
+            if unmade.line is None:
                 whose = "no reply makes before the log ends"
-            elif open_line is None:
-                whose = f"the next reply (line {reply.line}) does not make"
+            elif unmade.running:
+                whose = f"the reply being run (line {unmade.line}) does not make"
             else:
-                whose = (
-                    f"neither the reply being run (line {open_line}) nor the next one "
-                    f"(line {reply.line}) makes"
-                )
+                whose = f"the next reply (line {unmade.line}) does not make"
+            hook = unmade.hook
             message = (
                 f"PreToolUse hook `{_hook_shown(hook.hook)}` answers call {hook.call_id}, which "
                 f"{whose}: a PreToolUse hook answers a call of its step's reply"
             )
-            related = tuple(
-                line for line in (open_line, None if reply is None else reply.line) if line
-            )
+            related = () if unmade.line is None else (unmade.line,)
             found.append(Violation("HOOK-4", hook.line, message, related))
         self.unmade = kept
         return found
@@ -700,10 +711,7 @@ class Judge:
     def _rewrite(self, rewrite: HookRewrite) -> list[Violation]:
         found = []
         if rewrite.call_id not in self.calls:
-            opened = (
-                (None, None) if self.open is None else (self.open.reply.key, self.open.reply.line)
-            )
-            self.unmade.append((rewrite, *opened))
+            self.unmade.append(_UnmadeHook(rewrite, self.open))
         earlier = self.rewrites.setdefault(rewrite.call_id, [])
         if any(r.hook == rewrite.hook for r in earlier):
             shown = _hook_shown(rewrite.hook)
