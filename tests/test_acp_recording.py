@@ -1139,3 +1139,177 @@ def test_ACP_1_check_acp_recording_blames_a_terminal_no_create_made_and_a_second
     assert log["violations"][0]["event_lines"] == [3, 2, 1]
     code, log = _check(tmp_path, [*twice[:2], _prompt(1), _stop(1, "end_turn")], capsys)
     assert (code, log["violations"]) == (0, [])
+
+
+def _asked(request: int, call: str, command: str) -> dict[str, Any]:
+    """The permission request `request` for `call`, showing `command`."""
+    asked = _asking({"toolCallId": call, "rawInput": {"command": command}})
+    asked["id"] = request
+    return asked
+
+
+def test_ACP_1_check_acp_recording_blames_a_permission_request_id_reused_while_pending(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two permission requests sent with one id, the first unanswered (a bridge numbering its
+    requests per call): the editor's answer names the id alone. ACP-1 at the second, naming
+    the first; the answers are read in order, so neither call is blamed for running
+    unanswered. An id used again once its request was answered is not blamed."""
+    cards = [_prompt(1), _card("call_1", {"command": "ls"}), _card("call_2", {"command": "pwd"})]
+    ended = [_status("call_1", "completed"), _status("call_2", "completed"), _stop(1, "end_turn")]
+    both = [_asked(7, "call_1", "ls"), _asked(7, "call_2", "pwd"), _answer(7, "allow")]
+    code, log = _check(tmp_path, [*cards, *both, _answer(7, "allow"), *ended], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 5)])
+    assert log["violations"][0]["event_lines"] == [5, 4]
+    assert log["violations"][0]["message"].startswith(
+        "the session/request_permission reuses the id 7 of the permission request at line 4, "
+        "still unanswered"
+    )
+    after = [both[0], both[2], both[1], _answer(7, "allow")]
+    code, log = _check(tmp_path, [*cards, *after, *ended], capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
+def test_ACP_1_check_acp_recording_blames_a_second_call_asking_under_an_open_calls_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A permission request about another input for a call whose request is unanswered: two
+    calls of one batch given one toolCallId (the editor shows one card for both). ACP-1 at
+    the second request; the same input asked again is not blamed."""
+    shown = [_prompt(1), _card("call_1", {"command": "ls"}), _asked(7, "call_1", "ls")]
+    code, log = _check(tmp_path, [*shown, _asked(8, "call_1", "pwd")], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 4)])
+    assert log["violations"][0]["event_lines"] == [4, 3]
+    message = log["violations"][0]["message"]
+    assert "with another rawInput than its request at line 3, still unanswered" in message
+    code, log = _check(tmp_path, [*shown, _asked(8, "call_1", "ls")], capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
+def _session_new(request: int, session: str) -> list[dict[str, Any]]:
+    """The editor's session/new and the agent's answer naming `session`."""
+    new = {"jsonrpc": "2.0", "id": request, "method": "session/new", "params": {"cwd": "/w"}}
+    return [new, {"jsonrpc": "2.0", "id": request, "result": {"sessionId": session}}]
+
+
+def test_ACP_1_check_acp_recording_blames_a_session_the_editor_does_not_know(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bridge sending a call's updates under its own name for the session: ACP-1 once, at
+    its first message there (the editor shows nothing of it), not ADJ-2 at each update; the
+    card left open in the editor's session is ADJ-3 saying where its updates went. A session
+    the editor was given (session/new's answer) or named itself (session/load) is known; a
+    recording without the editor's initialize is not judged so."""
+    start = [_initialize({}), *_session_new(1, SESSION), _prompt(2)]
+    astray = _status("call_1", "completed")
+    astray["params"]["sessionId"] = "internal-1"
+    shown = [_card("call_1", {"command": "ls"}), astray, astray, _stop(2, "end_turn")]
+    code, log = _check(tmp_path, [*start, *shown], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 6), ("ADJ-3", 8)])
+    said = [v["message"] for v in log["violations"]]
+    assert said[0].startswith('the session/update names the session "internal-1", which')
+    assert 'call_1 (line 6 named it under the session "internal-1", which the editor' in said[1]
+    code, log = _check(tmp_path, [*start[1:], *shown], capsys)
+    assert _rules(log) == [("ADJ-2", 5), ("ADJ-2", 6), ("ADJ-3", 7)]
+    load = {"jsonrpc": "2.0", "id": 3, "method": "session/load", "params": {"sessionId": "s-2"}}
+    loaded = _status("call_1", "completed")
+    loaded["params"]["sessionId"] = "s-2"
+    ended = [_card("call_1", {"command": "ls"}), _status("call_1", "completed")]
+    messages = [*start, *ended, _stop(2, "end_turn"), load, loaded]
+    code, log = _check(tmp_path, messages, capsys)
+    assert _rules(log) == [("ADJ-2", 9)]  # an update of a call s-2 never showed, not ACP-1
+
+
+def test_RW_1_check_acp_recording_blames_a_card_showing_another_calls_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bridge that reuses the last call's terminal: the card of `pwd`, allowed, embeds the
+    terminal created for the earlier call's command. RW-1 (the card shows one command, the
+    terminal ran another), not DEC-2: that terminal was made before `pwd` was asked about,
+    but it is not what `pwd` ran."""
+    run = _terminal_run("touch original.txt")
+    embedded = copy.deepcopy(run[4])
+    embedded["params"]["update"]["toolCallId"] = "call_2"
+    second = [
+        _prompt(2),
+        _card("call_2", {"command": "pwd"}),
+        _asked(5, "call_2", "pwd"),
+        _answer(5, "allow"),
+        embedded,
+        _status("call_2", "completed"),
+    ]
+    code, log = _check(tmp_path, [_initialize({"terminal": True}), *run, *second], capsys)
+    assert (code, _rules(log)) == (1, [("RW-1", 14)])
+    assert log["violations"][0]["message"].startswith(
+        'call_2 ended showing the command "pwd" on its card, but the terminal it shows ran '
+        '"touch original.txt"'
+    )
+
+
+def test_RW_1_check_acp_recording_blames_an_edit_ending_with_another_files_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two Edits' results crossed: the card of the edit of a.py, which the editor was asked
+    to write, ends showing a diff of b.py alone. RW-1 where it ends, naming the write; a diff
+    of the file written, or a relative path (VIEW-4 keeps a card's as the arguments give it),
+    is not blamed."""
+    shown = [_prompt(1), _edit_card("x = 1", "x = 2"), *_write_file(4, "x = 2\n", EDITED)]
+    crossed = _ended_with("y = 1", "y = 2")
+    crossed["params"]["update"]["content"][0]["path"] = "/workspace/b.py"
+    code, log = _check(tmp_path, [*shown, crossed], capsys)
+    assert (code, _rules(log)) == (1, [("RW-1", 5)])
+    assert log["violations"][0]["event_lines"] == [5, 3]
+    assert log["violations"][0]["message"].startswith(
+        'call_1 ended showing a diff of "/workspace/b.py", but the editor was asked to write '
+        '"/workspace/a.py" for it (line 3)'
+    )
+    crossed["params"]["update"]["content"][0]["path"] = "b.py"
+    code, log = _check(tmp_path, [*shown, crossed], capsys)
+    assert (code, log["violations"]) == (0, [])
+    code, log = _check(tmp_path, [*shown, _ended_with("x = 1", "x = 2")], capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
+def test_ACP_1_check_acp_recording_blames_a_write_naming_another_session_than_its_card(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bridge mixing its sessions' ids: the write of the file only an open card of sess-1
+    shows names sess-2. ACP-1 at the write, naming the card; the write is still that card's,
+    so a text it does not show is RW-1 at its end. A write no card of any session shows is not
+    judged (a call may write a file its card shows no diff of)."""
+    written = _write_file(4, "x = 2\n", EDITED)
+    written[0]["params"]["sessionId"] = "sess-2"
+    shown = [_prompt(1), _edit_card("x = 1", "x = 2"), *written]
+    code, log = _check(tmp_path, shown, capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 3)])
+    assert log["violations"][0]["message"].startswith(
+        'the fs/write_text_file names the session "sess-2", but the one open card showing a '
+        'diff of "/workspace/a.py" is call_1\'s, in the session "sess-1" (line 2)'
+    )
+    written[0]["params"]["content"] = "x = 3\n"
+    code, log = _check(tmp_path, [*shown, _status("call_1", "completed")], capsys)
+    assert _rules(log) == [("ACP-1", 3), ("RW-1", 5)]
+    unshown = [_prompt(1), _card("call_1", {"command": "ls"}), *written]
+    code, log = _check(tmp_path, unshown, capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
+def test_ADJ_3_check_acp_recording_says_a_cancel_came_before_an_end_turn_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A prompt answered end_turn after the editor's cancel, a card still open: ADJ-3, whose
+    words name the cancel (the agent either answered before reading it, leaving the card open,
+    or read it and should have answered cancelled). Its cards ended, end_turn after a cancel
+    is not judged: the two may cross on the pipe."""
+    shown = [_prompt(1), _card("call_1", {"command": "ls"}), _cancel()]
+    code, log = _check(tmp_path, [*shown, _stop(1, "end_turn")], capsys)
+    assert (code, _rules(log)) == (1, [("ADJ-3", 4)])
+    assert log["violations"][0]["event_lines"] == [4, 2, 3]
+    message = log["violations"][0]["message"]
+    assert "; the editor's session/cancel (line 3) came before this answer: an agent" in message
+    ended = [*shown, _status("call_1", "completed"), _stop(1, "end_turn")]
+    code, log = _check(tmp_path, ended, capsys)
+    assert (code, log["violations"]) == (0, [])
+    again = [*ended, _prompt(2), _card("call_2", {"command": "pwd"}), _stop(2, "end_turn")]
+    code, log = _check(tmp_path, again, capsys)
+    assert "session/cancel" not in log["violations"][0]["message"]

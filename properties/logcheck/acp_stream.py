@@ -18,14 +18,20 @@ checkable, with why):
   it) breaks ACP's paths, a card's location or diff path not (VIEW-4 keeps it as the call's
   arguments give it); an `fs/*` request the editor's `initialize` did
   not declare it serves, a card showing a terminal no `terminal/create` answered (for an editor
-  that declared terminals, and not Zed's `_meta.terminal_output`), and a prompt answered twice
-  are ACP-1's too.
+  that declared terminals, and not Zed's `_meta.terminal_output`), a prompt answered twice, a
+  permission request sent with a pending one's id or asking about another input for a call
+  whose request is pending (two calls under one id), an agent's message naming a session the
+  editor never named nor was given (once a session, for a recording holding `initialize`),
+  and a write naming a session none of whose open cards shows the file while one of another
+  session does are ACP-1's too.
 - ACP-2, in part: a card showing a terminal, or a `terminal/create`, while the editor's
   `initialize` declared no terminal (nor, for a card, `_meta.terminal_output`, under which the
   agent streams the terminal itself).
 - RW-1, in part: a call ends (its card gets `completed` or `failed`) while its card shows another
   `rawInput` than the one its permission request approved (the editor showed one input and asked
-  approval for another, so one of them is not what ran), or, on a card whose `rawInput` holds a
+  approval for another, so one of them is not what ran), or showing diffs only of files the
+  editor was not asked to write for it while it was asked to write another, or, on a card
+  whose `rawInput` holds a
   string `command`, while the terminal the card embeds was created (`terminal/create`, without
   `args` or as a shell's `-c` line) for another command, or while the card shows a `diff` of a
   file, shown before the editor was asked to write that file (`fs/write_text_file`) while the call
@@ -50,8 +56,9 @@ checkable, with why):
   Blamed once per card.
 - ADJ-3: a prompt turn ends (its `session/prompt` is answered) with a card that never got
   `completed` or `failed`, for any stop reason but `cancelled`: after a cancel ACP has the editor
-  mark the unfinished cards cancelled itself. A prompt answered with a JSON-RPC error ended its
-  turn with `error`, which ADJ-3 exempts.
+  mark the unfinished cards cancelled itself (one answered otherwise after the editor's cancel
+  is held to ADJ-3, its words naming the cancel). A prompt answered with a JSON-RPC error ended
+  its turn with `error`, which ADJ-3 exempts.
 
 A second `tool_call` for a call already shown replaces its card, as Zed's editor reads it: Zed's
 Claude Code bridge sends one as the model starts the call (an empty `rawInput`) and another when
@@ -64,6 +71,8 @@ editor or the recorder was stopped as it wrote) is a notice, the lines before it
 """
 
 from __future__ import annotations
+
+import posixpath  # (os imported it: free)
 
 from loopspec.model.invariants import rule_ids
 from loopspec.model.jsonvalue import json_dumps
@@ -262,6 +271,11 @@ class _Write:
         self.held = held
 
 
+# A permission request awaiting its answer: the card's key, the ids of its options that allow,
+# the kind of each that refuses, and the request's line.
+_Asking = tuple[tuple[str, str], set[str], dict[str, str], int]
+
+
 class _Recording:
     """The judge of one recording, fed one message at a time."""
 
@@ -269,9 +283,12 @@ class _Recording:
         self.cards: dict[tuple[str, str], _Card] = {}
         # Per session, the cards shown since its last prompt (in order), each once.
         self.turn_cards: dict[str, list[tuple[str, str]]] = {}
-        # Permission requests awaiting the editor's answer: request id -> the card's key, the
-        # ids of the request's options that allow, and the kind of each that refuses.
-        self.asking: dict[str, tuple[tuple[str, str], set[str], dict[str, str]]] = {}
+        # Permission requests awaiting the editor's answer: request id -> for each request
+        # sent with that id, in order, the card's key, the ids of the request's options that
+        # allow, the kind of each that refuses, and the request's line. One id is held by two
+        # requests only when the agent reused it (ACP-1); the first answer is read as the
+        # first request's.
+        self.asking: dict[str, list[_Asking]] = {}
         # Prompts awaiting their answer: request id -> session; and the line of each prompt,
         # with the line of its answer once answered.
         self.prompts: dict[str, str] = {}
@@ -304,6 +321,14 @@ class _Recording:
         # What each file (session, path) last held as far as the recording says, and the line
         # of the last whole read of it (None: never read): a write since is counted in.
         self.files: dict[tuple[str, str], tuple[str, int | None]] = {}
+        # The sessions the editor named or was given, and those only the agent named (each
+        # with the line first naming it, blamed there).
+        self.sessions: set[str] = set()
+        self.unknown_sessions: dict[str, int] = {}
+        # Per session, the line of the editor's `session/cancel` since its last prompt.
+        self.cancels: dict[str, int] = {}
+        # Per call id, the first card message naming it in such a session, and its line.
+        self.astray: dict[str, tuple[str, int]] = {}
 
     @property
     def loading(self) -> set[str]:
@@ -313,12 +338,42 @@ class _Recording:
     def feed(self, message: Mapping[str, Any], line: int) -> list[Violation]:
         method = message.get("method")
         params = message.get("params")
+        session = params.get("sessionId") if isinstance(params, dict) else None
+        if isinstance(method, str) and isinstance(session, str):
+            if method in _AGENT_METHODS:
+                found = self._unknown_session(method, session, line)
+                return [*found, *self._message(method, message, params, line)]
+            self.sessions.add(session)  # the editor names it: a session it knows
+        result = message.get("result")
+        if method is None and isinstance(result, dict) and isinstance(result.get("sessionId"), str):
+            self.sessions.add(result["sessionId"])  # a session/new's (or a fork's) answer
+        return self._message(method, message, params, line)
+
+    def _unknown_session(self, method: str, session: str, line: int) -> list[Violation]:
+        """ACP-1 for an agent's message naming a session the editor never named nor was given
+        (by a `session/new` answer or any other), once a session: the editor shows nothing
+        of it. A recording without the editor's `initialize`, which may start mid-way, is not
+        judged."""
+        if self.client is None or session in self.sessions or session in self.unknown_sessions:
+            return []
+        self.unknown_sessions[session] = line
+        message = (
+            f"the {method} names the session {json_dumps(session)}, which the editor never "
+            "named nor was given by an answer (session/new's sessionId): an editor shows "
+            "nothing of a session it does not know"
+        )
+        return [Violation("ACP-1", line, message)]
+
+    def _message(
+        self, method: Any, message: Mapping[str, Any], params: Any, line: int
+    ) -> list[Violation]:
+        """One message judged by what it is (`feed` has noted the sessions it names)."""
         if method == "session/update":
             if not isinstance(params, dict):
                 return [Violation("ACP-1", line, "a session/update's params must be an object")]
             return self._update(params, line)
         if method == "session/request_permission" and isinstance(params, dict):
-            return self._permission(_request_key(message.get("id")), params, line)
+            return self._permission(message.get("id"), params, line)
         if method == "initialize" and isinstance(params, dict):
             capabilities = params.get("clientCapabilities")
             self.client = capabilities if isinstance(capabilities, dict) else {}
@@ -340,6 +395,10 @@ class _Recording:
             self.prompt_answers.pop(_request_key(message.get("id")), None)  # an id used anew
             self.turn_cards[session] = []
             self.unowned = [write for write in self.unowned if write.session != session]
+            self.cancels.pop(session, None)
+            return []
+        if method == "session/cancel" and isinstance(params, dict):
+            self.cancels[str(params.get("sessionId"))] = line
             return []
         if method is None and ("result" in message or "error" in message):
             self.loads.pop(_request_key(message.get("id")), None)
@@ -471,6 +530,8 @@ class _Recording:
         card = self.cards.get(key)
         if dropped and card is not None:
             card.dropped_status = (sent, line)
+        if key[0] in self.unknown_sessions:
+            self.astray.setdefault(key[1], (key[0], line))
         if kind == "tool_call":
             if card is not None and card.final and key[0] not in self.loading:
                 found.append(_reused(key[1], card, line))
@@ -482,6 +543,8 @@ class _Recording:
                     shown.append(key)
             elif card.final:
                 card.reshown = True
+        elif card is None and key[0] in self.unknown_sessions:
+            return found  # the session's fault, blamed once (ACP-1), not each of its calls'
         elif card is None:
             message = f"the tool_call_update for {key[1]} names no call a tool_call showed"
             # The same id shown in another session: the update names the wrong session.
@@ -599,7 +662,7 @@ class _Recording:
                 f"(line {answer_line}): only an allowed call runs, and a refused one ends failed"
             )
             return [Violation("DEC-2", line, message, (line, answer_line))]
-        created = self.terminal_lines.get(card.terminal[0]) if card.terminal else None
+        created = self._own_terminal_line(card)
         if created is None or created < answer_line:
             return []
         message = (
@@ -626,7 +689,7 @@ class _Recording:
         if card.first_write is not None:
             path, written = card.first_write
             made.append((f"the editor asked to write {json_dumps(path)} (line {written})", written))
-        created = self.terminal_lines.get(card.terminal[0]) if card.terminal else None
+        created = self._own_terminal_line(card)
         if created is not None:
             made.insert(0, (f"a terminal created (line {created})", created))
         for what, made_line in made:
@@ -639,6 +702,19 @@ class _Recording:
             message = f"{call} ended with {what} {when}: a call runs only once allowed"
             return [Violation("DEC-2", line, message, (line, made_line, asked_line))]
         return []
+
+    def _own_terminal_line(self, card: _Card) -> int | None:
+        """The line of the `terminal/create` that made the terminal the card shows, when that
+        terminal may be the call's own: not one made for another command than the card's
+        (RW-1 blames that card for showing another call's run, which says nothing of when
+        this call ran)."""
+        if card.terminal is None:
+            return None
+        ran = self.terminals.get(card.terminal[0])
+        shown = card.raw_input.get("command") if isinstance(card.raw_input, dict) else None
+        if ran is not None and isinstance(shown, str) and ran[0] != shown:
+            return None
+        return self.terminal_lines.get(card.terminal[0])
 
     def _ended(self, call: str, card: _Card, line: int) -> list[Violation]:
         refused = self._ran_refused(call, card, line) or self._ran_unasked(call, card, line)
@@ -683,7 +759,7 @@ class _Recording:
             )
             related = (line, card.ended_line, shown_line, write_line)
             return [Violation("RW-1", line, message, related)]
-        return _stale_old_text(call, card, line)
+        return _other_file_shown(call, card, line) or _stale_old_text(call, card, line)
 
     def _writing(self, params: Mapping[str, Any], line: int) -> list[Violation]:
         """An `fs/write_text_file` request: what the editor was asked to write, for the open
@@ -695,16 +771,25 @@ class _Recording:
         if not isinstance(path, str) or not isinstance(content, str):
             return []
         session = str(params.get("sessionId"))
+        open_showing = self._open_showing(session, path)
+        named: list[Violation] = []
+        if not open_showing:
+            # The one open card of another session showing the file: the request named
+            # another session than its call's (ACP-1), and the write is that card's.
+            others = [
+                key
+                for other in self.turn_cards
+                if other != session
+                for key in self._open_showing(other, path)
+            ]
+            if len(others) == 1:
+                named = [self._write_in_other_session(session, others[0], path, line)]
+                session = others[0][0]
+                open_showing = others
         known = self.files.get((session, path))
         read_line = known[1] if known is not None else None
         self.files[(session, path)] = (content, read_line)
         held = (known[0], read_line) if known is not None and read_line is not None else None
-        open_showing = [
-            key
-            for key in self.turn_cards.get(session, [])
-            if not self.cards[key].final
-            and any(shown == path for shown, _text, _line in self.cards[key].diffs)
-        ]
         showing = {
             key for key in open_showing if self.cards[key].asked is None or self.cards[key].approved
         }
@@ -715,7 +800,7 @@ class _Recording:
         # The open cards showing the file that could not have run: refused, or still asking.
         barred = [key for key in open_showing if key not in showing]
         if showing or len(barred) != 1:
-            return []
+            return named
         card = self.cards[barred[0]]
         assert card.asked is not None
         if card.refused is not None:
@@ -736,7 +821,30 @@ class _Recording:
             f"the editor was asked to write {json_dumps(path)}, which only {barred[0][1]}'s "
             f"card shows a diff of, {why}"
         )
-        return [Violation("DEC-2", line, message, (line, decided))]
+        return [*named, Violation("DEC-2", line, message, (line, decided))]
+
+    def _open_showing(self, session: str, path: str) -> list[tuple[str, str]]:
+        """The open cards of the session's turn that show a diff of `path`."""
+        return [
+            key
+            for key in self.turn_cards.get(session, [])
+            if not self.cards[key].final
+            and any(shown == path for shown, _text, _line in self.cards[key].diffs)
+        ]
+
+    def _write_in_other_session(
+        self, session: str, key: tuple[str, str], path: str, line: int
+    ) -> Violation:
+        """ACP-1 for an `fs/write_text_file` naming a session none of whose open cards shows
+        the file, while one open card of another session does: the agent named another
+        session than its call's, in whose folder or buffers an editor may write it."""
+        card = self.cards[key]
+        message = (
+            f"the fs/write_text_file names the session {json_dumps(session)}, but the one open "
+            f"card showing a diff of {json_dumps(path)} is {key[1]}'s, in the session "
+            f"{json_dumps(key[0])} (line {card.shown_line}): a request names its call's session"
+        )
+        return Violation("ACP-1", line, message, (line, card.shown_line))
 
     def _asked_first(self, key: tuple[str, str], line: int) -> list[Violation]:
         """A call's first permission request: it had not run, so a write before it is not its.
@@ -761,7 +869,7 @@ class _Recording:
         self.unowned = [write for write in self.unowned if len(write.candidates) > 1]
         return found
 
-    def _permission(self, request: str, params: Mapping[str, Any], line: int) -> list[Violation]:
+    def _permission(self, request_id: Any, params: Mapping[str, Any], line: int) -> list[Violation]:
         from loopspec.properties.validators.acp_strict import (  # noqa: PLC0415 (slow: pydantic)
             read_permission_request,
             validate_permission_request,
@@ -794,6 +902,8 @@ class _Recording:
             found.append(Violation("DEC-2", line, message, (line, card.ended_line)))
         if card.asked is None:
             found.extend(self._asked_first(key, line))
+        elif card.answered_line is None and _another_input(card.asked[0], tool_call):
+            found.append(_two_calls_asking(key[1], card.asked[1], line))
         card.asked = (tool_call.get("rawInput"), line)
         card.approved = False
         card.answered_line = None
@@ -805,7 +915,10 @@ class _Recording:
             for option in params["options"]
             if isinstance(option.get("kind"), str) and option["kind"] not in ALLOW_KINDS
         }
-        self.asking[request] = (key, allowing, refusing)
+        pending = self.asking.setdefault(_request_key(request_id), [])
+        if pending:
+            found.append(_request_id_reused(request_id, pending[-1][3], line))
+        pending.append((key, allowing, refusing, line))
         return found
 
     @staticmethod
@@ -824,7 +937,9 @@ class _Recording:
         if not isinstance(result, dict):
             return []
         if "outcome" in result and request in self.asking:
-            key, allowing, refusing = self.asking.pop(request)
+            key, allowing, refusing, _line = self.asking[request].pop(0)
+            if not self.asking[request]:
+                del self.asking[request]
             card = self.cards[key]
             outcome = result["outcome"]
             chosen = outcome.get("optionId") if isinstance(outcome, dict) else None
@@ -876,12 +991,24 @@ class _Recording:
                 return found
             if not open_cards:
                 return found
-            names = ", ".join(key[1] + _why_open(card) for key, card in open_cards)
+            names = ", ".join(
+                key[1] + _why_open(card, self.astray.get(key[1])) for key, card in open_cards
+            )
             message = (
                 f"the prompt turn ended ({json_dumps(result['stopReason'])}) with {names} still "
                 f"{open_cards[0][1].status}: no update gave the card completed or failed"
             )
+            cancel = self.cancels.get(session)
+            if cancel is not None:
+                # The answer may have crossed the cancel on the pipe, or followed it.
+                message += (
+                    f"; the editor's session/cancel (line {cancel}) came before this answer: "
+                    "an agent that read it answers the prompt cancelled (the editor then ends "
+                    "the cards itself), and one that had not ends every card first"
+                )
             related = (line, *(card.shown_line for _key, card in open_cards))
+            if cancel is not None:
+                related = (*related, cancel)
             return [*found, Violation("ADJ-3", line, message, related)]
         return []
 
@@ -898,6 +1025,8 @@ _CLIENT_METHODS = frozenset(
         "terminal/release",
     }
 )
+# The messages the agent sends naming a session: the editor's methods, and its requests.
+_AGENT_METHODS = frozenset({"session/update", "session/request_permission", *_CLIENT_METHODS})
 
 
 def _is_absolute(path: str) -> bool:
@@ -921,6 +1050,38 @@ def _relative_path(
         f"{what} is {json_dumps(path)}, a relative path: ACP's file paths are absolute ({why})"
     )
     return [Violation("ACP-1", line, message)]
+
+
+def _request_id_reused(request_id: Any, earlier: int, line: int) -> Violation:
+    """ACP-1 for a permission request sent with the id of one still unanswered: JSON-RPC
+    pairs an answer with its request by id alone, so the editor's answer to either reads as
+    the other's."""
+    message = (
+        f"the session/request_permission reuses the id {json_dumps(request_id)} of the "
+        f"permission request at "
+        f"line {earlier}, still unanswered: an answer names its request by id alone, so the "
+        "editor's answer to either reads as the other's"
+    )
+    return Violation("ACP-1", line, message, (line, earlier))
+
+
+def _another_input(asked: Any, tool_call: Mapping[str, Any]) -> bool:
+    """Whether a permission request's `toolCall` shows another `rawInput` than `asked`, an
+    earlier request's (a request without one shows none to compare)."""
+    shown = tool_call.get("rawInput")
+    return asked is not None and shown is not None and shown != asked
+
+
+def _two_calls_asking(call: str, earlier: int, line: int) -> Violation:
+    """ACP-1 for a permission request about another input for a call whose request about
+    one is still unanswered: two calls were given one id, which ACP makes unique in a
+    session (the editor shows one card for both)."""
+    message = (
+        f"the permission request asks about {call} with another rawInput than its request at "
+        f"line {earlier}, still unanswered: two calls were given one toolCallId, which is "
+        "unique within its session, and the editor shows one card for both"
+    )
+    return Violation("ACP-1", line, message, (line, earlier))
 
 
 def _shared_option_ids(options: list[Any], line: int) -> list[Violation]:
@@ -1016,13 +1177,55 @@ def _stale_old_text(call: str, card: _Card, line: int) -> list[Violation]:
     return []
 
 
+def _other_file_shown(call: str, card: _Card, line: int) -> list[Violation]:
+    """RW-1 when the card ends showing diffs of files, none of which the editor was asked to
+    write for the call, while it was asked to write another: the card shows another call's
+    change (a relative diff path, which VIEW-4 lets a card keep, is not compared)."""
+    if not card.written or not card.diffs:
+        return []
+    shown = {path for path, _text, _line in card.diffs}
+    if not all(_is_absolute(path) for path in shown):
+        return []
+    written = {_normal(path) for path in card.written}
+    if any(_normal(path) in written for path in shown):
+        return []
+    path, write_line = min(
+        ((each, at) for each, (_content, at) in card.written.items()), key=lambda item: item[1]
+    )
+    other = sorted(shown)[0]
+    message = (
+        f"{call} ended showing a diff of {json_dumps(other)}, but the editor was asked to "
+        f"write {json_dumps(path)} for it (line {write_line}), a file its card does not end "
+        "showing: the editor showed one change while another was made"
+    )
+    related = (line, next(at for each, _text, at in card.diffs if each == other), write_line)
+    return [Violation("RW-1", line, message, related)]
+
+
+def _normal(path: str) -> str:
+    """An absolute path with its `.`, `..` and empty segments resolved lexically."""
+    return posixpath.normpath(path)
+
+
 def _update_words(kind: str) -> str:
     """A session update named by its kind: `the plan update`, `the tool_call_update`."""
     return f"the {kind}" if kind.endswith("_update") else f"the {kind} update"
 
 
-def _why_open(card: _Card) -> str:
-    """What the report says of a card left open that a fault of another rule explains."""
+def _why_open(card: _Card, astray: tuple[str, int] | None) -> str:
+    """What the report says of a card left open that a fault of another rule explains;
+    `astray`: a session the editor does not know where a card message named the call, and
+    that message's line."""
+    if astray is not None:
+        shown = (
+            f"shown by the permission request at line {card.requested_only} alone: "
+            if card.requested_only is not None
+            else ""
+        )
+        return (
+            f" ({shown}line {astray[1]} named it under the session {json_dumps(astray[0])}, "
+            "which the editor does not know)"
+        )
     if card.requested_only is not None:
         return (
             f" (shown by the permission request at line {card.requested_only} alone: no "
