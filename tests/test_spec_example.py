@@ -12,6 +12,8 @@ import pytest
 
 from loopspec import spec_text
 from loopspec.model.invariants import rule_ids
+from loopspec.model.records import TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN
+from loopspec.model.repair import NOT_STARTED_TEXT, OUTCOME_UNKNOWN_TEXT
 from loopspec.properties.cli.main import main
 from loopspec.properties.cli.spec_example import (
     NAMED_ON_UNREADABLE_LINES,
@@ -29,12 +31,14 @@ from loopspec.properties.logcheck.rule_examples import (
     example_rules,
     keeping_rows,
     message_id,
+    row_data,
 )
 from loopspec.properties.logcheck.rule_examples import number as numbered_as_written
 from loopspec.properties.logcheck.synth import MARKED_HEADER, jsonl
 from loopspec.properties.spec_rules import MARKED_LOG_RULES, log_checked_rules, rule_sections
 
 LOG_RULES = example_rules()
+REPAIR_TEXTS = {TOOL_NOT_STARTED: NOT_STARTED_TEXT, TOOL_OUTCOME_UNKNOWN: OUTCOME_UNKNOWN_TEXT}
 FIXTURES = Path(__file__).parent / "fixtures" / "logs"
 _EXCERPT_LINE = re.compile(r"^([> ]) +(\d+)  (.*)$")
 
@@ -79,10 +83,11 @@ def test_the_example_log_breaks_its_rule_and_no_other(
 @pytest.mark.parametrize("rule", LOG_RULES)
 def test_the_example_log_is_one_a_harness_with_that_bug_writes(rule: str) -> None:
     """Besides its one bug, the breaking log is as a harness writes one: its clock never runs
-    back and no two messages share an id (a row the edit adds or moves was dated and named as
-    the row it was copied from: ADJ-1's late user message carried the first message's id and
-    time, before the calls it follows); and a line the example leaves unmarked is the keeping
-    log's, save its seq and the seqs it cites."""
+    back, no two messages share an id (a row the edit adds or moves was dated and named as the
+    row it was copied from: ADJ-1's late user message carried the first message's id and time,
+    before the calls it follows), and a repair result's words and citation are those of its
+    code; and a line the example leaves unmarked is the keeping log's, save its seq and the
+    seqs it cites."""
     keeping, edited = keeping_rows(rule), edited_rows(rule)
     breaking = numbered_as_written(rule, edited)
     times = [row["time"] for row in breaking]
@@ -93,6 +98,14 @@ def test_the_example_log_is_one_a_harness_with_that_bug_writes(rule: str) -> Non
     for kept, shown in pairs.items():
         assert breaking[shown]["time"] == keeping[kept]["time"]
         assert message_id(breaking[shown]) == message_id(keeping[kept])
+    # A repair result says what its code says, and cites a tool/call only for a call recorded
+    # (REC-1's example gave TOOL_NOT_STARTED the words of a recorded call, and cited it).
+    for row in breaking:
+        code = row_data(row).get("error", {}).get("code")
+        if row["type"] == "tool/result" and code in REPAIR_TEXTS:
+            block = row_data(row)["message"]["content"][0]
+            assert block["content"] == [{"type": "text", "text": REPAIR_TEXTS[code]}]
+            assert ("sourceEventSeqs" in row) == (code == TOOL_OUTCOME_UNKNOWN)
 
 
 @pytest.mark.parametrize("rule", LOG_RULES)

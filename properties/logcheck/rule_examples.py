@@ -16,6 +16,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+from loopspec.model.repair import NOT_STARTED_TEXT
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.logcheck.synth import (
     HEADER,
@@ -302,9 +303,13 @@ def break_abort_1(rows: Rows) -> Rows:
 
 
 def break_rec_1(rows: Rows) -> Rows:
-    """The repair result for call_e says TOOL_NOT_STARTED though its tool/call was recorded."""
-    error = row_data(rows[find_row(rows, "tool/result", call="call_e")])["error"]
-    error.update({"name": "ToolNotStartedError", "code": "TOOL_NOT_STARTED"})
+    """The repair answers call_e as a call never recorded (TOOL_NOT_STARTED, in its words,
+    citing no tool/call), though its tool/call was recorded."""
+    result = rows[find_row(rows, "tool/result", call="call_e")]
+    data = row_data(result)
+    data["error"].update({"name": "ToolNotStartedError", "code": "TOOL_NOT_STARTED"})
+    data["message"]["content"][0]["content"] = [{"type": "text", "text": NOT_STARTED_TEXT}]
+    del result["sourceEventSeqs"]
     return rows
 
 
