@@ -332,6 +332,10 @@ def log_violations(monitor: LogMonitor, events: Sequence[Event]) -> list[Violati
     """
     found: list[Violation] = []
     for event in events:
+        clock = _unwhole_time(event)
+        if clock is not None:
+            seq = event.get("seq")
+            found.append(Violation("LOG-4", seq if isinstance(seq, int) else -1, clock))
         try:
             fact = fact_from_wire(event)
         except FactError as error:
@@ -340,6 +344,26 @@ def log_violations(monitor: LogMonitor, events: Sequence[Event]) -> list[Violati
             continue
         found += monitor.feed(fact)
     return found
+
+
+def _unwhole_time(event: Event) -> str | None:
+    """What is wrong with an event's `time` that is there but no whole number of milliseconds
+    (section 10; the log's reader refuses it, LOG-4), or None. The facts the rules read take
+    no time but a whole one, so only this tells an in-process target's clock is wrong."""
+    time = event.get("time")
+    if "time" not in event or type(time) is int:
+        return None
+    if type(time) is float and time.is_integer():
+        return None
+    seconds = (
+        " (seconds, as Python's time.time() gives them: int(time.time() * 1000) is milliseconds)"
+        if type(time) is float and 1e9 <= time < 1e10
+        else ""
+    )
+    return (
+        f"{event.get('type')}.time is {json.dumps(time)}, where an event's time is a whole "
+        f"number of milliseconds since the Unix epoch{seconds}"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -574,6 +598,41 @@ def _failed_closed(
         f"the target runs it, but {_named(failed)} denied it: a hook that failed under "
         "fail-closed denies the call (HOOK-7), its audit recording error, and a denied call "
         "never runs; the loop acts on the verdict, not the audit's word"
+    )
+
+
+def _denied_yet_run(
+    call_id: str | None, want: Event, history: Sequence[Event], started: frozenset[str]
+) -> tuple[str, str] | None:
+    """Why a call the target started is denied, where the model's result for it is a denial
+    and a hook denied it: DEC-1 when every hook that answered denied it (no merge to get
+    wrong), HOOK-2 when others answered otherwise (the strictest answer wins); None when no
+    hook denied it, or the target did not start it."""
+    if call_id not in started or _error_code(want) is not None or not _is_refusal(want):
+        return None
+    answers = _pre_answers(call_id, history)
+    denied = [hook for hook, reading, _supplied in answers if reading == "deny"]
+    if not denied:
+        return None
+    others = [
+        f"{_named([hook])} said {reading}"
+        for hook, reading, _supplied in answers
+        if reading != "deny"
+    ]
+    if others:
+        return "HOOK-2", (
+            f"the target runs it, but {_named(denied)} denied it and {' and '.join(others)}: "
+            "the strictest answer wins (deny > ask > allow > pass), whatever order the hooks "
+            "answer in, so the call is denied and never runs"
+        )
+    text = _result_text(want)
+    unreasoned = (
+        f" (a deny giving no reason denies too: its result is then {text!r})"
+        if text == ERROR_PREFIX + "denied"
+        else ""
+    )
+    return "DEC-1", (
+        f"the target runs it, but {_named(denied)} denied it: a denied call never runs{unreasoned}"
     )
 
 
@@ -989,19 +1048,48 @@ def _context_in_result(command: ToolFinishes, want: Event, got: Event | None) ->
     return gave_context and _result_parts(got) > _result_parts(want)
 
 
+_MISSING_KEYS = "missing required "
+
+
+def _keys_quoted_otherwise(want: Event, got: Event | None) -> str:
+    """Words on the missing keys of an INVALID_TOOL_INPUT result quoted otherwise than the
+    model quotes them, as Python's `repr` does (EXE-5), when the texts differ there alone."""
+    wanted, written = _result_text(want), _result_text(got)
+    if _MISSING_KEYS not in wanted or _MISSING_KEYS not in written:
+        return ""
+    (before, _, ours), (their_before, _, theirs) = (
+        wanted.partition(_MISSING_KEYS),
+        written.partition(_MISSING_KEYS),
+    )
+    if before != their_before:
+        return ""
+    return (
+        "; the missing keys differ in how they are quoted: each as Python's repr writes a "
+        "string (a control character escaped, \\x00 or \\t, a key holding ' in double quotes, "
+        f"other characters as they are), here {json.dumps(ours, ensure_ascii=False)} as a "
+        f"JSON string, where the target's are {json.dumps(theirs, ensure_ascii=False)}"
+    )
+
+
 def _body_error_words(want: Event, got: Event | None) -> str | None:
     """What the target wrote as a failed body's `{name, code}` against what the body gave,
     when the result's content agrees and only its error info differs (EXE-4); None otherwise.
     A loop naming every failure ToolError read as a wrong text ("Error: <message>")."""
     wanted = _data(want).get("error")
-    if (
-        not isinstance(wanted, dict)
-        or wanted.get("code") in _LOOP_ERROR_CODES
-        or got is None
-        or _content(got) != _content(want)
-    ):
+    if got is None or _content(got) != _content(want):
         return None
     written = _data(got).get("error")
+    if wanted is None and written is not None:
+        content = _data(want).get("message", {}).get("content")
+        block = content[0] if isinstance(content, list) and content else None
+        if isinstance(block, dict) and block.get("isError") is True:
+            return (
+                f"the target writes {json.dumps(written)} as tool/result.error where the body "
+                "failed without a code: a failed body's result carries {name, code} only when "
+                "the body reported a code (SPEC.md section 9)"
+            )
+    if not isinstance(wanted, dict) or wanted.get("code") in _LOOP_ERROR_CODES:
+        return None
     if written == wanted:
         return None
     rule = (
@@ -1264,6 +1352,7 @@ def _result_rule(
             f"{about} differs: the target ends it as the {code} error it is (EXE-5), but not as "
             f"SPEC.md section 9 words it: the text {json.dumps(_result_text(want))}, the "
             f"error name {(_data(want).get('error') or {}).get('name')}"
+            + _keys_quoted_otherwise(want, got)
         )
     if code in ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL"):
         return "EXE-5", f"{about} differs: a call the tool cannot take ends as an {code} error"
@@ -1456,6 +1545,11 @@ def _arguments_rule(
                 "to an earlier one"
             )
         refused = _refusal_applied(call_id, situation, theirs, where)
+        if refused is None:
+            refused = _acceptable_input_refused(call_id, situation, theirs, where, target_events)
+            judged = _replaced_input_judged(call_id, situation, theirs, history, config)
+            if refused is not None and judged is not None:
+                refused += f" ({judged})"
         if refused is not None:
             return "HOOK-6", refused
         judged = _replaced_input_judged(call_id, situation, theirs, history, config)
@@ -1521,6 +1615,47 @@ def _refusal_applied(
         "supplied, which its tool cannot take: such an input is refused, never applied; the "
         "call keeps the model's arguments in every reader and is denied with a reason naming "
         "the hook"
+    )
+
+
+def _acceptable_input_refused(
+    call_id: str | None,
+    situation: _Situation,
+    theirs: dict[str | None, Any],
+    where: str,
+    target_events: Sequence[Event],
+) -> str | None:
+    """How the target refused an input the model applies (HOOK-6 the other way round): the
+    call keeps the model's arguments and is denied as an unacceptable rewrite, where the last
+    input a hook supplied fits its tool."""
+    if not situation.supplied or "deny" in situation.hook_decisions:
+        return None
+    if call_id not in theirs or theirs[call_id] != situation.original:
+        return None
+    said = next(
+        (
+            _result_text(e)
+            for e in target_events
+            if e.get("type") == "tool/result"
+            and _call_id_of(e) == call_id
+            and REWRITE_REFUSED_WORDS in _result_text(e)
+        ),
+        None,
+    )
+    if said is None:
+        return None
+    supplied = situation.supplied[-1]
+    nulls = (
+        [key for key, value in supplied.items() if value is None]
+        if isinstance(supplied, dict)
+        else []
+    )
+    why = f" (a key given null is there: {', '.join(map(repr, nulls))})" if nulls else ""
+    return (
+        f"the call's arguments in the {where} are the model's: the target refuses the input "
+        f"{_named(situation.suppliers[-1:])} supplied, {json.dumps(supplied, ensure_ascii=False)}, "
+        f"saying {said!r}, but its tool takes it{why}: only an input the tool cannot take is "
+        "refused; this one is applied and runs"
     )
 
 
@@ -1601,6 +1736,28 @@ def _merged_rewrites(
         f"are the inputs {_named(situation.suppliers)} supplied merged key by key: the last "
         f"input in configured order, {_named(situation.suppliers[-1:])}'s, replaces the "
         "arguments whole, and no key of an earlier input survives it"
+    )
+
+
+def _sidecar_reordered(want: Event, got: Event) -> str | None:
+    """What the target's sidecar says wrongly, when it names the same hooks as the model's in
+    another order and the call's arguments are the model's: the input in effect was applied,
+    and only its record is wrong (RW-2); None otherwise."""
+    if _call_arguments(want) != _call_arguments(got):
+        return None
+    ours, theirs = (_data(e).get("rewrite") for e in (want, got))
+    if not (isinstance(ours, dict) and isinstance(theirs, dict)):
+        return None
+    wanted, recorded = ours.get("handlerIds"), theirs.get("handlerIds")
+    if not (isinstance(wanted, list) and isinstance(recorded, list)):
+        return None
+    if wanted == recorded or sorted(map(str, wanted)) != sorted(map(str, recorded)):
+        return None
+    return (
+        f"the sidecar names the hooks that supplied an input as {json.dumps(recorded)}, where "
+        f"they are {json.dumps(wanted)}: in configured order, the one in effect last; the "
+        f"call's arguments are the input in effect, {_named(wanted[-1:])}'s (had an equal "
+        f"input of {_named(recorded[-1:])} won instead, the winner would be HOOK-3's)"
     )
 
 
@@ -1850,6 +2007,9 @@ def _changed(
             if len(situation.supplied) >= 2 and _applied_earlier_rewrite(
                 want, got, situation, rewrote
             ):
+                reordered = _sidecar_reordered(want, got)
+                if reordered is not None:
+                    return "RW-2", f"{named}: {reordered}"
                 return "HOOK-3", "the sidecar names another hook as the rewrite in effect"
             sidecar = _data(want).get("rewrite")
             if not rewrote and isinstance(sidecar, dict):
@@ -2291,6 +2451,13 @@ def _missing(
         case "tool/result":
             if isinstance(command, Abort):
                 return "ABORT-1", f"{lacks}: {_unstarted_call_words(want, model_events)}"
+            # A denied call the target ran: its result is missing for that, wherever it is.
+            failed = _failed_closed(_call_id_of(want), want, history, started)
+            if failed is not None:
+                return "DEC-1", f"{lacks} for call {_call_id_of(want)}: {failed}"
+            ran = _denied_yet_run(_call_id_of(want), want, history, started)
+            if ran is not None:
+                return ran[0], f"{lacks} for call {_call_id_of(want)}: {ran[1]}"
             waiting = _awaiting_approval(history)
             if waiting is not None and waiting != _call_id_of(want):
                 return "SCHED-2", (
@@ -2326,9 +2493,6 @@ def _missing(
                     "body never starts, where a loop reading a false-ish value as no arguments "
                     "(JSON.parse(raw) ?? {}, json.loads(raw) or {}) starts it"
                 )
-            failed = _failed_closed(_call_id_of(want), want, history, started)
-            if failed is not None:
-                return "DEC-1", f"{lacks} for call {_call_id_of(want)}: {failed}"
             rule, _ = _result_rule(want, None, command, phase, history)
             if rule == "EXE-4":
                 return "ORD-3", (
@@ -3637,6 +3801,47 @@ def _refused_outcome_before(
     return None
 
 
+def _post_hooks_counted_otherwise(
+    command: ToolFinishes,
+    config: LoopConfig | None,
+    history: Sequence[Event],
+    probe: Probe | None,
+) -> str | None:
+    """Why the target refuses an outcome the model takes, when it takes the same outcome with
+    another count of PostToolUse verdicts (each passing): it runs another set of hooks on the
+    call's result than the hooks matching its tool (HOOK-5), where a refusal for a call it
+    thinks not running would be EXE-4's. A refused probe changes nothing (MODEL-3), so each
+    count is tried in turn, up to every configured hook; None when none is taken."""
+    record = next(
+        (
+            e
+            for e in reversed(history)
+            if e.get("type") == "tool/call" and _call_id_of(e) == command.call_id
+        ),
+        None,
+    )
+    if probe is None or config is None or record is None:
+        return None
+    name = str(_data(record).get("name"))
+    matching = [hook.handler_id for hook in config.hooks_for(POST_TOOL_USE, name)]
+    for count in range(len(config.hooks) + 1):
+        if count == len(command.post):
+            continue
+        post = tuple(PostPass() for _verdict in range(count))
+        taken = probe(ToolFinishes(command.call_id, command.outcome, post))
+        if taken is None or not taken.accepted:
+            continue
+        hooks = f"{_named(matching)} matching" if matching else "no hook matches"
+        return (
+            f"the model takes call {command.call_id}'s outcome with {len(command.post)} "
+            f"PostToolUse verdict(s), one per PostToolUse hook matching tool {name!r} ({hooks} "
+            f"it), and the target takes it with {count}: it runs another set of PostToolUse "
+            f"hooks on the result than those whose matcher matches the tool's whole name (each "
+            "judges it once, HOOK-5; matchers, HOOK-8)"
+        )
+    return None
+
+
 def _ids_used_before(
     reply: ModelReplies, history: Sequence[Event], program: Sequence[Command] = ()
 ) -> list[str]:
@@ -3693,6 +3898,7 @@ def _refusal_rule(
     *,
     program: Sequence[Command] = (),
     config: LoopConfig | None = None,
+    probe: Probe | None = None,
 ) -> tuple[str, str]:
     if expected.accepted:
         refused = (
@@ -3716,6 +3922,9 @@ def _refusal_rule(
                         "holds no place in the schedule (an exclusive call waits only for "
                         "earlier calls that run)"
                     )
+                counted = _post_hooks_counted_otherwise(command, config, history, probe)
+                if counted is not None:
+                    return "HOOK-5", f"{refused}: {counted}"
                 earlier_try = _refused_outcome_before(command, program, config, history)
                 if earlier_try is not None:
                     return "MODEL-3", (
@@ -4182,7 +4391,7 @@ def classify(
             )
     if not expected.accepted or not actual.accepted:
         return _refusal_rule(
-            command, phase, expected, actual, history, program=program, config=config
+            command, phase, expected, actual, history, program=program, config=config, probe=probe
         )
     lost = _repair_or_loss(command, expected, actual, history, probe) if probe else None
     if lost is not None:

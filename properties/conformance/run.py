@@ -18,8 +18,9 @@ import sysconfig
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 import attrs
@@ -1202,6 +1203,15 @@ def _cut_down(
     return reduction.config, reduction.program, latest[0], replays
 
 
+NARROWER_RULES: Final[Mapping[str, frozenset[str]]] = MappingProxyType(
+    {"HOOK-2": frozenset({"DEC-1", "DEC-2"})}
+)
+"""Rules a smaller program may be blamed on in place of the counterexample's, which it then
+keeps: the bug needs less than the first rule's situation. HOOK-2 is the merge of several
+hooks' answers; with the other hooks cut, a lone deny the target still runs breaks DEC-1 (a
+deny it ignores whatever the other answers), a lone ask it runs unasked DEC-2."""
+
+
 def reduce_counterexample(
     factory: TargetFactory,
     found: DivergenceFound,
@@ -1211,14 +1221,14 @@ def reduce_counterexample(
     max_seconds: float = REDUCE_SECONDS,
 ) -> Reduced:
     """`found`'s program cut down to one from which no command, reply block, hook, tool or
-    detail can be taken without losing the divergence or changing its rule
-    (`loopspec.properties.conformance.reduce`), each candidate replayed on a fresh model and
-    target as `loopspec replay` replays a case. A candidate the target breaks on (raises, dies,
-    stops answering) or cannot be sent is not kept; the program Hypothesis shrank is kept
-    unless a smaller one diverges alike (and when replaying it finds no such divergence: a
-    difference only the machine's comparison sees). `progress` is told the replays made;
-    `max_seconds` bounds the cutting (`_cut_down`)."""
-    rule = found.divergence.rule_id
+    detail can be taken without losing the divergence or changing its rule, but to a narrower
+    one (`NARROWER_RULES`; `loopspec.properties.conformance.reduce`), each candidate replayed
+    on a fresh model and target as `loopspec replay` replays a case. A candidate the target
+    breaks on (raises, dies, stops answering) or cannot be sent is not kept; the program
+    Hypothesis shrank is kept unless a smaller one diverges alike (and when replaying it finds
+    no such divergence: a difference only the machine's comparison sees). `progress` is told
+    the replays made; `max_seconds` bounds the cutting (`_cut_down`)."""
+    rule = [found.divergence.rule_id]
 
     def diverging(config: LoopConfig, program: Program) -> Divergence | None:
         try:
@@ -1226,7 +1236,11 @@ def reduce_counterexample(
         except TargetError:
             return None
         divergence = replay.divergence
-        return divergence if divergence is not None and divergence.rule_id == rule else None
+        if divergence is None:
+            return None
+        if divergence.rule_id in NARROWER_RULES.get(rule[0], ()):
+            rule[0] = divergence.rule_id  # kept from now on, as the first rule was
+        return divergence if divergence.rule_id == rule[0] else None
 
     with _quick_answers(factory):
         config, program, divergence, replays = _cut_down(

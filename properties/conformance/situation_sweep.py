@@ -85,6 +85,7 @@ from loopspec.properties.conformance.profile_check import settling_command
 from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
 from loopspec.properties.profiles.known import Profile
 from loopspec.properties.stateful.strategies import TOOLS
+from loopspec.properties.stateful.swarm import PARTIAL_TOOLS
 
 _BASH = '{"command":"ls"}'
 _READ = '{"file_path":"a.txt"}'
@@ -226,6 +227,18 @@ SITUATIONS: tuple[Situation, ...] = (
             # "0" is false to Perl and PHP, which then drop it as they drop "", and a number
             # once compared as one, which Perl's JSON::PP then writes as the number 0.
             ToolFinishes("c1", ToolSucceeded("0", ("", " ", "0"))),
+        ),
+    ),
+    Situation(
+        "a call misses required keys Python's repr quotes otherwise than a simple escaper",
+        ("EXE-5",),
+        frozenset(),
+        LoopConfig(tools=(PARTIAL_TOOLS[1],)),
+        (
+            SubmitUser("read it"),
+            # The random programs name such keys only in a configuration with hooks, which a
+            # loop declaring none never gets: one quoting each key in plain quotes passed.
+            ModelReplies((ToolCallBlock("c1", PARTIAL_TOOLS[1].name, _READ),)),
         ),
     ),
     Situation(
@@ -572,6 +585,20 @@ SITUATIONS: tuple[Situation, ...] = (
             # A null is a value the input keeps: a loop dropping such keys (in place, on the
             # object its audit holds too) runs and records another input.
             HookAnswers(Allow(FrozenMap({"command": "ls", "timeout": None}))),
+        ),
+    ),
+    Situation(
+        "a hook's rewrite gives a required key the value null",
+        ("HOOK-6", "EXE-5"),
+        frozenset({"pre-hooks", "rewrite"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("rewriter", "bash"))),
+        (
+            SubmitUser("list the files"),
+            ModelReplies((ToolCallBlock("c1", "bash", _BASH),)),
+            # The key is there, so the tool takes the input: a loop that checks a rewrite's
+            # keys by their value (JavaScript's `input.get(key) == null`) refuses it (HOOK-6),
+            # where the model's own arguments, checked by another path, pass.
+            HookAnswers(Allow(FrozenMap({"command": None}))),
         ),
     ),
     Situation(

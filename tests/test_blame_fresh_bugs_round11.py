@@ -1,0 +1,443 @@
+"""Fresh bugs of session 30, found by the programs and blamed on the rule their author must fix.
+
+Session 30 wrote twenty-five more wrong loops outside the project, favouring the rule families
+earlier rounds planted least in (hooks' merge, audit and matching, rewrites and their sidecar,
+denials, the log's shape), in three shapes: copies of `impl/`, of `examples/js-loop/`, and of
+the loop docs/tutorial.md quotes, changed as someone who read only the docs would change it.
+`loopspec conform` ran on each with two seeds. Where no program showed the bug, or the report
+named another rule than the one the bug breaks, the difference is planted here in the model and
+the programs that must show it are played:
+
+- PostToolUse hooks looked up as the PreToolUse hooks of the tool, so an outcome with the
+  right count of verdicts is refused: named EXE-4 (an outcome for a call not running); a probe
+  now finds the count the target takes, HOOK-5;
+- a deny without a reason ignored: named SCHED-2 where an approval waited behind the call (the
+  target ran the denied call), HOOK-2 where another hook allowed; now DEC-1, in words saying a
+  deny giving no reason denies too, and a program cut down to the lone deny keeps DEC-1;
+- the last hook's answer taken as the merge: named right (HOOK-2), in words that said only that
+  a result was missing; they now say the strictest answer wins, whatever order;
+- a rewrite giving a required key null refused as missing: no program gave one (a targeted
+  program now does), and the report named RW-1; now HOOK-6, saying the key is there;
+- a rewrite judged by the first hook's input, not the one in effect: named HOOK-3 (an earlier
+  input won); the target's refusal names the hook in effect, whose input fits: HOOK-6;
+- the sidecar naming the hooks in reverse, the input in effect applied: named HOOK-3 (another
+  rewrite in effect); now RW-2, the sidecar's order;
+- an event's time written as Python's `time.time()`, seconds as a float: passed every program
+  of an in-process target (`loopspec check` refuses the log); now LOG-4, saying what to write;
+- a failure without a code written with `{name, code: null}`: named right (EXE-4), in words
+  saying the text is `Error: <message>`, which it was; they now name the error info;
+- missing keys quoted in plain quotes, not as Python's `repr`: passed both seeds (no program
+  of a loop without hooks named such keys); a targeted program now does, named TEXT-1 with
+  words on the quoting.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import attrs
+from fresh_bugs import FreshBug, assert_found, calls, copied, planted, swept
+
+from loopspec.model import config as config_module
+from loopspec.model import rewrite
+from loopspec.model.commands import (
+    Allow,
+    Ask,
+    Command,
+    Deny,
+    HookAnswers,
+    ModelReplies,
+    Pass,
+    PostPass,
+    SubmitUser,
+    ToolFailed,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, HookSpec, LoopConfig, ToolSpec
+from loopspec.model.events import RewriteSidecar
+from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.pure.decisions import RANK_DENY, RANK_PASS, merged_rank
+from loopspec.model.state import DENY
+from loopspec.properties.conformance.compare import DivergenceFound
+from loopspec.properties.conformance.run import reduce_counterexample, replay_case
+from loopspec.properties.conformance.target import ModelTarget, Observation
+
+READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
+BASH = ToolSpec("bash", required_keys=("command",))
+GREP = ToolSpec("grep", concurrency_safe=True, required_keys=("pattern",))
+
+
+def _two_hooks(tool: ToolSpec) -> LoopConfig:
+    """`tool` alone, judged by two PreToolUse hooks, `first` then `final`."""
+    hooks = tuple(HookSpec(name, "PreToolUse", tool.name) for name in ("first", "final"))
+    return LoopConfig(tools=(tool,), hooks=hooks)
+
+
+_HOOKS_FOR = LoopConfig.hooks_for
+
+
+def _post_as_pre(config: LoopConfig, point: str, tool_name: str) -> tuple[HookSpec, ...]:
+    return _HOOKS_FOR(config, PRE_TOOL_USE if point == POST_TOOL_USE else point, tool_name)
+
+
+POST_HOOKS_AS_PRE: FreshBug = (
+    "PostToolUse hooks looked up as PreToolUse hooks",
+    planted(
+        LoopConfig,
+        "hooks_for",
+        _post_as_pre,
+        "The model, except that the PostToolUse hooks of a tool are its PreToolUse hooks (a "
+        "lookup copied from the PreToolUse one), so an outcome's verdicts are counted so.",
+    ),
+    LoopConfig(tools=(READ,), hooks=(HookSpec("audit", "PostToolUse", "read"),)),
+    (
+        SubmitUser("read it"),
+        calls("c1", "read", '{"file_path":"a.txt"}'),
+        ToolFinishes("c1", ToolSucceeded("A"), (PostPass(),)),
+    ),
+    "HOOK-5",
+)
+
+
+def test_HOOK_5_an_outcome_refused_for_a_count_of_verdicts_the_target_takes_otherwise() -> None:
+    """HOOK-5: the target refuses the outcome the model takes with one verdict per matching
+    PostToolUse hook, and a probe finds it takes the outcome with none (EXE-4 was named: an
+    outcome for a call not running)."""
+    assert_found(
+        POST_HOOKS_AS_PRE,
+        "the model takes call c1's outcome with 1 PostToolUse verdict(s)",
+        "(hook audit matching it), and the target takes it with 0",
+    )
+
+
+def _deny_ignored(ranks: tuple[int, ...]) -> int:
+    return merged_rank(tuple(rank for rank in ranks if rank != RANK_DENY))
+
+
+IGNORES_DENIES = planted(
+    rewrite,
+    "merged_rank",
+    _deny_ignored,
+    "The model, except that a hook's deny counts for nothing in the merge (a loop that reads "
+    "a deny without a reason as no answer, given no reason here).",
+)
+GATED_READS = LoopConfig(tools=(READ,), hooks=(HookSpec("gate", "PreToolUse", "read"),))
+
+DENIED_RUN_BEFORE_AN_ASK: FreshBug = (
+    "a lone deny ignored, an approval waiting behind it",
+    IGNORES_DENIES,
+    GATED_READS,
+    (
+        SubmitUser("read both"),
+        ModelReplies(
+            (
+                *calls("c1", "read", '{"file_path":"a.txt"}').blocks,
+                *calls("c2", "read", '{"file_path":"b.txt"}').blocks,
+            )
+        ),
+        HookAnswers(Deny("")),
+        HookAnswers(Ask()),
+    ),
+    "DEC-1",
+)
+
+
+def test_DEC_1_a_denied_call_run_while_an_approval_waits_behind_it_is_named_DEC_1() -> None:
+    """DEC-1: the target runs a call its only hook denied without a reason (SCHED-2 was
+    named: results committing while call c2 waits for its approval)."""
+    assert_found(
+        DENIED_RUN_BEFORE_AN_ASK,
+        "the target runs it, but hook gate denied it: a denied call never runs",
+        "a deny giving no reason denies too: its result is then 'Error: denied'",
+    )
+
+
+def test_DEC_1_a_deny_run_after_another_hook_allowed_is_cut_down_to_the_lone_deny() -> None:
+    """DEC-1: a program where one hook denies and another allows names HOOK-2 (the merge); cut
+    down to the denying hook alone, the target still runs the call, so the case kept is the
+    lone deny's, DEC-1 (the reducer kept the allowing hook to keep HOOK-2)."""
+    config = LoopConfig(
+        tools=(BASH,),
+        hooks=(HookSpec("guard", "PreToolUse", "bash"), HookSpec("rewriter", "PreToolUse", "bash")),
+    )
+    program = (
+        SubmitUser("go"),
+        calls("c1", "bash", '{"command":"ls"}'),
+        HookAnswers(Deny("")),
+        HookAnswers(Allow()),
+    )
+    first = replay_case(IGNORES_DENIES, config, list(program)).divergence
+    assert first is not None
+    assert first.rule_id == "HOOK-2", first.what
+    reduced = reduce_counterexample(IGNORES_DENIES, DivergenceFound(first, config, program))
+    assert reduced.divergence.rule_id == "DEC-1", reduced.divergence.what
+    assert [hook.handler_id for hook in reduced.config.hooks] == ["guard"]
+
+
+def _last_answer_wins(ranks: tuple[int, ...]) -> int:
+    return ranks[-1] if ranks else RANK_PASS
+
+
+LAST_ANSWER_WINS: FreshBug = (
+    "the last hook's answer taken as the merge",
+    planted(
+        rewrite,
+        "merged_rank",
+        _last_answer_wins,
+        "The model, except that the last hook to answer decides the call (each hook overruling "
+        "the one before), not the strictest answer.",
+    ),
+    _two_hooks(READ),
+    (
+        SubmitUser("read it"),
+        calls("c1", "read", '{"file_path":"a.txt"}'),
+        HookAnswers(Deny("no")),
+        HookAnswers(Pass()),
+    ),
+    "HOOK-2",
+)
+
+
+def test_HOOK_2_a_pass_after_a_deny_that_runs_the_call_says_the_strictest_wins() -> None:
+    """HOOK-2: the words say the deny and the pass, and that the strictest answer wins whatever
+    the order (they said only that the target lacked the call's result)."""
+    assert_found(
+        LAST_ANSWER_WINS,
+        "the target runs it, but hook first denied it and hook final said pass: the strictest "
+        "answer wins (deny > ask > allow > pass), whatever order the hooks answer in",
+    )
+
+
+_RESOLVE_CALL = rewrite.resolve_call
+
+
+def _null_key_missing(call: Any, votes: Any, config: LoopConfig) -> Any:
+    resolution = _RESOLVE_CALL(call, votes, config)
+    tool = config.tool(call.name)
+    if resolution.sidecar is None or tool is None:
+        return resolution
+    applied = json.loads(resolution.arguments)
+    missing = [key for key in tool.required_keys if applied.get(key) is None]
+    if not missing:
+        return resolution
+    hook = resolution.sidecar.handler_ids[-1]
+    refused = f"hook {hook} rewrote the input of {call.name}: missing required {missing[0]!r}"
+    return rewrite.Resolution(call.arguments, None, DENY, refused)
+
+
+NULL_KEY_REFUSED = planted(
+    rewrite,
+    "resolve_call",
+    _null_key_missing,
+    "The model, except that a hook's input whose required key is null is refused as missing "
+    "that key (JavaScript's `input.get(key) == null`); the model's own arguments are read "
+    "right.",
+)
+REWRITTEN_BASH = LoopConfig(tools=(BASH,), hooks=(HookSpec("rewriter", "PreToolUse", "bash"),))
+
+NULL_REQUIRED_KEY_REFUSED: FreshBug = (
+    "a rewrite giving a required key null refused",
+    NULL_KEY_REFUSED,
+    REWRITTEN_BASH,
+    (
+        SubmitUser("list the files"),
+        calls("c1", "bash", '{"command":"ls"}'),
+        HookAnswers(Allow(FrozenMap({"command": None}))),
+    ),
+    "HOOK-6",
+)
+
+
+def test_HOOK_6_a_rewrite_giving_a_required_key_null_refused_is_named_HOOK_6() -> None:
+    """HOOK-6: the tool takes an input whose required key is null; the target refusing it is
+    named so, with the key (RW-1 was named: the reply's arguments are not the rewritten ones)."""
+    assert_found(
+        NULL_REQUIRED_KEY_REFUSED,
+        'the target refuses the input hook rewriter supplied, {"command": null}',
+        "but its tool takes it (a key given null is there: 'command')",
+    )
+
+
+def test_HOOK_6_a_targeted_program_gives_a_required_key_null_in_a_rewrite() -> None:
+    """HOOK-6: the targeted programs give a rewrite a required key null (the random ones give
+    none, and neither seed found a loop refusing it)."""
+    divergence = swept(NULL_KEY_REFUSED)
+    assert divergence.rule_id == "HOOK-6", divergence.what
+
+
+def _judges_the_first_input(call: Any, votes: Any, config: LoopConfig) -> Any:
+    resolution = _RESOLVE_CALL(call, votes, config)
+    supplied = [
+        vote
+        for vote in rewrite.in_configured_order(votes, config)
+        if rewrite.supplied_input(vote.verdict) is not None
+    ]
+    tool = config.tool(call.name)
+    if len(supplied) < 2 or tool is None or resolution.sidecar is None:
+        return resolution
+    problem = tool.input_problem(rewrite.supplied_input(supplied[0].verdict))
+    if problem is None:
+        return resolution
+    refused = f"hook {supplied[-1].handler_id} rewrote the input of {call.name}: {problem}"
+    return rewrite.Resolution(call.arguments, None, DENY, refused)
+
+
+FIRST_INPUT_JUDGED: FreshBug = (
+    "the first hook's input judged, the last one's in effect",
+    planted(
+        rewrite,
+        "resolve_call",
+        _judges_the_first_input,
+        "The model, except that the input judged is the first one a hook supplied, though the "
+        "last one replaces it (the refusal naming the hook in effect).",
+    ),
+    _two_hooks(GREP),
+    (
+        SubmitUser("find it"),
+        calls("c1", "grep", '{"pattern":"x"}'),
+        HookAnswers(Allow("not an object")),
+        HookAnswers(Allow(FrozenMap({"pattern": "F"}))),
+    ),
+    "HOOK-6",
+)
+
+
+def test_HOOK_6_an_input_judged_though_replaced_is_named_HOOK_6() -> None:
+    """HOOK-6: the target refuses the call in the name of the hook whose input is in effect,
+    which its tool takes (HOOK-3 was named: an earlier input winning, which would be refused in
+    the earlier hook's name)."""
+    assert_found(
+        FIRST_INPUT_JUDGED,
+        "the target refuses the input hook final supplied",
+        "only the input in effect is judged",
+    )
+
+
+def _reversed_sidecar(call: Any, votes: Any, config: LoopConfig) -> Any:
+    resolution = _RESOLVE_CALL(call, votes, config)
+    sidecar = resolution.sidecar
+    if sidecar is None:
+        return resolution
+    turned = RewriteSidecar(sidecar.original_arguments, sidecar.handler_ids[::-1])
+    return rewrite.Resolution(resolution.arguments, turned, resolution.decision, resolution.reason)
+
+
+SIDECAR_REVERSED: FreshBug = (
+    "the sidecar naming its hooks in reverse",
+    planted(
+        rewrite,
+        "resolve_call",
+        _reversed_sidecar,
+        "The model, except that the sidecar names the hooks that supplied an input the one in "
+        "effect first, the input in effect applied all the same.",
+    ),
+    _two_hooks(READ),
+    (
+        SubmitUser("read it"),
+        calls("c1", "read", '{"file_path":"a.txt"}'),
+        HookAnswers(Allow(FrozenMap({"file_path": "safe.txt"}))),
+        HookAnswers(Allow(FrozenMap({"file_path": "safe.txt"}))),
+    ),
+    "RW-2",
+)
+
+
+def test_RW_2_a_sidecar_in_reverse_with_the_input_in_effect_applied_is_named_RW_2() -> None:
+    """RW-2: the call's arguments are the input in effect, both hooks' inputs being equal, and
+    only the sidecar's order is wrong (HOOK-3 was named: another rewrite in effect)."""
+    assert_found(
+        SIDECAR_REVERSED,
+        'the sidecar names the hooks that supplied an input as ["final", "first"], where they '
+        'are ["first", "final"]',
+    )
+
+
+class ClockInSeconds(ModelTarget):
+    """The model, except that each event's time is seconds since the epoch as a float (a loop
+    written from the tutorial with Python's `time.time()`), which the log's reader refuses."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = copied(observed)
+        for event in events:
+            event["time"] = 1733400000.25 + event["seq"]
+        return attrs.evolve(observed, events=tuple(events))
+
+
+CLOCK_IN_SECONDS: FreshBug = (
+    "time written in seconds, a float",
+    ClockInSeconds,
+    LoopConfig(tools=(READ,)),
+    (SubmitUser("hi"),),
+    "LOG-4",
+)
+
+
+def test_LOG_4_an_event_time_that_is_no_whole_millisecond_is_named_LOG_4() -> None:
+    """LOG-4: an in-process target writing time.time() passed every program (the facts the
+    rules read skip such a time), though `loopspec check` refuses its log."""
+    assert_found(
+        CLOCK_IN_SECONDS,
+        "turn/start.time is 1733400000.25, where an event's time is a whole number of "
+        "milliseconds since the Unix epoch",
+        "int(time.time() * 1000)",
+    )
+
+
+class NullErrorCode(ModelTarget):
+    """The model, except that a failed body without a code still gets `{name, code: null}` as
+    its result's error info (the tutorial's loop writing the pair whatever the code)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not isinstance(command, ToolFinishes) or not isinstance(command.outcome, ToolFailed):
+            return observed
+        events = copied(observed)
+        for event in events:
+            if event["type"] == "tool/result" and "error" not in event["data"]:
+                event["data"]["error"] = {"name": command.outcome.error_name, "code": None}
+        return attrs.evolve(observed, events=tuple(events))
+
+
+NULL_ERROR_CODE: FreshBug = (
+    "a failure without a code written with a null code",
+    NullErrorCode,
+    LoopConfig(tools=(READ,)),
+    (
+        SubmitUser("read it"),
+        calls("c1", "read", '{"file_path":"a.txt"}'),
+        ToolFinishes("c1", ToolFailed("gone")),
+    ),
+    "EXE-4",
+)
+
+
+def test_EXE_4_error_info_with_a_null_code_is_named_as_the_error_info() -> None:
+    """EXE-4: the words say the error info is what differs, written where the body gave no
+    code (they said the result's text is Error: <message>, which it was)."""
+    assert_found(
+        NULL_ERROR_CODE,
+        'the target writes {"name": "ToolError", "code": null} as tool/result.error where the '
+        "body failed without a code",
+        lacks=["a failed body's result is Error: <message>"],
+    )
+
+
+PLAIN_QUOTES = planted(
+    config_module,
+    "quoted_keys",
+    lambda keys: ", ".join(f"'{key}'" for key in keys),
+    "The model, except that each missing key is quoted in plain single quotes, not as "
+    "Python's `repr` writes it (a loop from the tutorial formatting `f\"'{key}'\"`).",
+)
+
+
+def test_TEXT_1_a_targeted_program_names_keys_a_plain_quoting_gets_wrong() -> None:
+    """TEXT-1: a targeted program a loop without hooks gets calls a tool whose required keys
+    Python's `repr` quotes otherwise (the random programs name them only with hooks, and the
+    tutorial's loop quoting plainly passed both seeds); the words say how keys are quoted."""
+    divergence = swept(PLAIN_QUOTES)
+    assert divergence.rule_id == "TEXT-1", divergence.what
+    assert "the missing keys differ in how they are quoted" in divergence.what, divergence.what
