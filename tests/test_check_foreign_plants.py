@@ -359,18 +359,24 @@ def test_REC_1_a_resumed_rollout_whose_task_started_was_dropped() -> None:
     ]
 
 
+def _one_command(command: str, ran: Record) -> list[Record]:
+    """A turn of one call of `command` (lines 1-3), the record `ran` of its run (4), its output
+    (5) and the model's answer (6)."""
+    return [
+        _task("turn1"),
+        _user("run a command"),
+        _call("call_1", command),
+        ran,
+        _output("call_1", "done"),
+        _answer("Ran it."),
+    ]
+
+
 def test_RW_1_a_command_record_naming_no_call_ran_what_no_reader_holds() -> None:
     """A forwarder that renames a CommandExecution's id: a command ran as a call no
     function_call makes, so neither the history nor the call record holds what ran: RW-1 at
     that record, where check judged nothing (the call it ran for has no run to compare)."""
-    ran = [
-        _task("turn1"),
-        _user("print one"),
-        _call("call_1", "echo one"),
-        _ran("call_1", "echo one"),
-        _output("call_1", "one"),
-        _answer("Printed one."),
-    ]
+    ran = _one_command("echo one", _ran("call_1", "echo one"))
     assert _check(ran) == []
     renamed = [*ran[:3], _ran("exec_1", "echo one"), *ran[4:]]
     assert _check(renamed) == [
@@ -423,14 +429,7 @@ def test_RW_1_reads_a_command_joined_into_one_shell_quoted_string() -> None:
         item["command"] = shlex.join(item["command"])
         return record
 
-    ran = [
-        _task("turn1"),
-        _user("print a word"),
-        _call("call_1", "echo 'one two'"),
-        joined("call_1", "echo 'one two'"),
-        _output("call_1", "one two"),
-        _answer("Printed."),
-    ]
+    ran = _one_command("echo 'one two'", joined("call_1", "echo 'one two'"))
     assert _check(ran) == []
     rewritten = [*ran[:3], joined("call_1", "echo rewritten"), *ran[4:]]
     found = _check(rewritten)
@@ -439,3 +438,21 @@ def test_RW_1_reads_a_command_joined_into_one_shell_quoted_string() -> None:
         "call call_1 ran echo rewritten, but the model history and the log's call record keep "
         """{"cmd": "echo 'one two'"}"""
     )
+
+
+def test_a_pre_tool_use_hook_record_without_its_call_id_is_an_input_error_at_its_line() -> None:
+    """A PreToolUse hook_success whose toolUseID a converter dropped names no call: an input
+    error at its line, as a tool_use or tool_result without its id is (Claude Code writes one
+    on every such record), where check read it as naming call "None"."""
+    hook = _hook("toolu_a", "echo one")
+    del hook["attachment"]["toolUseID"]
+    text = "".join(json.dumps(record) + "\n" for record in [*TWO_CALLS[:3], hook])
+    report = check_stream("planted.jsonl", io.BytesIO(text.encode()))
+    assert [(error.line, error.kind, error.message) for error in report.errors] == [
+        (
+            4,
+            "bad-event",
+            "a claude-code record: a PreToolUse hook_success's toolUseID must be a non-empty "
+            "string, not null",
+        )
+    ]

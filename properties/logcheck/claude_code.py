@@ -332,7 +332,7 @@ def _hook_rewrite(attachment: Any, line: int) -> HookRewrite | None:
     )
     hook = _hook_label(str(attachment.get("command") or attachment.get("hookName") or "?"))
     return HookRewrite(
-        str(attachment.get("toolUseID")),
+        record_id(attachment.get("toolUseID"), "a PreToolUse hook_success's toolUseID"),
         hook,
         updated if isinstance(updated, Mapping) else None,
         denied,
