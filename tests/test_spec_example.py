@@ -28,6 +28,7 @@ from loopspec.properties.logcheck.rule_examples import (
     RULE_BREAKERS,
     breaking_log,
     edited_rows,
+    example_header,
     example_rules,
     keeping_rows,
     message_id,
@@ -65,6 +66,17 @@ def test_the_rules_with_an_example_are_those_check_judges_a_log_by() -> None:
     assert set(marked) - set(rule_ids()) == MARKED_LOG_RULES == set(MARKED_RULE_BREAKERS)
     assert log_checked_rules(spec_text()) == set(LOG_RULES) == set(marked)
     assert breaking_log("LOG-8").startswith('{"type": "session", "version": 1,')
+
+
+@pytest.mark.parametrize("rule", ["ADJ-1", "LOG-8"], ids=["version 0", "version 1"])
+def test_the_log_an_example_edits_keeps_every_rule(rule: str) -> None:
+    """The example says the log it edits keeps every rule: check finds nothing in it, written
+    as dsh writes its events (version 0) or as `loopspec run` writes them (version 1, LOG-8's
+    example, which tests/fixtures/logs/valid/ holds no log of)."""
+    log = jsonl(example_header(rule), keeping_rows(rule))
+    report = check_stream("keeping.jsonl", io.BytesIO(log.encode()))
+    assert (report.violations, report.errors, report.notices) == ([], [], [])
+    assert report.status == "ok"
 
 
 @pytest.mark.parametrize("rule", LOG_RULES)
