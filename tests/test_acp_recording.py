@@ -1313,3 +1313,22 @@ def test_ADJ_3_check_acp_recording_says_a_cancel_came_before_an_end_turn_answer(
     again = [*ended, _prompt(2), _card("call_2", {"command": "pwd"}), _stop(2, "end_turn")]
     code, log = _check(tmp_path, again, capsys)
     assert "session/cancel" not in log["violations"][0]["message"]
+
+
+def test_RW_1_check_acp_recording_passes_a_diff_written_with_the_files_line_breaks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bridge keeping a CRLF file's line breaks, or Claude Code's Edit the file's typographic
+    quotes, writes the card's new text with them: the change shown is the change made, and
+    is not blamed. Another text written is RW-1, as is a last line break dropped."""
+    card = _edit_card("x = 1\ny = 0", "x = 2\ny = '1'")
+    ended = [_status("call_1", "completed"), _stop(1, "end_turn")]
+    for kept in ("x = 2\r\ny = '1'\r\n", "x = 2\ny = \u20181\u2019\n"):
+        written = _write_file(3, kept, EDITED)
+        code, log = _check(tmp_path, [_prompt(1), card, *written, *ended], capsys)
+        assert (code, log["violations"]) == (0, [])
+    card = _edit_card("x = 1\n", "x = 2\n")
+    for other in ("x = 3\r\n", "x = 2"):
+        written = _write_file(3, other, EDITED)
+        code, log = _check(tmp_path, [_prompt(1), card, *written, *ended], capsys)
+        assert (code, _rules(log)) == (1, [("RW-1", 5)])

@@ -1309,8 +1309,10 @@ def _unwritten_diff(
     new_text, shown_line = shown[0]
     # A diff shown after the write is the agent's account of it, which the write's text cannot
     # check: Zed's bridge parses its own unified diff back, and a file without a last newline
-    # gets jsdiff's "\ No newline at end of file" as a line.
-    if new_text in content or shown_line > write_line:
+    # gets jsdiff's "\ No newline at end of file" as a line. Line breaks and typographic quotes
+    # aside: an agent keeps a file's CRLF lines, and Claude Code its quotes, where the model's
+    # text, which the diff shows, has LF and straight ones.
+    if _plain(new_text) in _plain(content) or shown_line > write_line:
         return None
     return shown[0]
 
