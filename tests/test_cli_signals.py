@@ -16,6 +16,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from terminal_signals import as_a_terminals_foreground_job
 
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.logcheck.synth import jsonl, model_rows
@@ -47,6 +48,7 @@ def test_check_ended_by_a_signal_part_way_says_so_and_exits_128_plus_it(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=as_a_terminals_foreground_job,  # noqa: PLW1509 (no thread of this test runs)
     )
     try:
         assert check.stdin is not None
@@ -144,7 +146,12 @@ def test_a_signal_while_the_command_line_loads_is_said_too(
         entry = tomllib.load(pyproject)["project"]["scripts"]["loopspec"]
     script = _SIGNALLED_AT_START.format(signum=int(signum), entry=entry)
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        preexec_fn=as_a_terminals_foreground_job,
     )
     assert (done.returncode, done.stderr, done.stdout) == (
         status,

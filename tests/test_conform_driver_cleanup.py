@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO
 
 import pytest
+from terminal_signals import as_a_terminals_foreground_job
 
 from loopspec.impl.hookbridge.reaping import descendants
 from loopspec.model.commands import SubmitUser
@@ -85,6 +86,7 @@ def test_SAFE_3_an_ended_conform_driver_leaves_no_folder_and_no_process(
         cwd=ROOT,
         env={**os.environ, "TMPDIR": str(tmpdir), "PYTHONPATH": str(ROOT)},
         start_new_session=True,  # as conform starts it
+        preexec_fn=as_a_terminals_foreground_job,  # noqa: PLW1509 (no thread of this test runs)
     )
     below: set[int] = set()
     folders: list[Path] = []
@@ -240,18 +242,9 @@ def test_SAFE_3_a_sigterm_run_asks_what_it_started_to_end_before_killing_it(
     assert not folder.exists()
 
 
-def _ctrl_c_as_at_a_terminal() -> None:
-    """In the child, before exec: SIGINT's default action back, as a shell's foreground job has
-    it. A suite started as a background job of a shell without job control (`make test &` in a
-    script) hands its children SIGINT ignored; Python then installs no KeyboardInterrupt, Ctrl-C
-    rightly does nothing, and the test waited out its 30 s."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGQUIT, signal.SIG_DFL)  # ignored there too, and kept ignored
-
-
 def _as_under_nohup() -> None:
     """In the child, before exec: SIGHUP ignored, as `nohup` starts a program."""
-    _ctrl_c_as_at_a_terminal()
+    as_a_terminals_foreground_job()
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
 
@@ -301,7 +294,7 @@ def test_SAFE_3_a_conform_run_a_signal_ends_says_so_in_one_line_and_its_target_t
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         text=True,
-        preexec_fn=_ctrl_c_as_at_a_terminal,  # noqa: PLW1509 (no thread of this test runs)
+        preexec_fn=as_a_terminals_foreground_job,  # noqa: PLW1509 (no thread of this test runs)
     )
     try:
         _until(folder.exists, "the target to start")
