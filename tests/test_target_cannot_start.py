@@ -287,6 +287,90 @@ def test_PROTO_1_an_interpreter_given_a_script_that_is_not_here_is_a_setup_error
     )
 
 
+@pytest.mark.skipif(shutil.which("bash") is None, reason="runs bash")
+def test_PROTO_1_bash_given_a_script_that_is_not_here_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: `--cmd "bash loop.sh"` run from another folder than the script's: bash exits 127
+    on a script it cannot open, and the line said only that "a program it starts was not found"
+    (the status's words), where python3's and sh's missing script is named."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["conform", "--cmd", "bash loop.sh", "--examples", "1"]) == 2
+    first, *rest = capsys.readouterr().err.splitlines()
+    assert first == (
+        "loopspec: error: the target failed in reset: bash loop.sh: the process ended its output "
+        f"instead of answering reset (loop.sh: no such file relative to the current directory, "
+        f"{tmp_path})"
+    )
+    assert rest[0] == "exit code: 127"
+
+
+def _loop_package(folder: Path, *modules: str) -> None:
+    """The package `myloop` in `folder`: its `main.py` imports `tools` from its own package,
+    and `modules` are the other files it holds."""
+    package = folder / "myloop"
+    package.mkdir()
+    for name in ("__init__.py", *modules):
+        (package / name).write_text("", encoding="utf-8")
+    (package / "main.py").write_text("from . import tools\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("script", "told"),
+    [
+        # Run from the folder above the package, or from the package's own (`cd myloop`).
+        pytest.param("myloop/main.py", "{python} -m myloop.main", id="above the package"),
+        pytest.param("main.py", "env PYTHONPATH={top} {python} -m myloop.main", id="inside it"),
+    ],
+)
+def test_PROTO_1_a_module_of_a_loop_package_run_as_a_script_is_told_the_command_that_runs_it(
+    script: str,
+    told: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """PROTO-1: `python3 myloop/main.py`, whose `from . import tools` needs the package it is a
+    module of, dies on "attempted relative import with no known parent package" before it says
+    anything: it was "[PROTO-1] ... the process ended its output", which sent its author to the
+    protocol. The line says it is a module of its package and the -m command that runs it."""
+    _loop_package(tmp_path, "tools.py")
+    monkeypatch.chdir(tmp_path if "/" in script else tmp_path / "myloop")
+    python = shlex.quote(sys.executable)
+    command = f"{python} {script}"
+    assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first == (
+        f"loopspec: error: the target failed in reset: {command}: the loop's ./{script} is a "
+        "module of the package myloop, run as a script, so its relative import found no package "
+        "(attempted relative import with no known parent package before its first answer: a "
+        "setup problem, not a protocol break); run it as a module of its package, "
+        f"{told.format(python=python, top=tmp_path)}, then run this again"
+    )
+
+
+def test_PROTO_1_a_loop_package_missing_a_module_it_imports_says_which_and_where(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: `python3 -m myloop.main` whose `from . import tools` finds no tools.py in the
+    package (a file not copied along) died before its first answer as "[PROTO-1] ... the process
+    ended its output"; the line names the package, what it lacks, the file importing it and
+    the folder."""
+    _loop_package(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    command = f"{shlex.quote(sys.executable)} -m myloop.main"
+    assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first == (
+        f"loopspec: error: the target failed in reset: {command}: the loop's package myloop has "
+        "no tools, which its ./myloop/main.py imports: no tools.py nor tools/ in ./myloop, and "
+        "no tools in its __init__.py (cannot import name 'tools' from 'myloop' before its first "
+        "answer: a file of the loop missing where it ran, a setup problem, not a protocol "
+        "break); put the loop's tools.py there (a file not copied or not committed), or correct "
+        "the import, then run this again"
+    )
+
+
 def test_PROTO_1_a_loop_that_started_and_misses_its_own_file_stays_PROTO_1(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

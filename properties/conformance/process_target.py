@@ -1303,9 +1303,14 @@ class ProcessTarget:
         if what == "reset":
             code = process.settle(1.0)  # its last stderr, which may name the file it missed
             # else `_fail` says what the status means, or that the quotes are curled (the
-            # file missed is then named with the quotes, which are the mistake)
-            if setup_problem(code) is None and not curled_quotes_hint(self.argv):
-                missing = missing_relative_paths(self.argv, process.stderr_tail())
+            # file missed is then named with the quotes, which are the mistake); bash exits 127
+            # on a script it cannot open, and the script missed says more than the status
+            stderr = process.stderr_tail()
+            said_by_status = setup_problem(code) is not None and not (
+                code == 127 and script_missing(self.argv, stderr)
+            )
+            if not said_by_status and not curled_quotes_hint(self.argv):
+                missing = missing_relative_paths(self.argv, stderr)
         if missing:
             # A shared case replayed from another folder: `node loop/main.mjs` starts,
             # and dies on a script path that only resolved where the case was found.

@@ -206,6 +206,9 @@ def module_missing(argv: list[str], stderr: str) -> str | None:
             f"named {module!r} before its first answer: a setup problem, not a protocol break); "
             f"install it {elsewhere}"
         )
+    own_package = _own_package_problem(argv, last, stderr)
+    if own_package is not None:
+        return own_package
     too_old = _PYTHON_NO_NAME.match(last)
     if too_old is not None:
         name, module = too_old["name"], too_old["module"]
@@ -224,6 +227,84 @@ def module_missing(argv: list[str], stderr: str) -> str | None:
             "install the loop's dependencies (npm install in its folder), then run this again"
         )
     return None
+
+
+# The last line of a Python whose relative import (`from . import tools`) ran in a module that
+# was run as a script (`python3 myloop/main.py`), so that no package holds it.
+_PYTHON_NO_PARENT: Final = "ImportError: attempted relative import with no known parent package"
+# The last line of a Python importing a name a package does not have, and where the package is.
+_PYTHON_NO_NAME_IN: Final = re.compile(
+    r"^ImportError: cannot import name '(?P<name>\w+)' from '(?P<package>[\w.]+)' "
+    r"\((?P<file>[^()]+)\)$"
+)
+
+
+def _own_package_problem(argv: list[str], last: str, stderr: str) -> str | None:
+    """What a Python loop that is a package of its own died of, importing from it before its
+    first answer, when its files and not its code say why: one of its modules run as a script
+    (its relative import finds no package: run with -m, it would), or a module of the package
+    importing from it a name neither its `__init__.py` nor a file of the folder has (`from .
+    import tools` where no tools.py is: a file not copied, or the import misspelt)."""
+    frames = _PYTHON_FRAME.findall(stderr)
+    if not frames or _INSTALLED.search(frames[-1]):
+        return None
+    importer = Path(frames[-1])
+    if last == _PYTHON_NO_PARENT:
+        return _run_as_a_module(argv, importer)
+    lacking = _PYTHON_NO_NAME_IN.match(last)
+    if lacking is None:
+        return None
+    name, package, held = lacking["name"], lacking["package"], Path(lacking["file"])
+    folder = held.parent
+    if (
+        held.name != "__init__.py"
+        or _INSTALLED.search(str(held))
+        or not importer.is_relative_to(folder)
+        or (folder / f"{name}.py").exists()
+        or (folder / name).is_dir()
+    ):
+        return None
+    return (
+        f"the loop's package {package} has no {name}, which its {portable(str(importer))} "
+        f"imports: no {name}.py nor {name}/ in {portable(str(folder))}, and no {name} in its "
+        f"__init__.py (cannot import name {name!r} from {package!r} before its first answer: "
+        "a file of the loop missing where it ran, a setup problem, not a protocol break); put "
+        f"the loop's {name}.py there (a file not copied or not committed), or correct the "
+        "import, then run this again"
+    )
+
+
+def _run_as_a_module(argv: list[str], script: Path) -> str | None:
+    """The words for a module of a package (`script`, in a folder with an `__init__.py`) run
+    as a script, with the command that runs it as a module of its package (`python3 -m
+    myloop.main`, PYTHONPATH given the folder above the package unless it is the current
+    directory); None when `script` is in no package (a relative import is then the loop's)."""
+    if not (script.parent / "__init__.py").is_file():
+        return None
+    top = script.parent
+    dotted = [] if script.name == "__init__.py" else [script.stem]
+    while (top / "__init__.py").is_file():
+        dotted.insert(0, top.name)
+        top = top.parent
+    module = ".".join(dotted)
+    # The script's word made `-m` and the module, the rest kept; a script run by its `#!` line
+    # or by a wrapper gets a python3 of its own
+    file = os.path.realpath(script)
+    at = next((i for i, word in enumerate(argv) if os.path.realpath(word) == file), None)
+    if at:
+        command = [*argv[:at], "-m", module, *argv[at + 1 :]]
+    else:
+        command = ["python3", "-m", module, *(argv[1:] if at == 0 else ())]
+    if top.resolve() != Path.cwd().resolve():
+        env = os.path.basename(command[0]) == "env"
+        command[int(env) : int(env)] = [*(() if env else ("env",)), f"PYTHONPATH={top}"]
+    return (
+        f"the loop's {portable(str(script))} is a module of the package {dotted[0]}, run as a "
+        "script, so its relative import found no package (attempted relative import with no "
+        "known parent package before its first answer: a setup problem, not a protocol "
+        f"break); run it as a module of its package, {portable(shlex.join(command))}, then "
+        "run this again"
+    )
 
 
 # A traceback's frame line naming its file (`  File "/srv/loop/main.py", line 3, in <module>`).
