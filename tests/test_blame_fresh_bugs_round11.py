@@ -28,7 +28,9 @@ the programs that must show it are played:
   saying the text is `Error: <message>`, which it was; they now name the error info;
 - missing keys quoted in plain quotes, not as Python's `repr`: passed both seeds (no program
   of a loop without hooks named such keys); a targeted program now does, named TEXT-1 with
-  words on the quoting.
+  words on the quoting;
+- a call's arguments written back as `json.dumps(json.loads(raw))`: named right (RW-1), with a
+  diff showing the model's arguments parsed, an Infinity where it wrote 1e400; they stay raw.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.pure.decisions import RANK_DENY, RANK_PASS, merged_rank
 from loopspec.model.state import DENY
 from loopspec.properties.conformance.compare import DivergenceFound
+from loopspec.properties.conformance.json_values import as_value
 from loopspec.properties.conformance.run import reduce_counterexample, replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
@@ -441,3 +444,13 @@ def test_TEXT_1_a_targeted_program_names_keys_a_plain_quoting_gets_wrong() -> No
     divergence = swept(PLAIN_QUOTES)
     assert divergence.rule_id == "TEXT-1", divergence.what
     assert "the missing keys differ in how they are quoted" in divergence.what, divergence.what
+
+
+def test_EXE_2_arguments_without_a_lossless_value_are_compared_and_shown_raw() -> None:
+    """EXE-2: arguments holding 1e400 or -0.0 stay their raw text where conform compares and
+    shows them (a loop writing its calls' arguments back as json.dumps(json.loads(raw)) read,
+    in the diff, as the model's tool/call holding an Infinity the model never wrote)."""
+    for raw in ('{"command":"ls","timeout":1e400}', '{"x":-0.0}', '{"x":-1e400}'):
+        assert as_value(raw) == raw
+    assert as_value('{"x":1e300}') == as_value('{"x":1E300}')
+    assert as_value('{"x":0.0}') != as_value('{"x":-0.0}')

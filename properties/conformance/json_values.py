@@ -8,6 +8,7 @@ runs with (`executed`) are a value, not a text, so blank text is `{}` there (`as
 from __future__ import annotations
 
 import json
+import math
 import re
 
 
@@ -60,7 +61,7 @@ def as_value(raw: object) -> object:
     if not isinstance(raw, str):
         return raw
     try:
-        return ParsedJson(json.loads(raw, parse_constant=_no_json))
+        return ParsedJson(json.loads(raw, parse_float=_lossless, parse_constant=_no_json))
     except (ValueError, RecursionError):
         return raw
 
@@ -86,6 +87,16 @@ def _no_json(constant: str) -> object:
     """NaN and Infinity are not JSON (EXE-2 keeps such arguments as their raw text): parsed,
     NaN is unequal to itself, and two sides writing the same text differed."""
     raise ValueError(f"{constant} is not JSON")
+
+
+def _lossless(text: str) -> float:
+    """A number with a fraction or an exponent, unless it has no lossless value (`1e400`, an
+    infinity, or `-0.0`): EXE-2 keeps such arguments as their raw text, and a diff showing them
+    parsed showed the model's side holding an Infinity it never wrote."""
+    value = float(text)
+    if math.isinf(value) or (value == 0 and math.copysign(1.0, value) < 0):
+        raise ValueError(f"{text} has no lossless value")
+    return value
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
