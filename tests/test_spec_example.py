@@ -97,9 +97,9 @@ def test_the_example_log_is_one_a_harness_with_that_bug_writes(rule: str) -> Non
     """Besides its one bug, the breaking log is as a harness writes one: its clock never runs
     back, no two messages share an id (a row the edit adds or moves was dated and named as the
     row it was copied from: ADJ-1's late user message carried the first message's id and time,
-    before the calls it follows), and a repair result's words and citation are those of its
-    code; and a line the example leaves unmarked is the keeping log's, save its seq and the
-    seqs it cites."""
+    before the calls it follows), a repair result's words and citation are those of its code,
+    and a turn holding an interrupted reply ends aborted; and a line the example leaves
+    unmarked is the keeping log's, save its seq and the seqs it cites."""
     keeping, edited = keeping_rows(rule), edited_rows(rule)
     breaking = numbered_as_written(rule, edited)
     times = [row["time"] for row in breaking]
@@ -118,6 +118,12 @@ def test_the_example_log_is_one_a_harness_with_that_bug_writes(rule: str) -> Non
             block = row_data(row)["message"]["content"][0]
             assert block["content"] == [{"type": "text", "text": REPAIR_TEXTS[code]}]
             assert ("sourceEventSeqs" in row) == (code == TOOL_OUTCOME_UNKNOWN)
+    # A reply is interrupted by a stop, which ends its turn aborted (ABORT-2's example kept
+    # an interrupted reply in a turn a crash cut and its repair closed).
+    interrupted = {row_data(row)["turn"] for row in breaking if row_data(row).get("interrupted")}
+    for row in breaking:
+        if row["type"] == "turn/end" and row_data(row)["turn"] in interrupted:
+            assert row_data(row)["reason"]["kind"] == "aborted"
 
 
 @pytest.mark.parametrize("rule", LOG_RULES)

@@ -286,9 +286,14 @@ def break_dec_2(rows: Rows) -> Rows:
 
 
 def break_abort_2(rows: Rows) -> Rows:
-    """Turn 3's reply is marked interrupted yet keeps its tool call."""
-    row_data(rows[find_row(rows, "assistant/message", turn=3, step=1)])["interrupted"] = True
-    return rows
+    """Turn 3's reply is cut by the user's stop, and kept as interrupted with its tool call;
+    its step ends, and its turn aborted, with no call recorded or run (so no crash follows)."""
+    reply = find_row(rows, "assistant/message", turn=3, step=1)
+    row_data(rows[reply])["interrupted"] = True
+    step_end = rows[find_row(rows, "step/end", turn=3, step=1)]
+    turn_end = rows[find_row(rows, "turn/end", turn=3)]
+    row_data(turn_end)["reason"] = {"kind": "aborted", "reason": {"kind": "user"}}
+    return [*rows[: reply + 1], step_end, turn_end]
 
 
 def break_abort_1(rows: Rows) -> Rows:
