@@ -649,8 +649,9 @@ def test_DEC_2_check_acp_recording_blames_a_call_that_ran_after_its_permission_w
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A bridge that runs a call the editor refused: DEC-2 where the card ends `completed`
-    (naming the refusing answer), where it ends showing a terminal created after the refusal,
-    and where the editor is asked to write the file only the refused card shows. Refused and
+    (naming the refusing answer), where a terminal is created for the command only the
+    refused card shows (or, created otherwise, where the card ends showing it), and where the
+    editor is asked to write the file only the refused card shows. Refused and
     ended `failed` with nothing run, or answered `cancelled` and left, it keeps DEC-2."""
     ended = [_status("call_1", "completed"), _stop(1, "end_turn")]
     code, log = _check(tmp_path, [*_refused(), *ended], capsys)
@@ -666,6 +667,11 @@ def test_DEC_2_check_acp_recording_blames_a_call_that_ran_after_its_permission_w
     assert "answered cancelled" in log["violations"][0]["message"]
     terminal = _terminal_run("rm -rf build")[2:5]  # created, answered, embedded
     failed = [_status("call_1", "failed"), _stop(1, "end_turn")]
+    code, log = _check(tmp_path, [*_refused(), *terminal, *failed], capsys)
+    assert (code, _rules(log)) == (1, [("DEC-2", 5)])  # at the terminal/create: it ran there
+    assert log["violations"][0]["event_lines"] == [5, 4]
+    terminal[0]["params"]["args"] = ["-rf", "build"]  # a split command: known by the card alone
+    terminal[0]["params"]["command"] = "rm"
     code, log = _check(tmp_path, [*_refused(), *terminal, *failed], capsys)
     assert (code, _rules(log)) == (1, [("DEC-2", 8)])
     assert log["violations"][0]["event_lines"] == [8, 5, 4]
@@ -793,7 +799,8 @@ def test_DEC_2_check_acp_recording_blames_a_call_run_before_its_permission_was_a
     """A bridge that starts the call's terminal, or has the editor write its file, before it
     asks permission or while the request waits, or ends the card `completed` with the request
     unanswered (it did not wait for the answer): the call ran unapproved, DEC-2 where it ends,
-    allowed afterwards or not. Asked, allowed, then run, it keeps DEC-2."""
+    allowed afterwards or not (where the terminal or the write is asked for, while the request
+    waits). Asked, allowed, then run, it keeps DEC-2."""
     card = _card("call_1", {"command": "rm -rf build"})
     asked = _asking({"toolCallId": "call_1", "rawInput": {"command": "rm -rf build"}})
     terminal = _terminal_run("rm -rf build")[2:5]  # created, answered, embedded
@@ -807,7 +814,7 @@ def test_DEC_2_check_acp_recording_blames_a_call_run_before_its_permission_was_a
     )
     waiting = [_prompt(1), card, asked, *terminal, _answer(0, "allow"), *ended]
     code, log = _check(tmp_path, waiting, capsys)
-    assert (code, _rules(log)) == (1, [("DEC-2", 8)])
+    assert (code, _rules(log)) == (1, [("DEC-2", 4)])  # at the terminal/create
     assert (
         "while its permission request (line 3) was unanswered" in (log["violations"][0]["message"])
     )
@@ -1332,3 +1339,49 @@ def test_RW_1_check_acp_recording_passes_a_diff_written_with_the_files_line_brea
         written = _write_file(3, other, EDITED)
         code, log = _check(tmp_path, [_prompt(1), card, *written, *ended], capsys)
         assert (code, _rules(log)) == (1, [("RW-1", 5)])
+
+
+def _created(request: int, command: str) -> list[dict[str, Any]]:
+    """The bridge's terminal/create for `command` and the editor's answer (term_1)."""
+    params = {"sessionId": SESSION, "command": command}
+    return [
+        {"jsonrpc": "2.0", "id": request, "method": "terminal/create", "params": params},
+        {"jsonrpc": "2.0", "id": request, "result": {"terminalId": "term_1"}},
+    ]
+
+
+def test_DEC_2_check_acp_recording_blames_a_refused_command_run_in_a_terminal_not_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bridge whose refusal falls through to running the command, its card ended `failed`
+    without the terminal: DEC-2 at the terminal/create of the command only the refused card
+    shows, as for a write; the card then embedding it is not blamed again. Unanswered, it is
+    DEC-2 too; a card allowed to run the same command, or another command, is not blamed."""
+    failed = [_status("call_1", "failed"), _stop(1, "end_turn")]
+    code, log = _check(tmp_path, [*_refused(), *_created(5, "rm -rf build"), *failed], capsys)
+    assert (code, _rules(log)) == (1, [("DEC-2", 5)])
+    assert log["violations"][0]["event_lines"] == [5, 4]
+    assert log["violations"][0]["message"].startswith(
+        'the editor was asked to create a terminal running "rm -rf build", which only '
+        "call_1's card shows as its command, after its permission request was answered with "
+        '"reject"'
+    )
+    shown = _update(
+        {
+            "toolCallId": "call_1",
+            "sessionUpdate": "tool_call_update",
+            "content": [{"type": "terminal", "terminalId": "term_1"}],
+        }
+    )
+    code, log = _check(
+        tmp_path, [*_refused(), *_created(5, "rm -rf build"), shown, *failed], capsys
+    )
+    assert _rules(log) == [("DEC-2", 5)]
+    code, log = _check(tmp_path, [*_refused()[:3], *_created(5, "rm -rf build")], capsys)
+    assert _rules(log) == [("DEC-2", 4)]
+    assert "while its permission request (line 3) was unanswered" in log["violations"][0]["message"]
+    allowed = [*_refused("allow"), *_created(5, "rm -rf build"), *failed]
+    code, log = _check(tmp_path, allowed, capsys)
+    assert (code, log["violations"]) == (0, [])
+    code, log = _check(tmp_path, [*_refused(), *_created(5, "ls"), *failed], capsys)
+    assert (code, log["violations"]) == (0, [])

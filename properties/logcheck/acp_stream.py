@@ -44,7 +44,8 @@ checkable, with why):
   What ran otherwise is not recorded.
 - DEC-2: a call whose permission request the editor refused (an option of a `reject_*` kind,
   or `cancelled`) ends `completed`, shows a terminal created after the refusal, or is the one
-  open card showing a file the editor is then asked to write; a call that asked permission
+  open card showing a file the editor is then asked to write, or the command a terminal is then
+  created for (as is one whose request is unanswered); a call that asked permission
   ends showing a terminal created, or having had its file written, before the editor answered,
   or ends `completed` with the request unanswered; a request offering an option that allows
   and one that refuses under one `optionId` (the answer names the id alone);
@@ -304,6 +305,9 @@ class _Recording:
         self.terminal_lines: dict[str, int] = {}
         # Terminals created: id -> the command they run and the line that asked for it.
         self.terminals: dict[str, tuple[str, int] | None] = {}
+        # The lines of `terminal/create` requests blamed on DEC-2 as a refused or unanswered
+        # call's run: the card embedding that terminal is not blamed for it again.
+        self.blamed_creations: set[int] = set()
         # Writes not yet known to be one card's, in the order they came.
         self.unowned: list[_Write] = []
         # `session/load` requests awaiting their answer: request id -> session. The history
@@ -430,6 +434,8 @@ class _Recording:
             plain = (command, line) if command is not None else None
             self.creating[_request_key(message.get("id"))] = plain
             self.creating_lines[_request_key(message.get("id"))] = line
+            if command is not None:
+                found = [*found, *self._creating(str(params.get("sessionId")), command, line)]
         return found
 
     def _uncreated(self, call: str, terminal: str, line: int) -> list[Violation]:
@@ -714,7 +720,8 @@ class _Recording:
         shown = card.raw_input.get("command") if isinstance(card.raw_input, dict) else None
         if ran is not None and isinstance(shown, str) and ran[0] != shown:
             return None
-        return self.terminal_lines.get(card.terminal[0])
+        created = self.terminal_lines.get(card.terminal[0])
+        return None if created in self.blamed_creations else created
 
     def _ended(self, call: str, card: _Card, line: int) -> list[Violation]:
         refused = self._ran_refused(call, card, line) or self._ran_unasked(call, card, line)
@@ -801,7 +808,16 @@ class _Recording:
         barred = [key for key in open_showing if key not in showing]
         if showing or len(barred) != 1:
             return named
-        card = self.cards[barred[0]]
+        what = f"the editor was asked to write {json_dumps(path)}"
+        return [*named, *self._ran_barred(barred[0], what, "shows a diff of", line)]
+
+    def _ran_barred(
+        self, key: tuple[str, str], what: str, shows: str, line: int
+    ) -> list[Violation]:
+        """DEC-2 for `what` the editor was asked to do at `line` (a write, a terminal) that
+        only the open card `key` shows, and that card could not have run: its permission
+        request was refused or is unanswered."""
+        card = self.cards[key]
         assert card.asked is not None
         if card.refused is not None:
             answer, decided = card.refused
@@ -817,11 +833,31 @@ class _Recording:
             )
         else:
             return []
-        message = (
-            f"the editor was asked to write {json_dumps(path)}, which only {barred[0][1]}'s "
-            f"card shows a diff of, {why}"
-        )
-        return [*named, Violation("DEC-2", line, message, (line, decided))]
+        message = f"{what}, which only {key[1]}'s card {shows}, {why}"
+        return [Violation("DEC-2", line, message, (line, decided))]
+
+    def _creating(self, session: str, command: str, line: int) -> list[Violation]:
+        """A `terminal/create` running `command`: DEC-2 when the one open card of the session
+        whose `rawInput` holds that `command` could not have run (refused, or still asking)
+        and no card that could have shows it. Blamed here, the terminal is not blamed again
+        when the card embeds it."""
+        showing = [
+            key
+            for key in self.turn_cards.get(session, [])
+            if not self.cards[key].final
+            and isinstance(self.cards[key].raw_input, dict)
+            and self.cards[key].raw_input.get("command") == command
+        ]
+        could = [
+            key for key in showing if self.cards[key].asked is None or self.cards[key].approved
+        ]
+        if could or len(showing) != 1:
+            return []
+        what = f"the editor was asked to create a terminal running {json_dumps(command)}"
+        found = self._ran_barred(showing[0], what, "shows as its command", line)
+        if found:
+            self.blamed_creations.add(line)
+        return found
 
     def _open_showing(self, session: str, path: str) -> list[tuple[str, str]]:
         """The open cards of the session's turn that show a diff of `path`."""
