@@ -32,6 +32,7 @@ from loopspec.properties.logcheck.rule_examples import (
     RULE_BREAKERS,
     Rows,
     breaking_log,
+    dated_and_named,
     demo_rows,
     find_row,
     fresh_row,
@@ -67,7 +68,8 @@ def _placeholders(rows: Rows) -> Rows:
 
 
 def _pruned_repair() -> Rows:
-    """Turn 4 opens by pruning turn 3's repair result; the replacement keeps its error code."""
+    """Turn 4 opens by pruning turn 3's repair result; the replacement keeps its error code, and
+    is dated and named as the pruner writes it (when turn 4 opened, a message id of its own)."""
     commands = (*DEMO_COMMANDS, SubmitUser("Go on."), ModelReplies((TextBlock("Done."),)))
     rows = model_rows(DEMO_CONFIG, commands)
     repair = rows[find_row(rows, "tool/result", call="call_e")]
@@ -76,7 +78,7 @@ def _pruned_repair() -> Rows:
     pruned["sourceEventSeqs"] = [repair["seq"]]
     pruned["data"]["message"]["content"][0]["content"] = [{"type": "text", "text": "[pruned]"}]
     rows.insert(find_row(rows, "turn/start", turn=4) + 1, pruned)
-    return renumber(rows)
+    return renumber(dated_and_named(rows))
 
 
 def _reused_call_id() -> Rows:

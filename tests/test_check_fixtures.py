@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -84,8 +85,16 @@ def test_REC_2_crash_tail_is_a_notice_not_a_violation() -> None:
 
 def test_REC_1_pruned_repair_result_is_not_a_repair() -> None:
     """REC-1: a later replacement of a repair result keeps its TOOL_OUTCOME_UNKNOWN code while its
-    call lies in an earlier step; only appended results are judged as repairs."""
-    assert check(FIXTURES / "valid" / "pruned-repair-result.jsonl").status == "ok"
+    call lies in an earlier step; only appended results are judged as repairs. The replacement
+    is written when turn 4 opens, under an id of its own (it kept the repair result's time,
+    before turn 4's start, and its id)."""
+    path = FIXTURES / "valid" / "pruned-repair-result.jsonl"
+    assert check(path).status == "ok"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()[1:]]
+    (pruned,) = [row for row in rows if isinstance(row.get("surfaceOp"), dict)]
+    (repair,) = [row for row in rows if row["seq"] in pruned["sourceEventSeqs"]]
+    assert pruned["time"] == rows[pruned["seq"] - 1]["time"] > repair["time"]
+    assert pruned["data"]["message"]["id"] != repair["data"]["message"]["id"]
 
 
 def test_HOOK_4_RW_2_a_call_id_reused_in_a_later_step_is_a_new_call() -> None:

@@ -388,14 +388,15 @@ def edited_rows(rule: str) -> Rows:
     """The demo log with `rule`'s edit, not yet numbered: the rows it keeps carry their seqs
     in the demo log, a row it adds none (None)."""
     breaker = RULE_BREAKERS.get(rule) or MARKED_RULE_BREAKERS[rule]
-    return _as_a_harness_writes(breaker(keeping_rows(rule)))
+    return dated_and_named(breaker(keeping_rows(rule)))
 
 
-def _as_a_harness_writes(edited: Rows) -> Rows:
-    """`edited` dated and named as a harness with the edit's one bug writes it: a row the edit
-    adds has the time of the row before it and, a message, an id of its own (`m` and its seq,
-    or the next number no message uses); a row it moves before a later-written one takes that
-    one's time, as a clock that never runs back dates it. A copied row kept its original's."""
+def dated_and_named(edited: Rows) -> Rows:
+    """`edited` dated and named as a harness with the edit's one bug writes it (in place): a row
+    the edit adds has the time of the row before it and, a message, an id of its own (`m` and
+    its seq, or the next number no message uses); a row it moves before a later-written one
+    takes that one's time, as a clock that never runs back dates it. A copied row kept its
+    original's."""
     taken = {name for row in edited if (name := message_id(row)) is not None}
     clock = 0
     for row, numbered in zip(edited, renumber(edited), strict=True):
