@@ -30,7 +30,12 @@ the programs that must show it are played:
   of a loop without hooks named such keys); a targeted program now does, named TEXT-1 with
   words on the quoting;
 - a call's arguments written back as `json.dumps(json.loads(raw))`: named right (RW-1), with a
-  diff showing the model's arguments parsed, an Infinity where it wrote 1e400; they stay raw.
+  diff showing the model's arguments parsed, an Infinity where it wrote 1e400; they stay raw;
+- the first hook's input in effect: named right (HOOK-3), the words now naming the hook whose
+  input runs and the one in effect;
+- the tutorial's loop given `parallel`, holding an exclusive call's place before judging its
+  input: named right (SCHED-1), in words saying the calls without a result leave room; they
+  now say the invalid call between holds no place.
 """
 
 from __future__ import annotations
@@ -454,3 +459,75 @@ def test_EXE_2_arguments_without_a_lossless_value_are_compared_and_shown_raw() -
         assert as_value(raw) == raw
     assert as_value('{"x":1e300}') == as_value('{"x":1E300}')
     assert as_value('{"x":0.0}') != as_value('{"x":-0.0}')
+
+
+FIRST_INPUT_WINS: FreshBug = (
+    "the first hook's input in effect",
+    planted(
+        rewrite,
+        "winning_rewrite",
+        lambda supplied, merged: supplied.index(True) if True in supplied else -1,
+        "The model, except that the first hook to supply an input wins (later ones seeing the "
+        "input fixed), not the last in configured order.",
+    ),
+    _two_hooks(READ),
+    (
+        SubmitUser("read it"),
+        calls("c1", "read", '{"file_path":"a.txt"}'),
+        HookAnswers(Allow(FrozenMap({"file_path": "first.txt"}))),
+        HookAnswers(Allow(FrozenMap({"file_path": "final.txt"}))),
+    ),
+    "HOOK-3",
+)
+
+
+def test_HOOK_3_an_earlier_input_in_effect_names_the_hook_whose_input_runs() -> None:
+    """HOOK-3: the words name the hook whose input the target runs and the one in effect (they
+    said only that a rewrite other than the last won)."""
+    assert_found(
+        FIRST_INPUT_WINS,
+        "call c1 runs the input hook first supplied, where hook final's, the last supplied in "
+        "configured order, is in effect",
+    )
+
+
+class HoldsBehindAnInvalidWrite(ModelTarget):
+    """The model, except that a reply's later calls wait while its first runs (the tutorial's
+    loop given `parallel`, holding an exclusive call's place before judging its input)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not isinstance(command, ModelReplies):
+            return observed
+        return attrs.evolve(observed, executed=observed.executed[:1])
+
+
+WRITE = ToolSpec("write", required_keys=("file_path", "content"))
+
+INVALID_WRITE_HOLDS: FreshBug = (
+    "an invalid exclusive call holding the schedule",
+    HoldsBehindAnInvalidWrite,
+    LoopConfig(tools=(READ, WRITE), max_parallel=2),
+    (
+        SubmitUser("read, write, read"),
+        ModelReplies(
+            (
+                *calls("c1", "read", '{"file_path":"a.txt"}').blocks,
+                *calls("c2", "write", '{"file_path":"b.txt"}').blocks,
+                *calls("c3", "read", '{"file_path":"c.txt"}').blocks,
+            )
+        ),
+    ),
+    "SCHED-1",
+)
+
+
+def test_SCHED_1_a_call_held_behind_an_invalid_exclusive_call_says_it_holds_no_place() -> None:
+    """SCHED-1: the words say the exclusive call between is invalid input, ending at the gate
+    without a place in the schedule (they said the calls without a result leave room, which
+    read as the write holding its place)."""
+    assert_found(
+        INVALID_WRITE_HOLDS,
+        "call c2's input is invalid (invalid input for tool write: missing required "
+        "'content'): such a call ends at the gate without running and holds no place",
+    )

@@ -1530,7 +1530,9 @@ def _arguments_rule(
             for e in (got, *target_events)
         )
         if len(situation.supplied) >= 2 and _applied_earlier_rewrite(want, got, situation, rewrote):
-            return "HOOK-3", "a rewrite other than the last one in configured order won"
+            return "HOOK-3", "a rewrite other than the last one in configured order won" + (
+                _earlier_winner(call_id, situation, theirs)
+            )
         merged = _merged_rewrites(call_id, situation, theirs)
         if merged is not None:
             return "HOOK-3", f"the call's arguments in the {where} {merged}"
@@ -1758,6 +1760,26 @@ def _sidecar_reordered(want: Event, got: Event) -> str | None:
         f"they are {json.dumps(wanted)}: in configured order, the one in effect last; the "
         f"call's arguments are the input in effect, {_named(wanted[-1:])}'s (had an equal "
         f"input of {_named(recorded[-1:])} won instead, the winner would be HOOK-3's)"
+    )
+
+
+def _earlier_winner(
+    call_id: str | None, situation: _Situation, theirs: dict[str | None, Any]
+) -> str:
+    """Which earlier hook's input the target applied to `call_id`, in words (or nothing when
+    its arguments are no earlier input): the last input supplied is in effect."""
+    applied = theirs.get(call_id)
+    earlier = [
+        hook
+        for hook, value in zip(situation.suppliers[:-1], situation.supplied[:-1], strict=True)
+        if applied is not None and _Parsed(value) == applied
+    ]
+    if not earlier or not situation.suppliers:
+        return ""
+    return (
+        f": call {call_id} runs the input {_named(earlier[:1])} supplied, where "
+        f"{_named(situation.suppliers[-1:])}'s, the last supplied in configured order, is in "
+        "effect, whatever order the hooks answered in"
     )
 
 
@@ -2663,20 +2685,44 @@ def _earlier_unanswered(call_id: str | None, history: Sequence[Event]) -> list[E
     return [e for e in recorded if _call_id_of(e) not in answered]
 
 
-def _what_still_runs(call_id: str, events: Sequence[Event]) -> str:
+def _what_still_runs(
+    call_id: str, events: Sequence[Event], config: LoopConfig | None = None
+) -> str:
     """Words on the earlier calls of `call_id`'s step still without a result once `events`
-    are in, which are all the schedule weighs against it."""
+    are in, which are all the schedule weighs against it; with `config`, those among them whose
+    input is invalid, which ended at the gate and hold no place, are said apart."""
     answered = {
         _call_id_of(e) for e in _calls_step(call_id, events) if e.get("type") == "tool/result"
     }
-    earlier = [_call_id_of(e) for e in _earlier_unanswered(call_id, events)]
-    running = [c for c in earlier if c not in answered]
+    records = [e for e in _earlier_unanswered(call_id, events) if _call_id_of(e) not in answered]
+    running = [_call_id_of(e) for e in records]
     if running:
         waiting = ", ".join(map(str, running))
-        return f": the earlier calls without a result yet ({waiting}) leave it room"
+        invalid = [
+            f"call {_call_id_of(e)}'s input is invalid ({problem})"
+            for e in records
+            if config is not None
+            and (problem := input_problem(_recorded_call(e), config)) is not None
+        ]
+        ended = (
+            f"; {'; '.join(invalid)}: such a call ends at the gate without running and holds "
+            "no place in the schedule (an exclusive call among them too), its result waiting "
+            "only for model order (ORD-3)"
+            if invalid
+            else ""
+        )
+        return f": the earlier calls without a result yet ({waiting}) leave it room{ended}"
     return (
         ": every earlier call of the reply has its result, so none holds it back (the schedule "
         "counts the calls running now, not those that ran)"
+    )
+
+
+def _recorded_call(record: Event) -> ToolCallBlock:
+    """The call a tool/call record seals, as the model judges its input."""
+    data = _data(record)
+    return ToolCallBlock(
+        str(data.get("callId")), str(data.get("name")), str(data.get("arguments", ""))
     )
 
 
@@ -3665,7 +3711,7 @@ def _execution_rule(
                 return "DEC-2", f"the target does not start call {call_id} after allowed-once"
             return "SCHED-1", (
                 f"the target does not start call {call_id}, which the schedule lets start now"
-                f"{_what_still_runs(call_id, [*history, *expected.events])}"
+                f"{_what_still_runs(call_id, [*history, *expected.events], config)}"
             )
     if list(wanted) != list(started):
         return "SCHED-1", "the target starts the calls out of model order"
