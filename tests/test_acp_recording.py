@@ -179,7 +179,7 @@ def test_ADJ_3_check_acp_recording_blames_a_turn_that_ends_with_a_card_unfinishe
     assert log["violations"][0]["event_lines"] == [3, 2]
     assert main(["check", "--format", "json", str(_written(tmp_path, shown))]) == 0
     capsys.readouterr()
-    code, log = _check(tmp_path, [*shown, _stop(1, "cancelled")], capsys)
+    code, log = _check(tmp_path, [*shown, _cancel(), _stop(1, "cancelled")], capsys)
     assert (code, log["violations"]) == (0, [])
     finished = [*shown, _status("call_1", "failed"), _stop(1, "end_turn")]
     code, log = _check(tmp_path, finished, capsys)
@@ -1102,7 +1102,7 @@ def test_ACP_1_check_acp_recording_blames_a_stop_reason_acp_does_not_have(
     assert (code, _rules(log)) == (1, [("ACP-1", 2)])
     assert '"done" is not one of ["end_turn"' in log["violations"][0]["message"]
     for reason in ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"):
-        code, log = _check(tmp_path, [_prompt(1), _stop(1, reason)], capsys)
+        code, log = _check(tmp_path, [_prompt(1), _cancel(), _stop(1, reason)], capsys)
         assert (code, log["violations"]) == (0, [])
 
 
@@ -1384,4 +1384,27 @@ def test_DEC_2_check_acp_recording_blames_a_refused_command_run_in_a_terminal_no
     code, log = _check(tmp_path, allowed, capsys)
     assert (code, log["violations"]) == (0, [])
     code, log = _check(tmp_path, [*_refused(), *_created(5, "ls"), *failed], capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
+def test_ACP_1_check_acp_recording_blames_a_turn_answered_cancelled_that_no_one_cancelled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bridge answering `cancelled` for a turn it stopped itself, with no cancel of the
+    editor: ACP's cancelled says the client cancelled the turn via session/cancel. ACP-1 at
+    the answer, naming the prompt; a cancel of an earlier turn does not count, and one by
+    ACP's `$/cancel_request` naming the prompt does."""
+    shown = [_prompt(1), _card("call_1", {"command": "ls"})]
+    code, log = _check(tmp_path, [*shown, _stop(1, "cancelled")], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 3)])
+    assert log["violations"][0]["event_lines"] == [3, 1]
+    assert log["violations"][0]["message"].startswith(
+        "the session/prompt at line 1 is answered cancelled, but the editor sent no "
+        "session/cancel for its session since"
+    )
+    earlier = [_prompt(0), _cancel(), _stop(0, "cancelled")]
+    code, log = _check(tmp_path, [*earlier, *shown, _stop(1, "cancelled")], capsys)
+    assert _rules(log) == [("ACP-1", 6)]
+    by_id = {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 1}}
+    code, log = _check(tmp_path, [*shown, by_id, _stop(1, "cancelled")], capsys)
     assert (code, log["violations"]) == (0, [])

@@ -18,7 +18,9 @@ checkable, with why):
   it) breaks ACP's paths, a card's location or diff path not (VIEW-4 keeps it as the call's
   arguments give it); an `fs/*` request the editor's `initialize` did
   not declare it serves, a card showing a terminal no `terminal/create` answered (for an editor
-  that declared terminals, and not Zed's `_meta.terminal_output`), a prompt answered twice, a
+  that declared terminals, and not Zed's `_meta.terminal_output`), a prompt answered twice, or
+  answered `cancelled` while the editor sent no cancel after it (ACP's cancelled says the
+  editor cancelled the turn), a
   permission request sent with a pending one's id or asking about another input for a call
   whose request is pending (two calls under one id), an agent's message naming a session the
   editor never named nor was given (once a session, for a recording holding `initialize`),
@@ -403,6 +405,11 @@ class _Recording:
             return []
         if method == "session/cancel" and isinstance(params, dict):
             self.cancels[str(params.get("sessionId"))] = line
+            return []
+        if method == "$/cancel_request" and isinstance(params, dict):  # (ACP's unstable one)
+            cancelled = self.prompts.get(_request_key(params.get("requestId")))
+            if cancelled is not None:
+                self.cancels[cancelled] = line
             return []
         if method is None and ("result" in message or "error" in message):
             self.loads.pop(_request_key(message.get("id")), None)
@@ -1024,7 +1031,16 @@ class _Recording:
             ]
             if result["stopReason"] == _CANCELLED:
                 self._cancelled([card for _key, card in open_cards], line)
-                return found
+                if session in self.cancels:
+                    return found
+                asked = self.prompt_lines[request]
+                message = (
+                    f"the session/prompt at line {asked} is answered cancelled, but the editor "
+                    "sent no session/cancel for its session since: ACP's cancelled says the "
+                    "editor cancelled the turn (one the agent ends itself has another stop "
+                    "reason, or a JSON-RPC error)"
+                )
+                return [*found, Violation("ACP-1", line, message, (line, asked))]
             if not open_cards:
                 return found
             names = ", ".join(
