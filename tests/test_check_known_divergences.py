@@ -19,6 +19,7 @@ from loopspec.properties.logcheck import claude_code, codex
 from loopspec.properties.logcheck.known_divergences import (
     IN_PART_RULES,
     KNOWN_RULES,
+    KNOWN_SHAPES,
     LOOPS,
     RACY_RULES,
     checkable_rules,
@@ -351,3 +352,193 @@ def test_ABORT_1_known_by_its_id_sets_aside_what_a_transcript_shows_of_it(
     dialects = (claude_code.dialect(), codex.dialect())
     in_part = {rule for d in dialects for rule in d.checked_in_part}
     assert set(IN_PART_RULES) == in_part - set(rule_ids())
+
+
+# A loop's list forgives its known divergence, not the whole rule (`KNOWN_SHAPES`): the same rule
+# broken another way, by a tool that converts or forwards the loop's logs, still fails the run.
+CODEX_REC_1 = str(LOGS / "codex" / "violations" / "REC-1-resumed-without-a-repair.jsonl")
+CC_REC_1_INVENTED = str(
+    LOGS / "claude-code" / "violations" / "REC-1-a-repair-adds-an-assistant-message.jsonl"
+)
+CC_REC_1_NO_REPAIR = str(
+    LOGS / "claude-code" / "violations" / "REC-1-resumed-without-a-repair.jsonl"
+)
+CODEX_RW_1_NOT_KNOWN = (
+    "not the known divergence: codex's is a hook's rewrite run under the id of the call it rewrote"
+)
+
+
+def _rollout(tmp_path: Path, name: str, *records: tuple[str, dict[str, object]]) -> str:
+    """A Codex rollout of `records` (type, payload), each stamped as Codex stamps them."""
+    path = tmp_path / name
+    stamp = "2026-12-01T12:00:00.000Z"
+    path.write_text(
+        "".join(
+            json.dumps({"timestamp": stamp, "type": kind, "payload": payload}) + "\n"
+            for kind, payload in records
+        )
+    )
+    return str(path)
+
+
+def _item(payload: dict[str, object]) -> tuple[str, dict[str, object]]:
+    return ("response_item", payload)
+
+
+def _user(text: str) -> tuple[str, dict[str, object]]:
+    return _item(
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+    )
+
+
+def _call(call_id: str, command: str) -> tuple[str, dict[str, object]]:
+    arguments = json.dumps({"cmd": command})
+    return _item(
+        {
+            "type": "function_call",
+            "name": "exec_command",
+            "arguments": arguments,
+            "call_id": call_id,
+        }
+    )
+
+
+def _ran(call_id: str, command: str) -> tuple[str, dict[str, object]]:
+    item = {"type": "CommandExecution", "id": call_id, "command": ["/bin/bash", "-lc", command]}
+    return ("event_msg", {"type": "item_completed", "item": item})
+
+
+def _output(call_id: str, output: str) -> tuple[str, dict[str, object]]:
+    return _item({"type": "function_call_output", "call_id": call_id, "output": output})
+
+
+def _answer(text: str) -> tuple[str, dict[str, object]]:
+    content = [{"type": "output_text", "text": text}]
+    return _item({"type": "message", "role": "assistant", "content": content})
+
+
+def _task(turn: str) -> tuple[str, dict[str, object]]:
+    return ("event_msg", {"type": "task_started", "turn_id": turn})
+
+
+def test_RW_1_a_command_run_for_no_call_is_no_codex_known_divergence(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """RW-1: a forwarder that renames a CommandExecution's id leaves a command run for no call
+    the rollout made. `--known codex` set it aside as Codex's RW-1, whose known divergence is a
+    hook's rewrite run under its call's id: now it fails the run, saying why it was not set
+    aside (text and JSON). Named by its ID, RW-1 is set aside whole."""
+    renamed = _rollout(
+        tmp_path,
+        "renamed.jsonl",
+        _task("turn1"),
+        _user("print one"),
+        _call("call_1", "echo one"),
+        _ran("exec_1", "echo one"),
+        _output("call_1", "one"),
+        _answer("Printed one."),
+    )
+    status, out, _ = check(capsys, "--known", "codex", renamed)
+    assert status == 1, out
+    assert f"{renamed}:4: RW-1: a command ran as call exec_1 (echo one)," in out
+    assert f"[lines 4]; {CODEX_RW_1_NOT_KNOWN}\n" in out
+    assert out.endswith("checked 1 log, 6 events: 1 violation (RW-1: 1)\n")
+    status, out, _ = check(capsys, "--format", "json", "--known", "codex", renamed)
+    (log,) = json.loads(out)["logs"]
+    assert (status, log["status"], log["known_divergences"]) == (1, "violations", [])
+    assert [(v["rule"], v["not_known"]) for v in log["violations"]] == [
+        ("RW-1", CODEX_RW_1_NOT_KNOWN)
+    ]
+    status, out, _ = check(capsys, "--known", "RW-1", "--known", "codex", renamed)
+    assert status == 0, out
+    assert ": known divergence named by --known: RW-1: a command ran as call exec_1" in out
+
+
+def test_RW_1_the_known_and_another_shape_in_one_rollout_are_counted_apart(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """RW-1: a rollout holding Codex's known RW-1 (a rewritten command run under its call's id,
+    with RW-2) and a command run for no call: the first set aside, the second failing, counted
+    apart past --max-violations too; the known divergence occurred, and a rollout with only
+    the other shape of RW-1 does not say Codex's occurred."""
+    both = _rollout(
+        tmp_path,
+        "both.jsonl",
+        _task("turn1"),
+        _user("print two"),
+        _call("call_1", "echo original"),
+        _ran("call_1", "echo rewritten"),
+        _output("call_1", "rewritten"),
+        _call("call_2", "echo two"),
+        _ran("exec_2", "echo two"),
+        _output("call_2", "two"),
+        _answer("Printed."),
+    )
+    summary = "1 violation (RW-1: 1); 2 known divergences (RW-1: 1, RW-2: 1)\n"
+    for limit in ("10", "2", "1"):
+        status, out, _ = check(capsys, "--max-violations", limit, "--known", "codex", both)
+        assert status == 1, out
+        assert out.endswith(summary), out
+    status, out, _ = check(capsys, "--format", "json", "--known", "codex", both)
+    document = json.loads(out)
+    assert document["summary"]["known_lists"]["codex"]["occurred"] == ["RW-1", "RW-2"]
+    renamed = _rollout(
+        tmp_path, "renamed.jsonl", *[_task("turn1"), _user("x"), _ran("exec_9", "ls")]
+    )
+    status, out, _ = check(capsys, "--format", "json", "--known", "codex", renamed)
+    assert status == 1
+    fates = json.loads(out)["summary"]["known_lists"]["codex"]
+    assert "RW-1" not in fates["occurred"]
+    assert "RW-1" in fates["not_exercised"]
+
+
+def test_REC_1_a_resumed_turn_that_lost_its_task_started_is_no_codex_known_divergence(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """REC-1: Codex resumed after a crash starts the next turn (task_started) without writing
+    the repair: its known divergence, set aside. The same rollout with that task_started
+    dropped (a converter keeping response_items only) opens the turn with the user's message:
+    REC-1 of another shape, which `--known codex` no longer hides."""
+    status, out, _ = check(capsys, "--known", "codex", CODEX_REC_1)
+    assert status == 0, out
+    assert ":5: known divergence of codex: REC-1: turn turn2 (task_started) starts" in out
+    lines = Path(CODEX_REC_1).read_text().splitlines(keepends=True)
+    dropped = tmp_path / "dropped.jsonl"
+    dropped.write_text("".join(line for line in lines if "turn2" not in line))
+    status, out, _ = check(capsys, "--known", "codex", str(dropped))
+    assert status == 1, out
+    assert (
+        f"{dropped}:5: REC-1: a turn (a user's prompt) starts, where call call_long still "
+        "awaits its result"
+    ) in out
+    assert (
+        "[lines 5, 4]; not the known divergence: codex's is a task_started over calls a crash "
+        "left, their repair never written\n"
+    ) in out
+
+
+def test_REC_1_claude_code_resumed_without_its_repair_is_not_its_known_divergence(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """REC-1: Claude Code writes the crash's repair on resuming and then a message of its own,
+    its known divergence (set aside); a transcript whose next prompt and reply follow a call
+    left without any result (the repair never written) breaks REC-1 another way: it fails the
+    run under `--known claude-code`, where it passed."""
+    status, out, _ = check(capsys, "--known", "claude-code", CC_REC_1_INVENTED)
+    assert status == 0, out
+    assert ":4: known divergence of claude-code: REC-1: the crash repair of call toolu_long" in out
+    status, out, _ = check(capsys, "--known", "claude-code", CC_REC_1_NO_REPAIR)
+    assert status == 1, out
+    assert (
+        "[lines 3, 2]; not the known divergence: claude-code's is an assistant message of its "
+        "own written on resuming, after the crash's repair\n"
+    ) in out
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_RW_1_REC_1_a_rule_known_by_its_shape_is_one_of_its_loops_list(loop: str) -> None:
+    """RW-1, REC-1: each rule a loop's known divergence is told by its shape is in that loop's
+    list (else its shape would never be asked), and names at least one shape."""
+    for rule, shape in KNOWN_SHAPES[loop].items():
+        assert rule in KNOWN_RULES[loop]
+        assert shape.facets

@@ -160,6 +160,7 @@ def test_the_schema_says_what_each_key_means_and_keeps_the_documented_format() -
         "summary.hook_faults_fail",
         "summary.skipped",
         "summary.skipped_by_kind",
+        "violation.not_known",
     }
     assert schema["required"] == ["format", "logs", "summary"]
 

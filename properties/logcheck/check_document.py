@@ -108,8 +108,8 @@ _KNOWN_BY: Final = {"enum": ["claude-code", "codex", "--known"]}
 _STATUSES: Final = ("ok", "violations", "error", "unsupported", "known-divergences")
 
 
-# A violation's subject: the log and what was found in it.
-_VIOLATION_KEYS: Final = (
+# A violation's subject: the log and what was found in it. The keys a known divergence shares.
+VIOLATION_KEYS: Final = (
     Key("line", _LINE, "line of the event (or compact row)", lambda of: of[1].line),
     Key(
         "seq",
@@ -138,12 +138,27 @@ _VIOLATION_KEYS: Final = (
         lambda of: event_lines(*of),
     ),
 )
-VIOLATION: Final = Shape("violation", "a rule a log breaks, where", _VIOLATION_KEYS)
+VIOLATION: Final = Shape(
+    "violation",
+    "a rule a log breaks, where",
+    (
+        *VIOLATION_KEYS,
+        Key(
+            "not_known",
+            _STRING,
+            "only where --known named a loop whose list holds the rule but this violation is "
+            'not its known divergence of it: why it was not set aside ("not the known '
+            'divergence: ...")',
+            lambda of: of[0].not_known.get(of[1].violation.rule_id, ABSENT),
+            optional=True,
+        ),
+    ),
+)
 KNOWN_DIVERGENCE: Final = Shape(
     "known_divergence",
     "a violation --known set aside",
     (
-        *_VIOLATION_KEYS,
+        *VIOLATION_KEYS,
         Key(
             "known_by",
             _KNOWN_BY,

@@ -16,6 +16,7 @@ from loopspec.properties.logcheck.check_document import (
     DOCUMENT,
     KNOWN_DIVERGENCE,
     VIOLATION,
+    VIOLATION_KEYS,
     Key,
     Shape,
 )
@@ -49,6 +50,7 @@ EXAMPLES: Final[dict[str, object]] = {
     "violation.message": "...",
     "violation.events": [56, 52],
     "violation.event_lines": [57, 53],
+    "violation.not_known": "not the known divergence: codex's is ...",
     "known_divergence.known_by": "claude-code",  # its other keys: a violation's (`_keys`)
     "error.line": 40,
     "error.kind": "torn-tail",
@@ -99,12 +101,14 @@ def commented_example() -> str:
 
 def _keys(shape: Shape, indent: int, lines: list[str]) -> None:
     """`shape`'s keys; those it begins with that another shape has, and that other shape's
-    name said instead (a known divergence is a violation, and one more key)."""
+    name said instead (a known divergence is a violation, but for why one is not known, and
+    one more key)."""
     keys = shape.keys
     if shape is KNOWN_DIVERGENCE:
-        shared = len(VIOLATION.keys)
-        assert keys[:shared] == VIOLATION.keys
-        _commented(" " * indent + "...", "a violation's keys, then", lines)
+        shared = len(VIOLATION_KEYS)
+        assert keys[:shared] == VIOLATION.keys[:shared] == VIOLATION_KEYS
+        (not_known,) = VIOLATION.keys[shared:]
+        _commented(" " * indent + "...", f"a violation's keys but {not_known.name}, then", lines)
         keys = keys[shared:]
     for number, key in enumerate(keys):
         comma = "," if number < len(keys) - 1 else ""

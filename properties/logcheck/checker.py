@@ -226,6 +226,7 @@ class LogReport:
         "dialect",
         "errors",
         "events",
+        "facet_counts",
         "known_counts",
         "known_rules",
         "known_violations",
@@ -233,6 +234,7 @@ class LogReport:
         "lines_unread",
         "no_log",
         "not_checkable",
+        "not_known",
         "notices",
         "omitted_known",
         "omitted_violations",
@@ -256,6 +258,9 @@ class LogReport:
         self.violations: list[FoundViolation] = []
         self.omitted_violations = 0
         self.rule_counts: dict[str, int] = {}
+        # Per `RULE:facet` (`Violation.facet_name`), the violations found that name a facet,
+        # listed or not: `check --known` sets aside a loop's known divergence by its facet.
+        self.facet_counts: dict[str, int] = {}
         self.errors: list[InputError] = []
         self.notices: list[Notice] = []
         self.unread_types: dict[str, int] = {}
@@ -277,6 +282,9 @@ class LogReport:
         self.known_counts: dict[str, int] = {}
         self.known_violations: list[FoundViolation] = []
         self.omitted_known = 0
+        # Per rule a loop's list knows by its shape, why its violations left listed were not
+        # set aside: "not the known divergence: ..." (`known_divergences.KNOWN_SHAPES`).
+        self.not_known: dict[str, str] = {}
         # Per rule, how often the log held the situation in which a known divergence of it
         # shows (a Claude Code transcript or Codex rollout: `harness_logs.SITUATIONS`).
         self.situations: dict[str, int] = {}
@@ -312,6 +320,9 @@ class LogReport:
         counts = self.rule_counts
         for violation in found:
             counts[violation.rule_id] = counts.get(violation.rule_id, 0) + 1
+            if violation.facet:
+                facet = violation.facet_name
+                self.facet_counts[facet] = self.facet_counts.get(facet, 0) + 1
             if len(self.violations) < limits.max_violations:
                 kept = violation._replace(message=shorten(violation.message))
                 self.violations.append(FoundViolation(line, kept))
@@ -918,6 +929,7 @@ def _refuse_layout(report: LogReport, line: int, marker: str) -> NoReturn:
     """Stop: the log is in a layout these rules do not cover; drop what was found so far."""
     report.violations.clear()
     report.rule_counts.clear()
+    report.facet_counts.clear()
     report.omitted_violations = 0
     message = f"{marker}: this is {LAYOUT_NAME}, which these rules do not cover; not checked"
     report.fail(line, ErrorKind.UNSUPPORTED_LAYOUT, message)

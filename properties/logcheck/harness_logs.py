@@ -78,6 +78,15 @@ from loopspec.properties.logcheck.checker import (
     torn_write,
     value_cut_short,
 )
+from loopspec.properties.logcheck.known_divergences import (
+    INVENTED_ON_RESUME,
+    INVENTED_WITHOUT_REPAIR,
+    PROMPT_OPENED_OVER_CALLS,
+    RAN_FOR_NO_CALL,
+    RAN_HOOK_INPUT,
+    RAN_OTHER_INPUT,
+    TURN_STARTED_OVER_CALLS,
+)
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: see the records below
 if TYPE_CHECKING:
@@ -437,7 +446,9 @@ class Judge:
         if isinstance(observation, Reply) and (
             self.open is None or self.open.reply.key != observation.key
         ):
-            opened = self._turn_start(held.line, "a turn (a user's prompt)")
+            opened = self._turn_start(
+                held.line, "a turn (a user's prompt)", PROMPT_OPENED_OVER_CALLS
+            )
             return opened + self._feed(observation)
         if isinstance(observation, TurnStart):
             # The turn's start written after its prompt (records ordered by a time they share):
@@ -465,7 +476,7 @@ class Judge:
         if answers:
             found = [v for visible in since for v in self._landed(visible)]
             return found + self._feed(observation)
-        found = self._turn_start(turn.line, turn.what)
+        found = self._turn_start(turn.line, turn.what, TURN_STARTED_OVER_CALLS)
         for visible in since:
             found.extend(self._feed(visible))
         return found + self._feed(observation)
@@ -484,7 +495,7 @@ class Judge:
         if self.held_turn is not None:
             turn, self.held_turn = self.held_turn, None
             since, self.held_since = self.held_since, []
-            found = self._turn_start(turn.line, turn.what)
+            found = self._turn_start(turn.line, turn.what, TURN_STARTED_OVER_CALLS)
             for visible in since:
                 found.extend(self._feed(visible))
             return found
@@ -523,7 +534,7 @@ class Judge:
                     f"({_show(text)}): crash repair only answers the calls awaiting results and "
                     "closes the turn"
                 )
-                return [Violation("REC-1", line, message, (repair_line,))]
+                return [Violation("REC-1", line, message, (repair_line,), INVENTED_ON_RESUME)]
             case Invented(text=text, repaired=repaired, line=line, repair_line=repair_line):
                 calls = (
                     f"call {repaired[0]}" if len(repaired) == 1 else f"calls {', '.join(repaired)}"
@@ -532,7 +543,7 @@ class Judge:
                     f"the crash repair of {calls} is followed by an assistant message the model "
                     f"never wrote ({_show(text)}): a repair adds results only"
                 )
-                return [Violation("REC-1", line, message, (repair_line,))]
+                return [Violation("REC-1", line, message, (repair_line,), INVENTED_ON_RESUME)]
             case InventedAfterAbort(text=text, line=line, abort_line=abort_line, in_batch=True):
                 message = (
                     f"after the interrupt at line {abort_line}, an assistant message the model "
@@ -552,7 +563,7 @@ class Judge:
                 if self.open is not None and self.open.waiting:
                     self.held_turn = observation
                     return []
-                return self._turn_start(line, what)
+                return self._turn_start(line, what, TURN_STARTED_OVER_CALLS)
             case _:
                 from typing import assert_never  # noqa: PLC0415 (never run: see the records)
 
@@ -599,7 +610,9 @@ class Judge:
                     "crash repair answers the calls a crash left without results, and adds no "
                     "reply"
                 )
-                found.append(Violation("REC-1", reply.line, message, lines))
+                found.append(
+                    Violation("REC-1", reply.line, message, lines, INVENTED_WITHOUT_REPAIR)
+                )
             else:
                 calls = (
                     f"call {waiting[0]} was"
@@ -758,7 +771,7 @@ class Judge:
             f"keep the model's input ({_show(call.arguments)})"
         )
         related = (last.line, call_line) if line == result.line else (result.line, call_line)
-        return [Violation("RW-1", line, message, related)]
+        return [Violation("RW-1", line, message, related, RAN_HOOK_INPUT)]
 
     def _executed(self, executed: Executed) -> list[Violation]:
         known = self.calls.get(executed.call_id)
@@ -772,7 +785,7 @@ class Judge:
                 "call before it in the log makes: neither the model history nor the log's call "
                 "record holds what ran"
             )
-            return [Violation("RW-1", executed.line, message)]
+            return [Violation("RW-1", executed.line, message, (), RAN_FOR_NO_CALL)]
         if not known or any(self.dialect.same_input(c, executed.ran) for c, _ in known):
             return []
         if executed.call_id in self.rewritten:
@@ -782,7 +795,7 @@ class Judge:
             f"call {call.call_id} ran {_show(executed.ran)}, but the model history and the "
             f"log's call record keep {_show(call.arguments)}"
         )
-        found = [Violation("RW-1", executed.line, message, (call_line,))]
+        found = [Violation("RW-1", executed.line, message, (call_line,), RAN_OTHER_INPUT)]
         hooked = any(r.updated_input is not None for r in self.rewrites.get(call.call_id, []))
         if not self.dialect.rewrites_are_recorded and not hooked:
             message = (
@@ -792,11 +805,12 @@ class Judge:
             found.append(Violation("RW-2", executed.line, message, (call_line,)))
         return found
 
-    def _turn_start(self, line: int, what: str) -> list[Violation]:
+    def _turn_start(self, line: int, what: str, facet: str) -> list[Violation]:
         """REC-1: the turn before ended (a crash, when its calls still await results) and this
         one starts without the repair that answers them. They are closed here, so the messages
         and the reply that follow are not blamed on ADJ-1 and ADJ-3 as well. Worded as a dsh
-        log's (`turns_numbered_and_unnested`), in the rollout's own terms."""
+        log's (`turns_numbered_and_unnested`), in the rollout's own terms; `facet` says what
+        started it (a turn's start record, or a prompt alone)."""
         if self.open is None or not self.open.waiting:
             return []
         waiting = self.open.waiting
@@ -804,7 +818,7 @@ class Judge:
         message = f"{what} starts, where {calls_awaiting(waiting, 'still')}{UNREPAIRED_TURN}"
         self.abandoned.update(waiting)
         self.open = None
-        return [Violation("REC-1", line, message, lines)]
+        return [Violation("REC-1", line, message, lines, facet)]
 
     def open_calls(self) -> list[tuple[str, int]]:
         """Calls still awaiting results, with the line of their reply."""

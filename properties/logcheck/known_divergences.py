@@ -10,7 +10,12 @@ from a known one. `--known` names what is known, each value one of:
 - a rule ID `check` reports (`loopspec spec` says what each requires): set aside in every log.
 
 A violation of a known rule is listed as known, counted apart, and leaves the exit code alone;
-any other violation still fails the run.
+any other violation still fails the run. A loop's list forgives its known divergence, not the
+whole rule: where a rule's violations in that loop's logs take several shapes, only the shape of
+its known divergence is set aside (`KNOWN_SHAPES`, told by `Violation.facet`, which
+`harness_logs` sets): a rollout that ran a command for no call it made breaks RW-1, but Codex's
+known RW-1 is a hook's rewrite run under its call's id, so that violation still fails the run,
+saying why it was not set aside. A rule named by its ID is set aside whole, in every shape.
 
 Once per run, for each loop named, `stale_known` says which of its known divergences `check` can
 judge in its logs did not occur: each one whose situation came up (a reply's calls were all
@@ -50,6 +55,68 @@ KNOWN_RULES = {
 `check --known claude-code` starts without importing attrs and enum, which that module's
 entries need: they cost a small check run about a third more (a test holds the two equal)."""
 
+# The shapes a violation of a rule takes in a Claude Code transcript or a Codex rollout
+# (`Violation.facet`, set by `harness_logs` where the rule shows in more than one way), named
+# here for `KNOWN_SHAPES` to tell a loop's known divergence from another break of its rule.
+RAN_HOOK_INPUT = "ran-hook-input"
+"""RW-1: a call ran (it has a result) with a PreToolUse hook's updatedInput, which differs
+from the input the history and the call record keep."""
+RAN_OTHER_INPUT = "ran-other-input"
+"""RW-1: what the log records ran for a call (a rollout's CommandExecution, a file tool's
+result) differs from the call's input, no hook record saying it supplied it."""
+RAN_FOR_NO_CALL = "ran-for-no-call"
+"""RW-1: a run's own record (a rollout's CommandExecution) names no call the log made."""
+TURN_STARTED_OVER_CALLS = "turn-started-over-calls"
+"""REC-1: a turn's start record (a rollout's task_started) while calls await results, the
+next reply before any of them: the repair was never written."""
+PROMPT_OPENED_OVER_CALLS = "prompt-opened-over-calls"
+"""REC-1: a user's prompt marked by no turn start (a transcript's; a rollout's without its
+task_started) while calls await results, the next reply before any of them."""
+INVENTED_ON_RESUME = "invented-on-resume"
+"""REC-1: on resuming, an assistant message the loop wrote itself right after the crash's
+repair results, or after the user record a crash left without the model's reply."""
+INVENTED_WITHOUT_REPAIR = "invented-without-repair"
+"""REC-1: on resuming, an assistant message the loop wrote itself while calls await results,
+no repair result written for them."""
+
+
+class KnownShape:
+    """The shape a loop's known divergence of a rule takes in that loop's log: the facets of
+    the rule's violations that are it, and what it is, in a few words ("not the known
+    divergence: {loop}'s is {what}")."""
+
+    __slots__ = ("facets", "what")
+
+    def __init__(self, facets: tuple[str, ...], what: str) -> None:
+        self.facets = facets
+        self.what = what
+
+
+KNOWN_SHAPES = {
+    "claude-code": {
+        "RW-1": KnownShape(
+            (RAN_HOOK_INPUT, RAN_OTHER_INPUT),
+            "a hook's updatedInput run for the call it names",
+        ),
+        "REC-1": KnownShape(
+            (INVENTED_ON_RESUME,),
+            "an assistant message of its own written on resuming, after the crash's repair",
+        ),
+    },
+    "codex": {
+        "RW-1": KnownShape(
+            (RAN_OTHER_INPUT,), "a hook's rewrite run under the id of the call it rewrote"
+        ),
+        "REC-1": KnownShape(
+            (TURN_STARTED_OVER_CALLS,),
+            "a task_started over calls a crash left, their repair never written",
+        ),
+    },
+}
+"""Per loop, the rules of its list (`KNOWN_RULES`) whose violations in its logs take other
+shapes than its known divergence, with that divergence's: only a violation of that shape is set
+aside. A rule not here is set aside by its rule alone (in these logs it shows one way)."""
+
 RACY_RULES = {
     "claude-code": {
         "ORD-3": "it shows only where a later call's result is ready before an earlier one's",
@@ -81,6 +148,14 @@ class KnownDivergences:
             for rule in KNOWN_RULES[dialect]:
                 known.setdefault(rule, dialect)
         return known
+
+    def shapes_for(self, dialect: str) -> dict[str, KnownShape]:
+        """The rules known in a log of `dialect` by their known divergence's shape alone: those
+        of its loop's list with a shape (`KNOWN_SHAPES`), but a rule also named by its ID."""
+        if dialect not in self.loops:
+            return {}
+        shapes = KNOWN_SHAPES[dialect]
+        return {rule: shapes[rule] for rule in shapes if rule not in self.everywhere}
 
 
 IN_PART_RULES: tuple[str, ...] = ()
@@ -117,16 +192,42 @@ def parse_known(values: Iterable[str]) -> KnownDivergences:
 
 
 def set_aside(report: LogReport, known: KnownDivergences) -> None:
-    """Move the violations of `report` that are known for its dialect to its known ones."""
+    """Move the violations of `report` that are known for its dialect to its known ones: of a
+    rule known by its shape (`KnownDivergences.shapes_for`), those of that shape alone; each
+    such rule whose other violations stay listed is given the reason (`LogReport.not_known`)."""
     if report.skipped is not None:
         return
     rules = known.rules_for(report.dialect)
+    shapes = known.shapes_for(report.dialect)
     report.known_rules = rules
     counts = report.rule_counts
-    report.known_counts = {rule: counts.pop(rule) for rule in sorted(counts) if rule in rules}
+    for rule in sorted(counts):
+        if rule not in rules:
+            continue
+        shape = shapes.get(rule)
+        if shape is None:
+            report.known_counts[rule] = counts.pop(rule)
+            continue
+        facet_counts = report.facet_counts
+        of_shape = sum(facet_counts.get(f"{rule}:{facet}", 0) for facet in shape.facets)
+        if of_shape:
+            report.known_counts[rule] = of_shape
+        if of_shape == counts[rule]:
+            del counts[rule]
+        else:
+            counts[rule] -= of_shape
     kept: list[FoundViolation] = []
     for found in report.violations:
-        (report.known_violations if found.violation.rule_id in rules else kept).append(found)
+        violation = found.violation
+        rule = violation.rule_id
+        shape = shapes.get(rule)
+        if rule in rules and (shape is None or violation.facet in shape.facets):
+            report.known_violations.append(found)
+            continue
+        kept.append(found)
+        if shape is not None:
+            loop = rules[rule]
+            report.not_known[rule] = f"not the known divergence: {loop}'s is {shape.what}"
     report.violations = kept
     # Counts are whole, listings stop at --max-violations: what is left unlisted of each.
     report.omitted_violations = sum(counts.values()) - len(kept)
@@ -164,9 +265,8 @@ def stale_known(reports: Iterable[LogReport], known: KnownDivergences) -> list[L
         for rule in sorted(KNOWN_RULES[loop]):
             if rule not in judged:
                 continue  # check cannot show it in this loop's logs: conform judges it
-            if any(
-                report.known_counts.get(rule) or report.rule_counts.get(rule) for report in logs
-            ):
+            # Only its known divergence's shape: another break of the rule is no sign of it.
+            if any(report.known_counts.get(rule) for report in logs):
                 fate.occurred.append(rule)
                 continue
             seen = [report.situations.get(rule, 0) for report in logs]

@@ -65,9 +65,14 @@ lists each object's keys in the same order, every object closed to keys it does 
               "rule": "ADJ-1",                    // the rule broken (SPEC.md)
               "message": "...",                   // one sentence, at most 400 characters
               "events": [56, 52],                 // seqs involved, the offending one first
-              "event_lines": [57, 53]             // the line of each of events: null where not
+              "event_lines": [57, 53],            // the line of each of events: null where not
                                                   // known (read from stdin or a pipe, only the
                                                   // first is)
+              "not_known": "not the known divergence: codex's is ..."
+                                                  // only where --known named a loop whose list
+                                                  // holds the rule but this violation is not its
+                                                  // known divergence of it: why it was not set
+                                                  // aside ("not the known divergence: ...")
             }
           ],
           "violations_omitted": 0,                // found beyond --max-violations, not listed
@@ -99,7 +104,7 @@ lists each object's keys in the same order, every object closed to keys it does 
           "known_divergences": [                  // only when the run named --known: the violations
                                                   // set aside
             {
-              ...                                 // a violation's keys, then
+              ...                                 // a violation's keys but not_known, then
               "known_by": "claude-code"           // whose known divergence: the loop's, or a rule
                                                   // --known named: "claude-code" | "codex" |
                                                   // "--known"
@@ -408,7 +413,12 @@ def log_text_lines(report: LogReport, *, verbose: bool = False) -> list[str]:
             f"{report.path}: not checked past line {stopped_at}: {remedy} to judge the rest"
         )
     by_line = [
-        (found.line, _violation_line(report, found) + _folded_words(report, found, followers))
+        (
+            found.line,
+            _violation_line(report, found)
+            + _not_known_words(report, found)
+            + _folded_words(report, found, followers),
+        )
         for found, followers in (
             [(found, []) for found in report.violations]
             if verbose
@@ -501,6 +511,13 @@ def _violation_line(report: LogReport, found: FoundViolation, known: str = "") -
         for seq, line in zip(found.events, event_lines(report, found), strict=True)
     )
     return f"{where}: {known}{v.rule_id} (seq {v.seq}): {v.message} [events {events}]"
+
+
+def _not_known_words(report: LogReport, found: FoundViolation) -> str:
+    """Why a violation of a rule `--known` names was not set aside, if so: not its loop's known
+    divergence of the rule (`LogReport.not_known`)."""
+    why = report.not_known.get(found.violation.rule_id)
+    return "" if why is None else f"; {why}"
 
 
 def _cascade_key(found: FoundViolation) -> tuple[str, str] | None:
