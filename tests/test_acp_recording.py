@@ -1408,3 +1408,17 @@ def test_ACP_1_check_acp_recording_blames_a_turn_answered_cancelled_that_no_one_
     by_id = {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 1}}
     code, log = _check(tmp_path, [*shown, by_id, _stop(1, "cancelled")], capsys)
     assert (code, log["violations"]) == (0, [])
+
+
+def test_ACP_1_check_acp_recording_blames_a_method_that_is_no_string_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A message whose `method` is an array or an object (a bridge writing its method table's
+    entry): ACP-1 at its line, naming what it is, where check stopped on an internal error."""
+    for method, kind in ((["session/update"], "an array"), ({"name": "x"}, "an object")):
+        odd = {"jsonrpc": "2.0", "id": 2, "method": method, "params": {}}
+        code, log = _check(tmp_path, [_prompt(1), odd, _stop(1, "end_turn")], capsys)
+        assert (code, _rules(log)) == (1, [("ACP-1", 2)])
+        assert log["violations"][0]["message"] == (
+            f"the message's method is {kind}, not a string: JSON-RPC names a method by one"
+        )

@@ -344,6 +344,9 @@ class _Recording:
     def feed(self, message: Mapping[str, Any], line: int) -> list[Violation]:
         method = message.get("method")
         params = message.get("params")
+        if method is not None and not isinstance(method, str):
+            message_words = f"the message's method is {_json_kind(method)}, not a string"
+            return [Violation("ACP-1", line, f"{message_words}: JSON-RPC names a method by one")]
         session = params.get("sessionId") if isinstance(params, dict) else None
         if isinstance(method, str) and isinstance(session, str):
             if method in _AGENT_METHODS:
@@ -1393,6 +1396,15 @@ def _shell_command(command: object, args: object) -> str | None:
     ):
         return args[1]
     return None
+
+
+def _json_kind(value: object) -> str:
+    """What JSON value `value` is, in words: `an array`, `an object`, `a number`."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "an array" if isinstance(value, list) else "an object"
 
 
 def _request_key(value: object) -> str:
