@@ -542,3 +542,43 @@ def test_RW_1_REC_1_a_rule_known_by_its_shape_is_one_of_its_loops_list(loop: str
     for rule, shape in KNOWN_SHAPES[loop].items():
         assert rule in KNOWN_RULES[loop]
         assert shape.facets
+
+
+def test_ADJ_1_a_codex_message_between_a_call_and_its_output_not_marked_a_hooks_is_not_known(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """ADJ-1: Codex writes a PostToolUse hook's additionalContext, marked so, between a call and
+    its output (its known divergence, set aside); a developer message there without that mark
+    is no hook's context Codex is known to write, and fails the run under `--known codex`."""
+    status, out, _ = check(capsys, "--known", "codex", CODEX_CONTEXT_BETWEEN)
+    assert status == 0, out
+    unmarked = str(LOGS / "codex" / "violations" / "ADJ-1.jsonl")
+    status, out, _ = check(capsys, "--known", "codex", unmarked)
+    assert status == 1, out
+    assert (
+        ":4: ADJ-1: a developer message lands while call call_a awaits its result [lines 4, 3]; "
+        "not the known divergence: codex's is a PostToolUse hook's additionalContext, marked "
+        "so, between a call and its output\n"
+    ) in out
+
+
+def test_RW_1_a_write_that_ran_another_input_no_hook_answered_is_no_claude_code_known_divergence(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """RW-1: a Write whose result records other content than its call, the call answered by a
+    PermissionRequest hook (whose updatedInput Claude Code runs, recording its decision alone):
+    Claude Code's known divergence, set aside. Without any hook's record for the call (a tool
+    that redacts the tool_use's input and not the result, say), no hook supplied what ran: it
+    fails the run under `--known claude-code`."""
+    hooked = LOGS / "claude-code" / "violations" / "RW-1-a-permission-hook-rewrote-a-write.jsonl"
+    status, out, _ = check(capsys, "--known", "claude-code", str(hooked))
+    assert status == 0, out
+    lines = hooked.read_text().splitlines(keepends=True)
+    unhooked = tmp_path / "unhooked.jsonl"
+    unhooked.write_text("".join(line for line in lines if "PermissionRequest" not in line))
+    status, out, _ = check(capsys, "--known", "claude-code", str(unhooked))
+    assert status == 1, out
+    assert (
+        "[lines 3, 2]; not the known divergence: claude-code's is a hook's updatedInput run for "
+        "the call it names, a hook's record answering it\n"
+    ) in out

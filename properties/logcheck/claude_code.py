@@ -26,7 +26,9 @@ nothing the rules read):
   turned the call down: it never ran, whatever input a hook supplied. Its `toolUseResult` says
   what a `Write` (`filePath`, `content`) or an `Edit` (`filePath`, `newString`, `replaceAll`)
   did: what ran, compared with the call (a PermissionRequest hook's `updatedInput` runs, and
-  only its decision is recorded). An Edit's `oldString` is the text the tool matched, which
+  only its decision is recorded, an `attachment` of `hookEvent` PermissionRequest naming the
+  call: `check --known claude-code` sets aside another input run only for a call a hook's
+  record answers). An Edit's `oldString` is the text the tool matched, which
   may differ from the call's (it matches straight quotes to curly ones), so it is not compared;
   a result the user modified is skipped. `toolDenialKind` `interrupted` marks the repair
   result Claude Code writes on resume for a call a crash left without one. A user message of
@@ -159,6 +161,10 @@ class _Reader:
         # The line of the last user record (a prompt, results), until a reply follows it: a
         # message of Claude Code's own there resumes a turn a crash cut before the reply (REC-1).
         self.unreplied: int | None = None
+        # Calls a PermissionRequest hook decided (an attachment naming the call): its
+        # updatedInput runs unrecorded, so a file tool's result recording another input than
+        # the call's is that hook's rewrite (RW-1 as Claude Code is known to break it).
+        self.permission_decided: set[str] = set()
 
     def observe(self, record: Mapping[str, Any], line: int) -> Iterator[Record]:
         kind = record.get("type")
@@ -214,6 +220,9 @@ class _Reader:
                 yield ran
         elif kind == "attachment":
             attachment = record.get("attachment")
+            decided = _permission_decided(attachment)
+            if decided is not None:
+                self.permission_decided.add(decided)
             rewrite = _hook_rewrite(attachment, line)
             if rewrite is not None:
                 yield rewrite
@@ -261,7 +270,8 @@ class _Reader:
             if argument == "replace_all" and argument not in ran and outcome[recorded] is False:
                 continue  # the default the model left out
             ran[argument] = outcome[recorded]
-        return Executed(results[0].call_id, ran, line)
+        call_id = results[0].call_id
+        return Executed(call_id, ran, line, hook_decided=call_id in self.permission_decided)
 
 
 def _text_of(message: Mapping[str, Any]) -> str:
@@ -338,6 +348,15 @@ def _hook_rewrite(attachment: Any, line: int) -> HookRewrite | None:
         denied,
         line,
     )
+
+
+def _permission_decided(attachment: Any) -> str | None:
+    """The call a PermissionRequest hook's attachment names (`hook_permission_decision`), or
+    None."""
+    if not isinstance(attachment, Mapping) or attachment.get("hookEvent") != "PermissionRequest":
+        return None
+    call_id = attachment.get("toolUseID")
+    return call_id if isinstance(call_id, str) and call_id else None
 
 
 def _hook_failed(attachment: Any, line: int) -> HookFailed | None:

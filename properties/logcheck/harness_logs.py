@@ -79,12 +79,14 @@ from loopspec.properties.logcheck.checker import (
     value_cut_short,
 )
 from loopspec.properties.logcheck.known_divergences import (
+    HOOK_CONTEXT_LANDED,
     INVENTED_ON_RESUME,
     INVENTED_WITHOUT_REPAIR,
     PROMPT_OPENED_OVER_CALLS,
     RAN_FOR_NO_CALL,
     RAN_HOOK_INPUT,
     RAN_OTHER_INPUT,
+    RAN_UNHOOKED_INPUT,
     TURN_STARTED_OVER_CALLS,
 )
 
@@ -203,15 +205,25 @@ class Executed(PlainRecord):
     """What ran for `call_id`, as the log records it (`ran`, in the call's own shape when the
     dialect can say), and the model's input it is compared against by `same_input`.
     `own_record`: the run has a record of its own (a rollout's CommandExecution), not the
-    call's result's (whose call, when the log made none, is ADJ-2's already)."""
+    call's result's (whose call, when the log made none, is ADJ-2's already).
+    `hook_decided`: a hook the judge reads no record of answered the call (a transcript's
+    PermissionRequest decision, whose updatedInput the transcript does not keep)."""
 
-    __slots__ = ("call_id", "ran", "line", "own_record")  # noqa: RUF023 (the fields' order)
+    __slots__ = ("call_id", "ran", "line", "own_record", "hook_decided")  # noqa: RUF023
 
-    def __init__(self, call_id: str, ran: Any, line: int, own_record: bool = False) -> None:
+    def __init__(
+        self,
+        call_id: str,
+        ran: Any,
+        line: int,
+        own_record: bool = False,
+        hook_decided: bool = False,
+    ) -> None:
         self.call_id = call_id
         self.ran = ran
         self.line = line
         self.own_record = own_record
+        self.hook_decided = hook_decided
 
 
 class Invented(PlainRecord):
@@ -508,7 +520,8 @@ class Judge:
             return []
         lines = tuple(self.open.line_of_call[c] for c in self.open.waiting)
         message = f"{visible.what} lands while {calls_awaiting(self.open.waiting)}"
-        return [Violation("ADJ-1", visible.line, message, lines)]
+        facet = HOOK_CONTEXT_LANDED if visible.hook_context else ""
+        return [Violation("ADJ-1", visible.line, message, lines, facet)]
 
     def _feed(self, observation: Observation) -> list[Violation]:
         match observation:
@@ -795,7 +808,11 @@ class Judge:
             f"call {call.call_id} ran {_show(executed.ran)}, but the model history and the "
             f"log's call record keep {_show(call.arguments)}"
         )
-        found = [Violation("RW-1", executed.line, message, (call_line,), RAN_OTHER_INPUT)]
+        # Where the log records hooks' input, another input no hook's record answers is no
+        # hook's rewrite (one whose updatedInput ran is `_ran_rewrite`'s).
+        recorded = self.dialect.rewrites_are_recorded and not executed.hook_decided
+        facet = RAN_UNHOOKED_INPUT if recorded else RAN_OTHER_INPUT
+        found = [Violation("RW-1", executed.line, message, (call_line,), facet)]
         hooked = any(r.updated_input is not None for r in self.rewrites.get(call.call_id, []))
         if not self.dialect.rewrites_are_recorded and not hooked:
             message = (

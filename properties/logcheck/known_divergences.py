@@ -63,9 +63,17 @@ RAN_HOOK_INPUT = "ran-hook-input"
 from the input the history and the call record keep."""
 RAN_OTHER_INPUT = "ran-other-input"
 """RW-1: what the log records ran for a call (a rollout's CommandExecution, a file tool's
-result) differs from the call's input, no hook record saying it supplied it."""
+result) differs from the call's input, in a log that records no hook's input: a rollout
+records no hook; a transcript, a PermissionRequest hook's decision on the call alone."""
+RAN_UNHOOKED_INPUT = "ran-unhooked-input"
+"""RW-1: what a transcript's file tool result records ran differs from the call's input, and
+no hook's record answers the call (a PreToolUse hook's updatedInput that ran is
+`RAN_HOOK_INPUT`)."""
 RAN_FOR_NO_CALL = "ran-for-no-call"
 """RW-1: a run's own record (a rollout's CommandExecution) names no call the log made."""
+HOOK_CONTEXT_LANDED = "hook-context-landed"
+"""ADJ-1: the message that lands while calls await results is one the log marks as a
+PostToolUse hook's additionalContext (a rollout's developer message so marked)."""
 TURN_STARTED_OVER_CALLS = "turn-started-over-calls"
 """REC-1: a turn's start record (a rollout's task_started) while calls await results, the
 next reply before any of them: the repair was never written."""
@@ -96,7 +104,7 @@ KNOWN_SHAPES = {
     "claude-code": {
         "RW-1": KnownShape(
             (RAN_HOOK_INPUT, RAN_OTHER_INPUT),
-            "a hook's updatedInput run for the call it names",
+            "a hook's updatedInput run for the call it names, a hook's record answering it",
         ),
         "REC-1": KnownShape(
             (INVENTED_ON_RESUME,),
@@ -106,6 +114,10 @@ KNOWN_SHAPES = {
     "codex": {
         "RW-1": KnownShape(
             (RAN_OTHER_INPUT,), "a hook's rewrite run under the id of the call it rewrote"
+        ),
+        "ADJ-1": KnownShape(
+            (HOOK_CONTEXT_LANDED,),
+            "a PostToolUse hook's additionalContext, marked so, between a call and its output",
         ),
         "REC-1": KnownShape(
             (TURN_STARTED_OVER_CALLS,),
