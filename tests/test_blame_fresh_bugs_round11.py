@@ -19,7 +19,8 @@ the programs that must show it are played:
 - a rewrite giving a required key null refused as missing: no program gave one (a targeted
   program now does), and the report named RW-1; now HOOK-6, saying the key is there;
 - a rewrite judged by the first hook's input, not the one in effect: named HOOK-3 (an earlier
-  input won); the target's refusal names the hook in effect, whose input fits: HOOK-6;
+  input won); the target's refusal names the hook in effect, whose input fits: HOOK-6, also
+  behind a running call, whose result a probe settles to bring the refusal in;
 - the sidecar naming the hooks in reverse, the input in effect applied: named HOOK-3 (another
   rewrite in effect); now RW-2, the sidecar's order;
 - an event's time written as Python's `time.time()`, seconds as a float: passed every program
@@ -531,3 +532,31 @@ def test_SCHED_1_a_call_held_behind_an_invalid_exclusive_call_says_it_holds_no_p
         "call c2's input is invalid (invalid input for tool write: missing required "
         "'content'): such a call ends at the gate without running and holds no place",
     )
+
+
+def test_HOOK_6_an_input_judged_though_replaced_behind_a_running_call_is_named_HOOK_6() -> None:
+    """HOOK-6: the refusal of a call behind one still running commits only after that call's
+    result (ORD-3); a probe settling the earlier call fetches it, naming the hook in effect
+    (HOOK-3 was named, the refusal not yet in the log)."""
+    _name, target, _config, _program, rule = FIRST_INPUT_JUDGED
+    hooks = tuple(HookSpec(name, "PreToolUse", "read|grep") for name in ("first", "final"))
+    behind_a_read = (
+        "the first hook's input judged behind a running read",
+        target,
+        LoopConfig(tools=(READ, GREP), hooks=hooks),
+        (
+            SubmitUser("read, then find"),
+            ModelReplies(
+                (
+                    *calls("c1", "read", '{"file_path":"a.txt"}').blocks,
+                    *calls("c2", "grep", '{"pattern":"x"}').blocks,
+                )
+            ),
+            HookAnswers(Pass()),
+            HookAnswers(Pass()),
+            HookAnswers(Allow("not an object")),
+            HookAnswers(Allow(FrozenMap({"pattern": "F"}))),
+        ),
+        rule,
+    )
+    assert_found(behind_a_read, "the target refuses the input hook final supplied")

@@ -1548,7 +1548,9 @@ def _arguments_rule(
             )
         refused = _refusal_applied(call_id, situation, theirs, where)
         if refused is None:
-            refused = _acceptable_input_refused(call_id, situation, theirs, where, target_events)
+            refused = _acceptable_input_refused(
+                call_id, situation, theirs, where, target_events, config=config, probe=probe
+            )
             judged = _replaced_input_judged(call_id, situation, theirs, history, config)
             if refused is not None and judged is not None:
                 refused += f" ({judged})"
@@ -1626,21 +1628,29 @@ def _acceptable_input_refused(
     theirs: dict[str | None, Any],
     where: str,
     target_events: Sequence[Event],
+    *,
+    config: LoopConfig | None = None,
+    probe: Probe | None = None,
 ) -> str | None:
     """How the target refused an input the model applies (HOOK-6 the other way round): the
-    call keeps the model's arguments and is denied as an unacceptable rewrite, where the last
-    input a hook supplied fits its tool."""
+    call keeps the model's arguments and is denied as an unacceptable rewrite in the name of
+    the hook whose input is in effect, which its tool takes (the model applies it). A refusal
+    held behind an earlier call still running (ORD-3) is fetched with a probe settling it."""
     if not situation.supplied or "deny" in situation.hook_decisions:
         return None
     if call_id not in theirs or theirs[call_id] != situation.original:
         return None
+    shown = list(target_events)
+    if not _result_for(call_id, shown):
+        shown += _once_earlier_calls_settle(call_id, target_events, config, probe)
+    refusal = ERROR_PREFIX + REWRITE_REFUSED.partition(" {tool}")[0]
     said = next(
         (
             _result_text(e)
-            for e in target_events
+            for e in shown
             if e.get("type") == "tool/result"
             and _call_id_of(e) == call_id
-            and REWRITE_REFUSED_WORDS in _result_text(e)
+            and _result_text(e).startswith(refusal.format(hook=situation.suppliers[-1]))
         ),
         None,
     )
@@ -3506,6 +3516,37 @@ def _rewrite_on_a_denial(
 
 def _result_for(call_id: str | None, events: Sequence[Event]) -> bool:
     return any(e.get("type") == "tool/result" and _call_id_of(e) == call_id for e in events)
+
+
+def _once_earlier_calls_settle(
+    call_id: str | None,
+    target_events: Sequence[Event],
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> list[Event]:
+    """What the target appends once each call it recorded before `call_id` in `target_events`,
+    still without a result there, succeeds (its PostToolUse hooks passing), until `call_id`'s
+    result is in: where a call refused at the gate commits its result (ORD-3)."""
+    if probe is None or config is None:
+        return []
+    records = [e for e in target_events if e.get("type") == "tool/call"]
+    ids = [_call_id_of(e) for e in records]
+    if call_id not in ids:
+        return []
+    seen: list[Event] = []
+    for record in records[: ids.index(call_id)]:
+        earlier = _call_id_of(record)
+        if earlier is None or _result_for(earlier, [*target_events, *seen]):
+            continue
+        name = str(_data(record).get("name", ""))
+        post = tuple(PostPass() for _hook in config.hooks_for(POST_TOOL_USE, name))
+        probed = probe(ToolFinishes(earlier, ToolSucceeded(""), post))
+        if probed is None or not probed.accepted:
+            continue
+        seen += probed.events
+        if _result_for(call_id, seen):
+            break
+    return seen
 
 
 def _merge_shown_by_probe(
