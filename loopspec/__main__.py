@@ -2,6 +2,6 @@
 
 import sys
 
-from loopspec._console import program
+from loopspec.properties.cli import program
 
 sys.exit(program())

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 import loopspec
+from loopspec import _console
+from loopspec.properties import cli
 from loopspec.properties.cli import check as cli_check
 from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli import parser as cli_parser
@@ -37,6 +39,13 @@ def test_version_prints_the_distribution_version(
         main(arguments)
     assert done.value.code == 0
     assert capsys.readouterr().out == f"loopspec {loopspec.__version__}\n"
+
+
+def test_a_console_script_written_before_the_program_s_start_moved_still_starts_it() -> None:
+    """An editable install keeps the `loopspec` script it wrote until it is reinstalled: one
+    written before the program's first step moved into the `cli` package (pyproject's entry
+    point) imports `loopspec._console.program`, which must still be the program."""
+    assert _console.program is cli.program
 
 
 @pytest.mark.parametrize("verb", [verb.name for verb in VERBS])

@@ -170,14 +170,14 @@ def test_a_signal_whose_exception_was_dropped_on_its_way_still_ends_the_run(
     clone). The signal is raised here inside a `try` that drops `Stopped` as that C code did."""
     script = (
         "import signal, sys\n"
-        "from loopspec import _console\n"
-        "_console.stop_on_ending_signals()\n"
+        "from loopspec.properties import cli\n"
+        "cli.stop_on_ending_signals()\n"
         "try:\n"
         "    signal.raise_signal(signal.SIGTERM)\n"
-        "except _console.Stopped:\n"
+        "except cli.Stopped:\n"
         "    pass\n"
         f"sys.argv = ['loopspec', *{command!r}]\n"
-        "sys.exit(_console.program())\n"
+        "sys.exit(cli.program())\n"
     )
     log = jsonl(HEADER, model_rows(DEMO_CONFIG, DEMO_COMMANDS))
     done = subprocess.run(

@@ -26,7 +26,7 @@ import io
 import os
 import sys
 
-from loopspec._console import Stopped, raise_if_stopped, stop_on_ending_signals, stop_said
+from loopspec.properties.cli import Stopped, raise_if_stopped, stop_on_ending_signals, stop_said
 
 # typing's flag, read by type checkers by name: typing (with the re, enum and contextlib it
 # imports) would double `loopspec check`'s start-up (tests/test_check_startup.py).
@@ -168,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if argv is None:  # the real program, not a test calling main
         _hold_the_collector()
-        stop_on_ending_signals()  # taken over already where `loopspec._console` started it
+        stop_on_ending_signals()  # taken over already where the `cli` package started it
     if sys.stderr is None:  # started with stderr closed (`2>&-`): Python made no stream of it
         _stderr_to_the_null_device()
     if sys.stdout is None:  # started with stdout closed (`>&-`): Python made no stream of it
