@@ -207,6 +207,11 @@ where `checker.nested_deeper` counts a line with more brackets than a log may ne
 CLAUDE-CODE 48.4M (was 48.7M), CODEX 47.8M (was 48.1M), once the program's first step (the
 ending signals taken over before the command line loads) is the `cli` package's own code, where
 it was a module of its own (`loopspec._console`, left for the scripts an older install wrote).
+Then `check SMALL` 44.4M, 1.24x (was 44.6M, 1.25x), HOOKED 46.1M (was 46.4M), MARKED 47.1M
+(was 47.3M), CLAUDE-CODE 48.2M (was 48.4M), CODEX 47.5M (was 47.8M), but BROKEN 48.0M (was
+47.5M: it reads facts, and imports one module more), once the readers of each event type's data
+(`model.fact_readers`) are imported at the first fact read from its JSON, which the clean-event
+judges and the other loops' readers never ask for.
 
 Every command runs with its bytecode cached (in a temporary `PYTHONPYCACHEPREFIX`, written by a
 warm-up run, even where `PYTHONDONTWRITEBYTECODE` is set), as an installed copy runs: otherwise

@@ -52,7 +52,7 @@ def _text(_instance: object, attribute: attrs.Attribute[str], value: str) -> Non
 
 def _hook_name(_instance: object, attribute: attrs.Attribute[str], value: str) -> None:
     # HOOK-1 states it: an audit's pair is keyed by (turn, point, handlerId), and an empty one
-    # names no hook. check names the same rule for the same line (`facts._read_hook`).
+    # names no hook. check names the same rule for the same line (`fact_readers._read_hook`).
     if not isinstance(value, str) or not value:
         msg = f"{attribute.name} must be a non-empty string, got {spelled(value)}"
         raise InvalidEventError(msg, rule_id="HOOK-1" if isinstance(value, str) else "LOG-4")

@@ -25,6 +25,8 @@ from hypothesis import strategies as st
 
 import loopspec
 from loopspec.model.errors import InvalidEventError
+from loopspec.model.fact_readers import CORE_READERS
+from loopspec.model.facts import READ_TYPES
 from loopspec.model.invariants import rule_ids
 from loopspec.model.wire import header_from_wire
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
@@ -243,11 +245,12 @@ def test_checking_another_loops_log_imports_its_reader_but_no_attrs(
 # (`hook_audit.hook_of`, imported with the harness driver's package) only where `loopspec run
 # --harness` wrapped it. Neither dsh's clean-event judges (`logcheck.clean_events`, imported
 # where a dsh log is checked), the rule registry (`model.invariants`: a report names its
-# rules from `logcheck.INVARIANT_RULES`), nor the tally of hooks' faults (`hook_faults`, made at
-# the first fault a log records).
+# rules from `logcheck.INVARIANT_RULES`), the readers of a dsh event's data (`fact_readers`),
+# nor the tally of hooks' faults (`hook_faults`, made at the first fault a log records).
 NEVER_FOR_A_CLEAN_TRANSCRIPT = (
     "collections",
     "json",
+    "loopspec.model.fact_readers",
     "loopspec.model.invariants",
     "loopspec.properties.harnesses",
     "loopspec.properties.logcheck.clean_events",
@@ -610,10 +613,18 @@ def test_checking_a_dsh_log_imports_neither_typing_re_nor_json(tmp_path: Path, r
     assert "loopspec.model.prefix" in imported  # it did check
     assert loaded_of(imported, (*NEVER_FOR_CHECK, *NEVER_FOR_A_CLEAN_CHECK)) == set()
     # The rule registry (4 % of a small check) only for a log with an event the
-    # judges and the quiet path do not settle (`checker._monitor`): here, a broken one.
+    # judges and the quiet path do not settle (`checker._monitor`): here, a broken one; so
+    # too the readers of an event's data (`fact_readers`), for the facts the registry reads.
     assert ("loopspec.model.invariants" in imported) == (status == 1), run
+    assert ("loopspec.model.fact_readers" in imported) == (status == 1), run
     if run == "clean":
         assert loaded_of(imported, ("loopspec",)) == LOOPSPEC_FOR_A_CLEAN_CHECK
+
+
+def test_the_types_whose_data_facts_read_are_those_their_readers_read() -> None:
+    """`facts.READ_TYPES`, written out so that a clean check needs no reader, names the types
+    `fact_readers` has a reader for: a type given a reader is read, one left out is not."""
+    assert set(CORE_READERS) == READ_TYPES
 
 
 def test_the_rules_check_names_without_the_registry_are_the_registry_s() -> None:

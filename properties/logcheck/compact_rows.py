@@ -86,8 +86,9 @@ def compact_run(obj: Mapping[str, Any]) -> CompactRun:
     if not isinstance(items, list):
         raise CompactRowError(f"{kind}.data.{COUNT_FIELDS[kind]} must be an array")
     seq0, turn, step = (_whole(obj, path, kind) for path in RUN_INTEGERS)
-    # Refused as an `assistant/chunk` so numbered is (`facts._numbered_from_one`): a chunk of a
-    # step 0 was read on and blamed on STEP-3, where its event alone is refused under STEP-1.
+    # Refused as an `assistant/chunk` so numbered is (`fact_readers._numbered_from_one`): a
+    # chunk of a step 0 was read on and blamed on STEP-3, where its event alone is refused under
+    # STEP-1.
     if turn < 1:
         raise CompactRowError(f"{kind}: data.turn must be an integer >= 1, got {turn}", "TURN-1")
     if step < 1:
