@@ -1422,3 +1422,16 @@ def test_ACP_1_check_acp_recording_blames_a_method_that_is_no_string_without_a_t
         assert log["violations"][0]["message"] == (
             f"the message's method is {kind}, not a string: JSON-RPC names a method by one"
         )
+
+
+def test_RW_1_check_acp_recording_reads_a_terminal_whose_args_hold_no_strings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A terminal/create of a shell whose first arg is an array or an object, not a flag:
+    its command is not compared with the card's (the split is no `SHELL -c LINE`), where
+    check stopped on an internal error."""
+    for flag in (["-c"], {"flag": "-c"}):
+        run = _terminal_run("bash", ["-c", "touch original.txt"])
+        run[2]["params"]["args"][0] = flag
+        code, log = _check(tmp_path, run, capsys)
+        assert (code, log["violations"]) == (0, [])

@@ -1391,6 +1391,7 @@ def _shell_command(command: object, args: object) -> str | None:
         isinstance(args, list)
         and len(args) == 2
         and shell in _SHELLS
+        and isinstance(args[0], str)  # (a flag of another type is no shell's, nor hashable)
         and args[0] in _SHELL_FLAGS
         and isinstance(args[1], str)
     ):
