@@ -270,20 +270,48 @@ def test_PROTO_1_a_loop_exiting_127_after_its_first_answer_stays_PROTO_1(
     assert SETUP_WORDS not in err
 
 
+def _python_given_a_script_not_here(folder: Path) -> tuple[str, str]:
+    """`python3 loop.py` run from another folder than the loop's."""
+    return f"{shlex.quote(sys.executable)} loop.py", "loop.py"
+
+
+def _node_given_a_script_up_a_folder_not_there(folder: Path) -> tuple[str, str]:
+    """A colleague's pasted `rerun:` line, `node ../jsloop/main.mjs`, in a folder with no
+    `../jsloop`: Node names the script it could not find by its resolved path, never as typed
+    (a stand-in for node, which these tests do not need)."""
+    resolved = folder.parent / "jsloop" / "main.mjs"
+    node = folder.parent / "node"
+    node.write_text(
+        f"#!/bin/sh\necho \"Error: Cannot find module '{resolved}'\" >&2\nexit 1\n", "utf-8"
+    )
+    node.chmod(0o755)
+    return f"{node} ../jsloop/main.mjs", "../jsloop/main.mjs"
+
+
+@pytest.mark.parametrize(
+    "interpreter_and_script",
+    [_python_given_a_script_not_here, _node_given_a_script_up_a_folder_not_there],
+    ids=["python3 loop.py", "node ../jsloop/main.mjs"],
+)
 def test_PROTO_1_an_interpreter_given_a_script_that_is_not_here_is_a_setup_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    interpreter_and_script: Callable[[Path], tuple[str, str]],
 ) -> None:
-    """PROTO-1: `--cmd "python3 loop.py"` run from another folder than the loop's starts the
-    interpreter, which cannot open the script: the loop never started (it was "[PROTO-1] ...
-    the process ended its output instead of answering reset")."""
-    monkeypatch.chdir(tmp_path)
-    command = f"{shlex.quote(sys.executable)} loop.py"
+    """PROTO-1: an interpreter started from another folder than the loop's cannot open the
+    script: the loop never started (it was "[PROTO-1] ... the process ended its output instead
+    of answering reset", and still was for Node's error naming `../` resolved)."""
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    command, script = interpreter_and_script(here)
     assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
     first = capsys.readouterr().err.splitlines()[0]
     assert first == (
         f"loopspec: error: the target failed in reset: {command}: the process ended its output "
-        f"instead of answering reset (loop.py: no such file relative to the current directory, "
-        f"{tmp_path})"
+        f"instead of answering reset ({script}: no such file relative to the current directory, "
+        f"{here})"
     )
 
 

@@ -72,7 +72,9 @@ def _unopened_operand(argv: list[str], stderr: str) -> str | None:
         return None
     if not _NO_FILE.search(stderr):  # `make run`: "No rule to make target 'run'"
         return None
-    named = (f"'{operand}'", f'"{operand}"', os.path.join(os.getcwd(), operand))
+    # Node names the script it could not find resolved (`../loop.mjs` as `/home/b/loop.mjs`).
+    here = os.path.join(os.getcwd(), operand)
+    named = (f"'{operand}'", f'"{operand}"', here, os.path.abspath(operand))
     return operand if any(name in stderr for name in named) else None
 
 
