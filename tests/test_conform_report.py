@@ -768,27 +768,38 @@ def test_PROTO_1_every_key_of_the_json_report_is_documented_where_help_points(
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
 @pytest.mark.no_cover
 @pytest.mark.parametrize(
-    ("version", "advice"),
+    ("version", "written_by", "advice"),
     [
-        # The case names the loopspec that wrote it: the one these tests run.
-        (2, "it was written by a newer loopspec: replay it with loopspec {written_by}"),
-        (0, "run conform again with this loopspec to record the program anew"),
+        (2, "9.1", "it was written by a newer loopspec: replay it with loopspec 9.1"),
+        (0, "0.0.1", "run conform again with this loopspec to record the program anew"),
+        # The case names the loopspec these tests run: only a hand edit gives it another
+        # version, and "replay it with loopspec 0.1.0" named the release already running.
+        (
+            2,
+            "{this}",
+            "the case says this release, loopspec {this}, wrote it, and this release writes "
+            "version 1: the version was edited; set it back to 1",
+        ),
     ],
-    ids=["newer", "older"],
+    ids=["newer", "older", "edited"],
 )
 def test_PROTO_1_replay_of_a_case_of_another_version_says_what_to_do(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], version: int, advice: str
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    version: int,
+    written_by: str,
+    advice: str,
 ) -> None:
     """PROTO-1: a case file of another format version is refused saying which side is older
     and what to do about it (it named both versions and left the rest to the colleague)."""
     saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
-    document["version"] = version
+    document.update(version=version, loopspecVersion=written_by.format(this=loopspec.__version__))
     saved.write_text(json.dumps(document), encoding="utf-8")
     assert main(["replay", str(saved)]) == 2
     assert capsys.readouterr().err == (
         f"loopspec: error: {saved}:1: $.version is {version}; this loopspec reads case "
-        f"files of version 1: {advice.format(written_by=loopspec.__version__)}\n"
+        f"files of version 1: {advice.format(this=loopspec.__version__)}\n"
     )
 
 

@@ -1877,6 +1877,13 @@ def _case_from(document: object) -> Case:
         by = f"loopspec {shown(written_by, 40)}" if isinstance(written_by, str) else "that version"
         if type(version) is not int:
             advice = f"the format version is a whole number, {CASE_VERSION} for this loopspec"
+        elif written_by == loopspec.__version__:
+            # This release writes only CASE_VERSION: a hand edit, and "replay it with loopspec
+            # 0.1.0" told the colleague to install the release they were running.
+            advice = (
+                f"the case says this release, {by}, wrote it, and this release writes version "
+                f"{CASE_VERSION}: the version was edited; set it back to {CASE_VERSION}"
+            )
         elif version > CASE_VERSION:
             advice = f"it was written by a newer loopspec: replay it with {by}"
         else:
