@@ -6,6 +6,7 @@ The fixtures are the hand-written transcripts and rollouts under tests/fixtures/
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from loopspec.properties.cli.main import main
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import Harness
 from loopspec.properties.logcheck import claude_code, codex
+from loopspec.properties.logcheck.checker import check_stream
 from loopspec.properties.logcheck.known_divergences import (
     IN_PART_RULES,
     KNOWN_RULES,
@@ -582,3 +584,41 @@ def test_RW_1_a_write_that_ran_another_input_no_hook_answered_is_no_claude_code_
         "[lines 3, 2]; not the known divergence: claude-code's is a hook's updatedInput run for "
         "the call it names, a hook's record answering it\n"
     ) in out
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_EXE_1_every_rule_check_reports_in_a_loops_logs_of_its_list_has_its_known_shape(
+    loop: str,
+) -> None:
+    """EXE-1 and the rest: a rule of a loop's list is set aside in that loop's logs only in the
+    shape of its known divergence, so each one `check` reports in the hand-written logs of that
+    loop has a shape (`KNOWN_SHAPES`), and its known divergence's logs show it."""
+    reported: dict[str, set[str]] = {}
+    for path in sorted((LOGS / loop).rglob("*.jsonl")):
+        report = check_stream(str(path), io.BytesIO(path.read_bytes()))
+        assert report.dialect == loop, path
+        for found in report.violations:
+            if found.violation.rule_id in KNOWN_RULES[loop]:
+                reported.setdefault(found.violation.rule_id, set()).add(found.violation.facet)
+    assert set(reported) <= set(KNOWN_SHAPES[loop])
+    for rule, facets in reported.items():
+        assert facets & set(KNOWN_SHAPES[loop][rule].facets), rule
+
+
+def test_EXE_1_a_rule_of_a_loops_list_check_knows_no_shape_of_is_set_aside_in_none(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """EXE-1: were a rule of Codex's list reported in its rollouts with no known shape (check
+    began to report it after the shapes were written), `--known codex` would not forgive it
+    unseen: it fails the run, saying check knows no shape of it; named by its ID it is set
+    aside."""
+    repeated = str(LOGS / "codex" / "violations" / "EXE-1.jsonl")
+    status, out, _ = check(capsys, "--known", "codex", repeated)
+    assert status == 0, out
+    shapes = {rule: shape for rule, shape in KNOWN_SHAPES["codex"].items() if rule != "EXE-1"}
+    monkeypatch.setitem(KNOWN_SHAPES, "codex", shapes)
+    status, out, _ = check(capsys, "--known", "codex", repeated)
+    assert status == 1, out
+    assert "; not the known divergence: check knows no shape of codex's EXE-1\n" in out
+    status, out, _ = check(capsys, "--known", "codex,EXE-1", repeated)
+    assert status == 0, out

@@ -80,6 +80,7 @@ from loopspec.properties.logcheck.checker import (
 )
 from loopspec.properties.logcheck.known_divergences import (
     HOOK_CONTEXT_LANDED,
+    INVENTED_AFTER_ABORT,
     INVENTED_ON_RESUME,
     INVENTED_WITHOUT_REPAIR,
     PROMPT_OPENED_OVER_CALLS,
@@ -87,6 +88,9 @@ from loopspec.properties.logcheck.known_divergences import (
     RAN_HOOK_INPUT,
     RAN_OTHER_INPUT,
     RAN_UNHOOKED_INPUT,
+    RAN_UNRECORDED_REWRITE,
+    REPEATED_CALL_ID,
+    RESULT_BEFORE_EARLIER_CALLS,
     TURN_STARTED_OVER_CALLS,
 )
 
@@ -563,7 +567,7 @@ class Judge:
                     f"never wrote ({_show(text)}) is sent to it as its own: an abort answers "
                     "the calls and ends the turn, adding no reply"
                 )
-                return [Violation("ABORT-1", line, message, (abort_line,))]
+                return [Violation("ABORT-1", line, message, (abort_line,), INVENTED_AFTER_ABORT)]
             case InventedAfterAbort(text=text, line=line, abort_line=abort_line):
                 message = (
                     f"after the interrupt at line {abort_line}, which came before the model's "
@@ -571,7 +575,7 @@ class Judge:
                     "sent to it as its own: an interrupted reply keeps only the text the model "
                     "delivered"
                 )
-                return [Violation("ABORT-2", line, message, (abort_line,))]
+                return [Violation("ABORT-2", line, message, (abort_line,), INVENTED_AFTER_ABORT)]
             case TurnStart(line=line, what=what):
                 if self.open is not None and self.open.waiting:
                     self.held_turn = observation
@@ -644,7 +648,7 @@ class Judge:
             if call.call_id in pending.line_of_call:
                 message = f"the reply carries call id {call.call_id} twice"
                 related = (pending.line_of_call[call.call_id],)
-                found.append(Violation("EXE-1", reply.line, message, related))
+                found.append(Violation("EXE-1", reply.line, message, related, REPEATED_CALL_ID))
                 pending.repeated.append(call.call_id)
             else:
                 pending.line_of_call[call.call_id] = reply.line
@@ -726,7 +730,9 @@ class Judge:
                 f"{earlier}, which the model called first"
             )
             lines = tuple(pending.line_of_call[c] for c in pending.waiting[:position])
-            found.append(Violation("ORD-3", result.line, message, lines))
+            found.append(
+                Violation("ORD-3", result.line, message, lines, RESULT_BEFORE_EARLIER_CALLS)
+            )
         pending.waiting.remove(result.call_id)
         if not pending.waiting and len(pending.line_of_call) > 1:
             self._saw("ORD-3")
@@ -819,7 +825,9 @@ class Judge:
                 f"call {call.call_id} ran another input than the model's, and no record says "
                 "which hook supplied it"
             )
-            found.append(Violation("RW-2", executed.line, message, (call_line,)))
+            found.append(
+                Violation("RW-2", executed.line, message, (call_line,), RAN_UNRECORDED_REWRITE)
+            )
         return found
 
     def _turn_start(self, line: int, what: str, facet: str) -> list[Violation]:

@@ -10,12 +10,13 @@ from a known one. `--known` names what is known, each value one of:
 - a rule ID `check` reports (`loopspec spec` says what each requires): set aside in every log.
 
 A violation of a known rule is listed as known, counted apart, and leaves the exit code alone;
-any other violation still fails the run. A loop's list forgives its known divergence, not the
-whole rule: where a rule's violations in that loop's logs take several shapes, only the shape of
-its known divergence is set aside (`KNOWN_SHAPES`, told by `Violation.facet`, which
-`harness_logs` sets): a rollout that ran a command for no call it made breaks RW-1, but Codex's
-known RW-1 is a hook's rewrite run under its call's id, so that violation still fails the run,
-saying why it was not set aside. A rule named by its ID is set aside whole, in every shape.
+any other violation still fails the run. A loop's list forgives its known divergences, not
+whole rules: of each rule of the list, only a violation in the shape of the loop's known
+divergence is set aside (`KNOWN_SHAPES`, told by `Violation.facet`, which `harness_logs` sets),
+and of a rule with no shape there, none. A rollout that ran a command for no call it made breaks
+RW-1, but Codex's known RW-1 is a hook's rewrite run under its call's id, so that violation
+still fails the run, saying why it was not set aside. A rule named by its ID is set aside
+whole, in every shape.
 
 Once per run, for each loop named, `stale_known` says which of its known divergences `check` can
 judge in its logs did not occur: each one whose situation came up (a reply's calls were all
@@ -71,6 +72,16 @@ no hook's record answers the call (a PreToolUse hook's updatedInput that ran is
 `RAN_HOOK_INPUT`)."""
 RAN_FOR_NO_CALL = "ran-for-no-call"
 """RW-1: a run's own record (a rollout's CommandExecution) names no call the log made."""
+RAN_UNRECORDED_REWRITE = "ran-unrecorded-rewrite"
+"""RW-2: a call ran another input than its own (`RAN_OTHER_INPUT`), no record naming the hook
+that supplied it."""
+REPEATED_CALL_ID = "repeated-call-id"
+"""EXE-1: a reply carries a call id twice."""
+RESULT_BEFORE_EARLIER_CALLS = "result-before-earlier-calls"
+"""ORD-3: a reply's result written before the results of calls it made earlier."""
+INVENTED_AFTER_ABORT = "invented-after-abort"
+"""ABORT-1, ABORT-2: after an interrupt's notice, an assistant message the loop wrote itself,
+sent to the model as its own."""
 HOOK_CONTEXT_LANDED = "hook-context-landed"
 """ADJ-1: the message that lands while calls await results is one the log marks as a
 PostToolUse hook's additionalContext (a rollout's developer message so marked)."""
@@ -90,8 +101,7 @@ no repair result written for them."""
 
 class KnownShape:
     """The shape a loop's known divergence of a rule takes in that loop's log: the facets of
-    the rule's violations that are it, and what it is, in a few words ("not the known
-    divergence: {loop}'s is {what}")."""
+    the rule's violations that are it, and what it is, in a few words."""
 
     __slots__ = ("facets", "what")
 
@@ -99,9 +109,35 @@ class KnownShape:
         self.facets = facets
         self.what = what
 
+    def not_it(self, loop: str, rule: str) -> str:
+        """Why a violation of `rule` in a log of `loop` without one of `facets` is not set
+        aside."""
+        if not self.facets:
+            return f"not the known divergence: check knows no shape of {loop}'s {rule}"
+        return f"not the known divergence: {loop}'s is {self.what}"
+
+
+_NO_SHAPE = KnownShape((), "")
+"""A rule of a loop's list with no shape in `KNOWN_SHAPES`: none of its violations is set
+aside by the loop's name (a rule the loop's logs never showed when its list was written; a
+violation `harness_logs` began to report later is judged before it is forgiven)."""
+
 
 KNOWN_SHAPES = {
     "claude-code": {
+        "EXE-1": KnownShape((REPEATED_CALL_ID,), "a reply's calls repeating an id"),
+        "ORD-3": KnownShape(
+            (RESULT_BEFORE_EARLIER_CALLS,),
+            "a reply's results written as its calls finish, a later call's first",
+        ),
+        "ABORT-1": KnownShape(
+            (INVENTED_AFTER_ABORT,),
+            "an assistant message of its own after the notice of an interrupt of the calls",
+        ),
+        "ABORT-2": KnownShape(
+            (INVENTED_AFTER_ABORT,),
+            "an assistant message of its own after the notice of an interrupt of the reply",
+        ),
         "RW-1": KnownShape(
             (RAN_HOOK_INPUT, RAN_OTHER_INPUT),
             "a hook's updatedInput run for the call it names, a hook's record answering it",
@@ -112,8 +148,12 @@ KNOWN_SHAPES = {
         ),
     },
     "codex": {
+        "EXE-1": KnownShape((REPEATED_CALL_ID,), "a reply's calls repeating an id"),
         "RW-1": KnownShape(
             (RAN_OTHER_INPUT,), "a hook's rewrite run under the id of the call it rewrote"
+        ),
+        "RW-2": KnownShape(
+            (RAN_UNRECORDED_REWRITE,), "a hook's rewrite run with no record naming the hook"
         ),
         "ADJ-1": KnownShape(
             (HOOK_CONTEXT_LANDED,),
@@ -125,9 +165,10 @@ KNOWN_SHAPES = {
         ),
     },
 }
-"""Per loop, the rules of its list (`KNOWN_RULES`) whose violations in its logs take other
-shapes than its known divergence, with that divergence's: only a violation of that shape is set
-aside. A rule not here is set aside by its rule alone (in these logs it shows one way)."""
+"""Per loop, the rules of its list (`KNOWN_RULES`) that `check` reports in its logs, each with
+the shape of its known divergence: only a violation of that shape is set aside, never another
+break of the rule (a converter's, a forwarder's). A rule of the list not here is set aside in
+no shape (`_NO_SHAPE`): `check` never reported it in these logs when the shapes were written."""
 
 RACY_RULES = {
     "claude-code": {
@@ -163,11 +204,16 @@ class KnownDivergences:
 
     def shapes_for(self, dialect: str) -> dict[str, KnownShape]:
         """The rules known in a log of `dialect` by their known divergence's shape alone: those
-        of its loop's list with a shape (`KNOWN_SHAPES`), but a rule also named by its ID."""
+        of its loop's list (`KNOWN_SHAPES`; one with none, in no shape), but a rule also named
+        by its ID."""
         if dialect not in self.loops:
             return {}
         shapes = KNOWN_SHAPES[dialect]
-        return {rule: shapes[rule] for rule in shapes if rule not in self.everywhere}
+        return {
+            rule: shapes.get(rule, _NO_SHAPE)
+            for rule in KNOWN_RULES[dialect]
+            if rule not in self.everywhere
+        }
 
 
 IN_PART_RULES: tuple[str, ...] = ()
@@ -238,8 +284,7 @@ def set_aside(report: LogReport, known: KnownDivergences) -> None:
             continue
         kept.append(found)
         if shape is not None:
-            loop = rules[rule]
-            report.not_known[rule] = f"not the known divergence: {loop}'s is {shape.what}"
+            report.not_known[rule] = shape.not_it(rules[rule], rule)
     report.violations = kept
     # Counts are whole, listings stop at --max-violations: what is left unlisted of each.
     report.omitted_violations = sum(counts.values()) - len(kept)
