@@ -22,7 +22,7 @@ logs to a temporary directory and prints, from one run:
   counted in a run that reads nothing. A count does not move with the load other processes put
   on a shared machine, which times do; it does not weigh cache misses and stalls, which times
   do, so it is a second view, not the target. Beside each ratio it prints what refusing a key
-  given twice in one object (LOG-3) would add: the bare pass asking `jsonvalue.keys_may_repeat`
+  given twice in one object (LOG-3) would add: the bare pass asking `repeated_keys.keys_may_repeat`
   of every line, the cheapest reading found, which check does not run.
 
 The logs are the model's scripted demo (two turns: parallel calls, hooks, a rewrite, an approval,
@@ -187,8 +187,8 @@ from callgrind import instructions_running
 
 from loopspec.model.facts import Fact, fact_from_wire
 from loopspec.model.invariants import LogMonitor
-from loopspec.model.jsonvalue import keys_may_repeat
 from loopspec.model.prefix import QUIET_NEVER
+from loopspec.model.repeated_keys import keys_may_repeat
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.logcheck import DEFAULT_MAX_LINE_BYTES, MARKED_VERSION
 from loopspec.properties.logcheck.checker import check_paths

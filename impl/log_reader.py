@@ -21,7 +21,8 @@ from loopspec.impl.errors import CorruptLog
 from loopspec.impl.framing import UNIT_KEY, unit_marker, without_marker
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.events import Event, SessionHeader
-from loopspec.model.jsonvalue import json_refusal, loads, repeated_key
+from loopspec.model.jsonvalue import json_refusal, loads
+from loopspec.model.repeated_keys import repeated_key
 from loopspec.model.wire import event_from_wire, header_from_wire
 
 COMPRESSED_SUFFIX = ".zst"

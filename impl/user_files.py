@@ -23,7 +23,8 @@ from typing import Final
 
 from loopspec.impl.system_words import system_reason
 from loopspec.model.errors import NO_RULE_BROKEN
-from loopspec.model.jsonvalue import RepeatedKey, given_twice, json_refusal, repeated_key
+from loopspec.model.jsonvalue import json_refusal
+from loopspec.model.repeated_keys import RepeatedKey, given_twice, repeated_key
 
 MAX_JSON_DEPTH: Final = 200
 """Arrays and objects nested deeper than this are refused (a loop's documents need a dozen)."""

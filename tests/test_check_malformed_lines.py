@@ -18,7 +18,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from loopspec.model.jsonvalue import keys_may_repeat, repeated_key
+from loopspec.model.repeated_keys import keys_may_repeat, repeated_key
 
 HEADER = {"type": "session", "version": 0, "id": "s", "createdAt": 0, "cwd": "/w"}
 TURN = {"type": "turn/start", "seq": 0, "time": 0, "data": {"turn": 1}}

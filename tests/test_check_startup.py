@@ -46,7 +46,8 @@ from loopspec.properties.logcheck.synth import MARKED_HEADER, marked_model_rows,
 # usage errors. It imports shutil (3 ms, with the compression modules it imports) to learn the
 # terminal's width unless told it, and textwrap to wrap help: `cli.parser` tells it the width,
 # and wraps the verbs' help only when it is shown. subprocess: check runs nothing (the hook
-# audit's wrapper imports it only to run a hook).
+# audit's wrapper imports it only to run a hook). The reading of a key given twice
+# (`model.repeated_keys`): check reads the last of two, as dsh does (LOG-3).
 NEVER_FOR_CHECK = (
     "argparse",
     "attr",
@@ -60,6 +61,7 @@ NEVER_FOR_CHECK = (
     "jsonschema",
     "locale",
     "loopspec.model.events",
+    "loopspec.model.repeated_keys",
     "loopspec.model.wire",
     "shutil",
     "subprocess",

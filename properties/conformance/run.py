@@ -38,7 +38,8 @@ from loopspec.model.commands import Command, Crash
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.invariants import LogMonitor, rule_ids
-from loopspec.model.jsonvalue import RepeatedKey, given_twice, spelled
+from loopspec.model.jsonvalue import spelled
+from loopspec.model.repeated_keys import RepeatedKey, given_twice
 from loopspec.model.transitions import TRANSITIONS
 from loopspec.properties.conformance.capability_needs import hook_capabilities, needed_capabilities
 from loopspec.properties.conformance.case_format import (
