@@ -341,6 +341,28 @@ def test_PROTO_1_replay_says_when_the_target_declares_other_capabilities_than_th
     assert "capabilities:" not in capsys.readouterr().out
 
 
+@pytest.mark.usefixtures("here")
+def test_PROTO_1_a_replay_diverging_on_another_rule_than_the_recorded_one_says_so_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a colleague's loop of another version breaks another rule on the program of a
+    case: the verdict line says so, where "diverges; the case recorded ADJ-4" above a "rule
+    TURN-5" read as the recorded bug still there; the same rule keeps its line."""
+    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    document["rule"] = "ADJ-4"
+    saved.write_text(json.dumps(document), encoding="utf-8")
+    buggy = ["--impl", "test_case_sharing:turn_end_reason_as_text"]
+    assert main(["replay", str(saved), *buggy]) == 1
+    assert f"{saved}: diverges on TURN-5, not ADJ-4 as the case recorded\n" in (
+        capsys.readouterr().out
+    )
+    document["rule"] = "TURN-5"
+    saved.write_text(json.dumps(document), encoding="utf-8")
+    assert main(["replay", str(saved), *buggy]) == 1
+    assert f"{saved}: diverges; the case recorded TURN-5\n" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     ("version", "advice"),
     [

@@ -1525,6 +1525,12 @@ def replay_verdict_lines(
                 )
             lines.append(f"  known divergences shown: {', '.join(sorted(replay.known)) or 'none'}")
         return lines
+    found = replay.divergence.rule_id
+    if case.rule and found != case.rule:
+        # A partial fix, or another version of the loop: "diverges; the case recorded ADJ-4"
+        # above "rule TURN-5" read as the recorded bug still there.
+        found_words = "a difference no rule covers" if found == NO_RULE else shown(found)
+        recorded = f" on {found_words}, not {shown(case.rule)} as the case recorded"
     lines.append(f"{case_name}: diverges{recorded}")
     lines += _case_program_lines(case, replay.divergence.index)
     # A case cut down by hand still diverging may hold a command a deletion left answering
