@@ -45,6 +45,7 @@ import json
 from typing import Any
 
 import attrs
+import pytest
 from fresh_bugs import FreshBug, assert_found, calls, copied, planted, swept
 
 from loopspec.model import config as config_module
@@ -534,10 +535,14 @@ def test_SCHED_1_a_call_held_behind_an_invalid_exclusive_call_says_it_holds_no_p
     )
 
 
-def test_HOOK_6_an_input_judged_though_replaced_behind_a_running_call_is_named_HOOK_6() -> None:
-    """HOOK-6: the refusal of a call behind one still running commits only after that call's
-    result (ORD-3); a probe settling the earlier call fetches it, naming the hook in effect
-    (HOOK-3 was named, the refusal not yet in the log)."""
+@pytest.mark.parametrize("earlier", [Pass(), Ask()], ids=["running", "asking"])
+def test_HOOK_6_an_input_judged_though_replaced_behind_another_call_is_named_HOOK_6(
+    earlier: Pass | Ask,
+) -> None:
+    """HOOK-6: the refusal of a call behind one still running, or waiting for its approval,
+    commits only after that call's result (ORD-3); a probe settling the earlier call (its body
+    succeeding, its approval rejected) fetches it, naming the hook in effect (HOOK-3 was named,
+    the refusal not yet in the log)."""
     _name, target, _config, _program, rule = FIRST_INPUT_JUDGED
     hooks = tuple(HookSpec(name, "PreToolUse", "read|grep") for name in ("first", "final"))
     behind_a_read = (
@@ -553,7 +558,7 @@ def test_HOOK_6_an_input_judged_though_replaced_behind_a_running_call_is_named_H
                 )
             ),
             HookAnswers(Pass()),
-            HookAnswers(Pass()),
+            HookAnswers(earlier),
             HookAnswers(Allow("not an object")),
             HookAnswers(Allow(FrozenMap({"pattern": "F"}))),
         ),

@@ -3525,8 +3525,9 @@ def _once_earlier_calls_settle(
     probe: Probe | None,
 ) -> list[Event]:
     """What the target appends once each call it recorded before `call_id` in `target_events`,
-    still without a result there, succeeds (its PostToolUse hooks passing), until `call_id`'s
-    result is in: where a call refused at the gate commits its result (ORD-3)."""
+    still without a result there, succeeds (its PostToolUse hooks passing), or is rejected when
+    it waits for its approval, until `call_id`'s result is in: where a call refused at the gate
+    commits its result (ORD-3)."""
     if probe is None or config is None:
         return []
     records = [e for e in target_events if e.get("type") == "tool/call"]
@@ -3540,7 +3541,14 @@ def _once_earlier_calls_settle(
             continue
         name = str(_data(record).get("name", ""))
         post = tuple(PostPass() for _hook in config.hooks_for(POST_TOOL_USE, name))
-        probed = probe(ToolFinishes(earlier, ToolSucceeded(""), post))
+        asked = any(
+            e.get("type") == "approval/asked" and _call_id_of(e) == earlier
+            for e in [*target_events, *seen]
+        )
+        settles: Command = (
+            ApprovalAnswers("rejected") if asked else ToolFinishes(earlier, ToolSucceeded(""), post)
+        )
+        probed = probe(settles)
         if probed is None or not probed.accepted:
             continue
         seen += probed.events
