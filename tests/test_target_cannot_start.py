@@ -333,6 +333,34 @@ def test_PROTO_1_bash_given_a_script_that_is_not_here_names_it(
     assert rest[0] == "exit code: 127"
 
 
+def _setup_error(command: str, capsys: pytest.CaptureFixture[str]) -> str:
+    """The first line `conform --cmd command` writes, which exits 2."""
+    assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
+    return capsys.readouterr().err.splitlines()[0]
+
+
+def test_PROTO_1_a_loop_module_for_impl_given_as_cmd_is_told_its_impl(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: the tutorial's loop, a module defining a class with `reset` and `apply`, run
+    as `--cmd "python3 my_loop.py"` (the README's line for "your loop"): it defines the class
+    and exits 0 at once, which read "[PROTO-1] ... the process ended its output instead of
+    answering reset", with an empty stderr. The line names the --impl to give instead."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my_loop.py").write_text(
+        "class MyLoop:\n    def reset(self, config): ...\n    def apply(self, command): ...\n",
+        encoding="utf-8",
+    )
+    command = f"{shlex.quote(sys.executable)} my_loop.py"
+    assert _setup_error(command, capsys) == (
+        f"loopspec: error: the target failed in reset: {command}: the process ended its output "
+        "instead of answering reset (it exited 0 without answering: my_loop.py defines MyLoop, "
+        "a target for --impl, not a program that answers the driver protocol on its stdin; "
+        "give it as --impl my_loop:MyLoop (--loopspec-impl under pytest): a wrong option, not a "
+        "protocol break)"
+    )
+
+
 def _loop_package(folder: Path, *modules: str) -> None:
     """The package `myloop` in `folder`: its `main.py` imports `tools` from its own package,
     and `modules` are the other files it holds."""
@@ -366,9 +394,7 @@ def test_PROTO_1_a_module_of_a_loop_package_run_as_a_script_is_told_the_command_
     monkeypatch.chdir(tmp_path if "/" in script else tmp_path / "myloop")
     python = shlex.quote(sys.executable)
     command = f"{python} {script}"
-    assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
-    first = capsys.readouterr().err.splitlines()[0]
-    assert first == (
+    assert _setup_error(command, capsys) == (
         f"loopspec: error: the target failed in reset: {command}: the loop's ./{script} is a "
         "module of the package myloop, run as a script, so its relative import found no package "
         "(attempted relative import with no known parent package before its first answer: a "
@@ -387,9 +413,7 @@ def test_PROTO_1_a_loop_package_missing_a_module_it_imports_says_which_and_where
     _loop_package(tmp_path)
     monkeypatch.chdir(tmp_path)
     command = f"{shlex.quote(sys.executable)} -m myloop.main"
-    assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
-    first = capsys.readouterr().err.splitlines()[0]
-    assert first == (
+    assert _setup_error(command, capsys) == (
         f"loopspec: error: the target failed in reset: {command}: the loop's package myloop has "
         "no tools, which its ./myloop/main.py imports: no tools.py nor tools/ in ./myloop, and "
         "no tools in its __init__.py (cannot import name 'tools' from 'myloop' before its first "

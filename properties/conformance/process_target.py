@@ -63,6 +63,7 @@ from loopspec.properties.conformance.presented import normalized_item
 from loopspec.properties.conformance.schema_shape import UNKNOWN, Shaper, shaper
 from loopspec.properties.conformance.start_errors import (
     env_missed,
+    impl_module_given_as_command,
     missing_relative_paths,
     module_missing,
     path_split_at_spaces,
@@ -1301,6 +1302,7 @@ class ProcessTarget:
         assert process is not None
         rule = "PROTO-1"
         missing = []
+        code = None
         if what == "reset":
             code = process.settle(1.0)  # its last stderr, which may name the file it missed
             # else `_fail` says what the status means, or that the quotes are curled (the
@@ -1327,6 +1329,11 @@ class ProcessTarget:
                 f"current directory, {os.getcwd()}{quote})"
             )
             if not self.slowest and script_missing(self.argv, process.stderr_tail()):
+                rule = NO_RULE_BROKEN
+        elif what == "reset" and code == 0 and not self.slowest:
+            impl = impl_module_given_as_command(self.argv)
+            if impl is not None:
+                ended += impl
                 rule = NO_RULE_BROKEN
         if what == "shutdown":
             ended += ' (a loop answers shutdown with {"type": "bye"}, then exits)'

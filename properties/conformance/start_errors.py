@@ -9,6 +9,7 @@ built for another machine) is told what to change, in one sentence, and no rule 
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import errno
 import itertools
@@ -306,6 +307,46 @@ def _run_as_a_module(argv: list[str], script: Path) -> str | None:
         "known parent package before its first answer: a setup problem, not a protocol "
         f"break); run it as a module of its package, {portable(shlex.join(command))}, then "
         "run this again"
+    )
+
+
+# How much of a script is read to see whether it is a target for --impl (a loop's module).
+_SOURCE_BYTES: Final = 1 << 20
+
+
+def impl_module_given_as_command(argv: list[str]) -> str | None:
+    """The words for a Python file that defines a target for `--impl` (a class with `reset`
+    and `apply`, as the tutorial's loop is) given as a `--cmd`: run, it defines the class and
+    exits 0 without reading a line, which read as a protocol break. None when the script the
+    command runs is no such file."""
+    script = next((word for word in argv if word.endswith(".py") and os.path.isfile(word)), None)
+    if script is None:
+        return None
+    try:
+        with open(script, "rb") as file:
+            tree = ast.parse(file.read(_SOURCE_BYTES))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    target = next(
+        (
+            node.name
+            for node in tree.body
+            if isinstance(node, ast.ClassDef)
+            and {"reset", "apply"}
+            <= {item.name for item in node.body if isinstance(item, ast.FunctionDef)}
+        ),
+        None,
+    )
+    if target is None:
+        return None
+    module = Path(script).stem
+    folder = os.path.dirname(script)
+    where = f", run from {portable(folder)}" if folder not in ("", ".") else ""
+    return (
+        f" (it exited 0 without answering: {portable(script)} defines {target}, a target for "
+        "--impl, not a program that answers the driver protocol on its stdin; give it as "
+        f"--impl {module}:{target}{where} (--loopspec-impl under pytest): a wrong option, not "
+        "a protocol break)"
     )
 
 
