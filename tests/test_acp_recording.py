@@ -1218,6 +1218,12 @@ def test_ACP_1_check_acp_recording_blames_a_session_the_editor_does_not_know(
     assert 'call_1 (line 6 named it under the session "internal-1", which the editor' in said[1]
     code, log = _check(tmp_path, [*start[1:], *shown], capsys)
     assert _rules(log) == [("ADJ-2", 5), ("ADJ-2", 6), ("ADJ-3", 7)]
+    edit = _edit_card("x = 1", "x = 2")
+    edit["params"]["sessionId"] = "internal-1"
+    writing = _initialize({"fs": {"writeTextFile": True}})
+    written = [writing, *start[1:], edit, *_write_file(4, "x = 2\n", EDITED)]  # rightly named
+    code, log = _check(tmp_path, written, capsys)
+    assert _rules(log) == [("ACP-1", 5)]
     load = {"jsonrpc": "2.0", "id": 3, "method": "session/load", "params": {"sessionId": "s-2"}}
     loaded = _status("call_1", "completed")
     loaded["params"]["sessionId"] = "s-2"

@@ -792,11 +792,12 @@ class _Recording:
         named: list[Violation] = []
         if not open_showing:
             # The one open card of another session showing the file: the request named
-            # another session than its call's (ACP-1), and the write is that card's.
+            # another session than its call's (ACP-1), and the write is that card's. Not one
+            # of a session the editor does not know: that card named the wrong one (blamed).
             others = [
                 key
                 for other in self.turn_cards
-                if other != session
+                if other != session and other not in self.unknown_sessions
                 for key in self._open_showing(other, path)
             ]
             if len(others) == 1:
