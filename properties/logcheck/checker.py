@@ -360,6 +360,17 @@ _INFINITY = float("inf")
 _INFINITIES = (_INFINITY, -_INFINITY)
 
 
+def _envelope(obj: Any, judges: dict[str, Judge]) -> tuple[Any, Any, Any, Judge | None]:
+    """A line's seq, type and time, and the judge of its type, where one of the three is
+    missing (a compact row has no seq) or the line is no object: those it lacks are None, and
+    all four without a type (or with a type no judge could be keyed by)."""
+    try:
+        kind = obj["type"]
+        return obj.get("seq"), kind, obj.get("time"), judges.get(kind)
+    except (KeyError, TypeError):  # no object, no type, not a string
+        return None, None, None, None
+
+
 def _lossless_float(text: str) -> float:
     """A JSON number with a fraction or exponent, as json reads it, unless it reads as -0.0 or
     an infinity (`1e400`): event data is lossless JSON, and the model refuses both (LOG-3).
@@ -1248,12 +1259,14 @@ def _check_lines(
                     continue
             earlier, latest = latest, obj
             try:
-                seq, kind = obj.get("seq"), obj["type"]
+                # (Subscripts: a `get` is a method call. An event without a seq or a time, as
+                # a compact row, reads them in `_envelope`.)
+                seq, kind, stamp = obj["seq"], obj["type"], obj["time"]
                 judge = judges.get(kind)
-            except (AttributeError, KeyError, TypeError):  # no object, no type, not a string
-                seq = kind = judge = None
+            except (KeyError, TypeError):  # one missing, no object, not a string
+                seq, kind, stamp, judge = _envelope(obj, judges)
             seq_int = is_type(seq) is integer
-            # (A type read means an object: only a dict has `get`.)
+            # (A type read means an object: only a dict takes a string subscript.)
             if units is not None and (kind is not None or is_type(obj) is dict):
                 # LOG-8: the usual lines judged here as `CommitUnits.take` judges them, the
                 # commit the loop opened in locals; the reader takes the rest (see `adopt`).
@@ -1314,7 +1327,7 @@ def _check_lines(
                             and reply_judge is not None
                             and seq == prefix.expected_seq
                             and seq < seq_bound
-                            and is_type(obj.get("time")) is integer
+                            and is_type(stamp) is integer
                             and kind == "assistant/message"
                         ):
                             # The commit's first noted line, a reply the quick path below
@@ -1355,7 +1368,7 @@ def _check_lines(
                 seq == prefix.expected_seq
                 and seq_int
                 and seq < seq_bound
-                and is_type(obj.get("time")) is integer
+                and is_type(stamp) is integer
             ):
                 if judge is not None:
                     if judge(prefix, obj, seq):
