@@ -18,6 +18,7 @@ from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import Harness
 from loopspec.properties.logcheck import claude_code, codex
 from loopspec.properties.logcheck.checker import check_stream
+from loopspec.properties.logcheck.harness_logs import FACETS
 from loopspec.properties.logcheck.known_divergences import (
     IN_PART_RULES,
     KNOWN_RULES,
@@ -544,6 +545,7 @@ def test_RW_1_REC_1_a_rule_known_by_its_shape_is_one_of_its_loops_list(loop: str
     for rule, shape in KNOWN_SHAPES[loop].items():
         assert rule in KNOWN_RULES[loop]
         assert shape.facets
+        assert set(shape.facets) <= set(FACETS), rule  # spelt as the violations spell them
 
 
 def test_ADJ_1_a_codex_message_between_a_call_and_its_output_not_marked_a_hooks_is_not_known(

@@ -78,21 +78,6 @@ from loopspec.properties.logcheck.checker import (
     torn_write,
     value_cut_short,
 )
-from loopspec.properties.logcheck.known_divergences import (
-    HOOK_CONTEXT_LANDED,
-    INVENTED_AFTER_ABORT,
-    INVENTED_ON_RESUME,
-    INVENTED_WITHOUT_REPAIR,
-    PROMPT_OPENED_OVER_CALLS,
-    RAN_FOR_NO_CALL,
-    RAN_HOOK_INPUT,
-    RAN_OTHER_INPUT,
-    RAN_UNHOOKED_INPUT,
-    RAN_UNRECORDED_REWRITE,
-    REPEATED_CALL_ID,
-    RESULT_BEFORE_EARLIER_CALLS,
-    TURN_STARTED_OVER_CALLS,
-)
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: see the records below
 if TYPE_CHECKING:
@@ -311,6 +296,68 @@ class HookFailed(PlainRecord):
 
 Record = Observation | HookFailed
 """What a dialect reads from a record: observations the rules judge, and hook faults noted."""
+
+
+# The shapes a violation of a rule takes in these logs (`Violation.facet`): how
+# `check --known claude-code` tells the loop's known divergence of a rule from another break of it
+# (`known_divergences.KNOWN_SHAPES`, which spells them as strings so that a check without --known
+# does not import it, nor one with --known over dsh logs this module; a test holds them here).
+RAN_HOOK_INPUT = "ran-hook-input"
+"""RW-1: a call ran (it has a result) with a PreToolUse hook's updatedInput, which differs
+from the input the history and the call record keep."""
+RAN_OTHER_INPUT = "ran-other-input"
+"""RW-1: what the log records ran for a call (a rollout's CommandExecution, a file tool's
+result) differs from the call's input, in a log that records no hook's input: a rollout
+records no hook; a transcript, a PermissionRequest hook's decision on the call alone."""
+RAN_UNHOOKED_INPUT = "ran-unhooked-input"
+"""RW-1: what a transcript's file tool result records ran differs from the call's input, and
+no hook's record answers the call (a PreToolUse hook's updatedInput that ran is
+`RAN_HOOK_INPUT`)."""
+RAN_FOR_NO_CALL = "ran-for-no-call"
+"""RW-1: a run's own record (a rollout's CommandExecution) names no call the log made."""
+RAN_UNRECORDED_REWRITE = "ran-unrecorded-rewrite"
+"""RW-2: a call ran another input than its own (`RAN_OTHER_INPUT`), no record naming the hook
+that supplied it."""
+REPEATED_CALL_ID = "repeated-call-id"
+"""EXE-1: a reply carries a call id twice."""
+RESULT_BEFORE_EARLIER_CALLS = "result-before-earlier-calls"
+"""ORD-3: a reply's result written before the results of calls it made earlier."""
+INVENTED_AFTER_ABORT = "invented-after-abort"
+"""ABORT-1, ABORT-2: after an interrupt's notice, an assistant message the loop wrote itself,
+sent to the model as its own."""
+HOOK_CONTEXT_LANDED = "hook-context-landed"
+"""ADJ-1: the message that lands while calls await results is one the log marks as a
+PostToolUse hook's additionalContext (a rollout's developer message so marked)."""
+TURN_STARTED_OVER_CALLS = "turn-started-over-calls"
+"""REC-1: a turn's start record (a rollout's task_started) while calls await results, the
+next reply before any of them: the repair was never written."""
+PROMPT_OPENED_OVER_CALLS = "prompt-opened-over-calls"
+"""REC-1: a user's prompt marked by no turn start (a transcript's; a rollout's without its
+task_started) while calls await results, the next reply before any of them."""
+INVENTED_ON_RESUME = "invented-on-resume"
+"""REC-1: on resuming, an assistant message the loop wrote itself right after the crash's
+repair results, or after the user record a crash left without the model's reply."""
+INVENTED_WITHOUT_REPAIR = "invented-without-repair"
+"""REC-1: on resuming, an assistant message the loop wrote itself while calls await results,
+no repair result written for them."""
+
+
+FACETS = (
+    RAN_HOOK_INPUT,
+    RAN_OTHER_INPUT,
+    RAN_UNHOOKED_INPUT,
+    RAN_FOR_NO_CALL,
+    RAN_UNRECORDED_REWRITE,
+    REPEATED_CALL_ID,
+    RESULT_BEFORE_EARLIER_CALLS,
+    INVENTED_AFTER_ABORT,
+    HOOK_CONTEXT_LANDED,
+    TURN_STARTED_OVER_CALLS,
+    PROMPT_OPENED_OVER_CALLS,
+    INVENTED_ON_RESUME,
+    INVENTED_WITHOUT_REPAIR,
+)
+"""Every shape above."""
 
 
 _LOOP_NAMES = {"claude-code": "Claude Code", "codex": "Codex"}

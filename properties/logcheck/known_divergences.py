@@ -56,48 +56,6 @@ KNOWN_RULES = {
 `check --known claude-code` starts without importing attrs and enum, which that module's
 entries need: they cost a small check run about a third more (a test holds the two equal)."""
 
-# The shapes a violation of a rule takes in a Claude Code transcript or a Codex rollout
-# (`Violation.facet`, set by `harness_logs` where the rule shows in more than one way), named
-# here for `KNOWN_SHAPES` to tell a loop's known divergence from another break of its rule.
-RAN_HOOK_INPUT = "ran-hook-input"
-"""RW-1: a call ran (it has a result) with a PreToolUse hook's updatedInput, which differs
-from the input the history and the call record keep."""
-RAN_OTHER_INPUT = "ran-other-input"
-"""RW-1: what the log records ran for a call (a rollout's CommandExecution, a file tool's
-result) differs from the call's input, in a log that records no hook's input: a rollout
-records no hook; a transcript, a PermissionRequest hook's decision on the call alone."""
-RAN_UNHOOKED_INPUT = "ran-unhooked-input"
-"""RW-1: what a transcript's file tool result records ran differs from the call's input, and
-no hook's record answers the call (a PreToolUse hook's updatedInput that ran is
-`RAN_HOOK_INPUT`)."""
-RAN_FOR_NO_CALL = "ran-for-no-call"
-"""RW-1: a run's own record (a rollout's CommandExecution) names no call the log made."""
-RAN_UNRECORDED_REWRITE = "ran-unrecorded-rewrite"
-"""RW-2: a call ran another input than its own (`RAN_OTHER_INPUT`), no record naming the hook
-that supplied it."""
-REPEATED_CALL_ID = "repeated-call-id"
-"""EXE-1: a reply carries a call id twice."""
-RESULT_BEFORE_EARLIER_CALLS = "result-before-earlier-calls"
-"""ORD-3: a reply's result written before the results of calls it made earlier."""
-INVENTED_AFTER_ABORT = "invented-after-abort"
-"""ABORT-1, ABORT-2: after an interrupt's notice, an assistant message the loop wrote itself,
-sent to the model as its own."""
-HOOK_CONTEXT_LANDED = "hook-context-landed"
-"""ADJ-1: the message that lands while calls await results is one the log marks as a
-PostToolUse hook's additionalContext (a rollout's developer message so marked)."""
-TURN_STARTED_OVER_CALLS = "turn-started-over-calls"
-"""REC-1: a turn's start record (a rollout's task_started) while calls await results, the
-next reply before any of them: the repair was never written."""
-PROMPT_OPENED_OVER_CALLS = "prompt-opened-over-calls"
-"""REC-1: a user's prompt marked by no turn start (a transcript's; a rollout's without its
-task_started) while calls await results, the next reply before any of them."""
-INVENTED_ON_RESUME = "invented-on-resume"
-"""REC-1: on resuming, an assistant message the loop wrote itself right after the crash's
-repair results, or after the user record a crash left without the model's reply."""
-INVENTED_WITHOUT_REPAIR = "invented-without-repair"
-"""REC-1: on resuming, an assistant message the loop wrote itself while calls await results,
-no repair result written for them."""
-
 
 class KnownShape:
     """The shape a loop's known divergence of a rule takes in that loop's log: the facets of
@@ -125,42 +83,42 @@ violation `harness_logs` began to report later is judged before it is forgiven).
 
 KNOWN_SHAPES = {
     "claude-code": {
-        "EXE-1": KnownShape((REPEATED_CALL_ID,), "a reply's calls repeating an id"),
+        "EXE-1": KnownShape(("repeated-call-id",), "a reply's calls repeating an id"),
         "ORD-3": KnownShape(
-            (RESULT_BEFORE_EARLIER_CALLS,),
+            ("result-before-earlier-calls",),
             "a reply's results written as its calls finish, a later call's first",
         ),
         "ABORT-1": KnownShape(
-            (INVENTED_AFTER_ABORT,),
+            ("invented-after-abort",),
             "an assistant message of its own after the notice of an interrupt of the calls",
         ),
         "ABORT-2": KnownShape(
-            (INVENTED_AFTER_ABORT,),
+            ("invented-after-abort",),
             "an assistant message of its own after the notice of an interrupt of the reply",
         ),
         "RW-1": KnownShape(
-            (RAN_HOOK_INPUT, RAN_OTHER_INPUT),
+            ("ran-hook-input", "ran-other-input"),
             "a hook's updatedInput run for the call it names, a hook's record answering it",
         ),
         "REC-1": KnownShape(
-            (INVENTED_ON_RESUME,),
+            ("invented-on-resume",),
             "an assistant message of its own written on resuming, after the crash's repair",
         ),
     },
     "codex": {
-        "EXE-1": KnownShape((REPEATED_CALL_ID,), "a reply's calls repeating an id"),
+        "EXE-1": KnownShape(("repeated-call-id",), "a reply's calls repeating an id"),
         "RW-1": KnownShape(
-            (RAN_OTHER_INPUT,), "a hook's rewrite run under the id of the call it rewrote"
+            ("ran-other-input",), "a hook's rewrite run under the id of the call it rewrote"
         ),
         "RW-2": KnownShape(
-            (RAN_UNRECORDED_REWRITE,), "a hook's rewrite run with no record naming the hook"
+            ("ran-unrecorded-rewrite",), "a hook's rewrite run with no record naming the hook"
         ),
         "ADJ-1": KnownShape(
-            (HOOK_CONTEXT_LANDED,),
+            ("hook-context-landed",),
             "a PostToolUse hook's additionalContext, marked so, between a call and its output",
         ),
         "REC-1": KnownShape(
-            (TURN_STARTED_OVER_CALLS,),
+            ("turn-started-over-calls",),
             "a task_started over calls a crash left, their repair never written",
         ),
     },
@@ -168,7 +126,9 @@ KNOWN_SHAPES = {
 """Per loop, the rules of its list (`KNOWN_RULES`) that `check` reports in its logs, each with
 the shape of its known divergence: only a violation of that shape is set aside, never another
 break of the rule (a converter's, a forwarder's). A rule of the list not here is set aside in
-no shape (`_NO_SHAPE`): `check` never reported it in these logs when the shapes were written."""
+no shape (`_NO_SHAPE`): `check` never reported it in these logs when the shapes were written.
+The facets are `harness_logs.FACETS`, spelt here as strings so that `--known` imports no
+reader of other loops' logs (a test holds them there)."""
 
 RACY_RULES = {
     "claude-code": {
