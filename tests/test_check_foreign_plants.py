@@ -156,11 +156,41 @@ def test_REC_1_claude_codes_own_message_where_a_call_awaits_its_repair() -> None
             "REC-1",
             3,
             (3, 2),
-            "resuming adds an assistant message the model never wrote (No response requested.) "
-            "where call toolu_long still awaits its result: crash repair answers the calls a "
-            "crash left without results, and adds no reply",
+            "an assistant message the model never wrote (No response requested.) comes where "
+            "call toolu_long still awaits its result, and no repair answered it: a turn cut "
+            "short (by a crash, or by a failed request or an interrupt the log does not mark) "
+            "closes adding no reply: crash repair only answers the calls awaiting results",
         )
     ]
+
+
+def test_REC_1_a_message_the_model_never_wrote_after_its_prompt_guesses_no_crash() -> None:
+    """Claude Code's own message right after a prompt the model never answered: an API error
+    notice that lost its `isApiErrorMessage` mark, or `No response requested.` after an
+    interrupt whose notice `[Request interrupted by user]` was dropped, reads as a crash's
+    resume. REC-1 at the message, as before, but the words said "before a crash cut the turn,
+    and resuming adds": a guess the transcript does not bear out. They say what it shows."""
+    cut_short = (
+        "follows, sent to it as its own: a turn cut short (by a crash, or by a failed request or "
+        "an interrupt the log does not mark) closes adding no reply: crash repair only answers "
+        "the calls awaiting results"
+    )
+    unmarked_error = _text("m-synthetic", "API Error: 500", model="<synthetic>")
+    lost_notice = _text("m-synthetic", "No response requested.", model="<synthetic>")
+    for own, shown in ((unmarked_error, "API Error: 500"), (lost_notice, "No response requested.")):
+        planted = [_prompt("summarise the repository"), own, _prompt("go on"), _text("m2", "Done.")]
+        assert _check(planted) == [
+            (
+                "REC-1",
+                2,
+                (2, 1),
+                f"the model never replied to line 1, and an assistant message it never wrote "
+                f"({shown}) {cut_short}",
+            )
+        ]
+    # With its mark, the error notice is no reply (never sent to the model): nothing to blame.
+    marked = {**unmarked_error, "isApiErrorMessage": True}
+    assert _check([_prompt("summarise the repository"), marked, _prompt("go on")]) == []
 
 
 # ---------------------------------------------------------------------------------------------

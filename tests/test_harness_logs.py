@@ -380,9 +380,10 @@ INVENTED_ON_RESUMING = [
         (
             2,
             (2, 1),
-            "the model never replied to line 1 before a crash cut the turn, and resuming adds an "
-            "assistant message the model never wrote (No response requested.): crash repair "
-            "only answers the calls awaiting results and closes the turn",
+            "the model never replied to line 1, and an assistant message it never wrote (No "
+            "response requested.) follows, sent to it as its own: a turn cut short (by a crash, "
+            "or by a failed request or an interrupt the log does not mark) closes adding no "
+            "reply: crash repair only answers the calls awaiting results",
         ),
         id="REC-1",
     ),

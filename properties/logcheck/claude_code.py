@@ -10,14 +10,15 @@ nothing the rules read):
   the stream breaks) is shown to the user and never sent to the model: it is no reply (that
   the transcript holds it is the HIST-1 divergence `loopspec run` and `conform` report). Another
   record of model `<synthetic>` is sent to the model as its own: written right after a crash
-  repair (below), or right after a user record the model never answered (a crash cut the turn
-  while the model was asked: no call awaited a repair), it breaks REC-1 (a repair adds results
-  only); written after an interrupt's notice (`No response requested.`, on resuming), ABORT-1
-  (an abort adds no reply) when the notice says the interrupt came during the calls (`... for
-  tool use]`), else ABORT-2 (it cut the model's reply short, which keeps only what the model
-  delivered); written while a call awaits its result, with none of those before it, REC-1 (a
-  session a crash cut resumed without the repair) unless that call's result follows it (then
-  it is read as a reply: ADJ-3). One marked `closesQuietTurn` is not judged.
+  repair (below), or right after a user record the model never answered (no call awaited a repair;
+  a crash, or a failed request or an interrupt whose mark the transcript lacks, cut the turn while
+  the model was asked, and the report does not guess which), it breaks REC-1 (a turn cut short
+  closes adding no reply); written after an interrupt's notice (`No response requested.`, on
+  resuming), ABORT-1 (an abort adds no reply) when the notice says the interrupt came during the
+  calls (`... for tool use]`), else ABORT-2 (it cut the model's reply short, which keeps only what
+  the model delivered); written while a call awaits its result, with none of those before it,
+  REC-1 (a turn cut short left without the repair) unless that call's result follows it (then it
+  is read as a reply: ADJ-3). One marked `closesQuietTurn` is not judged.
 - `user`: `message.content` a string (the user's prompt: model-visible) or blocks; each
   `tool_result` block (`tool_use_id`) is a result, in the order written. Text blocks that ride
   with results belong to the result message; without results they are a user message. One

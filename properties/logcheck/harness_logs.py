@@ -96,6 +96,13 @@ RULES_CONSIDERED = (*INVARIANT_RULES, "HOOK-3", "HOOK-7")
 # apart by the whole command.
 MAX_HOOK_SHOWN = 60
 _HOOK_SHOWN_START = 30
+# What REC-1 asks of a turn that ends with no reply from the model, in words that do not guess
+# what cut it short: a transcript shows the same records after a crash as after a failed
+# request whose notice lost its `isApiErrorMessage` mark or an interrupt whose notice is missing.
+CUT_SHORT_TURN = (
+    "a turn cut short (by a crash, or by a failed request or an interrupt the log does not mark) "
+    "closes adding no reply: crash repair only answers the calls awaiting results"
+)
 
 
 # Plain records (`PlainRecord`), not attrs classes nor NamedTuples: `loopspec check` on a Claude
@@ -218,8 +225,9 @@ class Executed(PlainRecord):
 class Invented(PlainRecord):
     """An assistant message the loop wrote itself, sent to the model as its own, right after
     the repair results of `repaired` (calls a crash left unanswered, answered on resume), or,
-    with none repaired, right after the user record at `repair_line` that a crash left without
-    the model's reply (Claude Code resuming a turn cut while the model was asked)."""
+    with none repaired, right after the user record at `repair_line` the model never replied
+    to (Claude Code resuming a turn a crash cut while the model was asked, or a failed request
+    or an interrupt whose mark the log lacks: the log cannot tell which)."""
 
     __slots__ = ("text", "repaired", "line", "repair_line")  # noqa: RUF023 (the fields' order)
 
@@ -593,10 +601,9 @@ class Judge:
                 return self._executed(observation)
             case Invented(text=text, repaired=(), line=line, repair_line=repair_line):
                 message = (
-                    f"the model never replied to line {repair_line} before a crash cut the "
-                    f"turn, and resuming adds an assistant message the model never wrote "
-                    f"({_show(text)}): crash repair only answers the calls awaiting results and "
-                    "closes the turn"
+                    f"the model never replied to line {repair_line}, and an assistant message "
+                    f"it never wrote ({_show(text)}) follows, sent to it as its own: "
+                    f"{CUT_SHORT_TURN}"
                 )
                 return [Violation("REC-1", line, message, (repair_line,), INVENTED_ON_RESUME)]
             case Invented(text=text, repaired=repaired, line=line, repair_line=repair_line):
@@ -669,10 +676,9 @@ class Judge:
             lines = tuple(self.open.line_of_call[c] for c in waiting)
             if resumed:
                 message = (
-                    f"resuming adds an assistant message the model never wrote "
-                    f"({_show(reply.invented)}) where {calls_awaiting(waiting, 'still')}: "
-                    "crash repair answers the calls a crash left without results, and adds no "
-                    "reply"
+                    f"an assistant message the model never wrote ({_show(reply.invented)}) "
+                    f"comes where {calls_awaiting(waiting, 'still')}, and no repair answered "
+                    f"it: {CUT_SHORT_TURN}"
                 )
                 found.append(
                     Violation("REC-1", reply.line, message, lines, INVENTED_WITHOUT_REPAIR)
