@@ -135,6 +135,13 @@ def rerun_command(config: pytest.Config, case: Path) -> str:
     (`case_portable.labelled`)."""
     typed = as_typed(case)
     argv = ["pytest", typed]
+    if not case.resolve().is_relative_to(config.rootpath.resolve()):
+        # pytest finds its configuration from the paths it is given: given a case outside the
+        # project (a colleague's, in ~/Downloads), it read no pytest.ini, and without its
+        # `pythonpath` the line failed to load the loop it names.
+        inipath = config.inipath
+        found = ["-c", as_typed(inipath)] if inipath else [f"--rootdir={as_typed(config.rootpath)}"]
+        argv[1:1] = found
     for option in ("--loopspec-impl", "--loopspec-cmd", "--loopspec-case-dir"):
         given = config.getoption(option)
         if given:

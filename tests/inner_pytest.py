@@ -35,6 +35,7 @@ PRELOADED = tuple(
             "hypothesis.stateful",
             "importlib.readers",
             "jsonschema",
+            "loopspec.model.fact_readers",
             "loopspec.properties.conformance.exhaustive",
             "loopspec.properties.conformance.machine",
             "loopspec.properties.conformance.presentation_sweep",

@@ -562,6 +562,34 @@ def test_PROTO_1_plugin_runs_one_saved_case_by_its_file_or_node_id(
     assert "1 failed, 1 passed in" in done.stdout, done.stdout
 
 
+def test_PROTO_1_plugin_replay_alone_line_of_a_case_sent_from_outside_reads_the_projects_settings(
+    tmp_path: Path,
+    inner_pytest: InnerPytest,
+) -> None:
+    """PROTO-1: a colleague's case kept outside the project (`--loopspec-cases` naming it in
+    ~/Downloads) fails with a `replay it alone:` line that, run as printed in the same folder,
+    replays it with the project's settings: pytest finds its configuration from the paths it is
+    given, so the line without `-c pytest.ini` lost the `pythonpath` the loop is found by and
+    stopped at a usage error, "cannot load bobs_loop:make"."""
+    project = tmp_path / "project"
+    (project / "lib").mkdir(parents=True)
+    (project / "pytest.ini").write_text("[pytest]\npythonpath = lib\n", encoding="utf-8")
+    loop = "from plugin_targets import turn_end_with_step_open as make\n"
+    (project / "lib" / "bobs_loop.py").write_text(loop, encoding="utf-8")
+    _write_case(tmp_path / "Downloads" / "alice-case.json", "TURN-2", _ASKS, _ANSWERS)
+    sent = "--loopspec-cases=../Downloads/alice-case.json"
+    done = inner_pytest(project, "bobs_loop:make", "--loopspec-impl", 1, "-k", "saved_case", sent)
+    assert done.returncode == 1, done.stdout + done.stderr
+    said = "replay it alone: "
+    line = next(line for line in done.stdout.splitlines() if line.startswith(said))
+    pytest_words, *rerun = shlex.split(line.removeprefix(said))
+    assert pytest_words == "pytest"
+    again = inner_pytest.run(project, project, *rerun)
+    assert again.returncode == 1, again.stdout + again.stderr
+    assert "1 failed in" in again.stdout, again.stdout
+    assert "TURN-2: loopspec replay: " in again.stdout, again.stdout
+
+
 def test_PROTO_1_plugin_skips_a_saved_case_needing_what_the_target_does_not_declare(
     tmp_path: Path,
     inner_pytest: InnerPytest,
