@@ -288,10 +288,23 @@ def _node_given_a_script_up_a_folder_not_there(folder: Path) -> tuple[str, str]:
     return f"{node} ../jsloop/main.mjs", "../jsloop/main.mjs"
 
 
+def _python_given_an_absolute_script_not_there(folder: Path) -> tuple[str, str]:
+    """A colleague's `rerun:` line naming the loop where it lay on their machine (a dev
+    container's `/workspace/loop.py`): it was "[PROTO-1]" with no word of the missing file."""
+    return f"{shlex.quote(sys.executable)} {MISSING_SCRIPT}", MISSING_SCRIPT
+
+
+MISSING_SCRIPT = "/nonexistent/loopspec-loop/loop.py"
+
+
 @pytest.mark.parametrize(
     "interpreter_and_script",
-    [_python_given_a_script_not_here, _node_given_a_script_up_a_folder_not_there],
-    ids=["python3 loop.py", "node ../jsloop/main.mjs"],
+    [
+        _python_given_a_script_not_here,
+        _node_given_a_script_up_a_folder_not_there,
+        _python_given_an_absolute_script_not_there,
+    ],
+    ids=["python3 loop.py", "node ../jsloop/main.mjs", "python3 /nonexistent/loop.py"],
 )
 def test_PROTO_1_an_interpreter_given_a_script_that_is_not_here_is_a_setup_error(
     tmp_path: Path,
@@ -308,10 +321,10 @@ def test_PROTO_1_an_interpreter_given_a_script_that_is_not_here_is_a_setup_error
     command, script = interpreter_and_script(here)
     assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
     first = capsys.readouterr().err.splitlines()[0]
+    where = "" if os.path.isabs(script) else f" relative to the current directory, {here}"
     assert first == (
         f"loopspec: error: the target failed in reset: {command}: the process ended its output "
-        f"instead of answering reset ({script}: no such file relative to the current directory, "
-        f"{here})"
+        f"instead of answering reset ({script}: no such file{where})"
     )
 
 

@@ -1324,10 +1324,19 @@ class ProcessTarget:
                 if spaced is not None
                 else ""
             )
-            ended += (
-                f" ({', '.join(map(portable, missing))}: no such file relative to the "
-                f"current directory, {os.getcwd()}{quote})"
-            )
+            # An absolute path (the script where a colleague's case found it) is from nowhere.
+            said = [
+                f"{', '.join(map(portable, paths))}: no such file{where}"
+                for paths, where in (
+                    ([path for path in missing if os.path.isabs(path)], ""),
+                    (
+                        [path for path in missing if not os.path.isabs(path)],
+                        f" relative to the current directory, {os.getcwd()}",
+                    ),
+                )
+                if paths
+            ]
+            ended += f" ({'; '.join(said)}{quote})"
             if not self.slowest and script_missing(self.argv, process.stderr_tail()):
                 rule = NO_RULE_BROKEN
         elif what == "reset" and code == 0 and not self.slowest:

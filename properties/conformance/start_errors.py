@@ -51,8 +51,9 @@ def _relative_file_words(argv: list[str]) -> list[str]:
 
 def _unopened_operand(argv: list[str], stderr: str) -> str | None:
     """The program's first operand (its first argument that is no option, after an `env`'s
-    assignments) when it names no file, reads as no other thing (code, a URL, an absolute
-    path) and stderr names it as a file: quoted, or by its path from the current directory.
+    assignments) when it names no file, reads as no other thing (code, a URL) and stderr names
+    it as a file: quoted, or by its path from the current directory (an absolute path too: a
+    colleague's `/workspace/loop.py`).
     That is the script an interpreter could not open, whatever its name: `python3 my
     loops/loop.py` split `my loops/loop.py` at its space, and python3 said it cannot open
     `.../my`, a word with neither a `/` nor a script's ending."""
@@ -66,7 +67,6 @@ def _unopened_operand(argv: list[str], stderr: str) -> str | None:
     if (
         words[at - 1] == "-m"  # a module's name (`python3 -m pkg.loop`), not a file's
         or os.path.lexists(operand)
-        or os.path.isabs(operand)
         or "://" in operand
         or not _CODE_CHARACTERS.isdisjoint(operand)
     ):
@@ -99,9 +99,9 @@ def script_missing(argv: list[str], stderr: str) -> bool:
 def missing_relative_paths(argv: list[str], stderr: str) -> list[str]:
     """The relative file paths among the arguments (`_relative_file_words`) that name nothing,
     where one is the script or the process's stderr names it, after the script its
-    interpreter could not open (`_unopened_operand`). An option's value that names no file yet
-    (`--out logs/run.jsonl`), a URL, code or a sed expression is no cause of a process that
-    says nothing of it."""
+    interpreter could not open (`_unopened_operand`, which may be absolute). An option's value
+    that names no file yet (`--out logs/run.jsonl`), a URL, code or a sed expression is no
+    cause of a process that says nothing of it."""
     operand = _unopened_operand(argv, stderr)
     file_like = _relative_file_words(argv)
     if operand is not None:
