@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -118,6 +119,20 @@ def test_the_example_log_is_one_a_harness_with_that_bug_writes(rule: str) -> Non
             block = row_data(row)["message"]["content"][0]
             assert block["content"] == [{"type": "text", "text": REPAIR_TEXTS[code]}]
             assert ("sourceEventSeqs" in row) == (code == TOOL_OUTCOME_UNKNOWN)
+    # Each call a whole reply makes is recorded, and answered, once per block that makes it,
+    # save where a result missing or repeated is the bug (ADJ-3, ADJ-2): EXE-1's reply carried
+    # a call twice, recorded and repaired once, where a harness taking it writes two of each.
+    made, recorded, answered = Counter[str](), Counter[str](), Counter[str]()
+    for row in breaking:
+        data = row_data(row)
+        if row["type"] == "assistant/message" and not data.get("interrupted"):
+            made.update(b["id"] for b in data["message"]["content"] if b["type"] == "tool-call")
+        elif row["type"] == "tool/call":
+            recorded[data["callId"]] += 1
+        elif row["type"] == "tool/result" and not isinstance(row.get("surfaceOp"), dict):
+            answered[data["message"]["content"][0]["toolCallId"]] += 1
+    assert recorded == made
+    assert answered == recorded or rule in {"ADJ-2", "ADJ-3"}
     # A reply is interrupted by a stop, which ends its turn aborted (ABORT-2's example kept
     # an interrupted reply in a turn a crash cut and its repair closed).
     interrupted = {row_data(row)["turn"] for row in breaking if row_data(row).get("interrupted")}

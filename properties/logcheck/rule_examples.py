@@ -159,10 +159,15 @@ def break_ord_1(rows: Rows) -> Rows:
 
 
 def break_exe_1(rows: Rows) -> Rows:
-    """Turn 3's reply carries its one tool call twice, under the same id."""
+    """Turn 3's reply carries its one tool call twice, under the same id, and the harness
+    records and repairs each: two tool/calls, two repair results, both citing the first
+    tool/call, since results pair by id."""
     reply = row_data(rows[find_row(rows, "assistant/message", turn=3, step=1)])
     content = reply["message"]["content"]
     content.append(copy.deepcopy(content[-1]))
+    for kind in ("tool/call", "tool/result"):
+        first = find_row(rows, kind, call="call_e")
+        rows.insert(first + 1, fresh_row(rows[first]))
     return rows
 
 
