@@ -45,6 +45,10 @@ def test_PROTO_1_configs_round_trip_through_json(config: LoopConfig) -> None:
     [
         ([], "$ must be an object"),
         ({"kind": "Dance"}, "$.kind must be SubmitUser, ModelReplies"),
+        # A tag left out is missing, as a field is; it read "must be ..., not nothing".
+        ({}, "$.kind is missing; it must be SubmitUser, ModelReplies"),
+        ({"kind": None}, ", Crash or Recover, not null"),
+        ({"kind": "ToolFinishes", "callId": "c", "outcome": {}}, "$.outcome.ok is missing; it"),
         # A misspelt kind is named with the nearest, as a misspelt field is (it was not).
         ({"kind": "SubmitUsr", "text": "hi"}, 'not "SubmitUsr" (did you mean SubmitUser?)'),
         (

@@ -254,12 +254,13 @@ def decode_union(value: object, union: str, path: str) -> Any:
             assert attrs.has(member)
             return decode_object(obj, member, path)
     options = _one_of([_spelled(TAGS[member][1]) for member in members])
-    found = "nothing" if tag is None else spelled(tag)
+    if key not in obj:  # as a missing field is said: "must be ..., not nothing" read oddly
+        raise ProtocolError(f"{path}.{key} is missing; it must be {options}")
     # A misspelt kind ('SubmitUsr') is named with the nearest, as a misspelt field or enum is.
     tags = [str(TAGS[member][1]) for member in members]
     nearest = difflib.get_close_matches(tag, tags, n=1) if isinstance(tag, str) else []
     hint = f" (did you mean {nearest[0]}?)" if nearest else ""
-    raise ProtocolError(f"{path}.{key} must be {options}, not {found}{hint}")
+    raise ProtocolError(f"{path}.{key} must be {options}, not {spelled(tag)}{hint}")
 
 
 def command_from_json(value: object, path: str = "$") -> Command:
