@@ -33,6 +33,8 @@ from loopspec.model.wording import ERROR_PREFIX, NOT_STARTED, OUTCOME_UNKNOWN
 
 OUTCOME_UNKNOWN_TEXT = ERROR_PREFIX + OUTCOME_UNKNOWN
 NOT_STARTED_TEXT = ERROR_PREFIX + NOT_STARTED
+# A repair result's message id is this, its call's id, `-` and its seq (as dsh names it).
+REPAIR_RESULT_ID = "interrupted-tool-result-"
 
 
 def interrupted_turn_closers(log: tuple[Event, ...]) -> tuple[Event, ...]:
@@ -77,7 +79,7 @@ def interrupted_turn_closers(log: tuple[Event, ...]) -> tuple[Event, ...]:
                 else error_info("ToolNotStartedError", TOOL_NOT_STARTED)
             )
             message = ToolResultMessage(
-                f"interrupted-tool-result-{call_id}-{seq}",
+                f"{REPAIR_RESULT_ID}{call_id}-{seq}",
                 ToolResultBlock(call_id, (TextBlock(text),), True),
                 tool_source(call_id),
             )

@@ -14,7 +14,7 @@ import pytest
 from loopspec import spec_text
 from loopspec.model.invariants import rule_ids
 from loopspec.model.records import TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN
-from loopspec.model.repair import NOT_STARTED_TEXT, OUTCOME_UNKNOWN_TEXT
+from loopspec.model.repair import NOT_STARTED_TEXT, OUTCOME_UNKNOWN_TEXT, REPAIR_RESULT_ID
 from loopspec.properties.cli.main import main
 from loopspec.properties.cli.spec_example import (
     NAMED_ON_UNREADABLE_LINES,
@@ -107,6 +107,16 @@ def test_the_example_log_is_one_a_harness_with_that_bug_writes(rule: str) -> Non
     assert times == sorted(times)
     ids = [name for row in breaking if (name := message_id(row)) is not None]
     assert len(ids) == len(set(ids))
+    # A message the edit adds is named as the model names one at its seq, a repair result as
+    # the repair does (ADJ-2's copied result was m14 at seq 13, whose m13 a later row kept;
+    # EXE-1's second repair result m43).
+    for row, written in zip(edited, breaking, strict=True):
+        if row["seq"] is None and (name := message_id(written)) is not None:
+            code = row_data(written).get("error", {}).get("code")
+            call = row_data(written)["message"]["content"][0]["toolCallId"] if code else ""
+            repaired = f"{REPAIR_RESULT_ID}{call}-{written['seq']}"
+            appended = code in REPAIR_TEXTS and written["surfaceOp"] == "append"
+            assert name == (repaired if appended else f"m{written['seq']}")
     pairs, _keep_changed, _break_changed, _removed = _alignment(keeping, edited, breaking)
     for kept, shown in pairs.items():
         assert breaking[shown]["time"] == keeping[kept]["time"]

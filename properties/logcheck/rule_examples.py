@@ -16,7 +16,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from loopspec.model.repair import NOT_STARTED_TEXT
+from loopspec.model.repair import NOT_STARTED_TEXT, REPAIR_RESULT_ID
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.logcheck.synth import (
     HEADER,
@@ -203,8 +203,10 @@ def break_adj_4(rows: Rows) -> Rows:
 
 
 def break_adj_2(rows: Rows) -> Rows:
-    """The result for call_a is committed twice."""
-    first = find_row(rows, "tool/result", call="call_a")
+    """The result for call_b is committed twice."""
+    # call_b's, whose copy lands where the approval/decided was, at a seq no message's id
+    # names: the copy is named for its seq (m14), as the model names a message
+    first = find_row(rows, "tool/result", call="call_b")
     rows.insert(first + 1, fresh_row(rows[first]))
     return rows
 
@@ -398,23 +400,23 @@ def edited_rows(rule: str) -> Rows:
 
 def dated_and_named(edited: Rows) -> Rows:
     """`edited` dated and named as a harness with the edit's one bug writes it (in place): a row
-    the edit adds has the time of the row before it and, a message, an id of its own (`m` and
-    its seq, or the next number no message uses); a row it moves before a later-written one
-    takes that one's time, as a clock that never runs back dates it. A copied row kept its
-    original's."""
-    taken = {name for row in edited if (name := message_id(row)) is not None}
+    the edit adds has the time of the row before it and, a message, the id the model gives one
+    at its seq (`m` and the seq; an appended repair result, the repair's name for its call and
+    seq): an edit adds a message only where the keeping log's row at that seq is no message,
+    whose id a kept row carries on. A row it moves before a later-written one takes that one's
+    time, as a clock that never runs back dates it. A copied row kept its original's."""
     clock = 0
     for row, numbered in zip(edited, renumber(edited), strict=True):
         added = row["seq"] is None
         if added or row["time"] < clock:
             row["time"] = clock
-        if added and message_id(row) is not None:
-            n = numbered["seq"]
-            while f"m{n}" in taken:
-                n += 1
-            taken.add(f"m{n}")
+        if added and (copied := message_id(row)) is not None:
+            seq = numbered["seq"]
+            # a copy replacing a repair result (a pruner's) is no repair's: an id of its own
+            repair = copied.startswith(REPAIR_RESULT_ID) and row.get("surfaceOp") == "append"
+            name = f"{REPAIR_RESULT_ID}{call_of(row)}-{seq}" if repair else f"m{seq}"
             data = row_data(row)
-            (data if row["type"] == "user/message" else data["message"])["id"] = f"m{n}"
+            (data if row["type"] == "user/message" else data["message"])["id"] = name
         clock = row["time"]
     return edited
 
