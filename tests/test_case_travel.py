@@ -32,7 +32,7 @@ from loopspec.properties.cli.conform_run import (
     with_saved_program,
 )
 from loopspec.properties.cli.main import main
-from loopspec.properties.conformance.case_portable import labelled
+from loopspec.properties.conformance.case_portable import labelled, portable
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
 from loopspec.properties.conformance.run import (
     RunReport,
@@ -104,6 +104,14 @@ def _windows_copy(case: Path, destination: Path) -> None:
     document = json.loads(case.read_text(encoding="utf-8"))
     text = json.dumps(document, indent=4, sort_keys=True).replace("\n", "\r\n")
     destination.write_bytes(text.encode("utf-16"))
+
+
+def test_SAFE_1_a_path_up_from_the_working_folder_is_written_as_typed_from_it(omar: Path) -> None:
+    """SAFE-1: `--cmd "node $PWD/../jsloop/main.mjs"` was recorded `node ./../jsloop/main.mjs`
+    (the working folder written `.` and the rest kept): a reader, and a colleague pasting the
+    rerun line, sees the path as it is typed from there, `../jsloop/main.mjs`."""
+    assert portable(f"node {omar}/../jsloop/main.mjs") == "node ../jsloop/main.mjs"
+    assert portable(f"node {omar}/.. {omar}/./x.mjs") == "node .. ./x.mjs"
 
 
 def test_PROTO_1_a_case_saved_again_on_windows_as_utf16_replays(

@@ -109,11 +109,17 @@ def _folders() -> list[tuple[str, str]]:
     return sorted(dict(usable).items(), key=lambda item: -len(item[0]))
 
 
+# A path from the working folder once it is written `.`, through `..` or `.`: `./../loop.mjs`
+# is typed `../loop.mjs`, `././loop.mjs` is `./loop.mjs`.
+_UP_FROM_HERE: Final = re.compile(r"(?<![\w.~/-])\./(?=\.\.?(?:/|$|[^\w.-]))")
+
+
 def portable(text: str) -> str:
     """`text` as a shared case may hold it: paths from the working and home folders, secrets'
     values hidden."""
     for folder, shown in _folders():
         text = _prefix_pattern(folder).sub(shown, text)
+    text = _UP_FROM_HERE.sub("", text)
     text = _SECRET_QUERY_PARAMETER.sub(_hide_assigned_value, text)
     text = _SECRET_ASSIGNMENT.sub(_hide_assigned_value, text)
     text = _SECRET_OPTION.sub(_hide_option_value, text)
