@@ -3,19 +3,31 @@
 Found with benchmarks/coverage_owners.py: before these, an empty reply, a crash with no turn open
 and a result whose meta carries no diff list were reached only by Hypothesis programs, so the
 tests drawing them could not run with the coverage tracer off without the report depending on
-what a random run happened to draw.
+what a random run happened to draw. The later ones (a matcher's groups, a path climbing above
+the root, a whole double where an integer goes, repair past a record or a result that answers
+nothing) were found the same way on d574d9e's model.
 """
 
 from __future__ import annotations
 
-from spec_helpers import PLAIN, run, types
+import attrs
+import pytest
+from spec_helpers import PLAIN, run, types, wire, with_hooks
 
+from loopspec.model import commands as cmd
 from loopspec.model.commands import Crash, ModelReplies, Recover, SubmitUser
+from loopspec.model.config import HookSpec, matcher_problem
 from loopspec.model.derive import derive_messages
-from loopspec.model.jsonvalue import FrozenMap
-from loopspec.model.messages import TextBlock, UserMessage
+from loopspec.model.events import Event, SurfaceReplace, ToolCallRecorded, ToolResultRecorded
+from loopspec.model.facts import fact_from_wire
+from loopspec.model.invariants import check_facts
+from loopspec.model.jsonvalue import FrozenMap, integer_written_as_double
+from loopspec.model.messages import TextBlock, ToolCallBlock, UserMessage
 from loopspec.model.presenters import diffs_from_meta
+from loopspec.model.pure.presentation import normalize_absolute
+from loopspec.model.repair import interrupted_turn_closers
 from loopspec.model.state import Idle
+from loopspec.properties.logcheck.synth import renumber
 
 
 def test_HIST_1_an_empty_reply_is_logged_but_not_sent_back() -> None:
@@ -53,3 +65,138 @@ def test_VIEW_3_a_result_meta_without_a_diff_list_shows_no_diff() -> None:
     assert diffs_from_meta(FrozenMap({})) == ()
     assert diffs_from_meta(FrozenMap({"diffs": "not a list"})) == ()
     assert diffs_from_meta(FrozenMap({"diffs": FrozenMap({"path": "a"})})) == ()
+
+
+@pytest.mark.parametrize(
+    ("matcher", "problem"),
+    [
+        ("(?:Read|Write)", None),
+        ("(Read)+", None),
+        ("Bash)", "unbalanced ) at 4"),
+        ("(a))", "unbalanced ) at 3"),
+    ],
+)
+def test_HOOK_8_a_group_is_portable_and_a_close_without_its_open_is_not(
+    matcher: str, problem: str | None
+) -> None:
+    """HOOK-8: a plain or (?: group opens and closes inside the portable subset (and may be
+    quantified after its close); a ) with no group open is named with its place."""
+    assert matcher_problem(matcher) == problem
+
+
+@pytest.mark.parametrize(
+    ("path", "normalized"),
+    [("/../a", "/a"), ("/..", "/"), ("/w/../../etc", "/etc"), ("/w/./x/..", "/w")],
+)
+def test_VIEW_4_a_path_climbing_above_the_root_stays_at_the_root(
+    path: str, normalized: str
+) -> None:
+    """VIEW-4: ".." at the root is dropped, as POSIX resolves it, not an error or a segment."""
+    assert normalize_absolute(path) == normalized
+
+
+def test_LOG_4_only_a_double_of_whole_value_is_told_it_was_written_back_as_one() -> None:
+    """LOG-4: 1.0 where an integer goes is told why (a reader of every number as a double wrote
+    it back); 1.5 and the integer 1 get no such words."""
+    said = integer_written_as_double(1.0)
+    assert said.startswith(", got 1.0: ")
+    assert "as Gson does" in said
+    assert integer_written_as_double(1.5) == ""
+    assert integer_written_as_double(1) == ""
+
+
+TWO_READS = ModelReplies(
+    (
+        ToolCallBlock("c1", "read", '{"file_path":"a"}'),
+        ToolCallBlock("c2", "read", '{"file_path":"b"}'),
+    )
+)
+
+
+def _two_calls_one_answered() -> tuple[Event, ...]:
+    """An open step: c1 and c2 both started (tool/call seqs 4 and 5), only c1 answered."""
+    c1_answered = cmd.ToolFinishes("c1", cmd.ToolSucceeded("ok"))
+    state = run(PLAIN, [SubmitUser("a"), TWO_READS, c1_answered])
+    assert types(state.log)[-3:] == ["tool/call", "tool/call", "tool/result"]
+    return state.log
+
+
+def _replaced(event: Event) -> Event:
+    """c1's result, written as a replacement of earlier surface instead of an append."""
+    assert isinstance(event, ToolResultRecorded)
+    return attrs.evolve(event, surface=SurfaceReplace(0, 1))
+
+
+def _renamed(event: Event) -> Event:
+    """c2's tool/call record, naming a call the reply does not have."""
+    assert isinstance(event, ToolCallRecorded)
+    return attrs.evolve(event, call_id="c9")
+
+
+@pytest.mark.parametrize(
+    ("edit", "closed"),
+    [
+        (None, [("c2", (5,))]),
+        ((6, _replaced), [("c1", (4,)), ("c2", (5,))]),
+        ((5, _renamed), [("c2", None)]),
+    ],
+    ids=["as-logged", "result-replacing-surface", "record-of-a-call-not-in-the-reply"],
+)
+def test_REC_1_repair_answers_each_call_of_the_reply_no_appended_result_answered(
+    edit: tuple[int, object] | None, closed: list[tuple[str, tuple[int, ...] | None]]
+) -> None:
+    """REC-1: repair closes every call of the open step's reply without an appended result; a
+    result that replaces earlier surface answers none, and a tool/call record of a call the
+    reply does not have starts none (c2 stays unstarted, its closer cites no record)."""
+    log = _two_calls_one_answered()
+    if edit is not None:
+        index, change = edit
+        assert callable(change)
+        log = (*log[:index], change(log[index]), *log[index + 1 :])
+    closers = interrupted_turn_closers(log)
+    answered = [
+        (event.message.result.tool_call_id, event.sources)
+        for event in closers
+        if isinstance(event, ToolResultRecorded)
+    ]
+    assert answered == closed
+    assert types(closers)[-2:] == ["step/end", "turn/end"]
+
+
+def _hooks_naming_no_call() -> list[dict[str, object]]:
+    """Two calls, a pre and a post hook for each, in the model's order, every hook event naming
+    no call as dsh writes them: pre audits at seqs 3-6, c1's post audit at 10-11 and its result
+    at 12, c2's post audit at 13-14 and its result at 15."""
+    hooks = with_hooks(HookSpec("pre", "PreToolUse"), HookSpec("post", "PostToolUse"))
+    program: list[cmd.Command] = [
+        SubmitUser("a"),
+        TWO_READS,
+        cmd.HookAnswers(cmd.Pass()),
+        cmd.HookAnswers(cmd.Pass()),
+        cmd.ToolFinishes("c1", cmd.ToolSucceeded("ok"), (cmd.PostPass(),)),
+        cmd.ToolFinishes("c2", cmd.ToolSucceeded("ok"), (cmd.PostPass(),)),
+    ]
+    rows = wire(run(hooks, program).log)
+    for row in rows:
+        if str(row["type"]).startswith("hook/"):
+            data = row["data"]
+            assert isinstance(data, dict)
+            del data["callId"]
+    return rows
+
+
+def test_HOOK_4_HOOK_5_hooks_naming_no_call_are_in_place_until_every_call_has_its_result() -> None:
+    """HOOK-4, HOOK-5: a hook event naming no call is late only once every call of its step's
+    reply has its result. Pre audits before the reply, c1's post audit before any result and
+    c2's after c1's result but before its own are all in place; c2's post audit moved after
+    c2's result is HOOK-5's, at its hook/invoked."""
+    rows = _hooks_naming_no_call()
+    assert [(v.rule_id, v.seq) for v in check_facts(fact_from_wire(row) for row in rows)] == []
+    c2_audit = [row for row in rows if row["seq"] in (13, 14)]
+    moved = [row for row in rows if row["seq"] not in (13, 14)]
+    after_c2_result = next(i for i, row in enumerate(moved) if row["seq"] == 15) + 1
+    moved[after_c2_result:after_c2_result] = c2_audit
+    late = check_facts(fact_from_wire(row) for row in renumber(moved))
+    assert [(v.rule_id, v.seq) for v in late] == [("HOOK-5", 14)]
+    said = "after every call of the step has its tool/result (the last at seq 13)"
+    assert said in late[0].message

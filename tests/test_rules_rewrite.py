@@ -276,7 +276,7 @@ def _blamed_with_arguments(raw: str, *, hooks_after_reply: bool) -> list[tuple[s
     """(rule, seq) of each violation `loopspec check` reports, shortcuts on and off alike, in the
     log of two passing hooks for c1 whose reply and record show `raw` as c1's arguments, the
     hooks' audit before the reply (the model's order) or after the call record (as the real
-    CLIs' conform drivers write it)."""
+    CLIs' harness drivers write it)."""
     rows = wire(run(TWO_HOOKS, [*_program(Pass(), Pass())]).log)
     reply = next(o for o in rows if o["type"] == "assistant/message")
     reply["data"]["message"]["content"][0]["arguments"] = raw  # type: ignore[index]

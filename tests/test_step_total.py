@@ -336,7 +336,9 @@ def test_MODEL_1_an_inconsistent_constructed_state_is_refused_naming_the_problem
     state: LoopState, problem: str
 ) -> None:
     """MODEL-1: each inconsistency `state_problem` knows is refused, with what it is, by a
-    command the phase's table row takes (the random states of the totality test draw these)."""
+    command the phase's table row takes. The totality test's drawn states hold these too; these
+    fixed ones are what keep each branch in the coverage table (benchmarks/coverage_owners.py
+    counts a test as drawn when its code or words name what draws programs)."""
     with pytest.raises(TransitionRefused) as refused:
         step(state, _TAKEN[state.phase.NAME])
     assert refused.value.rule_id == "MODEL-1"
