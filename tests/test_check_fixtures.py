@@ -188,3 +188,32 @@ def test_june_layout_reports_no_violations_even_when_marked_late() -> None:
     assert report.status == "unsupported"
     assert report.violations == []
     assert not report.rule_counts
+
+
+def _events_in(lines: list[bytes]) -> int:
+    """The events `lines` hold, counted apart from check: one a line with a seq, and the run a
+    compact row stands for."""
+    count = 0
+    for line in lines:
+        row = json.loads(line)
+        data = row.get("data", {})
+        count += 1 if "seq" in row else len(data.get("texts", data.get("args")))
+    return count
+
+
+def test_a_report_counts_the_events_read_not_the_header_a_torn_tail_or_where_it_stopped() -> None:
+    """A report's events: one per event line and a compact row's run, where the header, a torn
+    last line and the line an input error stopped check at hold none."""
+    harness = (FIXTURES / "valid" / "harness-written.jsonl").read_bytes().splitlines(True)
+    whole = check_stream("harness", io.BytesIO(b"".join(harness)))
+    # (Without the judges, each compact row is read fact by fact.)
+    full = check_stream("full path", io.BytesIO(b"".join(harness)), quick=False)
+    torn = check_stream("torn", io.BytesIO(b"".join(harness) + b'{"type": "turn/st'))
+    assert (whole.status, full.status, torn.status) == ("ok", "ok", "ok")
+    assert whole.events == full.events == torn.events == _events_in(harness[1:])
+    demo = (FIXTURES / "valid" / "model-demo.jsonl").read_bytes().splitlines(True)
+    stopped = check_stream(
+        "stopped", io.BytesIO(b"".join([*demo[:10], b'{"type": "tool/call", "seq": 9}\n', *demo]))
+    )
+    assert [(error.line, error.rule_id) for error in stopped.errors] == [(11, "LOG-4")]
+    assert stopped.events == _events_in(demo[1:10])

@@ -1206,7 +1206,11 @@ def _check_lines(
     # them is checked without their module (`_compact_format`).
     chunk_type = ""
     count_fields: dict[str, str] | None = None
-    turn_line = turn_seq = line = events = 0
+    turn_line = turn_seq = line = 0
+    # The events read less the lines read (a line is one event, but for the header, a blank or
+    # torn line and a compact row, which holds a run): a count per line would cost each line an
+    # addition, about 200 instructions.
+    events_past_lines = 0
     # The event line before this one: the invariants time crash repair's closers by its time
     # (REC-1), and the events judged without their facts do not tell the prefix theirs.
     earlier: Any = None
@@ -1236,9 +1240,11 @@ def _check_lines(
                     _too_long(report, raw, line, limits, rest)
                 obj = _parse_slowly(report, raw, line, error, rest)
                 if obj is _SKIP:
+                    events_past_lines -= 1
                     continue
                 if obj is _TORN:
                     torn_raw = raw
+                    events_past_lines -= 1
                     continue
             if expecting_header:
                 expecting_header = False
@@ -1256,6 +1262,7 @@ def _check_lines(
                         if reply_judge is not None:
                             judges["assistant/message"] = units.judging_replies(reply_judge)
                         report.commits_checked = True
+                    events_past_lines -= 1
                     continue
             earlier, latest = latest, obj
             try:
@@ -1337,7 +1344,6 @@ def _check_lines(
                             unit_noted = True
                             if reply_judge(prefix, obj, seq):
                                 held_calls, held_seq, held_line = prefix.reply_ids, seq, line
-                                events += 1
                                 continue
                             units.note(obj, line, seq, kind, False)  # as when not held
                             judge = None  # (judged: it takes the full path)
@@ -1372,7 +1378,6 @@ def _check_lines(
             ):
                 if judge is not None:
                     if judge(prefix, obj, seq):
-                        events += 1
                         continue
                 else:
                     quiet = quiet_of.get(kind, QUIET_NEVER)
@@ -1394,14 +1399,12 @@ def _check_lines(
                                 and step == prefix.open_step
                             ):
                                 prefix.expected_seq = seq + 1
-                                events += 1
                                 continue
                         elif quiet == QUIET_ANYWHERE or prefix.open_turn is not None:
                             seen = unread.get(kind)
                             if seen is not None:  # the first of a type is counted below
                                 unread[kind] = seen + 1
                                 prefix.expected_seq = seq + 1
-                                events += 1
                                 continue
                     elif (
                         kind == "turn/start"
@@ -1409,7 +1412,6 @@ def _check_lines(
                         and start_turn(prefix, obj, seq)
                     ):
                         turn_line, turn_seq = line, seq  # where a crash tail's turn began
-                        events += 1
                         continue
             if type(obj) is dict and "seq" in obj:
                 try:
@@ -1443,7 +1445,6 @@ def _check_lines(
                     if _in_hole(hole_line, turn_line, line):
                         found = _beyond_the_hole(found)
                     report.record(line, found, limits)
-                events += 1
             else:
                 if count_fields is None:
                     chunk_type, count_fields = _compact_format()
@@ -1466,17 +1467,19 @@ def _check_lines(
                             and step == prefix.open_step
                         ):
                             prefix.expected_seq = seq + len(items)
-                            events += len(items)
+                            events_past_lines += len(items) - 1
                             continue
                 in_hole = _in_hole(hole_line, turn_line, line)
                 if monitor is None:
                     monitor = _monitor(prefix)
-                events += _compact_row(report, monitor, obj, line, limits, in_hole=in_hole)
+                run = _compact_row(report, monitor, obj, line, limits, in_hole=in_hole)
+                events_past_lines += run - 1
     except _Stop:
+        events_past_lines -= 1  # the line it stopped at is no event read
         report.lines_unread = lines_follow(rest)
         raise
     finally:
-        report.lines, report.events = line, events
+        report.lines, report.events = line, line + events_past_lines
     if expecting_header and not report.errors:
         message = "the log is empty: no session header, no events"
         report.fail(None, ErrorKind.EMPTY, message, "LOG-5")
