@@ -73,6 +73,20 @@ def test_SAFE_1_bo_s_rerun_line_pasted_in_another_folder_says_where_the_case_is_
     assert main(["replay", saved]) == 0
 
 
+def test_PROTO_1_a_case_named_without_its_json_ending_is_named_with_it(
+    ana: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: Ana names Bo's case without its `.json` (as a file manager shows the name):
+    replay said a `rerun:` line names the case from another folder, which sent her elsewhere;
+    it names the file she meant."""
+    typed = "../Downloads/case-EXE-5-0"
+    assert main(["replay", typed]) == 2
+    assert capsys.readouterr().err == (
+        f"loopspec: error: {typed}: cannot read the case file: no such file or directory (did "
+        f"you mean {typed}.json?)\n"
+    )
+
+
 def test_SAFE_1_a_cmd_holding_a_hidden_secret_is_not_run(
     ana: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

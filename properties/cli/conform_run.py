@@ -1059,7 +1059,11 @@ def _named_from_elsewhere(given: str) -> str:
     """What to add when the case path `given` names nothing: a `rerun:` line, pasted into a
     chat, names the case from the folder conform ran in, and the colleague who pastes it has
     the file elsewhere (the bare "no such file" sent them looking for a typo)."""
-    if given == STDIN_CASE or Path(given).is_absolute() or os.path.lexists(given):
+    if given == STDIN_CASE or os.path.lexists(given):
+        return ""
+    if os.path.lexists(f"{given}.json"):  # a name as a file manager shows it, its ending hidden
+        return f" (did you mean {given}.json?)"
+    if Path(given).is_absolute():
         return ""
     return (
         " (a `rerun:` line names the case from the folder conform ran in: run it there, or "
