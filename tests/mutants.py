@@ -387,11 +387,15 @@ MUTANTS: tuple[Mutant, ...] = (
         "tool/call loses the original arguments",
         lambda: [(handlers, "commit_reply_with_calls", _drop_sidecar)],
     ),
+    # Where both hooks supply one input (every exhaustive program: its inputs are fixed), the
+    # arguments are right and only the sidecar's order says which hook won, as a loop merging
+    # right but naming the hooks in reverse writes it: RW-2, whose words name HOOK-3's reading.
     Mutant(
         "last-finisher-wins",
         "HOOK-3",
         "rewrites merge by completion order",
         lambda: [(rewrite, "winning_rewrite", _first_rewrite_wins)],
+        also_breaks=frozenset({"RW-2"}),
     ),
     Mutant(
         "completion-order-results",

