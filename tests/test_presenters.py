@@ -108,6 +108,7 @@ def test_VIEW_2_replay_from_the_logged_argument_string_gives_the_same_view(
     assert present_call(name, parse_arguments(dumps(arguments))) == present_call(name, arguments)
 
 
+@pytest.mark.no_cover
 @given(
     st.none() | st.sampled_from(KNOWN_TOOLS) | st.text(max_size=8),
     st.data(),

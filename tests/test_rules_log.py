@@ -405,20 +405,27 @@ def test_LOG_7_a_stale_replace_says_which_node_is_gone_and_what_took_it() -> Non
     assert violation.message.endswith(f"start {last} comes after end {first}")
 
 
-def test_LOG_7_the_nodes_a_long_log_s_replacements_took_off_are_remembered_within_a_bound() -> None:
+def test_LOG_7_the_nodes_a_long_log_s_replacements_took_off_are_remembered_within_a_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """LOG-7: the prefix remembers the latest nodes taken off the surface, not every one. It kept
     each replaced seq, so `check` on a log compacted again and again grew with the log's length
     (1.4M events of compacted turns: 61 MB, 17 MB before LOG-7 said why a node is gone). A stale
     replace still names what took a recent node; of one gone long ago it says it may have gone
-    with an earlier replacement, not that it was never a message."""
+    with an earlier replacement, not that it was never a message. The bound is made small here
+    (the code reads it at each use), so the log that passes it stays short."""
+    remembered = 8
+    assert remembered < REMEMBERED_GONE
+    monkeypatch.setattr("loopspec.model.prefix.REMEMBERED_GONE", remembered)
+    monkeypatch.setattr("loopspec.model.invariants.REMEMBERED_GONE", remembered)
     base = wire(run(PLAIN, [SubmitUser("a"), ModelReplies((TextBlock("b"),))]).log)
     surface = [int(str(o["seq"])) for o in base if "surfaceOp" in o]
     log = [*base, _replace(len(base), surface[0], surface[-1])]
-    for seq in range(len(log), len(log) + 3 * REMEMBERED_GONE):  # each summary replaces the last
+    for seq in range(len(log), len(log) + 3 * remembered):  # each summary replaces the last
         log.append(_replace(seq, seq - 1, seq - 1))
     monitor = LogMonitor()
     assert [v for o in log for v in monitor.feed(fact_from_wire(o))] == []
-    assert len(monitor.prefix.gone) <= 2 * REMEMBERED_GONE
+    assert len(monitor.prefix.gone) <= 2 * remembered
 
     summary = len(log) - 1
 
@@ -431,9 +438,9 @@ def test_LOG_7_the_nodes_a_long_log_s_replacements_took_off_are_remembered_withi
 
     recent = summary - 1  # the summary before the current one
     assert stale(recent).endswith(f"start {recent} was replaced by seq {recent + 1}")
-    assert f"start {surface[0]} is no current node: it was never a message, or it went" in (
-        stale(surface[0])
-    )
+    forgotten = stale(surface[0])
+    assert f"start {surface[0]} is no current node: it was never a message, or it went" in forgotten
+    assert f"those of the last {remembered} nodes to go" in forgotten
 
 
 def test_LOG_7_a_surface_packed_into_arrays_is_judged_as_one_in_lists(
@@ -441,11 +448,14 @@ def test_LOG_7_a_surface_packed_into_arrays_is_judged_as_one_in_lists(
 ) -> None:
     """LOG-7: the prefix keeps the surface in lists until it is `PACKED_SURFACE` nodes long,
     then in arrays; a replace across that point and a stale one past it are judged alike
-    either way."""
+    either way. The length is made small here (the code reads it at each use)."""
+    packed_at = 16
+    assert packed_at < PACKED_SURFACE
+    monkeypatch.setattr("loopspec.model.prefix.PACKED_SURFACE", packed_at)
     turn: list[Command] = [SubmitUser("a"), ModelReplies((TextBlock("b"),))]
-    base = wire(run(PLAIN, turn * (PACKED_SURFACE // 2 + 2)).log)
+    base = wire(run(PLAIN, turn * (packed_at // 2 + 2)).log)
     surface = [int(str(o["seq"])) for o in base if "surfaceOp" in o]
-    first, last = surface[PACKED_SURFACE - 3], surface[PACKED_SURFACE + 1]
+    first, last = surface[packed_at - 3], surface[packed_at + 1]
     summary = len(base)
     log = [*base, _replace(summary, first, last)]
     log.append({**_replace(len(log), first, summary), "sourceEventSeqs": [0]})  # stale
@@ -458,11 +468,7 @@ def test_LOG_7_a_surface_packed_into_arrays_is_judged_as_one_in_lists(
 
     packed, surface_packed, kind = judged()
     assert kind == "array"
-    assert surface_packed == [
-        *surface[: PACKED_SURFACE - 3],
-        summary,
-        *surface[PACKED_SURFACE + 2 :],
-    ]
+    assert surface_packed == [*surface[: packed_at - 3], summary, *surface[packed_at + 2 :]]
     assert [rule for rule, _, _ in packed] == ["LOG-7"]
     monkeypatch.setattr("loopspec.model.prefix.PACKED_SURFACE", len(surface) + 1)
     assert judged() == (packed, surface_packed, "list")
