@@ -155,6 +155,24 @@ held path (`position`, the k of a line of the commit the loop reads, None for an
 one test more a line): 875.3M to 873.4M, run again 872.9M to 870.6M (1.295x to 1.292x; a run
 moves by up to 3M), where 2.9M were hoped for.
 
+Where session 30 took the version-1 log (instructions, 20,000 events, each change against its
+parent in one sitting; the json.loads pass 677.3M to 678.4M): a line's seq, type and time read
+by subscript, where seq and time were `dict.get` calls (about 95 instructions each; a line
+without one, as a compact row, reads them in `_envelope` after a caught KeyError: harness-written
+1.5M more): 873.5M to 869.3M (1.289x to 1.284x). The events counted as the lines read plus what
+the header, a torn line, a compact row's run and the line an input error stopped at add or take
+away, where each event line added one (each addition allocates an int, about 200 instructions):
+870.5M to 866.0M (1.284x to 1.278x; other commits had added 1.2M). A turn's start right after
+the last turn's end and a step's start right after its turn's start forget nothing again
+(`Prefix.reset_at`, the event index where the last reset ran), and a call's record and a
+hook's answer are built with `object.__new__` and their fields, where calling their class runs
+a Python `__init__` (about 600 instructions each): 866.2M to 862.2M (1.277x to 1.273x; the
+model's events only 776.3M to 772.5M, 1.252x to 1.247x; harness-written 397.2M to 396.8M,
+1.133x). Measured, not kept: a line's commit marker read by subscript (+0.3M: the 556 lines
+without one pay a caught KeyError); `_reset` itself telling what the event before forgot
+(+0.9M: every reset pays the test, and a skip still pays the call). Left: 1.27x (860.4M)
+needs about 2M more.
+
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
 settle a third to a half of the lines (`len(obj) + len(data)` equal to the colons: no member was

@@ -226,6 +226,9 @@ INTERRUPTED_REPLY = "interrupted reply"
 REPAIR = "repair"
 
 
+_new = object.__new__
+
+
 class Prefix:
     """What the invariants remember of the events before the current one."""
 
@@ -277,6 +280,8 @@ class Prefix:
         "reply_calls",
         "reply_ids",
         "reply_seq",
+        "reset_at",
+        "reset_scope",
         "results",
         "seq_drift",
         "surface_in_order",
@@ -424,12 +429,19 @@ class Prefix:
         # is the highest seq no longer remembered.
         self.gone: dict[int, int | None] = {}
         self.forgotten_upto = -1
+        # The event whose fold last ran `_reset` (its index, `expected_seq - seq_drift`, which
+        # every event's fold moves on: `fold`, `LogMonitor.feed`, the checker's clean judges),
+        # and the scope it forgot: the event right after it need not forget that again, as no
+        # event came between to hold anything (`start_turn`, `start_step`).
+        self.reset_at = -1
+        self.reset_scope: ResetScope = "step"
 
     # -- folding ---------------------------------------------------------------------------
 
     def _reset(self, scope: ResetScope) -> None:
         """Forget what `scope` holds (`ResetScope`): one call whatever it forgets, as every
         step's start and end run it (a string constant: a global's load costs more)."""
+        self.reset_at, self.reset_scope = self.expected_seq - self.seq_drift, scope
         # An empty container is kept rather than replaced: most steps leave some empty.
         self.reply_seq = None
         self.first_unanswered = 0
@@ -565,7 +577,12 @@ class Prefix:
             self.open_step_due = self.next_step_due = None
         self.open_turn, self.open_step, self.next_step = turn, None, 1
         self.messages_wait_after = None
-        self._reset("turn")
+        # (Right after the last turn's end, nothing is left to forget.)
+        at = self.expected_seq - self.seq_drift
+        if at != self.reset_at + 1 or self.reset_scope != "turn":
+            self._reset("turn")
+        else:
+            self.reset_at = at
 
     def _fold_turn_end(self, fact: Fact) -> None:
         self.end_turn(fact.turn)
@@ -620,7 +637,9 @@ class Prefix:
         self.messages_wait_after = None
         # Call ids are unique only within a reply: a later step may reuse one for a new
         # call, whose PreToolUse hooks run afresh (they run inside the call's own step).
-        self._reset("step and hooks")
+        # (Right after its turn's start, nothing is left to forget.)
+        if self.expected_seq - self.seq_drift != self.reset_at + 1 or self.reset_scope == "step":
+            self._reset("step and hooks")
 
     def _fold_step_end(self, fact: Fact) -> None:
         self.end_step(fact.seq)
@@ -702,7 +721,8 @@ class Prefix:
             self.repeat_records.setdefault(call_id, []).append(seq)
         # A second record of a call (ORD-2) does not replace the first: its result cites that.
         if call_id is not None and call_id not in self.call_records:
-            self.call_records[call_id] = RecordedCall(seq, arguments, rewritten)
+            record = self.call_records[call_id] = _new(RecordedCall)
+            record.seq, record.arguments, record.rewritten = seq, arguments, rewritten
             # (Only a hooked call's record without a sidecar can leave a rewrite unapplied.)
             if not rewritten and call_id in self.hook_results:
                 supplier = self.supplied_rewrite(call_id)

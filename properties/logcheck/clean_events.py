@@ -566,6 +566,9 @@ def _fault_prefix(summary: str) -> str | None:
     return fault_prefix(summary)
 
 
+_new = object.__new__
+
+
 class _HookResultJudge:
     """The judge of hook/result, counting each hook's runs in `runs` when given: a bound
     method, where a `functools.partial` would cost check the import of functools."""
@@ -629,7 +632,9 @@ class _HookResultJudge:
         ):
             return False
         prefix.expected_seq = seq + 1
-        answer = HookAnswer(seq, point, handler, decision, data.get("updatedInput"))
+        answer = _new(HookAnswer)
+        answer.seq, answer.point, answer.handler_id, answer.decision = seq, point, handler, decision
+        answer.updated_input = data.get("updatedInput")
         prefix.take_hook_answer(turn, call_id, answer)
         if runs is not None:
             count = runs.get(handler)
