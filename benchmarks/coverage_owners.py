@@ -4,11 +4,18 @@
 doubles or triples the CPU of model-heavy tests. pytest-cov's `no_cover` marker stops the tracer
 during a test's call phase (its setup and teardown are still measured). A test may carry the
 marker only if every arc it covers is covered by another test too, so the coverage report is the
-same. This script proves it from one run with per-test contexts:
+same. This script proves it from runs with per-test contexts. A marked test's call phase is
+never traced, so the marked tests run a second time with this file as a pytest plugin, which
+keeps only them and takes their mark off (without that run the proof holds nothing: the script
+exits 1 when no marked test's call phase is in the data):
 
     COVERAGE_FILE=/tmp/ctx.coverage .venv/bin/python -m pytest --cov --cov-context=test \\
         -p no:randomly --junitxml=/tmp/junit.xml
-    .venv/bin/python benchmarks/coverage_owners.py /tmp/ctx.coverage --junit /tmp/junit.xml
+    PYTHONPATH=benchmarks COVERAGE_FILE=/tmp/marked.coverage .venv/bin/python -m pytest \\
+        -p coverage_owners --cov --cov-context=test -p no:randomly
+    .venv/bin/python -m coverage combine --keep --data-file=/tmp/all.coverage \\
+        /tmp/ctx.coverage /tmp/marked.coverage
+    .venv/bin/python benchmarks/coverage_owners.py /tmp/all.coverage --junit /tmp/junit.xml
 
 Tests added since that run can be measured alone (same command on their files, another
 COVERAGE_FILE) and merged with `coverage combine --keep --data-file=ALL RUN1 RUN2`, as long as
@@ -154,6 +161,18 @@ def _names_random(item: pytest.Item, random_helpers: set[str]) -> bool:
     )
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """As a plugin (`-p coverage_owners`): run only the tests marked `no_cover`, unmarked, so
+    pytest-cov traces their call phases (after conftest has marked UNTRACED_FILES' tests)."""
+    marked = [item for item in items if item.get_closest_marker(NO_COVER) is not None]
+    for item in marked:
+        for node in item.listchain():
+            node.own_markers[:] = [m for m in node.own_markers if m.name != NO_COVER]
+    config.hook.pytest_deselected(items=[item for item in items if item not in marked])
+    items[:] = marked
+
+
 def collect(test_paths: Sequence[str]) -> list[CollectedTest]:
     """The suite's tests, collected (not run) in this process."""
     collector = _Collector()
@@ -291,6 +310,13 @@ def candidates(
     return chosen
 
 
+def traced_marked_tests(data_file: Path, tests: Iterable[CollectedTest]) -> int:
+    """How many marked tests have a call phase in the data (one reaching no model arc has none)."""
+    connection = sqlite3.connect(f"file:{data_file}?mode=ro", uri=True)
+    contexts = {context for (context,) in connection.execute("select context from context")}
+    return sum(1 for t in tests if t.marked and f"{t.nodeid}|run" in contexts)
+
+
 def source_names(data_file: Path) -> dict[int, str]:
     connection = sqlite3.connect(f"file:{data_file}?mode=ro", uri=True)
     return {
@@ -351,11 +377,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     lost = everything - owners.kept
     unsafe = owners.marked - owners.kept_deterministic
     marked_tests = sum(t.marked for t in tests)
+    traced = traced_marked_tests(args.data_file, tests)
     print(
-        f"\n{len(everything)} arcs in the run; {marked_tests} tests marked {NO_COVER}; "
+        f"\n{len(everything)} arcs in the run; {marked_tests} tests marked {NO_COVER} "
+        f"({traced} of them with a traced call phase); "
         f"{len(owners.kept)} arcs without their call phases; "
         f"{len(owners.kept_deterministic)} arcs of deterministic kept tests"
     )
+    if marked_tests and not traced:
+        print("no marked test's call phase is in the data: run them with -p coverage_owners")
+        return 1
     names = source_names(args.data_file)
     for label, arcs in (
         ("arcs only marked tests cover (the report would lose them)", lost),
