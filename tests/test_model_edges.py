@@ -19,7 +19,7 @@ from loopspec.model.commands import Crash, ModelReplies, Recover, SubmitUser
 from loopspec.model.config import HookSpec, matcher_problem
 from loopspec.model.derive import derive_messages
 from loopspec.model.events import Event, SurfaceReplace, ToolCallRecorded, ToolResultRecorded
-from loopspec.model.facts import fact_from_wire
+from loopspec.model.facts import FactError, fact_from_wire, message_plain
 from loopspec.model.invariants import check_facts
 from loopspec.model.jsonvalue import FrozenMap, integer_written_as_double
 from loopspec.model.messages import TextBlock, ToolCallBlock, UserMessage
@@ -200,3 +200,30 @@ def test_HOOK_4_HOOK_5_hooks_naming_no_call_are_in_place_until_every_call_has_it
     assert [(v.rule_id, v.seq) for v in late] == [("HOOK-5", 14)]
     said = "after every call of the step has its tool/result (the last at seq 13)"
     assert said in late[0].message
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        {"type": "tool-result", "toolCallId": "c1", "content": [], "isError": False},
+        {"type": "tool-call", "id": "c1", "name": "read", "arguments": "{}"},
+    ],
+    ids=["tool-result", "tool-call"],
+)
+def test_LOG_4_a_user_message_holding_a_call_s_block_is_read_by_the_model_s_reader(
+    block: dict[str, object],
+) -> None:
+    """LOG-4: a tool-result or tool-call block in a user message is not what check's quick
+    reading takes as plain; the model's own reader reads it instead, which takes a well-formed
+    one and refuses one without its id, naming the member."""
+    (row,) = [o for o in wire(run(PLAIN, [SubmitUser("a")]).log) if o["type"] == "user/message"]
+    data = row["data"]
+    assert isinstance(data, dict)
+    message = {**data, "content": [block]}
+    assert not message_plain(message, message["content"], False)
+    assert fact_from_wire({**row, "data": message}).type == "user/message"
+    unnamed = {k: v for k, v in block.items() if k not in ("toolCallId", "id")}
+    with pytest.raises(FactError) as refused:
+        fact_from_wire({**row, "data": {**data, "content": [unnamed]}})
+    assert refused.value.rule_id == "LOG-4"
+    assert "content[0]." in str(refused.value)
