@@ -227,3 +227,20 @@ def test_LOG_4_a_user_message_holding_a_call_s_block_is_read_by_the_model_s_read
         fact_from_wire({**row, "data": {**data, "content": [unnamed]}})
     assert refused.value.rule_id == "LOG-4"
     assert "content[0]." in str(refused.value)
+
+
+def test_ORD_2_a_result_citing_another_call_s_record_names_that_call() -> None:
+    """ORD-2: c1's result citing seq 5, c2's tool/call, in place of its own (seq 4) is told
+    whose record it cites, as a writer's seq off by one would."""
+    rows = wire(_two_calls_one_answered())
+    assert rows[6]["sourceEventSeqs"] == [4]
+    rows[6]["sourceEventSeqs"] = [5]
+    found = [(v.rule_id, v.seq, v.message) for v in check_facts(map(fact_from_wire, rows))]
+    assert found == [
+        (
+            "ORD-2",
+            6,
+            "result for c1 does not cite its tool/call seq 4 in sourceEventSeqs, which cites seq 5,"
+            " the tool/call of c2",
+        )
+    ]
