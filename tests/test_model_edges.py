@@ -10,6 +10,8 @@ nothing) were found the same way on d574d9e's model.
 
 from __future__ import annotations
 
+import copy
+
 import attrs
 import pytest
 from spec_helpers import PLAIN, run, types, wire, with_hooks
@@ -244,3 +246,25 @@ def test_ORD_2_a_result_citing_another_call_s_record_names_that_call() -> None:
             " the tool/call of c2",
         )
     ]
+
+
+def test_HOOK_5_a_post_hook_for_a_call_whose_approval_was_rejected_is_blamed() -> None:
+    """HOOK-5, DEC-2: a call whose approval was answered "rejected" never ran, so a PostToolUse
+    audit for it (put before its error result) is blamed, saying so."""
+    hooks = with_hooks(HookSpec("pre", "PreToolUse"), HookSpec("post", "PostToolUse"))
+    one_read = ModelReplies((TWO_READS.blocks[0],))
+    asked: list[cmd.Command] = [SubmitUser("a"), one_read, cmd.HookAnswers(cmd.Ask())]
+    rows = wire(run(hooks, [*asked, cmd.ApprovalAnswers("rejected")]).log)
+    decided = ["approval/asked", "approval/decided", "tool/result"]
+    assert [row["type"] for row in rows[7:10]] == decided
+    post_audit = copy.deepcopy(rows[3:5])  # the pre hook's audit of c1, as the post hook's
+    for row in post_audit:
+        data = row["data"]
+        assert isinstance(data, dict)
+        data.update(point="PostToolUse", handlerId="post")
+        if row["type"] == "hook/result":
+            data["decision"] = "pass"
+    rows[9:9] = post_audit
+    (found,) = check_facts(map(fact_from_wire, renumber(rows)))
+    assert (found.rule_id, found.seq) == ("HOOK-5", 11)
+    assert 'its approval was answered "rejected" (seq 8)' in found.message
