@@ -268,3 +268,30 @@ def test_HOOK_5_a_post_hook_for_a_call_whose_approval_was_rejected_is_blamed() -
     (found,) = check_facts(map(fact_from_wire, renumber(rows)))
     assert (found.rule_id, found.seq) == ("HOOK-5", 11)
     assert 'its approval was answered "rejected" (seq 8)' in found.message
+
+
+def test_ADJ_2_a_result_its_turn_ended_without_is_tied_to_that_turn_s_end() -> None:
+    """ADJ-2, ADJ-3: a turn that ends inside its step with c2 unanswered is ADJ-3's; c2's result
+    in the next turn is ADJ-2's, and its words name the turn/end that lacked it."""
+    rows = wire(_two_calls_one_answered())
+    late = copy.deepcopy(rows[6])  # c1's result (seq 6), as c2's in turn 2
+    late.update(seq=10, sourceEventSeqs=[5])
+    data = late["data"]
+    assert isinstance(data, dict)
+    data["turn"] = 2
+    data["message"]["content"][0]["toolCallId"] = data["message"]["source"]["callId"] = "c2"
+    at = rows[6]["time"]
+    rows += [
+        {"type": "turn/end", "seq": 7, "time": at, "data": {"turn": 1, "reason": {"kind": "x"}}},
+        {"type": "turn/start", "seq": 8, "time": at, "data": {"turn": 2}},
+        {"type": "step/start", "seq": 9, "time": at, "data": {"turn": 2, "step": 1}},
+        late,
+    ]
+    found = check_facts(map(fact_from_wire, rows))
+    assert [(v.rule_id, v.seq, v.related) for v in found] == [
+        ("TURN-2", 7, ()),
+        ("ADJ-3", 7, (3,)),
+        ("ADJ-2", 10, (7,)),
+    ]
+    said = "(call c2's result, which its turn lacked when it ended at seq 7)"
+    assert found[-1].message.endswith(said)
