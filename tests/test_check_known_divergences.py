@@ -564,6 +564,14 @@ def test_ADJ_1_a_codex_message_between_a_call_and_its_output_not_marked_a_hooks_
         "not the known divergence: codex's is a PostToolUse hook's additionalContext, marked "
         "so, between a call and its output\n"
     ) in out
+    # Its situation never came up in the known shape, yet the rule broke: said so, not left
+    # to read as a log that showed nothing of it.
+    assert (
+        "known divergences of codex broken only in another shape than its known one (listed "
+        "above as not the known divergence): ADJ-1\n"
+    ) in out
+    status, out, _ = check(capsys, "--known", "codex", CODEX_CONTEXT_BETWEEN)
+    assert "another shape" not in out
 
 
 def test_RW_1_a_write_that_ran_another_input_no_hook_answered_is_no_claude_code_known_divergence(

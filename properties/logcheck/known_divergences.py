@@ -256,7 +256,15 @@ class LoopFates:
     judges in its logs: those that occurred; those that did not although their situation came
     up, each with how often and in how many logs; and those not exercised."""
 
-    __slots__ = ("did_not_occur", "logs", "loop", "not_exercised", "occurred", "race_not_lost")
+    __slots__ = (
+        "broken_otherwise",
+        "did_not_occur",
+        "logs",
+        "loop",
+        "not_exercised",
+        "occurred",
+        "race_not_lost",
+    )
 
     def __init__(self, loop: str, logs: int) -> None:
         self.loop = loop
@@ -266,6 +274,9 @@ class LoopFates:
         # Racy ones (`RACY_RULES`) that did not occur: the race was not lost, which fails nothing.
         self.race_not_lost: dict[str, tuple[int, int]] = {}
         self.not_exercised: list[str] = []
+        # Those of the last two whose rule broke in these logs, but never in its known shape
+        # (each such violation is listed, "not the known divergence").
+        self.broken_otherwise: list[str] = []
 
 
 def stale_known(reports: Iterable[LogReport], known: KnownDivergences) -> list[LoopFates]:
@@ -286,6 +297,8 @@ def stale_known(reports: Iterable[LogReport], known: KnownDivergences) -> list[L
             if any(report.known_counts.get(rule) for report in logs):
                 fate.occurred.append(rule)
                 continue
+            if any(rule in report.not_known for report in logs):
+                fate.broken_otherwise.append(rule)
             seen = [report.situations.get(rule, 0) for report in logs]
             if any(seen):
                 stale = fate.race_not_lost if rule in RACY_RULES[loop] else fate.did_not_occur
@@ -329,6 +342,11 @@ def stale_lines(fates: Iterable[LoopFates], *, strict: bool) -> list[str]:
                 f"known divergences of {fate.loop} not exercised: "
                 f"{', '.join(fate.not_exercised)} (no situation that shows them in "
                 f"{'its log' if fate.logs == 1 else f'its {fate.logs} logs'})"
+            )
+        if fate.broken_otherwise:
+            lines.append(
+                f"known divergences of {fate.loop} broken only in another shape than its known one "
+                f"(listed above as not the known divergence): {', '.join(fate.broken_otherwise)}"
             )
     return lines
 
