@@ -533,9 +533,32 @@ def test_REC_1_claude_code_resumed_without_its_repair_is_not_its_known_divergenc
     status, out, _ = check(capsys, "--known", "claude-code", CC_REC_1_NO_REPAIR)
     assert status == 1, out
     assert (
-        "[lines 3, 2]; not the known divergence: claude-code's is an assistant message of its "
-        "own written on resuming, after the crash's repair\n"
+        "[lines 3, 2]; not the known divergence: claude-code's is its own 'No response "
+        "requested.' written on resuming a turn a crash cut\n"
     ) in out
+
+
+def test_REC_1_an_api_error_that_lost_its_mark_is_not_claude_codes_known_divergence(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """REC-1: after a prompt a crash left unanswered, Claude Code writes `No response
+    requested.` as the model's on resuming (its known divergence, set aside); an `API Error`
+    message that lost its `isApiErrorMessage` mark (a converter's doing: Claude Code marks
+    its errors, and never sends them to the model) breaks REC-1 there too, and fails the run
+    under `--known claude-code`, where it was set aside as the CLI's own."""
+    own = LOGS / "claude-code" / "violations" / "REC-1-a-crash-before-the-reply.jsonl"
+    status, out, _ = check(capsys, "--known", "claude-code", str(own))
+    assert status == 0, out
+    assert ":2: known divergence of claude-code: REC-1" in out
+    unmarked = tmp_path / "unmarked-api-error.jsonl"
+    unmarked.write_text(own.read_text().replace("No response requested.", "API Error: 500"))
+    status, out, _ = check(capsys, "--known", "claude-code", str(unmarked))
+    assert status == 1, out
+    assert (
+        ":2: REC-1: the model never replied to line 1, and an assistant message it never "
+        "wrote (API Error: 500)"
+    ) in out
+    assert "; not the known divergence: claude-code's is its own 'No response requested.'" in out
 
 
 @pytest.mark.parametrize("loop", LOOPS)

@@ -367,7 +367,7 @@ def test_REC_1_claude_code_a_crash_repair_followed_by_a_message_the_model_never_
     assert (found.line, found.events) == (4, (4, 3))
     assert found.violation.message == (
         "the crash repair of call toolu_long is followed by an assistant message the model "
-        "never wrote (Nothing to add.): a repair adds results only"
+        "never wrote (No response requested.): a repair adds results only"
     )
     assert "REC-1" not in report.not_checkable
     assert check(CLAUDE / "valid" / "a-crash-repair-then-the-next-prompt.jsonl").violations == []

@@ -344,7 +344,12 @@ PROMPT_OPENED_OVER_CALLS = "prompt-opened-over-calls"
 task_started) while calls await results, the next reply before any of them."""
 INVENTED_ON_RESUME = "invented-on-resume"
 """REC-1: on resuming, an assistant message the loop wrote itself right after the crash's
-repair results, or after the user record a crash left without the model's reply."""
+repair results, or after the user record a crash left without the model's reply, in the loop's
+own words (`RESUME_WORDS`); in other words (an API error's that lost its mark, a converter's),
+the violation has no facet."""
+RESUME_WORDS = "No response requested."
+"""What Claude Code (2.1.332) writes as the model's on resuming a turn a crash cut: the only
+text of a message of its own seen there."""
 INVENTED_WITHOUT_REPAIR = "invented-without-repair"
 """REC-1: on resuming, an assistant message the loop wrote itself while calls await results,
 no repair result written for them."""
@@ -417,6 +422,11 @@ class Dialect(PlainRecord):
 
 def _show(value: Any) -> str:
     return value if isinstance(value, str) else json_dumps(value, sort_keys=True)
+
+
+def _resumed(text: str) -> str:
+    """The facet of a message the loop wrote itself on resuming, by its words (`RESUME_WORDS`)."""
+    return INVENTED_ON_RESUME if text == RESUME_WORDS else ""
 
 
 def _hook_shown(hook: str) -> str:
@@ -605,7 +615,7 @@ class Judge:
                     f"it never wrote ({_show(text)}) follows, sent to it as its own: "
                     f"{CUT_SHORT_TURN}"
                 )
-                return [Violation("REC-1", line, message, (repair_line,), INVENTED_ON_RESUME)]
+                return [Violation("REC-1", line, message, (repair_line,), _resumed(text))]
             case Invented(text=text, repaired=repaired, line=line, repair_line=repair_line):
                 calls = (
                     f"call {repaired[0]}" if len(repaired) == 1 else f"calls {', '.join(repaired)}"
@@ -614,7 +624,7 @@ class Judge:
                     f"the crash repair of {calls} is followed by an assistant message the model "
                     f"never wrote ({_show(text)}): a repair adds results only"
                 )
-                return [Violation("REC-1", line, message, (repair_line,), INVENTED_ON_RESUME)]
+                return [Violation("REC-1", line, message, (repair_line,), _resumed(text))]
             case InventedAfterAbort(text=text, line=line, abort_line=abort_line, in_batch=True):
                 message = (
                     f"after the interrupt at line {abort_line}, an assistant message the model "

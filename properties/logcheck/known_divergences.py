@@ -102,7 +102,7 @@ KNOWN_SHAPES = {
         ),
         "REC-1": KnownShape(
             ("invented-on-resume",),
-            "an assistant message of its own written on resuming, after the crash's repair",
+            "its own 'No response requested.' written on resuming a turn a crash cut",
         ),
     },
     "codex": {
