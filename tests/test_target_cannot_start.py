@@ -15,6 +15,7 @@ imports that is not installed for the interpreter running it, or installed in an
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import platform
@@ -23,6 +24,7 @@ import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import settings
@@ -372,6 +374,24 @@ def test_PROTO_1_a_loop_module_for_impl_given_as_cmd_is_told_its_impl(
         "give it as --impl my_loop:MyLoop (--loopspec-impl under pytest): a wrong option, not a "
         "protocol break)"
     )
+
+
+def test_PROTO_1_a_script_too_deep_to_read_for_the_impl_hint_gets_no_hint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: a script that exits 0 without answering is read for the --impl hint; one whose
+    code nests past what Python's AST builder takes (RecursionError, where the compiler that
+    ran it took it) gets no hint, where the error ended conform with a traceback."""
+    script = tmp_path / "deep.py"
+    script.write_text("x = " + "(" * 40 + "1" + ")" * 40 + "\n", encoding="utf-8")
+
+    def too_deep(source: bytes) -> object:
+        raise RecursionError("maximum recursion depth exceeded during ast construction")
+
+    # In start_errors' namespace alone: pytest reads its own tracebacks with ast.parse.
+    reader = SimpleNamespace(parse=too_deep, ClassDef=ast.ClassDef, FunctionDef=ast.FunctionDef)
+    monkeypatch.setattr(start_errors, "ast", reader)
+    assert start_errors.impl_module_given_as_command(["python3", str(script)]) is None
 
 
 def _loop_package(folder: Path, *modules: str) -> None:

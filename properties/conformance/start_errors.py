@@ -325,7 +325,8 @@ def impl_module_given_as_command(argv: list[str]) -> str | None:
     try:
         with open(script, "rb") as file:
             tree = ast.parse(file.read(_SOURCE_BYTES))
-    except (OSError, SyntaxError, ValueError):
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        # (Nested past what the AST's builder takes, where the compiler took it: no hint.)
         return None
     target = next(
         (
