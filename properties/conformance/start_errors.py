@@ -165,12 +165,14 @@ _PYTHON_NO_MODULE: Final = re.compile(
     r"(?:^(?:ModuleNotFoundError|ImportError): |: |\(ModuleNotFoundError: )"
     r"No module named '?(?P<module>[A-Za-z_][\w.]*)'?"
 )
-# The last line of a Python importing a name an installed package (one under site-packages) does
-# not have: another version of it than the loop was written for. A name missing from the loop's
-# own module, or a circular import ("from partially initialized module"), is the loop's.
+# The last line of a Python importing a name a module does not have, and the module's file. In
+# an installed package (under site-packages, `_INSTALLED`), another version of it than the loop
+# was written for; in the loop's own package, a file of it missing (`_own_package_problem`). A
+# name missing from the loop's own module, or a circular import ("from partially initialized
+# module"), is the loop's.
 _PYTHON_NO_NAME: Final = re.compile(
     r"^ImportError: cannot import name '(?P<name>[^']+)' from '(?P<module>[\w.]+)' "
-    r"\(.*[/\\](?:site|dist)-packages[/\\].*\)$"
+    r"\((?P<file>.*)\)$"
 )
 # Node's line for an import or require it could not resolve, ESM's and CommonJS's.
 _NODE_NO_MODULE: Final = re.compile(
@@ -213,7 +215,7 @@ def module_missing(argv: list[str], stderr: str) -> str | None:
     if own_package is not None:
         return own_package
     too_old = _PYTHON_NO_NAME.match(last)
-    if too_old is not None:
+    if too_old is not None and _INSTALLED.search(too_old["file"]):
         name, module = too_old["name"], too_old["module"]
         return (
             f"the Python package {module} has no {name} in the version installed for "
@@ -235,11 +237,6 @@ def module_missing(argv: list[str], stderr: str) -> str | None:
 # The last line of a Python whose relative import (`from . import tools`) ran in a module that
 # was run as a script (`python3 myloop/main.py`), so that no package holds it.
 _PYTHON_NO_PARENT: Final = "ImportError: attempted relative import with no known parent package"
-# The last line of a Python importing a name a package does not have, and where the package is.
-_PYTHON_NO_NAME_IN: Final = re.compile(
-    r"^ImportError: cannot import name '(?P<name>\w+)' from '(?P<package>[\w.]+)' "
-    r"\((?P<file>[^()]+)\)$"
-)
 
 
 def _own_package_problem(argv: list[str], last: str, stderr: str) -> str | None:
@@ -254,10 +251,10 @@ def _own_package_problem(argv: list[str], last: str, stderr: str) -> str | None:
     importer = Path(frames[-1])
     if last == _PYTHON_NO_PARENT:
         return _run_as_a_module(argv, importer)
-    lacking = _PYTHON_NO_NAME_IN.match(last)
+    lacking = _PYTHON_NO_NAME.match(last)
     if lacking is None:
         return None
-    name, package, held = lacking["name"], lacking["package"], Path(lacking["file"])
+    name, package, held = lacking["name"], lacking["module"], Path(lacking["file"])
     folder = held.parent
     if (
         held.name != "__init__.py"
