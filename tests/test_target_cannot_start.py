@@ -299,14 +299,39 @@ def _python_given_an_absolute_script_not_there(folder: Path) -> tuple[str, str]:
 MISSING_SCRIPT = "/nonexistent/loopspec-loop/loop.py"
 
 
+def _python_given_a_script_with_a_space_not_here(folder: Path) -> tuple[str, str]:
+    """`python3 'x y.py'`: a quoted name holding a space, which was read as code ("[PROTO-1]"
+    with no word of the missing file)."""
+    return f"{shlex.quote(sys.executable)} 'x y.py'", "x y.py"
+
+
+def _node_given_a_script_in_a_folder_with_a_space_not_here(folder: Path) -> tuple[str, str]:
+    """`node "dir with space/main.mjs"`: Node names the script resolved (a stand-in for node)."""
+    resolved = folder / "dir with space" / "main.mjs"
+    node = folder.parent / "node"
+    node.write_text(
+        f"#!/bin/sh\necho \"Error: Cannot find module '{resolved}'\" >&2\nexit 1\n", "utf-8"
+    )
+    node.chmod(0o755)
+    return f'{node} "dir with space/main.mjs"', "dir with space/main.mjs"
+
+
 @pytest.mark.parametrize(
     "interpreter_and_script",
     [
         _python_given_a_script_not_here,
         _node_given_a_script_up_a_folder_not_there,
         _python_given_an_absolute_script_not_there,
+        _python_given_a_script_with_a_space_not_here,
+        _node_given_a_script_in_a_folder_with_a_space_not_here,
     ],
-    ids=["python3 loop.py", "node ../jsloop/main.mjs", "python3 /nonexistent/loop.py"],
+    ids=[
+        "python3 loop.py",
+        "node ../jsloop/main.mjs",
+        "python3 /nonexistent/loop.py",
+        "python3 'x y.py'",
+        'node "dir with space/main.mjs"',
+    ],
 )
 def test_PROTO_1_an_interpreter_given_a_script_that_is_not_here_is_a_setup_error(
     tmp_path: Path,
@@ -324,28 +349,70 @@ def test_PROTO_1_an_interpreter_given_a_script_that_is_not_here_is_a_setup_error
     assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
     first = capsys.readouterr().err.splitlines()[0]
     where = "" if os.path.isabs(script) else f" relative to the current directory, {here}"
+    # The command as conform shows it, quoted as a shell reads it.
+    shown = shlex.join(shlex.split(command))
     assert first == (
-        f"loopspec: error: the target failed in reset: {command}: the process ended its output "
+        f"loopspec: error: the target failed in reset: {shown}: the process ended its output "
         f"instead of answering reset ({script}: no such file{where})"
     )
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="runs bash")
+@pytest.mark.parametrize("script", ["loop.sh", "my loop.sh", "./my loop.sh"])
 def test_PROTO_1_bash_given_a_script_that_is_not_here_names_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    script: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """PROTO-1: `--cmd "bash loop.sh"` run from another folder than the script's: bash exits 127
     on a script it cannot open, and the line said only that "a program it starts was not found"
-    (the status's words), where python3's and sh's missing script is named."""
+    (the status's words), where python3's and sh's missing script is named. It still did for
+    `bash 'my loop.sh'`, its space read as code's."""
     monkeypatch.chdir(tmp_path)
-    assert main(["conform", "--cmd", "bash loop.sh", "--examples", "1"]) == 2
+    command = shlex.join(["bash", script])
+    assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
     first, *rest = capsys.readouterr().err.splitlines()
     assert first == (
-        "loopspec: error: the target failed in reset: bash loop.sh: the process ended its output "
-        f"instead of answering reset (loop.sh: no such file relative to the current directory, "
+        f"loopspec: error: the target failed in reset: {command}: the process ended its output "
+        f"instead of answering reset ({script}: no such file relative to the current directory, "
         f"{tmp_path})"
     )
     assert rest[0] == "exit code: 127"
+
+
+def test_PROTO_1_a_code_options_value_holding_a_space_is_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: `sh -c 'cat conf/a.json'` is a command, not a file of that name: the line does
+    not say "cat conf/a.json: no such file"."""
+    monkeypatch.chdir(tmp_path)
+    first = _setup_error("sh -c 'cat conf/a.json'", capsys)
+    assert first == (
+        "loopspec: error: [PROTO-1] the target failed in reset: sh -c 'cat conf/a.json': the "
+        "process ended its output instead of answering reset"
+    )
+
+
+def test_PROTO_1_npx_that_would_install_its_package_is_a_setup_error_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: `npx tsx main.ts` where tsx is not installed: npx asks before installing it,
+    cannot without a terminal and exits 1 (npm's words, from a stand-in for npx). That was
+    "[PROTO-1]"; it is a setup error naming the package, and the script missing too."""
+    monkeypatch.chdir(tmp_path)
+    said = 'npm error npx canceled due to missing packages and no YES option: ["tsx@4.23.15"]'
+    npx = _exits_at_once(tmp_path, 1, said)
+    first = _setup_error(f"{npx} tsx main.ts", capsys)
+    assert first == (
+        "loopspec: error: the target failed in reset: ./wrapper.sh tsx main.ts: npx would "
+        "install the "
+        "npm package tsx@4.23.15 to run the command, and asks first, which it cannot with no "
+        "terminal (npx canceled due to missing packages before its first answer: a setup "
+        "problem, not a protocol break); install it in the loop's folder (npm install tsx), or "
+        "begin the command with npx --yes, then run this again (main.ts: no such file relative "
+        f"to the current directory, {tmp_path})"
+    )
 
 
 def _setup_error(command: str, capsys: pytest.CaptureFixture[str]) -> str:
@@ -805,3 +872,12 @@ def test_PROTO_1_the_pytest_plugin_names_no_rule_for_an_interpreter_found_missin
     assert "loopspec: error: the target failed in reset: ./loop.sh: cannot start ./loop.sh: " in out
     assert "[PROTO-1]" not in out
     assert "Traceback" not in out + done.stderr.str()
+
+
+def test_PROTO_1_npx_words_name_a_scoped_package_to_install_without_its_version() -> None:
+    """PROTO-1: npm's spec of a scoped package, `@scope/name@1.2.3`, is installed by its
+    name, `@scope/name`, not `@scope/name@1.2.3`'s cut at its first `@`."""
+    said = 'npm error npx canceled due to missing packages and no YES option: ["@acme/run@1.2.3"]'
+    words = start_errors.module_missing(["npx", "@acme/run"], said)
+    assert words is not None
+    assert "(npm install @acme/run)" in words

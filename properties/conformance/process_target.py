@@ -1254,9 +1254,11 @@ class ProcessTarget:
         line: bytes | str | None = None,
         grace: float = 0.2,
         rule: str = "PROTO-1",
+        files_missed: str = "",
     ) -> NoReturn:
         """Raise `ProcessTargetError` describing `problem` under `rule`; the process is ended
-        first."""
+        first. `files_missed`, the note of the command's files that are not there ending
+        `problem`, is kept after a setup problem's words that replace `problem`."""
         process = self._process
         self._process = None
         # A program started with a curled quote in its words (`python3 \u2018x.py\u2019`)
@@ -1285,7 +1287,7 @@ class ProcessTarget:
                 if code == 127 and setup is not None:
                     setup += env_missed(process.stderr_tail())
             if setup is not None:
-                parts[0] = f"{self.name}: {setup}{curled}"
+                parts[0] = f"{self.name}: {setup}{files_missed}{curled}"
                 rule = NO_RULE_BROKEN
             if code is not None:
                 parts.append(f"exit code: {code}")
@@ -1302,6 +1304,7 @@ class ProcessTarget:
         assert process is not None
         rule = "PROTO-1"
         missing = []
+        files_missed = ""
         code = None
         if what == "reset":
             code = process.settle(1.0)  # its last stderr, which may name the file it missed
@@ -1336,7 +1339,8 @@ class ProcessTarget:
                 )
                 if paths
             ]
-            ended += f" ({'; '.join(said)}{quote})"
+            files_missed = f" ({'; '.join(said)}{quote})"
+            ended += files_missed
             if not self.slowest and script_missing(self.argv, process.stderr_tail()):
                 rule = NO_RULE_BROKEN
         elif what == "reset" and code == 0 and not self.slowest:
@@ -1346,7 +1350,7 @@ class ProcessTarget:
                 rule = NO_RULE_BROKEN
         if what == "shutdown":
             ended += ' (a loop answers shutdown with {"type": "bye"}, then exits)'
-        self._fail(ended, grace=1.0, rule=rule)
+        self._fail(ended, grace=1.0, rule=rule, files_missed=files_missed)
 
     def _exchange(
         self, message: dict[str, Any], expected: str, *, seq: int | None = None

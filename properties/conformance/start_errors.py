@@ -13,6 +13,7 @@ import ast
 import contextlib
 import errno
 import itertools
+import json
 import os
 import platform
 import re
@@ -40,12 +41,13 @@ def _relative_file_words(argv: list[str]) -> list[str]:
     loop.py`). A URL, an option or code is none."""
     return [
         argument
-        for argument in argv[1:]
-        if ("/" in argument or os.path.splitext(argument)[1] in _SCRIPT_SUFFIXES)
+        for at, argument in enumerate(argv)
+        if at
+        and ("/" in argument or os.path.splitext(argument)[1] in _SCRIPT_SUFFIXES)
         and not argument.startswith("-")
         and not os.path.isabs(argument)
         and "://" not in argument
-        and _CODE_CHARACTERS.isdisjoint(argument)
+        and not _is_code(argv, at)
     ]
 
 
@@ -68,7 +70,7 @@ def _unopened_operand(argv: list[str], stderr: str) -> str | None:
         words[at - 1] == "-m"  # a module's name (`python3 -m pkg.loop`), not a file's
         or os.path.lexists(operand)
         or "://" in operand
-        or not _CODE_CHARACTERS.isdisjoint(operand)
+        or _is_code(words, at)
     ):
         return None
     if not _NO_FILE.search(stderr):  # `make run`: "No rule to make target 'run'"
@@ -129,7 +131,20 @@ def path_split_at_spaces(argv: list[str], missing: list[str]) -> str | None:
 
 
 # Characters of code (`python3 -c 'open("x/y")'`, `sh -c 'cd x; ...'`), not of a file's name.
-_CODE_CHARACTERS: Final = frozenset(" \t\n\"'();{}<>|&$`")
+# A space is in both: a file's (`bash 'my loop.sh'`) unless a code option's value holds it.
+_CODE_CHARACTERS: Final = frozenset("\t\n\"'();{}<>|&$`")
+# The options whose value is code (python3 and sh -c, node -e/--eval/-p/--print, perl -e/-E,
+# ruby -e, php -r).
+_CODE_OPTIONS: Final = frozenset(("-c", "-e", "-E", "--eval", "-p", "--print", "-r"))
+
+
+def _is_code(words: list[str], at: int) -> bool:
+    """Whether the word at `at` reads as code, not as a file's name: it holds a character of
+    code, or it holds a space and is a code option's value (`sh -c 'node main.mjs'`)."""
+    word = words[at]
+    return not _CODE_CHARACTERS.isdisjoint(word) or (
+        " " in word and at > 0 and words[at - 1] in _CODE_OPTIONS
+    )
 
 
 def setup_problem(code: int | None) -> str | None:
@@ -223,6 +238,9 @@ def module_missing(argv: list[str], stderr: str) -> str | None:
             "first answer: another version than the loop needs, a setup problem, not a protocol "
             f"break); install the version it needs {elsewhere}"
         )
+    npx = _NPX_CANCELED.search(stderr)
+    if npx is not None:
+        return _npx_would_install(npx["packages"])
     node = _NODE_NO_MODULE.search(stderr)
     if node is not None and not re.match(r"[./\\]|file:|[A-Za-z]:[\\/]", node["module"]):
         package = node["module"]
@@ -232,6 +250,30 @@ def module_missing(argv: list[str], stderr: str) -> str | None:
             "install the loop's dependencies (npm install in its folder), then run this again"
         )
     return None
+
+
+# npm's line for an `npx PACKAGE` whose package is not installed, with no terminal to ask
+# whether to install it (conform's targets have none): the packages, as a JSON list of specs.
+_NPX_CANCELED: Final = re.compile(
+    r"npx canceled due to missing packages and no YES option: (?P<packages>\[.*\])"
+)
+
+
+def _npx_would_install(packages: str) -> str:
+    """The words for an `npx` that would install `packages` (a JSON list of npm specs,
+    `["tsx@4.23.15"]`) to run the command: it asks first, and a target has no terminal."""
+    try:
+        specs = [str(spec) for spec in json.loads(packages)]
+    except ValueError:
+        specs = [packages]
+    # A spec's name without the version npx resolved (`@scope/name@1.2.3` is `@scope/name`).
+    names = " ".join(re.sub(r"(?<=.)@[^@/]*$", "", spec) for spec in specs)
+    return (
+        f"npx would install the npm package {', '.join(specs)} to run the command, and asks "
+        "first, which it cannot with no terminal (npx canceled due to missing packages before "
+        "its first answer: a setup problem, not a protocol break); install it in the loop's "
+        f"folder (npm install {names}), or begin the command with npx --yes, then run this again"
+    )
 
 
 # The last line of a Python whose relative import (`from . import tools`) ran in a module that
