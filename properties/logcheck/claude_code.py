@@ -28,8 +28,10 @@ nothing the rules read):
   what a `Write` (`filePath`, `content`) or an `Edit` (`filePath`, `newString`, `replaceAll`)
   did: what ran, compared with the call (a PermissionRequest hook's `updatedInput` runs, and
   only its decision is recorded, an `attachment` of `hookEvent` PermissionRequest naming the
-  call: `check --known claude-code` sets aside another input run only for a call a hook's
-  record answers). An Edit's `oldString` is the text the tool matched, which
+  call, written just before the result, whose `permissionDecision.source` is then `hook`:
+  `check --known claude-code` sets aside another input run only for a call a hook's record
+  answers; a Bash result records no command, so such a hook's rewrite of a Bash call is not
+  seen). An Edit's `oldString` is the text the tool matched, which
   may differ from the call's (it matches straight quotes to curly ones), so it is not compared;
   a result the user modified is skipped. `toolDenialKind` `interrupted` marks the repair
   result Claude Code writes on resume for a call a crash left without one. A user message of
