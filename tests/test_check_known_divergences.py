@@ -6,9 +6,12 @@ The fixtures are the hand-written transcripts and rollouts under tests/fixtures/
 
 from __future__ import annotations
 
+import ast
+import importlib
 import io
 import json
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -18,7 +21,7 @@ from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import Harness
 from loopspec.properties.logcheck import claude_code, codex
 from loopspec.properties.logcheck.checker import check_stream
-from loopspec.properties.logcheck.harness_logs import FACETS
+from loopspec.properties.logcheck.harness_logs import FACETS, check_foreign
 from loopspec.properties.logcheck.known_divergences import (
     IN_PART_RULES,
     KNOWN_RULES,
@@ -655,3 +658,111 @@ def test_EXE_1_a_rule_of_a_loops_list_check_knows_no_shape_of_is_set_aside_in_no
     assert "; not the known divergence: check knows no shape of codex's EXE-1\n" in out
     status, out, _ = check(capsys, "--known", "codex,EXE-1", repeated)
     assert status == 0, out
+
+
+def _modules_making_loop_violations() -> list[ModuleType]:
+    """The modules whose code may make a violation `check` reports in a loop's log: each
+    dialect reader of a loop `--known` names, the logcheck modules it imports, and the one
+    holding `check_foreign`, the only path from a dialect's records to a report."""
+    readers = {"claude-code": claude_code, "codex": codex}
+    assert set(readers) == set(KNOWN_RULES)  # a new loop's reader is walked too
+    names = {check_foreign.__module__}
+    for reader in readers.values():
+        names.add(reader.__name__)
+        for node in ast.walk(ast.parse(Path(str(reader.__file__)).read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                "loopspec.properties.logcheck."
+            ):
+                names.add(str(node.module))
+    return [importlib.import_module(name) for name in sorted(names)]
+
+
+def _violation_sites(tree: ast.Module) -> list[tuple[ast.Call, ast.FunctionDef | None]]:
+    """Each `Violation(...)` call of a module, with the innermost function it is made in."""
+    scope_of: dict[int, tuple[ast.Call, ast.FunctionDef | None]] = {}
+    # ast.walk goes outside in, so a nested function's calls are claimed by it last.
+    for scope in [None, *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))]:
+        for node in ast.walk(scope if scope is not None else tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "Violation"
+            ):
+                scope_of[id(node)] = (node, scope)
+    return list(scope_of.values())
+
+
+def _sources(
+    expression: ast.expr, scope: ast.FunctionDef | None, tree: ast.Module
+) -> list[ast.AST]:
+    """`expression` and what it may take its value from: what a local name it reads is assigned
+    in `scope`, what a function of the module it calls returns."""
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    found: list[ast.AST] = []
+    todo: list[tuple[ast.AST, ast.FunctionDef | None]] = [(expression, scope)]
+    while todo:
+        node, within = todo.pop()
+        if any(node is seen for seen in found):
+            continue
+        found.append(node)
+        for part in ast.walk(node):
+            if isinstance(part, ast.Name) and within is not None:
+                todo.extend(
+                    (assign.value, within)
+                    for assign in ast.walk(within)
+                    if isinstance(assign, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id == part.id for t in assign.targets)
+                )
+            if isinstance(part, ast.Call) and isinstance(part.func, ast.Name):
+                function = functions.get(part.func.id)
+                if function is not None:
+                    todo.extend(
+                        (r.value, function)
+                        for r in ast.walk(function)
+                        if isinstance(r, ast.Return) and r.value is not None
+                    )
+    return found
+
+
+def _argument(call: ast.Call, position: int, name: str) -> ast.expr | None:
+    if len(call.args) > position:
+        return call.args[position]
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+def test_RW_1_every_violation_of_a_rule_a_loops_list_names_is_made_with_its_facet() -> None:
+    """RW-1, REC-1 and the rest: `--known claude-code` sets aside a rule of the loop's list only
+    in its known shape, told by the violation's facet, so a violation made without one would
+    fail the run under `--known` whatever its shape, and only a fixture of that very shape would
+    show it. Each place that makes a violation a loop's log can show, of a rule some loop's
+    list names, gives it a facet: one of `FACETS`, or `NO_KNOWN_SHAPE` on purpose (no bare
+    empty string, which reads as forgotten); its rule is a literal, so this walk can read it."""
+    listed = {rule for rules in KNOWN_RULES.values() for rule in rules}
+    problems = []
+    rules_made: set[str] = set()
+    for module in _modules_making_loop_violations():
+        tree = ast.parse(Path(str(module.__file__)).read_text())
+        for call, scope in _violation_sites(tree):
+            where = f"{Path(str(module.__file__)).name}:{call.lineno}"
+            rule = _argument(call, 0, "rule_id")
+            if not (isinstance(rule, ast.Constant) and isinstance(rule.value, str)):
+                problems.append(f"{where}: a Violation whose rule is no literal")
+                continue
+            rules_made.add(rule.value)
+            if rule.value not in listed:
+                continue
+            facet = _argument(call, 4, "facet")
+            if facet is None:
+                problems.append(f"{where}: a violation of {rule.value} made without a facet")
+            elif any(
+                isinstance(node, ast.Constant) and node.value == ""
+                for source in _sources(facet, scope, tree)
+                for node in ast.walk(source)
+            ):
+                problems.append(
+                    f"{where}: a violation of {rule.value} whose facet may be a bare '' (name "
+                    "it NO_KNOWN_SHAPE if no loop's known divergence has that shape)"
+                )
+    assert problems == []
+    # The walk reaches the places that make each rule a known shape names.
+    assert {rule for shapes in KNOWN_SHAPES.values() for rule in shapes} <= rules_made

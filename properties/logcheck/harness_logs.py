@@ -353,6 +353,11 @@ text of a message of its own seen there."""
 INVENTED_WITHOUT_REPAIR = "invented-without-repair"
 """REC-1: on resuming, an assistant message the loop wrote itself while calls await results,
 no repair result written for them."""
+NO_KNOWN_SHAPE = ""
+"""A violation of a rule some loop's list names (`known_divergences.KNOWN_RULES`) in a shape
+that is no loop's known divergence: `check --known LOOP` never sets it aside by the loop's name.
+Every violation of such a rule made here names its facet, this one included, so that a new one
+is given its shape or this on purpose (a test walks them)."""
 
 
 FACETS = (
@@ -426,7 +431,7 @@ def _show(value: Any) -> str:
 
 def _resumed(text: str) -> str:
     """The facet of a message the loop wrote itself on resuming, by its words (`RESUME_WORDS`)."""
-    return INVENTED_ON_RESUME if text == RESUME_WORDS else ""
+    return INVENTED_ON_RESUME if text == RESUME_WORDS else NO_KNOWN_SHAPE
 
 
 def _hook_shown(hook: str) -> str:
@@ -589,7 +594,7 @@ class Judge:
             return []
         lines = tuple(self.open.line_of_call[c] for c in self.open.waiting)
         message = f"{visible.what} lands while {calls_awaiting(self.open.waiting)}"
-        facet = HOOK_CONTEXT_LANDED if visible.hook_context else ""
+        facet = HOOK_CONTEXT_LANDED if visible.hook_context else NO_KNOWN_SHAPE
         return [Violation("ADJ-1", visible.line, message, lines, facet)]
 
     def _feed(self, observation: Observation) -> list[Violation]:
