@@ -7,5 +7,6 @@
 - `validators` — strict ACP validation and provider pairing rules;
 - `cli` — the `loopspec` command line;
 - `spec_doc` — SPEC.md's generated sections; `crosshair_gate` — the CrossHair run of `make test`;
-  `pytest_plugin` — `pytest --loopspec-impl=...`.
+  `pytest_plugin` — `pytest --loopspec-impl=...`; `target_signals` — the interrupts a target and a
+  harness's CLI start with.
 """

@@ -74,6 +74,7 @@ from loopspec.properties.conformance.start_errors import (
 from loopspec.properties.conformance.target import Observation
 from loopspec.properties.conformance.waiting import still_waiting
 from loopspec.properties.json_schema_words import schema_error_words
+from loopspec.properties.target_signals import children_start_with_default_interrupts
 from loopspec.properties.typographic import curled_quotes_hint
 
 if TYPE_CHECKING:
@@ -859,6 +860,8 @@ class _Process:
         # Its own process group, so that ending it also ends whatever a wrapper script started,
         # and a token in its environment, so that ending it also ends what left the group.
         self._token = new_token()
+        # An abort the loop is sent as SIGINT reaches it whether conform ran in the background.
+        children_start_with_default_interrupts()
         self.popen = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,

@@ -190,6 +190,7 @@ from loopspec.properties.harnesses.session import (
     network_namespace_works,
     turn_argv,
 )
+from loopspec.properties.target_signals import children_start_with_default_interrupts
 
 CAPABILITIES = DRIVEN_CAPABILITIES
 HOOK_PROGRAM = "loopspec-hook"
@@ -1152,6 +1153,8 @@ class Session:
         self.started_at = time.time()
         out = open(self.root / f"turn-{self.turns_started}.out", "wb")  # noqa: SIM115
         err = open(self.root / f"turn-{self.turns_started}.err", "wb")  # noqa: SIM115
+        # The SIGINT of an abort (`_interrupt`) reaches the CLI however the adapter was started.
+        children_start_with_default_interrupts()
         with out, err:
             self.process = subprocess.Popen(
                 argv,

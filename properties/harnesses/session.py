@@ -37,6 +37,7 @@ from loopspec.properties.harnesses.script import (
     ScriptedReply,
     ScriptedText,
 )
+from loopspec.properties.target_signals import children_start_with_default_interrupts
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 OBSERVER_ID = "loopspec-observer"
@@ -553,6 +554,8 @@ def _run_turn(
     """Run one turn's process; exit code, whether it was killed, stdout, stderr. With `cut`,
     its process group gets the cut's signal when due; after SIGINT it has `ABORT_GRACE` seconds
     to end before it is killed."""
+    # The SIGINT of an abort's cut reaches the CLI however loopspec was started.
+    children_start_with_default_interrupts()
     process = subprocess.Popen(
         argv,
         cwd=work,
