@@ -802,3 +802,35 @@ def test_a_check_ends_without_the_interpreters_finalization(
         assert [violation["rule"] for violation in report["violations"]] == ["STEP-1"]
     elif verb == "check":
         assert done.stdout.splitlines()[-1].startswith("checked 1 log, 4 events: 0 violations")
+
+
+# Command lines that end before any verb ran, what each writes (on stdout, or on stderr), and
+# their exit status: help, a usage error. (`--version` too, where the wheel's metadata is read
+# directly; here, in a source tree, importlib.metadata finds it, and imports threading.)
+_ENDED_WHILE_READING_ARGUMENTS = {
+    "check-help": (["check", "--help"], "stdout", "usage: loopspec check", 0),
+    "help": (["--help"], "stdout", "usage: loopspec", 0),
+    "usage-error": (["check", "--no-such-option", "x.jsonl"], "stderr", "usage: loopspec check", 2),
+}
+
+
+@pytest.mark.parametrize("run", list(_ENDED_WHILE_READING_ARGUMENTS))
+def test_help_and_a_usage_error_end_without_the_interpreters_finalization(
+    run: str,
+) -> None:
+    """Tearing down argparse, re and gettext, which help and a usage error import, was a tenth
+    of `loopspec check --help`'s instructions (benchmarks/bench_cli.py): `program` ends them at
+    once, what they wrote (block-buffered into a pipe here) whole and their exit status kept."""
+    arguments, stream, starts, status = _ENDED_WHILE_READING_ARGUMENTS[run]
+    done = subprocess.run(
+        [sys.executable, "-c", _PROGRAM.format(register="", arguments=arguments)],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == status
+    assert "finalized" not in done.stderr.splitlines()
+    written = done.stdout if stream == "stdout" else done.stderr
+    assert written.startswith(starts)
+    if run == "usage-error":
+        assert written.splitlines()[-1].endswith("unrecognized arguments: --no-such-option")

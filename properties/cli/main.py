@@ -7,7 +7,8 @@ they answer at interpreter speed (`benchmarks/bench_cli.py` measures it). The pa
 `cli.parser`'s; the usual `loopspec check PATH...` and `loopspec spec RULE...` (the command
 check names under its violations) are read without them (`_usual_check`), and `loopspec
 --version` answered. The program (`program`, what the console script and `python -m loopspec`
-run) ends those two without the interpreter's finalization.
+run) ends those two, and help, `--version` and usage errors, without the interpreter's
+finalization.
 
 Exit codes: 0 success, 1 the checked thing breaks a rule, 2 usage errors and input that cannot
 be used — never a traceback, 3 loopspec itself failed: an exception no verb expected, a bug in
@@ -265,8 +266,16 @@ def _stderr_to_the_null_device() -> None:
 
 def program() -> int:
     """The `loopspec` program as its console script and `python -m loopspec` run it: `main` on
-    `sys.argv`; a check, or `spec RULE...`, then ends the process at once (`_end_at_once`)."""
-    status = main()
+    `sys.argv`; a check, or `spec RULE...`, then ends the process at once (`_end_at_once`), as
+    does help, `--version` or a usage error, which end before any verb ran."""
+    try:
+        status = main()
+    except SystemExit as ending:
+        # argparse's way out, and `--version`'s: they wrote stdout or stderr alone. Tearing down
+        # argparse, re and gettext was a tenth of `loopspec check --help`'s instructions.
+        if _COLLECTOR_HELD and isinstance(ending.code, int):  # held: no verb started yet
+            _end_at_once(ending.code)
+        raise
     arguments = sys.argv[1:]
     verb = _chosen_verb(arguments)
     if verb == "check" or (verb == "spec" and _spec_rules_only(arguments)):
@@ -284,8 +293,8 @@ def _spec_rules_only(arguments: Sequence[str]) -> bool:
 def _end_at_once(status: int) -> None:
     """End the process with `status` without the interpreter's finalization: it only tore down
     the modules and objects start-up built, a thirteenth of a small check's instructions
-    (benchmarks/bench_cli.py). check and `spec RULE...` write nothing but stdout and stderr,
-    flushed here first.
+    (benchmarks/bench_cli.py). check, `spec RULE...`, help and usage errors write nothing but
+    stdout and stderr, flushed here first.
     Nothing else can be waiting for the exit where neither `atexit` (coverage, logging and
     `weakref.finalize` register there) nor `threading` (whose threads the exit joins) was
     imported; otherwise, or when a stream will not flush, the usual exit is left to report it."""
