@@ -301,27 +301,70 @@ def test_ADJ_2_an_output_written_before_its_call_splits_no_reply() -> None:
     assert [(rule, line) for rule, line, _, _ in _check(typo)] == [("ADJ-2", 4), ("ADJ-3", 5)]
 
 
+# A local model's two replies, each numbering its call `call_0`, each call with its hook's record
+# after its own (lines 2-4, 5-7), then the model's answer.
+REUSED_ID = [
+    _prompt("print two words, one at a time"),
+    _tool_use("msg_1", "call_0", "echo one"),
+    _hook("call_0", "echo one"),
+    _result("call_0", "one"),
+    _tool_use("msg_2", "call_0", "echo two"),
+    _hook("call_0", "echo two"),
+    _result("call_0", "two"),
+    _text("msg_3", "Printed both."),
+]
+
+
 def test_a_call_id_a_later_reply_reuses_is_a_new_call_with_hooks_of_its_own() -> None:
     """Local models number each reply's calls anew (`call_0`), and Claude Code keeps the id:
     EXE-1 asks ids to differ within a reply only, so the second `call_0` is a new call. Its
     hook's record was read as the first call's hook answering again after that call's result
     (HOOK-4 twice) and what the first hook supplied as run by the second call (RW-1 twice)."""
-    reused = [
-        _prompt("print two words, one at a time"),
-        _tool_use("msg_1", "call_0", "echo one"),
-        _hook("call_0", "echo one"),
-        _result("call_0", "one"),
-        _tool_use("msg_2", "call_0", "echo two"),
-        _hook("call_0", "echo two"),
-        _result("call_0", "two"),
-        _text("msg_3", "Printed both."),
-    ]
+    reused = REUSED_ID
     assert _check(reused) == []
     # The second call's hook rewrote its input: RW-1 once, at its result, naming its own hook.
     rewritten = [*reused[:5], _hook("call_0", "echo rewritten"), *reused[6:]]
     assert [(rule, line, cited) for rule, line, cited, _ in _check(rewritten)] == [
         ("RW-1", 7, (7, 6, 5))
     ]
+
+
+def test_a_hook_written_before_the_reply_that_reuses_its_calls_id_is_that_calls() -> None:
+    """Claude Code 2.1.332 writes a PreToolUse hook's record after its call's own record (seen
+    offline 2026-12-05 in 551 replies numbering their calls `call_0`, `call_1` anew, the
+    blocks streamed at once or 2 s apart), so a hook record before its reply is a converter's,
+    writing hooks in the model's order, and check takes it for that reply's call, as it does
+    for an id not reused (below). With the id reused, the record stands after the earlier
+    call's result: it was blamed as that call's hook answering again and late (HOOK-4 twice),
+    and what it supplied as run by the earlier call (RW-1 citing `echo one`)."""
+    # The second hook's record moved before its reply, after the first call's result.
+    reused = [*REUSED_ID[:4], REUSED_ID[5], REUSED_ID[4], *REUSED_ID[6:]]
+    assert _check(reused) == []
+    # What it supplied is held to the new call: RW-1 at that call's result, citing the hook.
+    rewritten = [*reused[:4], _hook("call_0", "echo rewritten"), *reused[5:]]
+    assert [(rule, line, cited) for rule, line, cited, _ in _check(rewritten)] == [
+        ("RW-1", 7, (7, 5, 6))
+    ]
+    # The next reply makes no call_0: the earlier call's hook, recorded after its result.
+    other = [
+        *reused[:2],
+        reused[3],
+        _hook("call_0", "echo one"),
+        _tool_use("msg_2", "call_1", "echo two"),
+        _result("call_1", "two"),
+        reused[7],
+    ]
+    found = _check(other)
+    assert [(rule, line, cited) for rule, line, cited, _ in found] == [("HOOK-4", 4, (4, 3))]
+    assert found[0][3] == (
+        "PreToolUse hook `python3 hooks/rewrite.py` is recorded for call call_0 after that "
+        "call's result (line 3): a PreToolUse hook answers before its call runs"
+    )
+    # The new call has its own record of that hook, in its place: the one before the reply was
+    # the earlier call's, late.
+    late = [*reused[:6], _hook("call_0", "echo two"), *reused[6:]]
+    found = _check(late)
+    assert [(rule, line, cited) for rule, line, cited, _ in found] == [("HOOK-4", 5, (5, 4))]
 
 
 def test_HOOK_4_a_hook_naming_a_call_its_step_never_makes_is_blamed_at_its_own_line() -> None:

@@ -25,7 +25,9 @@ records into the neutral `Observation`s below; `Judge` holds them to:
   and answers a call its step's reply makes: the reply whose calls await results, or, written
   while none do, the next one (the model audits a call's hooks before its reply). A call
   whose id an earlier reply's call had (local models number each reply's calls anew) is a new
-  call, with hooks and a result of its own;
+  call, with hooks and a result of its own: a hook naming the id written after the earlier
+  call's result is the new call's if the next reply makes the id, else the earlier call's,
+  late (Claude Code writes a hook's record after its call's; a converter, before);
 - REC-1 (Codex): a new turn never starts while calls await results. A crashed turn's calls get
   a repair result on reopen; a resumed rollout that starts the next turn without one lacks it.
   (Claude Code): a crash repair adds results only; an assistant message the loop wrote itself
@@ -434,6 +436,16 @@ def _resumed(text: str) -> str:
     return INVENTED_ON_RESUME if text == RESUME_WORDS else NO_KNOWN_SHAPE
 
 
+def _after_its_result(hook: HookRewrite, answered: Result) -> Violation:
+    """HOOK-4: `hook`'s record is written after the result of the call it names."""
+    message = (
+        f"PreToolUse hook `{_hook_shown(hook.hook)}` is recorded for call {hook.call_id} after "
+        f"that call's result (line {answered.line}): a PreToolUse hook answers before its call "
+        "runs"
+    )
+    return Violation("HOOK-4", hook.line, message, (answered.line,))
+
+
 def _hook_shown(hook: str) -> str:
     if len(hook) <= MAX_HOOK_SHOWN:
         return hook
@@ -462,12 +474,19 @@ class _UnmadeHook:
     """A PreToolUse hook naming a call no reply had made when it was written. While a reply's
     calls await results (`running`) its hooks run, so the call is one of that reply's, in a
     later record of it; else it is the next reply's (the model audits a call's hooks before
-    committing its reply), whose `key` and `line` the first record of that reply gives."""
+    committing its reply), whose `key` and `line` the first record of that reply gives.
+    `after`: the result of an earlier call with the hook's id, written before the hook's
+    record, when that reply made the id anew may follow (a local model's `call_0`): the record
+    is the new call's, written before its reply, if that reply makes the id, else the earlier
+    call's, written after its result."""
 
-    __slots__ = ("hook", "key", "line", "running")
+    __slots__ = ("after", "hook", "key", "line", "running")
 
-    def __init__(self, hook: HookRewrite, pending: _Pending | None) -> None:
+    def __init__(
+        self, hook: HookRewrite, pending: _Pending | None, after: Result | None = None
+    ) -> None:
         self.hook = hook
+        self.after = after
         self.running = pending is not None and bool(pending.waiting)
         self.key = pending.reply.key if pending is not None and self.running else None
         self.line = pending.reply.line if pending is not None and self.running else None
@@ -514,6 +533,12 @@ class Judge:
         self.held_since: list[Visible] = []
         # PreToolUse hooks naming a call no reply had made yet (`_UnmadeHook`).
         self.unmade: list[_UnmadeHook] = []
+        # Of those written after an earlier call's result, the ones a reply showed to be its
+        # new call's (`_UnmadeHook.after`): being adopted by the reply being read, then adopted
+        # (the same hook recorded again for the new call shows the first record was the
+        # earlier call's after all).
+        self.adopting: list[_UnmadeHook] = []
+        self.adopted: list[_UnmadeHook] = []
 
     def _saw(self, rule: str) -> None:
         self.situations[rule] = self.situations.get(rule, 0) + 1
@@ -725,6 +750,10 @@ class Judge:
                     self._forget(call.call_id)
                 self.calls[call.call_id] = []
             self.calls[call.call_id].append((call, reply.line))
+        for unmade in self.adopting:
+            self.rewrites.setdefault(unmade.hook.call_id, []).append(unmade.hook)
+            self.adopted.append(unmade)
+        self.adopting = []
         return found
 
     def _forget(self, call_id: str) -> None:
@@ -732,6 +761,7 @@ class Judge:
         reply (EXE-1), and local models number each reply's calls anew (`call_0`), so what its
         hooks answered, its result and its blame are not the new call's."""
         self.rewrites.pop(call_id, None)
+        self.adopted = [u for u in self.adopted if u.hook.call_id != call_id]
         self.answered.pop(call_id, None)
         self.abandoned.discard(call_id)
         self.rewritten.discard(call_id)
@@ -744,12 +774,18 @@ class Judge:
         for unmade in self.unmade:
             if reply is not None:
                 if any(call.call_id == unmade.hook.call_id for call in reply.calls):
+                    if unmade.after is not None:
+                        self.adopting.append(unmade)  # once the reply's new call is made
                     continue
                 if unmade.key is None:
                     unmade.key, unmade.line = reply.key, reply.line  # the next reply's, then
                 if unmade.key == reply.key:
                     kept.append(unmade)
                     continue
+            if unmade.after is not None:
+                # No reply made the id anew: the earlier call's hook, recorded after its result.
+                found.extend(self._hook_answers(unmade.hook))
+                continue
             self.rewrites[unmade.hook.call_id].remove(unmade.hook)
             if unmade.line is None:
                 whose = "no reply makes before the log ends"
@@ -809,26 +845,43 @@ class Judge:
         return found
 
     def _rewrite(self, rewrite: HookRewrite) -> list[Violation]:
-        found = []
+        pending = self.open
+        answered = self.answered.get(rewrite.call_id)
+        if answered is not None and (
+            pending is None or not pending.waiting or rewrite.call_id not in pending.line_of_call
+        ):
+            # Written after its call's result, outside the reply being run: the next reply may
+            # make the id anew (local models number each reply's calls `call_0` on), and a hook
+            # written before its reply is that reply's call's (`_UnmadeHook.after`).
+            self.unmade.append(_UnmadeHook(rewrite, pending, answered))
+            return []
         if rewrite.call_id not in self.calls:
-            self.unmade.append(_UnmadeHook(rewrite, self.open))
+            self.unmade.append(_UnmadeHook(rewrite, pending))
+        return self._hook_answers(rewrite)
+
+    def _hook_answers(self, rewrite: HookRewrite) -> list[Violation]:
+        """HOOK-4 for a hook's record answering its call again or after the call's result."""
+        found = []
         earlier = self.rewrites.setdefault(rewrite.call_id, [])
-        if any(r.hook == rewrite.hook for r in earlier):
+        again = [r for r in earlier if r.hook == rewrite.hook]
+        late = [u for u in self.adopted if again and u.hook is again[0] and u.after is not None]
+        if late and late[0].after is not None:
+            # The record before this call's reply, taken for this call, was the earlier call's,
+            # written after its result: this one, in its place, is this call's.
+            earlier.remove(late[0].hook)
+            self.adopted.remove(late[0])
+            found.append(_after_its_result(late[0].hook, late[0].after))
+        elif again:
             shown = _hook_shown(rewrite.hook)
             message = f"PreToolUse hook `{shown}` answers call {rewrite.call_id} again"
-            related = tuple(r.line for r in earlier if r.hook == rewrite.hook)
+            related = tuple(r.line for r in again)
             found.append(Violation("HOOK-4", rewrite.line, message, related))
         earlier.append(rewrite)
         answered = self.answered.get(rewrite.call_id)
         if answered is not None:
             # A PreToolUse hook answers before its call runs: recorded after the call's result,
             # the record is out of place; what it supplied is still held to RW-1.
-            message = (
-                f"PreToolUse hook `{_hook_shown(rewrite.hook)}` is recorded for call "
-                f"{rewrite.call_id} after that call's result (line {answered.line}): a "
-                "PreToolUse hook answers before its call runs"
-            )
-            found.append(Violation("HOOK-4", rewrite.line, message, (answered.line,)))
+            found.append(_after_its_result(rewrite, answered))
             if rewrite.call_id not in self.rewritten:
                 found.extend(self._ran_rewrite(answered, rewrite.line))
         return found
