@@ -193,6 +193,42 @@ def test_REC_1_a_message_the_model_never_wrote_after_its_prompt_guesses_no_crash
     assert _check([_prompt("summarise the repository"), marked, _prompt("go on")]) == []
 
 
+def test_a_record_written_twice_whole_is_read_once_with_a_notice() -> None:
+    """A transcript's record written twice, uuid and every byte alike (a forwarder's retry, a
+    copy appended): resuming, Claude Code 2.1.332 sends it to the model once (seen offline
+    2026-12-05 with a result, and a tool_use, written again next to itself or at the end of
+    the file), so check reads it once, with a notice naming both lines. It was blamed as the
+    model saw it twice (ADJ-2, EXE-1). Another record with that uuid, its content changed, is
+    judged as the record it is: Claude Code resumes with the later, not what the model saw."""
+    records = [{**record, "uuid": f"u{n}"} for n, record in enumerate(TWO_CALLS, 1)]
+    text = "".join(json.dumps(record) + "\n" for record in records)
+    lines = text.splitlines(keepends=True)
+    again = [*lines[:4], lines[3], *lines[4:], lines[2], lines[4]]
+    report = check_stream("planted.jsonl", io.BytesIO("".join(again).encode()))
+    assert (report.errors, report.violations) == ([], [])
+    assert [(n.kind, n.line, n.rule_id) for n in report.notices] == [("repeated-record", 5, None)]
+    assert report.notices[0].message == (
+        "line 5 is line 4 written again, uuid and all: Claude Code reads one record per uuid "
+        "when it resumes the session, so check reads it once; so do 2 more line(s), each an "
+        "earlier one's: 8, 9"
+    )
+    assert report.events == len(records)
+    # The same uuid with other content: a second result, ADJ-2 naming both lines.
+    changed = {
+        **records[3],
+        "message": {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "ONE"}],
+        },
+    }
+    planted = [*lines[:4], json.dumps(changed) + "\n", *lines[4:]]
+    report = check_stream("planted.jsonl", io.BytesIO("".join(planted).encode()))
+    assert report.notices == []
+    assert [(f.violation.rule_id, f.line, f.events) for f in report.violations] == [
+        ("ADJ-2", 5, (5, 4))
+    ]
+
+
 # ---------------------------------------------------------------------------------------------
 # Codex: `{timestamp, type, payload}` records.
 

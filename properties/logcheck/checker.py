@@ -143,6 +143,7 @@ class NoticeKind:
     CRASH_TAIL = "crash-tail"
     TORN_COMMIT = "torn-commit"
     HOOK_FAULT = "hook-fault"  # a hook's own output or process went wrong (HOOK-7)
+    REPEATED_RECORD = "repeated-record"  # a transcript's record written twice, whole: read once
 
 
 class FoundViolation(PlainRecord):

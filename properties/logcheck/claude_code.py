@@ -43,6 +43,8 @@ nothing the rules read):
   `hook_non_blocking_error` and `hook_cancelled` also show a hook's own fault (a crash, broken
   JSON, a timeout: HOOK-7), noted, never a violation (`claude_code_hooks`). Other attachments
   are folded by Claude Code into the next user message and are not judged.
+- A record whose `uuid` and every byte an earlier record has is read once (`Dialect.identity`):
+  Claude Code reads one record per `uuid` when it resumes.
 - Records marked `isSidechain` belong to a subagent's conversation. A log holds one
   conversation, the one its first message belongs to: in a main transcript the subagent records
   Claude Code wrote inline are skipped; a subagent's own transcript
@@ -390,4 +392,5 @@ def dialect() -> Dialect:
         _same_input,
         rewrites_are_recorded=True,
         checked_in_part=CHECKED_IN_PART,
+        identity="uuid",
     )

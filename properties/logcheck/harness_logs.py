@@ -398,7 +398,9 @@ and a crash's repair is written only where REC-1 holds."""
 class Dialect(PlainRecord):
     """A log layout: its name, the rules it cannot show (with why), how to read a record, how
     to compare an executed input with a call's input, and the rules no dsh log invariant
-    carries that it shows a part of (with which part)."""
+    carries that it shows a part of (with which part). `identity`: the key of each record's
+    own id, when records have one (a transcript's `uuid`): the loop reads one record per id, so
+    a line repeating an earlier one whole is set aside, with a notice."""
 
     __slots__ = (  # noqa: RUF023 (the fields' order)
         "name",
@@ -407,6 +409,7 @@ class Dialect(PlainRecord):
         "same_input",
         "rewrites_are_recorded",
         "checked_in_part",
+        "identity",
     )
 
     def __init__(
@@ -418,6 +421,7 @@ class Dialect(PlainRecord):
         *,
         rewrites_are_recorded: bool,
         checked_in_part: Mapping[str, str],
+        identity: str | None = None,
     ) -> None:
         self.name = name
         self.not_checkable = not_checkable
@@ -425,6 +429,7 @@ class Dialect(PlainRecord):
         self.same_input = same_input
         self.rewrites_are_recorded = rewrites_are_recorded
         self.checked_in_part = checked_in_part
+        self.identity = identity
 
 
 def _show(value: Any) -> str:
@@ -1006,7 +1011,7 @@ def bounded_lines(
 
 def _records(
     report: LogReport, stream: BinaryIO, limits: Limits, loop: str
-) -> Iterator[tuple[int, Any]]:
+) -> Iterator[tuple[int, bytes, Any]]:
     for line, raw in bounded_lines(report, stream, limits):
         try:
             record = _record_of(raw)
@@ -1032,7 +1037,56 @@ def _records(
             else:
                 report.fail(line, ErrorKind.INVALID_JSON, f"invalid JSON: {json_refusal(error)}")
             raise _Stop from None
-        yield line, record
+        yield line, raw, record
+
+
+class _Repeats:
+    """The lines that repeat an earlier record whole, its id (`Dialect.identity`) and every
+    byte: Claude Code 2.1.332, resuming a session, reads one record per `uuid` (a record
+    written twice, next to itself or at the end, was sent to the model once: observed
+    2026-12-05), so check reads it once too. A record with an earlier one's id and other
+    content is read as the record it is (Claude Code keeps the later: what the model was sent
+    and what a resume sends differ), so the rules judge it."""
+
+    def __init__(self, identity: str) -> None:
+        self.identity = identity
+        # Each id's first line and a hash of its bytes: a line is compared only with the one
+        # whose id it gives, so a hash equal by chance is as good as never met.
+        self.first: dict[str, tuple[int, int]] = {}
+        self.repeated: list[tuple[int, int]] = []  # (line, the line it repeats)
+
+    def whole_again(self, record: Mapping[str, Any], raw: bytes, line: int) -> bool:
+        """Whether `record`, at `line`, repeats an earlier record whole (then noted)."""
+        identity = record.get(self.identity)
+        if not isinstance(identity, str):
+            return False
+        # The last line may lack its newline: the same record all the same.
+        fingerprint = hash(raw if raw.endswith(b"\n") else raw + b"\n")
+        first = self.first.setdefault(identity, (line, fingerprint))
+        if first[0] == line or first[1] != fingerprint:
+            return False
+        self.repeated.append((line, first[0]))
+        return True
+
+    def notice(self) -> Notice | None:
+        """One notice for every line set aside, at the first."""
+        if not self.repeated:
+            return None
+        (line, first), *more = self.repeated
+        message = (
+            f"line {line} is line {first} written again, {self.identity} and all: Claude Code "
+            f"reads one record per {self.identity} when it resumes the session, so check reads "
+            "it once"
+        )
+        if more:
+            shown = ", ".join(str(again) for again, _ in more[:_REPEATS_SHOWN])
+            rest = ", ..." if len(more) > _REPEATS_SHOWN else ""
+            message += f"; so do {len(more)} more line(s), each an earlier one's: {shown}{rest}"
+        return Notice(line, NoticeKind.REPEATED_RECORD, message, None, line)
+
+
+# How many more repeating lines the notice of `_Repeats` names.
+_REPEATS_SHOWN = 5
 
 
 def _record_of(raw: bytes) -> object:
@@ -1076,12 +1130,15 @@ def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect)
     loop = _LOOP_NAMES.get(dialect.name, dialect.name)
     # Made at the first hook fault: a log with none is checked without `hook_faults`.
     hook_runs: HookRuns | None = None
+    repeats = None if dialect.identity is None else _Repeats(dialect.identity)
     try:
-        for line, record in _records(report, stream, limits, loop):
+        for line, raw, record in _records(report, stream, limits, loop):
             if not isinstance(record, dict):
                 message = f"a {dialect.name} record must be a JSON object"
                 report.fail(line, ErrorKind.BAD_EVENT, message)
                 raise _Stop
+            if repeats is not None and repeats.whole_again(record, raw, line):
+                continue
             report.events += 1
             try:
                 observations = list(dialect.observe(record, line))
@@ -1104,15 +1161,15 @@ def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect)
                     report.record(found.seq, [found], limits)
     except _Stop:
         report.lines_unread = lines_follow(RestOfLog(stream.readline))
-        _note_hook_faults(report, hook_runs)
+        _notes(report, hook_runs, repeats)
         return report
     except OSError as error:
         report.fail(report.lines + 1, ErrorKind.UNREADABLE, str(error))
-        _note_hook_faults(report, hook_runs)
+        _notes(report, hook_runs, repeats)
         return report
     for found in judge.finish():
         report.record(found.seq, [found], limits)
-    _note_hook_faults(report, hook_runs)
+    _notes(report, hook_runs, repeats)
     report.situations = judge.situations
     if report.events == 0:
         report.fail(None, ErrorKind.EMPTY, "the log is empty")
@@ -1131,6 +1188,14 @@ def _hook_runs(loop: str) -> HookRuns:
 
     # Only some runs are recorded (a Claude Code hook that printed nothing leaves no record).
     return HookRuns(runs_known=False, loop=loop)
+
+
+def _notes(report: LogReport, hook_runs: HookRuns | None, repeats: _Repeats | None) -> None:
+    """The notices of the lines read: hook faults, records set aside as repeated."""
+    _note_hook_faults(report, hook_runs)
+    repeated = None if repeats is None else repeats.notice()
+    if repeated is not None:
+        report.notices.append(repeated)
 
 
 def _note_hook_faults(report: LogReport, hook_runs: HookRuns | None) -> None:
