@@ -1283,3 +1283,40 @@ def test_MODEL_3_the_transition_table_says_a_rule_after_the_arrow_is_a_refusal(
     assert "refused" in shown[at + 1]
     assert shown[at + 2 :][:2] == ["      14  AwaitingModel + ModelReplies -> EXE-1",
                                    "       3  Idle + SubmitUser -> accepted"]  # fmt: skip
+
+
+def test_EXE_2_a_profile_report_counts_the_programs_a_known_divergence_cut_and_says_why(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """EXE-2: under a real CLI's profile, a hard known divergence (the adapter running a call
+    the model settles unrun: shell-mapped-tools, EXE-2 and HOOK-6) cuts each program it shows
+    in, and nothing after it is compared. The report said "3 programs" beside it, as for an
+    eraser's, and "no divergence in 10 programs": a reader took every program as compared
+    whole. It now says which cut, how many programs in all, why each cuts, and the verdict
+    says how many of its programs were compared only up to one."""
+    profile = PROFILES["claude-code"]
+    known = {"shell-mapped-tools": 3, "EXE-1": 1, "TEXT-1": 5}
+    report = RunReport("claude-code", frozenset(), 10, 120, 1.0, None, (), None, {}, {},
+                       profile, known)  # fmt: skip
+    conform_run._text_report(report, None, {"cmd": "examples/claude-code-adapter/run.sh"})
+    lines = capsys.readouterr().out.splitlines()
+    row = {line.split()[0]: line for line in lines if line.startswith("  ") and line.split()}
+    assert "3 programs cut  EXE-2, HOOK-6" in row["shell-mapped-tools"]
+    assert "1 program cut  EXE-1" in row["EXE-1"]
+    assert "5 programs  TEXT-1" in row["TEXT-1"]
+    whats = {d.key: d.what for d in profile.divergences}
+    at = lines.index(
+        "  4 programs cut where a known divergence marked cut showed: the two runs go different "
+        "ways there, so nothing after it in them was compared; why each cuts:"
+    )
+    assert lines[at + 1 : at + 3] == [
+        f"    shell-mapped-tools: {whats['shell-mapped-tools']}",
+        f"    EXE-1: {whats['EXE-1']}",
+    ]
+    assert lines[-1].startswith(
+        "CONFORMANT (up to the claude-code profile's known divergences): no divergence in 10 "
+        "programs (4 of them compared only up to a known divergence: cut, above); rules: "
+    )
+    document = conform_run.json_report(report, None, {"cmd": "run.sh"})
+    cuts = {row["key"]: row["cutsPrograms"] for row in document["knownDivergences"]}
+    assert (cuts["shell-mapped-tools"], cuts["TEXT-1"]) == (True, False)

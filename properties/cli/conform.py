@@ -58,7 +58,10 @@ replay`, replay's), generated from the classes that write them,
       "transitions": {"Idle + SubmitUser -> accepted": 565},  // phase + command -> outcome
       "profile": "dsh",                         // only with --profile
       "knownDivergences": [                     // only with --profile, one per divergence
-        {"key": "repair-wording", "rules": ["REC-1", "TEXT-1"], "programs": 3, "what": "..."}
+        {"key": "repair-wording", "rules": ["REC-1", "TEXT-1"], "programs": 3, "what": "...",
+         "cutsPrograms": false}                 // true: the runs go different ways where it
+                                                //   shows, so each of its programs was
+                                                //   compared only up to it (cut there)
       ],
       "situationsUnplayed": [                   // only with --profile: targeted programs not
                                                 //   played (a command the profile's target is

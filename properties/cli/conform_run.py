@@ -254,6 +254,24 @@ def counts_line(report: RunReport) -> str:
     return f"{programs}{besides}{swept}, {commands}, {report.seconds:.1f} s{rate}"
 
 
+def cut_programs_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """Under the known divergences' table, the programs a hard one cut (`cutsPrograms`), and
+    why each cuts: the runs go different ways there, so nothing after it is compared, and a
+    reader of "no divergence in N programs" would take every program as compared whole."""
+    cutting = [row for row in rows if row["programs"] and row["cutsPrograms"]]
+    if not cutting:
+        return []
+    cut = sum(row["programs"] for row in cutting)
+    them = "that program" if cut == 1 else "them"
+    lines = [
+        f"  {cut} program{'' if cut == 1 else 's'} cut where a known divergence marked cut "
+        f"showed: the two runs go different ways there, so nothing after it in {them} was "
+        "compared; why each cuts:"
+    ]
+    lines += [f"    {row['key']}: {row['what']}" for row in cutting]
+    return lines
+
+
 def sweep_words(report: RunReport) -> str:
     """The section 12 examples played before the search (`presentation_sweep`), in words."""
     found = ", the last diverging" if report.presentation_diverged else ""
@@ -367,8 +385,13 @@ def _text_report(
         rows = known_table(report)
         width = max(len(row["key"]) for row in rows) if rows else 0
         for row in rows:
-            shown = f"{row['programs']} programs" if row["programs"] else "not shown"
-            print(f"  {row['key']:<{width}}  {shown:>13}  {', '.join(row['rules']) or '-'}")
+            count = row["programs"]
+            shown = f"{count} program{'' if count == 1 else 's'}" if count else "not shown"
+            if count and row["cutsPrograms"]:
+                shown += " cut"
+            print(f"  {row['key']:<{width}}  {shown:>17}  {', '.join(row['rules']) or '-'}")
+        for line in cut_programs_lines(rows):
+            print(line)
     print("\ntransitions exercised:")
     # "-> EXE-1" read as a violation of EXE-1: it is a command both refused, as they must.
     print("  (phase + command -> accepted, or the rule by which the model refused the command)")
@@ -385,6 +408,10 @@ def _text_report(
             programs += f" and {targeted_words(report)}"
         # The guarantee is the programs run: with the time spent, say within what, too.
         within = f" within {max_seconds:g} s" if ended is not None else ""
+        # Not every program was compared to its end: a hard known divergence cut some.
+        cut = sum(row["programs"] for row in known_table(report) if row["cutsPrograms"])
+        if cut:
+            within += f" ({cut} of them compared only up to a known divergence: cut, above)"
         print(f"\n{verdict}: no divergence in {programs}{within}; rules: {tally}")
     else:  # with the next step
         rule = report.divergence.rule_id

@@ -82,6 +82,12 @@ class KnownDivergenceRow:
     rules: list[str] = attrs.field(metadata=member("the rules it touches"))
     programs: int = attrs.field(metadata=member("programs that showed it"))
     what: str = attrs.field(metadata=member("what it is"))
+    cuts_programs: bool = attrs.field(
+        metadata=member(
+            "whether it sends the two runs different ways: each program it showed in was "
+            "compared only up to it"
+        )
+    )
 
 
 @attrs.frozen

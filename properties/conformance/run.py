@@ -1575,7 +1575,7 @@ def known_rows(report: RunReport) -> list[KnownDivergenceRow]:
     if report.profile is None:
         return []
     return [
-        Row(known.key, list(known.rules), report.known.get(known.key, 0), known.what)
+        Row(known.key, list(known.rules), report.known.get(known.key, 0), known.what, known.hard)
         for known in report.profile.divergences
     ]
 
