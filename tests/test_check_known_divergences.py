@@ -47,6 +47,20 @@ def check(capsys: pytest.CaptureFixture[str], *arguments: str) -> tuple[int, str
     return status, out, err
 
 
+def known_in_one_shape_only(
+    capsys: pytest.CaptureFixture[str], loop: str, logs: tuple[str, str], why: str
+) -> str:
+    """`check --known LOOP` passes the first of `logs`, of the loop's known shape, and fails
+    the second, of another shape of the same rule, with `why` among its lines: its report."""
+    its_shape, another_shape = logs
+    status, out, _ = check(capsys, "--known", loop, its_shape)
+    assert status == 0, out
+    status, out, _ = check(capsys, "--known", loop, another_shape)
+    assert status == 1, out
+    assert why + "\n" in out
+    return out
+
+
 def test_RW_1_ORD_3_known_claude_code_sets_its_known_divergences_aside(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -580,16 +594,13 @@ def test_ADJ_1_a_codex_message_between_a_call_and_its_output_not_marked_a_hooks_
     """ADJ-1: Codex writes a PostToolUse hook's additionalContext, marked so, between a call and
     its output (its known divergence, set aside); a developer message there without that mark
     is no hook's context Codex is known to write, and fails the run under `--known codex`."""
-    status, out, _ = check(capsys, "--known", "codex", CODEX_CONTEXT_BETWEEN)
-    assert status == 0, out
     unmarked = str(LOGS / "codex" / "violations" / "ADJ-1.jsonl")
-    status, out, _ = check(capsys, "--known", "codex", unmarked)
-    assert status == 1, out
-    assert (
+    why = (
         ":4: ADJ-1: a developer message lands while call call_a awaits its result [lines 4, 3]; "
         "not the known divergence: codex's is a PostToolUse hook's additionalContext, marked "
-        "so, between a call and its output\n"
-    ) in out
+        "so, between a call and its output"
+    )
+    out = known_in_one_shape_only(capsys, "codex", (CODEX_CONTEXT_BETWEEN, unmarked), why)
     # Its situation never came up in the known shape, yet the rule broke: said so, not left
     # to read as a log that showed nothing of it.
     assert (
@@ -597,6 +608,7 @@ def test_ADJ_1_a_codex_message_between_a_call_and_its_output_not_marked_a_hooks_
         "above as not the known divergence): ADJ-1\n"
     ) in out
     status, out, _ = check(capsys, "--known", "codex", CODEX_CONTEXT_BETWEEN)
+    assert status == 0, out
     assert "another shape" not in out
 
 
@@ -766,3 +778,54 @@ def test_RW_1_every_violation_of_a_rule_a_loops_list_names_is_made_with_its_face
     assert problems == []
     # The walk reaches the places that make each rule a known shape names.
     assert {rule for shapes in KNOWN_SHAPES.values() for rule in shapes} <= rules_made
+
+
+def test_ORD_3_results_in_completion_order_a_converter_wrote_are_not_claude_codes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """ORD-3: Claude Code writes a reply's results as its calls finish, each result's record
+    naming the record of its call (`sourceToolAssistantUUID`, on every result 2.1.332 writes,
+    a subagent's too): its known divergence, set aside. The same order in results that name no
+    record (a converter's, which plausibly drops the field) or another call's record is no
+    sign the CLI wrote it: it fails the run under `--known claude-code`, saying why."""
+    status, out, _ = check(capsys, "--known", "claude-code", CC_ORD_3)
+    assert status == 0, out
+    text = Path(CC_ORD_3).read_text()
+    for name, changed in (
+        ("unnamed", text.replace('"sourceToolAssistantUUID":"u3",', "")),
+        (
+            "misnamed",
+            text.replace('"sourceToolAssistantUUID":"u3"', '"sourceToolAssistantUUID":"u2"'),
+        ),
+    ):
+        assert changed != text
+        converted = tmp_path / f"{name}.jsonl"
+        converted.write_text(changed)
+        status, out, _ = check(capsys, "--known", "claude-code", str(converted))
+        assert status == 1, out
+        assert (
+            ":4: ORD-3: the result for call toolu_b is written before the results for toolu_a, "
+            "which the model called first [lines 4, 2]; not the known divergence: claude-code's "
+            "is a reply's results written as its calls finish, a later call's first, each naming "
+            "its call's record (sourceToolAssistantUUID)\n"
+        ) in out, name
+
+
+def test_EXE_1_a_repeated_call_id_in_one_record_is_no_loops_known_divergence(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """EXE-1: both CLIs write each of a reply's calls as a record of its own, and a reply
+    repeating an id so is their known divergence, set aside; two calls of one id in one record
+    (a converter writing whole messages) is no CLI's writing: it fails the run under `--known
+    claude-code`, saying why."""
+    logs = (
+        str(LOGS / "claude-code" / "violations" / "EXE-1-both-calls-answered.jsonl"),
+        str(LOGS / "claude-code" / "violations" / "EXE-1.jsonl"),
+    )
+    known_in_one_shape_only(
+        capsys,
+        "claude-code",
+        logs,
+        ":2: EXE-1: the reply carries call id toolu_a twice [lines 2]; not the known divergence: "
+        "claude-code's is a reply's calls repeating an id, each call a record of its own",
+    )

@@ -258,8 +258,9 @@ def test_ADJ_3_a_reply_after_an_unanswered_call_is_reported() -> None:
 
 
 def test_EXE_1_a_reply_repeating_a_call_id_is_reported() -> None:
-    """EXE-1: a reply carries one call id twice (Claude Code: in one record; Codex: two
-    function_calls of one reply)."""
+    """EXE-1: a reply carries one call id twice (Claude Code: in one record, a converter's
+    writing, where the CLI writes each call as a record of its own; Codex: two function_calls
+    of one reply)."""
     for path in (CLAUDE / "violations" / "EXE-1.jsonl", CODEX / "violations" / "EXE-1.jsonl"):
         report = check(path)
         assert rules(report) == ["EXE-1"], path

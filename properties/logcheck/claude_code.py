@@ -3,7 +3,9 @@
 Records read (every other type — `queue-operation`, `api-request*`, `cost-state`, ... — carries
 nothing the rules read):
 
-- `assistant`: one content block per record; the records of one reply share `message.id`. A
+- `assistant`: one content block per record; the records of one reply share `message.id` (a
+  record holding two calls of one id is no CLI's writing: `check --known claude-code` sets
+  EXE-1 aside only where each call is a record of its own). A
   `tool_use` block is a call (`id`, `name`, `input`): what the model history and the
   transcript's call record hold. Text of a new reply is model-visible. A record marked
   `isApiErrorMessage` (model `<synthetic>`: "API Error: ...", written when a request fails or
@@ -20,8 +22,11 @@ nothing the rules read):
   REC-1 (a turn cut short left without the repair) unless that call's result follows it (then it
   is read as a reply: ADJ-3). One marked `closesQuietTurn` is not judged.
 - `user`: `message.content` a string (the user's prompt: model-visible) or blocks; each
-  `tool_result` block (`tool_use_id`) is a result, in the order written. Text blocks that ride
-  with results belong to the result message; without results they are a user message. One
+  `tool_result` block (`tool_use_id`) is a result, in the order written. Claude Code names the
+  record of the call each result answers (`sourceToolAssistantUUID`), which a converter
+  plausibly drops: `check --known claude-code` sets ORD-3 aside only for a result so named.
+  Text blocks that ride with results belong to the result message; without results they are a
+  user message. One
   marked `isCompactSummary` is a compaction's summary: model-visible, opening no turn. The
   record's `permissionDecision.decision` is `reject` when the permission check (or a hook)
   turned the call down: it never ran, whatever input a hook supplied. Its `toolUseResult` says
@@ -170,6 +175,9 @@ class _Reader:
         # updatedInput runs unrecorded, so a file tool's result recording another input than
         # the call's is that hook's rewrite (RW-1 as Claude Code is known to break it).
         self.permission_decided: set[str] = set()
+        # The calls of each assistant record, by its uuid: a result Claude Code wrote names the
+        # record of its call (`sourceToolAssistantUUID`).
+        self.calls_of_record: dict[str, tuple[str, ...]] = {}
 
     def observe(self, record: Mapping[str, Any], line: int) -> Iterator[Record]:
         kind = record.get("type")
@@ -205,7 +213,7 @@ class _Reader:
                     yield Invented(_text_of(message), (), line, unreplied)
                 else:
                     invented = _text_of(message)  # REC-1 where calls await results
-            yield from self._assistant(message, line, invented)
+            yield from self._assistant(message, line, invented, record.get("uuid"))
         elif kind == "user" and isinstance(message, Mapping):
             content = message.get("content")
             said = content if isinstance(content, str) else _text_of(message)
@@ -213,7 +221,9 @@ class _Reader:
                 self.abort_line = line
                 self.abort_in_batch = said.startswith(BATCH_ABORT_NOTICE)
             summary = record.get("isCompactSummary") is True
-            results = list(_user(message.get("content"), line, _refused(record), summary))
+            source = record.get("sourceToolAssistantUUID")
+            named = self.calls_of_record.get(source, ()) if isinstance(source, str) else ()
+            results = list(_user(message.get("content"), line, _refused(record), summary, named))
             yield from results
             if record.get("toolDenialKind") == "interrupted" and results:
                 # A repair answering several calls may write one record per call.
@@ -236,7 +246,7 @@ class _Reader:
                 yield failed
 
     def _assistant(
-        self, message: Mapping[str, Any], line: int, invented: str | None
+        self, message: Mapping[str, Any], line: int, invented: str | None, uuid: Any
     ) -> Iterator[Observation]:
         message_id = str(message.get("id", f"line-{line}"))
         content = message.get("content")
@@ -250,6 +260,8 @@ class _Reader:
         )
         for call in calls:
             self.inputs[call.call_id] = (call.name, call.arguments)
+        if calls and isinstance(uuid, str):
+            self.calls_of_record[uuid] = tuple(call.call_id for call in calls)
         if message_id != self.reply_id or calls:
             # A later block of the reply being written joins it (same key).
             self.reply_id = message_id
@@ -302,7 +314,11 @@ _FILE_TOOL_FIELDS = {
 }
 
 
-def _user(content: Any, line: int, refused: bool, summary: bool) -> Iterator[Observation]:
+def _user(
+    content: Any, line: int, refused: bool, summary: bool, named: tuple[str, ...]
+) -> Iterator[Observation]:
+    """What a user record holds; `named`: the calls of the record its `sourceToolAssistantUUID`
+    names (Claude Code names the record of the call each result answers)."""
     if summary:  # a compaction's summary (`isCompactSummary`) opens no turn
         yield Visible("a compaction summary (isCompactSummary)", line)
         return
@@ -312,9 +328,8 @@ def _user(content: Any, line: int, refused: bool, summary: bool) -> Iterator[Obs
     blocks = [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
     results = [b for b in blocks if b.get("type") == "tool_result"]
     for block in results:
-        yield Result(
-            record_id(block.get("tool_use_id"), "a tool_result's tool_use_id"), line, refused
-        )
+        call_id = record_id(block.get("tool_use_id"), "a tool_result's tool_use_id")
+        yield Result(call_id, line, refused, names_its_call=call_id in named)
     if not results and blocks:
         yield Visible("a user message", line)
 

@@ -140,14 +140,19 @@ class Reply(PlainRecord):
 
 class Result(PlainRecord):
     """The result of call `call_id` written to the history; `refused` when the log says the
-    call never ran (a permission check turned it down)."""
+    call never ran (a permission check turned it down); `names_its_call` when its record names
+    the record of the call it answers, as the loop itself writes every result (a transcript's
+    `sourceToolAssistantUUID`, which a converter plausibly drops)."""
 
-    __slots__ = ("call_id", "line", "refused")
+    __slots__ = ("call_id", "line", "refused", "names_its_call")  # noqa: RUF023 (fields' order)
 
-    def __init__(self, call_id: str, line: int, refused: bool = False) -> None:
+    def __init__(
+        self, call_id: str, line: int, refused: bool = False, names_its_call: bool = False
+    ) -> None:
         self.call_id = call_id
         self.line = line
         self.refused = refused
+        self.names_its_call = names_its_call
 
 
 class Visible(PlainRecord):
@@ -329,9 +334,13 @@ RAN_UNRECORDED_REWRITE = "ran-unrecorded-rewrite"
 """RW-2: a call ran another input than its own (`RAN_OTHER_INPUT`), no record naming the hook
 that supplied it."""
 REPEATED_CALL_ID = "repeated-call-id"
-"""EXE-1: a reply carries a call id twice."""
+"""EXE-1: a reply carries a call id twice, each call in a record of its own, as both CLIs write
+a reply's calls (a record holding both, as a converter writing whole messages would, has no
+facet)."""
 RESULT_BEFORE_EARLIER_CALLS = "result-before-earlier-calls"
-"""ORD-3: a reply's result written before the results of calls it made earlier."""
+"""ORD-3: a reply's result written before the results of calls it made earlier, its record
+naming the record of its call (`Result.names_its_call`), as Claude Code writes every result;
+one without that mark, a converter's, has no facet."""
 INVENTED_AFTER_ABORT = "invented-after-abort"
 """ABORT-1, ABORT-2: after an interrupt's notice, an assistant message the loop wrote itself,
 sent to the model as its own."""
@@ -746,7 +755,10 @@ class Judge:
             if call.call_id in pending.line_of_call:
                 message = f"the reply carries call id {call.call_id} twice"
                 related = (pending.line_of_call[call.call_id],)
-                found.append(Violation("EXE-1", reply.line, message, related, REPEATED_CALL_ID))
+                # Each call its own record (line): how both CLIs write a reply's calls.
+                own_record = related[0] != reply.line
+                facet = REPEATED_CALL_ID if own_record else NO_KNOWN_SHAPE
+                found.append(Violation("EXE-1", reply.line, message, related, facet))
                 pending.repeated.append(call.call_id)
             else:
                 pending.line_of_call[call.call_id] = reply.line
@@ -839,9 +851,8 @@ class Judge:
                 f"{earlier}, which the model called first"
             )
             lines = tuple(pending.line_of_call[c] for c in pending.waiting[:position])
-            found.append(
-                Violation("ORD-3", result.line, message, lines, RESULT_BEFORE_EARLIER_CALLS)
-            )
+            facet = RESULT_BEFORE_EARLIER_CALLS if result.names_its_call else NO_KNOWN_SHAPE
+            found.append(Violation("ORD-3", result.line, message, lines, facet))
         pending.waiting.remove(result.call_id)
         if not pending.waiting and len(pending.line_of_call) > 1:
             self._saw("ORD-3")

@@ -83,10 +83,13 @@ violation `harness_logs` began to report later is judged before it is forgiven).
 
 KNOWN_SHAPES = {
     "claude-code": {
-        "EXE-1": KnownShape(("repeated-call-id",), "a reply's calls repeating an id"),
+        "EXE-1": KnownShape(
+            ("repeated-call-id",), "a reply's calls repeating an id, each call a record of its own"
+        ),
         "ORD-3": KnownShape(
             ("result-before-earlier-calls",),
-            "a reply's results written as its calls finish, a later call's first",
+            "a reply's results written as its calls finish, a later call's first, each naming "
+            "its call's record (sourceToolAssistantUUID)",
         ),
         "ABORT-1": KnownShape(
             ("invented-after-abort",),
@@ -106,7 +109,9 @@ KNOWN_SHAPES = {
         ),
     },
     "codex": {
-        "EXE-1": KnownShape(("repeated-call-id",), "a reply's calls repeating an id"),
+        "EXE-1": KnownShape(
+            ("repeated-call-id",), "a reply's calls repeating an id, each call a record of its own"
+        ),
         "RW-1": KnownShape(
             ("ran-other-input",), "a hook's rewrite run under the id of the call it rewrote"
         ),
