@@ -384,13 +384,38 @@ def test_PROTO_1_bash_given_a_script_that_is_not_here_names_it(
 def test_PROTO_1_a_code_options_value_holding_a_space_is_no_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """PROTO-1: `sh -c 'cat conf/a.json'` is a command, not a file of that name: the line does
-    not say "cat conf/a.json: no such file"."""
+    """PROTO-1: `python3 -c 'x = 1 / 1'` is code, not a file of that name: the loop that
+    exits 0 without answering keeps the rule, and the line does not say "x = 1 / 1: no such
+    file"."""
     monkeypatch.chdir(tmp_path)
-    first = _setup_error("sh -c 'cat conf/a.json'", capsys)
+    command = f"{shlex.quote(sys.executable)} -c 'x = 1 / 1'"
+    first = _setup_error(command, capsys)
     assert first == (
-        "loopspec: error: [PROTO-1] the target failed in reset: sh -c 'cat conf/a.json': the "
-        "process ended its output instead of answering reset"
+        f"loopspec: error: [PROTO-1] the target failed in reset: {command}: the process ended "
+        "its output instead of answering reset"
+    )
+
+
+@pytest.mark.parametrize("shell", ["sh", "bash"])
+def test_PROTO_1_a_shell_given_a_command_whose_script_is_not_here_names_it(
+    shell: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """PROTO-1: `sh -c 'python3 loop.py'` run from another folder than the script's: the
+    shell's one simple command is read as the command itself, and the line names the script
+    as it does for `python3 loop.py`, where it was "[PROTO-1]", the whole command read as
+    code."""
+    if shutil.which(shell) is None:
+        pytest.skip(f"runs {shell}")
+    monkeypatch.chdir(tmp_path)
+    command = f"{shell} -c 'exec {shlex.quote(sys.executable)} loop.py'"
+    first = _setup_error(command, capsys)
+    assert first == (
+        f"loopspec: error: the target failed in reset: {command}: the process ended its output "
+        f"instead of answering reset (loop.py: no such file relative to the current directory, "
+        f"{tmp_path})"
     )
 
 

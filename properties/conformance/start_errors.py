@@ -90,6 +90,7 @@ _NO_FILE: Final = re.compile(r"(?i)no such file|can't open|cannot find|not found
 def script_missing(argv: list[str], stderr: str) -> bool:
     """Whether the script the interpreter was given names no file, as the interpreter's stderr
     says: the interpreter started, the loop never did (a setup problem, SPEC PROTO-1)."""
+    argv = _run_words(argv)
     file_like = _relative_file_words(argv)
     return _unopened_operand(argv, stderr) is not None or (
         bool(file_like)
@@ -104,6 +105,7 @@ def missing_relative_paths(argv: list[str], stderr: str) -> list[str]:
     interpreter could not open (`_unopened_operand`, which may be absolute). An option's value
     that names no file yet (`--out logs/run.jsonl`), a URL, code or a sed expression is no
     cause of a process that says nothing of it."""
+    argv = _run_words(argv)
     operand = _unopened_operand(argv, stderr)
     file_like = _relative_file_words(argv)
     if operand is not None:
@@ -120,6 +122,7 @@ def path_split_at_spaces(argv: list[str], missing: list[str]) -> str | None:
     that names a file: `node my loops/main.mjs` split `my loops/main.mjs` at its space, as a
     shell would, and the process died on `my` or on `loops/main.mjs`, which the user never
     typed alone."""
+    argv = _run_words(argv)
     for argument in missing:
         at = argv.index(argument)
         for start in range(at, 0, -1):
@@ -136,6 +139,32 @@ _CODE_CHARACTERS: Final = frozenset("\t\n\"'();{}<>|&$`")
 # The options whose value is code (python3 and sh -c, node -e/--eval/-p/--print, perl -e/-E,
 # ruby -e, php -r).
 _CODE_OPTIONS: Final = frozenset(("-c", "-e", "-E", "--eval", "-p", "--print", "-r"))
+
+
+# The shells whose `-c` a command may give its loop's command in (`sh -c 'node main.mjs'`).
+_SHELLS: Final = frozenset(("sh", "bash", "dash", "zsh", "ksh"))
+
+
+def _run_words(argv: list[str]) -> list[str]:
+    """`argv`, or where it is a shell given one simple command to run (`sh -c 'exec node
+    main.mjs'`, no character of code in it but spaces), that command's words (node,
+    main.mjs), read as `argv` is; a command whose program is a path (`sh -c './loop.sh'`)
+    keeps the shell before it, as the interpreter of a script it could not open."""
+    if (
+        len(argv) < 3
+        or os.path.basename(argv[0]) not in _SHELLS
+        or argv[1] != "-c"
+        or not _CODE_CHARACTERS.isdisjoint(argv[2])
+    ):
+        return argv
+    try:
+        words = shlex.split(argv[2])
+    except ValueError:  # a lone trailing backslash
+        return argv
+    words = words[1:] if words[:1] == ["exec"] else words
+    if not words:
+        return argv
+    return [argv[0], *words] if "/" in words[0] else words
 
 
 def _is_code(words: list[str], at: int) -> bool:
