@@ -420,6 +420,41 @@ def test_STEP_4_a_max_tokens_reply_losing_its_reasoning_is_named_STEP_4() -> Non
     )
 
 
+class CompletedReplyKeepsTextAlone(ModelTarget):
+    """The model, except that a completed reply's assistant/message keeps its text and
+    tool-call blocks and drops its reasoning, as a loop storing only what it sends back would."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not isinstance(command, ModelReplies) or command.finish != "completed":
+            return observed
+        events = copied(observed)
+        for event in events:
+            if event["type"] == "assistant/message":
+                message = event["data"]["message"]
+                message["content"] = [b for b in message["content"] if b["type"] != "reasoning"]
+        return renumbered(observed, events)
+
+
+REASONING_DROPPED_FROM_A_COMPLETED_REPLY: FreshBug = (
+    "a completed reply loses its reasoning",
+    CompletedReplyKeepsTextAlone,
+    LoopConfig(tools=(READ,)),
+    (SubmitUser(""), ModelReplies((ReasoningBlock("think"), TextBlock("done")))),
+    "STEP-4",
+)
+
+
+def test_STEP_4_a_completed_reply_losing_its_reasoning_is_named_STEP_4() -> None:
+    """STEP-4: a completed reply is the step's assistant/message with every block as delivered
+    (a newcomer's loop that kept only text was told NO-RULE, a gap in SPEC.md, though the
+    tutorial says the reply carries the blocks as the model wrote them)."""
+    assert_found(
+        REASONING_DROPPED_FROM_A_COMPLETED_REPLY,
+        "a completed reply is the step's assistant/message with every block as delivered",
+    )
+
+
 class AsksWithTheRawTitle(LogPresenter):
     """The model's UI, except that a permission request's title is the view's, its path not
     made relative as the card's is."""

@@ -2028,7 +2028,10 @@ def _changed(
                     "reasoning blocks, blank ones too, are the step's assistant/message as "
                     "delivered"
                 )
-            return NO_RULE, f"{named} (the reply as the model wrote it)"
+            return "STEP-4", (
+                f"{named}: a completed reply is the step's assistant/message with every block as "
+                "delivered, in order: text and reasoning, blank ones too, and its calls"
+            )
         case "tool/call":
             if "callId" in fields or "name" in fields:
                 return "ORD-2", f"{named}: each call of the reply is recorded once, in order"
