@@ -253,6 +253,14 @@ def unknown_decision(word: str) -> str:
     )
 
 
+def surface_op_missing(kind: str) -> str:
+    """Why a surface event without `surfaceOp` is refused, and what to write (LOG-2)."""
+    return (
+        f'{kind} must carry surfaceOp: "append" when its message joins the end of the model\'s '
+        'history, {"op": "replace", "start": S, "end": E} when it replaces nodes S..E (LOG-7)'
+    )
+
+
 class FactError(ValueError):
     """A JSON object that cannot even yield a fact. `rule_id` is the rule the checker reports
     it under: LOG-4 (a malformed event), unless a rule of its own says what the value must be

@@ -24,6 +24,7 @@ from loopspec.model.facts import (
     Fact,
     facts_of,
     hook_duration_valid,
+    surface_op_missing,
 )
 from loopspec.model.jsonvalue import (
     FrozenMap,
@@ -193,7 +194,7 @@ def surface_metadata_valid(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
         return NO_VIOLATIONS
     found: list[Violation] = []
     if fact.surface is None:
-        found.append(Violation("LOG-2", fact.seq, f"{fact.type} must carry surfaceOp"))
+        found.append(Violation("LOG-2", fact.seq, surface_op_missing(fact.type)))
     sources = fact.sources
     if sources is None:
         return found

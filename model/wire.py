@@ -33,6 +33,7 @@ from loopspec.model.events import (
     SurfaceOp,
     SurfaceReplace,
 )
+from loopspec.model.facts import surface_op_missing
 from loopspec.model.jsonvalue import (
     EMPTY,
     FrozenMap,
@@ -280,7 +281,7 @@ def _surface_from_wire(
 ) -> tuple[SurfaceOp, tuple[int, ...] | None]:
     op = obj.get("surfaceOp")
     if op is None:  # null reads as absent, as check reads it
-        raise InvalidEventError(f"{kind} must carry surfaceOp", rule_id=_SURFACE_RULE)
+        raise InvalidEventError(surface_op_missing(kind), rule_id=_SURFACE_RULE)
     surface: SurfaceOp
     tag, name = SURFACE_REPLACE_TAG
     if op == SURFACE_APPEND:

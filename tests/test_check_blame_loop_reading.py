@@ -248,7 +248,8 @@ def test_LOG_2_a_surface_event_without_surfaceOp_reads_alike_absent_or_null(
     """LOG-2: a surfaceOp written as null reads as one left out, by check and by the model's
     reader alike: check blames LOG-2 at the line and reads on (a log in the June layout, whose
     messages carry none, is told by a later line), and the model's reader, which cannot build
-    the event, refuses it in the same words. The model's reader called null "an unknown
+    the event, refuses it in the same words, which say what to write (a loop's author was told
+    only that it "must carry surfaceOp"). The model's reader called null "an unknown
     surfaceOp None", a shape it is not."""
     lines = (BLAME / "violations" / "ORD-1-two-text-replies.jsonl").read_text().splitlines()
     user = json.loads(lines[3])
@@ -256,15 +257,17 @@ def test_LOG_2_a_surface_event_without_surfaceOp_reads_alike_absent_or_null(
     user.update(surface)
     with pytest.raises(InvalidEventError) as refused:
         event_from_wire(user)
-    assert (refused.value.rule_id, refused.value.message) == (
-        "LOG-2",
-        "user/message must carry surfaceOp",
+    says = (
+        'user/message must carry surfaceOp: "append" when its message joins the end of the '
+        'model\'s history, {"op": "replace", "start": S, "end": E} when it replaces nodes S..E '
+        "(LOG-7)"
     )
+    assert (refused.value.rule_id, refused.value.message) == ("LOG-2", says)
     path = tmp_path / "surface.jsonl"
     path.write_text("\n".join([*lines[:3], json.dumps(user), *lines[4:]]) + "\n")
     report = check(path)
     assert (blamed(report), report.status) == ([("LOG-2", 4), ("ORD-1", 6)], "violations")
-    assert report.violations[0].violation.message == "user/message must carry surfaceOp"
+    assert report.violations[0].violation.message == says
 
 
 @pytest.mark.parametrize(
