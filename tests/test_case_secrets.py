@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from loopspec.properties.conformance.case_portable import portable
+from loopspec.properties.conformance.case_portable import portable, shared
 
 
 @pytest.mark.parametrize(
@@ -91,3 +91,34 @@ def test_SAFE_1_a_case_keeps_what_holds_no_secret(typed: str) -> None:
     """SAFE-1: a name that only contains a secret word's letters, a URL without a password and
     a port are written as they were (a reader needs them to tell what ran)."""
     assert portable(typed) == typed
+
+
+@pytest.mark.parametrize(
+    ("typed", "recorded"),
+    [
+        ("node /srv/alice/loops/main.mjs", "node <path>/main.mjs"),
+        (
+            "env PYTHONPATH=/opt/acme/lib:/opt/acme/x python3 -m loop",
+            "env PYTHONPATH=<path>/lib:<path>/x python3 -m loop",
+        ),
+        (
+            "node C:/Users/alice-work/main.mjs --dir /srv/acme/",
+            "node <path>/main.mjs --dir <path>/acme/",
+        ),
+        (
+            "node main.mjs --url file:///srv/alice/x.json",
+            "node main.mjs --url file://<path>/x.json",
+        ),
+        # Kept: an interpreter in a system folder, a device, a top folder, another URL's path.
+        ("/usr/local/bin/node /srv --log /dev/null", "/usr/local/bin/node /srv --log /dev/null"),
+        ("node m.mjs --url https://host/srv/alice", "node m.mjs --url https://host/srv/alice"),
+    ],
+    ids=["file", "path-list", "windows-and-folder", "file-url", "system", "url"],
+)
+def test_SAFE_1_a_case_writes_a_path_outside_both_folders_by_its_last_name(
+    typed: str, recorded: str
+) -> None:
+    """SAFE-1: a path outside the working and home folders was kept as typed in a case, a
+    user's or an organisation's folder names with it."""
+    assert shared(typed) == recorded
+    assert shared(recorded) == recorded

@@ -288,7 +288,8 @@ def test_SAFE_1_a_case_found_on_the_bundled_implementation_replays_there_with_no
          "--impl naming your copy of the loop"),
         ({"cmd": "env API_TOKEN=s3cr3t node loop.mjs"},
          "`loopspec replay CASE --cmd 'env API_TOKEN=<hidden> node loop.mjs'`, CASE this file "
-         "and the --cmd naming your copy of the loop, each <hidden> put back as its secret"),
+         "and the --cmd naming your copy of the loop, each <hidden> put back as the secret it "
+             "stands for"),
         ({}, "`loopspec replay CASE`, CASE this file"),
     ],
 )  # fmt: skip

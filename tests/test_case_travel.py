@@ -32,7 +32,7 @@ from loopspec.properties.cli.conform_run import (
     with_saved_program,
 )
 from loopspec.properties.cli.main import main
-from loopspec.properties.conformance.case_portable import labelled, portable
+from loopspec.properties.conformance.case_portable import labelled, portable, shared
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
 from loopspec.properties.conformance.run import (
     RunReport,
@@ -304,7 +304,8 @@ def test_SAFE_1_replay_json_for_a_tracker_names_neither_omar_s_folders_nor_his_s
     assert main(["replay", str(saved), "--cmd", cmd, "--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["case"] == f"./cases/{saved.name}"
-    assert document["target"] == f"env API_TOKEN=<hidden> {shlex.quote(sys.executable)} ./loop.py"
+    python = shared(shlex.quote(sys.executable))  # `<path>/python` outside the home folder
+    assert document["target"] == f"env API_TOKEN=<hidden> {python} ./loop.py"
 
 
 def test_SAFE_4_a_case_named_as_a_fifo_says_replay_waits_for_its_writer(
@@ -516,3 +517,38 @@ def test_SAFE_1_replay_naming_no_target_refuses_a_case_found_on_one(
     assert said in capsys.readouterr().out
     found_on_the_bundled_loop = save_case(_failed_report(), omar / "bundled", {})
     assert main(["replay", str(found_on_the_bundled_loop)]) == 0
+
+
+def test_SAFE_1_a_case_keeps_only_the_last_name_of_a_path_outside_home_and_folder(
+    omar: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-1: Alice's loop lies outside her home and the folder conform ran in (`--cmd "node
+    /srv/alice/loops/main.mjs"`, a share mounted as /Volumes/alice-work): the case kept the
+    path as typed, her name and her organisation's layout in a file made to be posted. It keeps
+    the file's name, `<path>/main.mjs`; a program in a system `bin` folder stays whole. Her
+    console's rerun line still names the path (it runs where she typed it), her own replay
+    with it is the same target, and `<path>` pasted as a --cmd is refused before it starts."""
+    loops = tmp_path / "srv" / "alice" / "loops"
+    cmd = f"/usr/bin/env node {loops}/main.mjs --log /dev/null"
+    recorded = "/usr/bin/env node <path>/main.mjs --log /dev/null"
+    saved = save_case(_failed_report(), omar / "cases", {"cmd": cmd})
+    text = saved.read_text(encoding="utf-8")
+    assert "alice" not in text
+    assert str(tmp_path) not in text
+    document = json.loads(text)
+    assert document["target"] == {"cmd": recorded}
+    assert "each <path> put back as the folder it stands for" in document["summary"]
+    lines = "\n".join(counterexample_lines(_failed_report(), saved, {"cmd": cmd}))
+    assert f"rerun: loopspec replay {saved} --cmd {shlex.quote(cmd)}" in lines
+    header = replay_header(str(saved), {"cmd": cmd}, load_case(saved), profile_note=None)
+    assert header[1].endswith("the same target as this replay's")
+    assert main(["replay", str(saved), "--cmd", recorded]) == 2
+    assert capsys.readouterr().err == (
+        "loopspec: error: --cmd holds <path>, which a case writes in place of the "
+        "folders of a path outside the folder conform ran in and the home folder: write where "
+        "that file is on this machine\n"
+    )
+    assert main(["replay", str(saved)]) == 2
+    assert "pass that --cmd, each <path> put back as the folder it stands for," in (
+        capsys.readouterr().err
+    )

@@ -33,10 +33,11 @@ from loopspec.properties.cli.unfilled_files import removed_unless_written
 from loopspec.properties.conformance.case_folder import folder_cases, passed_over_words
 from loopspec.properties.conformance.case_format import BUNDLED_TARGET_NAME, TARGET_KINDS
 from loopspec.properties.conformance.case_portable import (
-    HIDDEN,
     labelled,
     portable,
     portable_target,
+    put_back_words,
+    shared,
 )
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.compare import (
@@ -300,7 +301,7 @@ def document_target(named: dict[str, str]) -> str:
     the --cmd as a case records it, or `BUNDLED_TARGET_NAME`, conform's name for the bundled
     implementation (replay wrote "", and a CI step comparing the two documents saw two loops)."""
     if "cmd" in named:
-        return portable(named["cmd"])
+        return shared(named["cmd"])
     return named.get("impl", BUNDLED_TARGET_NAME)
 
 
@@ -310,7 +311,8 @@ def same_target(recorded: dict[str, str], named: dict[str, str]) -> bool:
     typed or as a case writes it (`portable`), a path's leading `./` aside."""
     if "cmd" in recorded and "cmd" in named:
         typed = named["cmd"]
-        return _command_key(recorded["cmd"]) in (_command_key(typed), _command_key(portable(typed)))
+        spellings = (typed, portable(typed), shared(typed))
+        return _command_key(recorded["cmd"]) in map(_command_key, spellings)
     return recorded == named
 
 
@@ -975,13 +977,13 @@ def _recorded_target_note(
         )
     if named:
         return f"{found} {recorded_as}, not this replay's target: not run"
-    if HIDDEN in value:
-        # The case never holds the secret: copied as it stands, the command would run with the
-        # word `<hidden>` for a token.
+    words = put_back_words(value)
+    if words:
+        # The case never holds the secret nor the folder: copied as it stands, the command
+        # would run with the word `<hidden>` for a token.
         return (
             f"{found} {recorded_as}, not this replay's target: to replay on it, pass that "
-            f"{option} with each {HIDDEN} put back as the secret it stands for (the case does "
-            "not keep it)"
+            f"{option} with {words} (the case does not keep it)"
         )
     return f"{found} {recorded_as}, not this replay's target: pass {recorded_as} to replay on it"
 
@@ -1213,7 +1215,8 @@ def _recorded_target_not_named(args: argparse.Namespace, case_name: str, case: C
         value = case.target.get(option.removeprefix("--"))
         if value is None:
             continue
-        back = f", each {HIDDEN} put back as the secret it stands for," if HIDDEN in value else ""
+        words = put_back_words(value)
+        back = f", {words}," if words else ""
         return (
             f"{case_name}: the case was found on {option} {shown(shlex.quote(value))} and this "
             f"command names no target: pass that {option}{back} (or your copy of the loop) to "
@@ -1419,7 +1422,7 @@ def replay_document(
     divergence = replay.divergence
     return ReplayDocument(
         format=REPLAY_FORMAT,
-        case=portable(case_path),
+        case=shared(case_path),
         target=document_target(named),
         recorded_target=case.target,
         same_target=same_target(case.target, named),

@@ -47,8 +47,9 @@ CASE_MEMBERS: Final[dict[str, tuple[dict[str, Any], str]]] = {
         },
         'the target conform ran, {"impl": MODULE:FACTORY} or {"cmd": COMMAND} ({} or absent: '
         f'the bundled implementation, as is {{"impl": "{BUNDLED_IMPL}"}}), a command\'s paths '
-        "written from the folder conform ran in (./) or the home folder (~) and its secrets' "
-        "values as <hidden>; replay shows it and never runs it (SAFE-1)",
+        "written from the folder conform ran in (./) or the home folder (~), one elsewhere by "
+        "its last name (<path>/main.mjs), and its secrets' values as <hidden>; replay shows it "
+        "and never runs it (SAFE-1)",
     ),
     "capabilities": (
         _TEXTS,

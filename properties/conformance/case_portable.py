@@ -4,7 +4,10 @@ A case is made to be attached to a public bug report, and replay never runs the 
 records (SAFE-1): the recorded `--cmd` and a breakage's one-line `what` are there for a
 reader, who needs what the loop is, not where it lay. So before a case is written, a path in
 them inside the folder conform ran in is written relative to it (`./run.sh`), one elsewhere in
-the home folder from `~` (the user's name is in the home path), and the value of a
+the home folder from `~` (the user's name is in the home path), one anywhere else keeps only
+its last name (`<path>/main.mjs`: `/srv/alice/...` or `/Volumes/acme-eng/...` names a person
+or an organisation's layout; a program in a system `bin` folder, `/usr/bin/node`, and a
+device, `/dev/null`, are kept whole), and the value of a
 `NAME=VALUE` or `--name=VALUE` word, or of the word after a `--name` option, whose name says
 it is a secret (token, secret, password, key, auth, credential, cookie) is hidden, and so is a
 value shaped as a provider's key wherever it is (`sk-...`, `ghp_...`), what follows `Bearer`,
@@ -12,6 +15,10 @@ and a URL's password (`https://user:PASSWORD@`, as a DATABASE_URL or a git remot
 Nothing else in a case comes from the machine: no environment, host name, user name or time
 (`epochMs` is the scripted clock's fixed start), and a hook is a name whose answers the program
 scripts, never a command line.
+
+What the console prints (a `rerun:` line, a setup error) is read on the machine it ran on and
+names the paths outside both folders as typed (`portable`), so that line still runs there; a
+case file and a replay's JSON document, written for others, hide them too (`shared`).
 """
 
 from __future__ import annotations
@@ -23,6 +30,9 @@ from typing import Final
 
 HIDDEN: Final = "<hidden>"
 """What a secret's value is written as."""
+
+ELSEWHERE: Final = "<path>"
+"""What a shared case writes for the folders of a path outside the working and home folders."""
 
 # A name that says its value is a secret: these anywhere in it (APIKEY, GITHUB_TOKEN,
 # HTTP_AUTHORIZATION), or these as a whole part between `_` and `-` (API_KEY, X-AUTH, but not
@@ -128,18 +138,62 @@ def portable(text: str) -> str:
     return _URL_PASSWORD.sub(lambda found: found["user"] + HIDDEN, text)
 
 
+# An absolute path (a Windows one from its drive, `C:/Users/...`; a `file:///` URL's), not inside
+# a longer word, another URL (`https://host/a`, `//host`) or a `<path>` already written: it runs
+# to a space, a quote or a list's `:` (`PYTHONPATH=/a:/b`).
+_ABSOLUTE_PATH: Final = re.compile(
+    r"(?:(?<=file://)|(?<![\w.~/<>-]))(?:[A-Za-z]:)?/(?!/)[^\s'\":;,]+"
+)
+# Folders whose files say nothing of the person or the organisation: where an interpreter is
+# installed (`/usr/bin/python3`, Homebrew's `/opt/homebrew/bin/node`), and the devices.
+_SYSTEM_FOLDERS: Final = frozenset(
+    {"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/opt/homebrew/bin"}
+)
+
+
+def _last_name_only(found: re.Match[str]) -> str:
+    path = found.group()
+    folder, _, name = path.rstrip("/").rpartition("/")
+    if folder in ("", *_SYSTEM_FOLDERS) or len(folder) == 2 or path.startswith("/dev/"):
+        return path  # a top folder (`/srv`, `C:/tools`) names no one
+    return f"{ELSEWHERE}/{name}{path[len(path.rstrip('/')) :]}"
+
+
+def shared(text: str) -> str:
+    """`text` as a case file holds it: `portable`, and a path outside the working and home
+    folders written as `<path>/` and its last name."""
+    return _ABSOLUTE_PATH.sub(_last_name_only, portable(text))
+
+
 def portable_target(target: dict[str, str]) -> dict[str, str]:
-    """The target a case records: a `--cmd` made portable; an `--impl` is a module name."""
+    """The target as the console names it: a `--cmd` made portable; an `--impl` is a module
+    name."""
     return {kind: portable(named) if kind == "cmd" else named for kind, named in target.items()}
 
 
+def shared_target(target: dict[str, str]) -> dict[str, str]:
+    """The target a case records: a `--cmd` as `shared` writes it."""
+    return {kind: shared(named) if kind == "cmd" else named for kind, named in target.items()}
+
+
+def put_back_words(shown: str) -> str:
+    """What to put back in a command line written as a case or the console shows it before it
+    is run (`each <hidden> put back as the secret it stands for`); "" when nothing."""
+    wanted = []
+    if HIDDEN in shown:
+        wanted.append(f"each {HIDDEN} put back as the secret it stands for")
+    if ELSEWHERE in shown:
+        put = "" if wanted else " put back"
+        wanted.append(f"each {ELSEWHERE}{put} as the folder it stands for")
+    return " and ".join(wanted)
+
+
 def put_back_note(shown: str) -> str:
-    """What a command line shown as a case records it (`portable`) needs before it is run: each
-    hidden secret put back; "" when it hides none. Copied as it stands, it would run the loop
-    with the word `<hidden>` for a token."""
-    if HIDDEN not in shown:
-        return ""
-    return f" (with each {HIDDEN} put back as the secret it stands for)"
+    """What a command line shown as a case records it needs before it is run (`put_back_words`),
+    as a note; "" when nothing. Copied as it stands, it would run the loop with the word
+    `<hidden>` for a token, or a file in the folder `<path>`."""
+    words = put_back_words(shown)
+    return f" (with {words})" if words else ""
 
 
 def labelled(label: str, command: str) -> str:
@@ -148,10 +202,18 @@ def labelled(label: str, command: str) -> str:
     return f"{label}{put_back_note(command)}: {command}"
 
 
-def hidden_left(option: str) -> str:
-    """Why a command line holding `<hidden>` is not run: pasted from a case or a rerun line,
-    it would hand the loop that word for a token, and the run would say nothing of it."""
+def hidden_left(option: str, command: str) -> str:
+    """Why a command line holding `<hidden>` or `<path>` is not run: pasted from a case or a
+    rerun line, it would hand the loop that word for a token, and the run would say nothing of
+    it, or look for a file in a folder named `<path>`."""
+    if HIDDEN in command:
+        return (
+            f"{option} holds {HIDDEN}, which a case and a rerun line write in place of a "
+            "secret's value: put the secret back (or leave out the word, if the loop runs "
+            "without it)"
+        )
     return (
-        f"{option} holds {HIDDEN}, which a case and a rerun line write in place of a secret's "
-        "value: put the secret back (or leave out the word, if the loop runs without it)"
+        f"{option} holds {ELSEWHERE}, which a case writes in place of the folders of a path "
+        "outside the folder conform ran in and the home folder: write where that file is on "
+        "this machine"
     )

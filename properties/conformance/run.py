@@ -52,10 +52,13 @@ from loopspec.properties.conformance.case_format import (
 )
 from loopspec.properties.conformance.case_json_fault import case_json_fault
 from loopspec.properties.conformance.case_portable import (
+    ELSEWHERE,
     HIDDEN,
     hidden_left,
     portable,
-    portable_target,
+    put_back_words,
+    shared,
+    shared_target,
 )
 from loopspec.properties.conformance.case_text import NotCaseText, case_text
 from loopspec.properties.conformance.command_codec import (
@@ -512,8 +515,8 @@ def resolve_target(
             ) from None
         if not argv:
             raise TargetError(empty_target(options.cmd), rule_id=NO_RULE_BROKEN)
-        if HIDDEN in cmd:  # pasted from a case or a rerun line: the loop would get the word
-            raise TargetError(hidden_left(options.cmd), rule_id=NO_RULE_BROKEN)
+        if HIDDEN in cmd or ELSEWHERE in cmd:  # pasted from a case or a rerun line
+            raise TargetError(hidden_left(options.cmd, cmd), rule_id=NO_RULE_BROKEN)
         # The command is split here, not by a shell, and a case and the console show a path
         # under the home folder from `~` (SAFE-1), also inside a word (`PYTHONPATH=~/lib`,
         # `--config=~/c.json`): every word starting `~`, and a `~` after `=` or `:` that a `/`
@@ -1611,11 +1614,11 @@ def case_fields(
         "loopspec": "case",
         "version": CASE_VERSION,
         "loopspecVersion": loopspec.__version__,
-        "target": portable_target(target),
+        "target": shared_target(target),
         **({"capabilities": sorted(capabilities)} if capabilities is not None else {}),
         "rule": rule,
-        "what": lone_surrogates_escaped(portable(what)),
-        "summary": _how_to_replay(portable_target(target), rule),
+        "what": lone_surrogates_escaped(shared(what)),
+        "summary": _how_to_replay(shared_target(target), rule),
         "config": config_to_json(config),
         "commands": [command_to_json(c) for c in commands],
         **({"profile": profile} if profile is not None else {}),
@@ -1635,7 +1638,8 @@ def _how_to_replay(recorded: dict[str, str], rule: str) -> str:
     for option in ("cmd", "impl"):
         if option in recorded:
             named = f"--{option} {shlex.quote(recorded[option])}"
-            back = f", each {HIDDEN} put back as its secret" if HIDDEN in recorded[option] else ""
+            words = put_back_words(recorded[option])
+            back = f", {words}" if words else ""
             return (
                 f"loopspec saw the loop it ran as {named} {found} on this program; "
                 f"replay it with `loopspec replay CASE {named}`, CASE this file and the "
