@@ -320,7 +320,11 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     # Imported here: the plugin loads in every pytest run, the replaying code only with a case.
     from loopspec.properties.conformance.saved_cases import SavedCaseFile  # noqa: PLC0415
 
-    return SavedCaseFile.from_parent(parent, path=file_path)
+    # Its path from the rootdir, as for a case pytest did not meet: a case outside the rootdir
+    # named on the command line (the `replay it alone:` line of a colleague's case) got pytest's
+    # id from that path argument, "", and its report lines read `::test_saved_case_replays[...]`.
+    nodeid = Path(os.path.relpath(file_path, parent.config.rootpath)).as_posix()
+    return SavedCaseFile.from_parent(parent, path=file_path, nodeid=nodeid)
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k and -m deselect: they apply to these tests too

@@ -570,7 +570,7 @@ def test_PROTO_1_plugin_replay_alone_line_of_a_case_sent_from_outside_reads_the_
     ~/Downloads) fails with a `replay it alone:` line that, run as printed in the same folder,
     replays it with the project's settings: pytest finds its configuration from the paths it is
     given, so the line without `-c pytest.ini` lost the `pythonpath` the loop is found by and
-    stopped at a usage error, "cannot load bobs_loop:make"."""
+    stopped at a usage error, "cannot load bobs_loop:make". Its report names the case file."""
     project = tmp_path / "project"
     (project / "lib").mkdir(parents=True)
     (project / "pytest.ini").write_text("[pytest]\npythonpath = lib\n", encoding="utf-8")
@@ -588,6 +588,10 @@ def test_PROTO_1_plugin_replay_alone_line_of_a_case_sent_from_outside_reads_the_
     assert again.returncode == 1, again.stdout + again.stderr
     assert "1 failed in" in again.stdout, again.stdout
     assert "TURN-2: loopspec replay: " in again.stdout, again.stdout
+    # The case named outside the rootdir: pytest's id from that path argument was "", and the
+    # summary's line read `FAILED ::test_saved_case_replays[alice-case.json]`.
+    case_id = "../Downloads/alice-case.json::test_saved_case_replays[alice-case.json]"
+    assert f"\nFAILED {case_id}" in again.stdout, again.stdout
 
 
 def test_PROTO_1_plugin_skips_a_saved_case_needing_what_the_target_does_not_declare(
