@@ -274,7 +274,8 @@ def test_PROTO_1_a_case_cut_down_by_hand_names_a_command_left_answering_nothing(
     """PROTO-1: Omar deletes commands to find the smallest failing case. A deletion that
     leaves a command answering nothing (a ToolFinishes whose call is gone) makes it a command
     both sides refuse, which tests nothing: a passing replay named it, a diverging one did not,
-    so the case looked minimal with a dead command in it. Both name it, with the rule."""
+    so the case looked minimal with a dead command in it. Both name it, with the rule; the
+    passing one is no valid program (exit 2)."""
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
     saved = save_case(_failed_report(), omar, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
@@ -286,8 +287,45 @@ def test_PROTO_1_a_case_cut_down_by_hand_names_a_command_left_answering_nothing(
     out = capsys.readouterr().out
     assert said in out
     assert out.index(said) < out.index("  rule TURN-5: ")
-    assert main(["replay", str(saved), "--bundled"]) == 0
-    assert said in capsys.readouterr().out
+    # Passing, it is no valid program there: the case records TURN-5, not the refusal's rule.
+    assert main(["replay", str(saved), "--bundled"]) == 2
+    out, err = capsys.readouterr()
+    assert "no divergence" not in out
+    assert err.startswith(f"loopspec: error: [MODEL-1] {saved}:")
+
+
+def test_PROTO_1_a_case_cut_by_hand_to_a_refused_command_is_no_valid_program(
+    omar: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: Omar deletes the first command of his TURN-5 case, the prompt: the reply left
+    is refused by the model (no turn asked for it) and by his loop, which still has the bug,
+    and replay said `passes now (the case recorded TURN-5)`, exit 0. It names the command the
+    model refuses and why, exit 2, in a folder of cases too. A case whose bug is that refusal
+    (its rule the one the case records, or MODEL-3's) still passes once the loop is fixed."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    saved = save_case(_failed_report(), omar, {"impl": "mine:make"})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    del document["commands"][0]
+    saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    buggy = "test_case_travel:turn_end_reason_as_text"
+    assert main(["replay", str(saved), "--impl", buggy]) == 2
+    out, err = capsys.readouterr()
+    assert "passes now" not in out
+    assert err == (
+        f"loopspec: error: [MODEL-1] {saved}:51: not a valid program at command #1 "
+        "(ModelReplies): the model refuses it there (ModelReplies in phase Idle: ModelReplies "
+        "is not accepted in phase Idle), so the replay's pass says nothing of TURN-5, the rule "
+        "the case recorded: a command both sides refuse tests nothing, as one a cut left "
+        "answering nothing (the reply that made its call, or its turn, deleted); put back what "
+        "it answers, or take it out too\n"
+    )
+    assert main(["replay", str(omar), "--impl", buggy]) == 2
+    assert "1 unusable" in capsys.readouterr().out
+    for recorded in ("MODEL-1", "MODEL-3"):
+        document["rule"] = recorded
+        saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
+        assert main(["replay", str(saved), "--impl", buggy]) == 0
+        assert f"passes now (the case recorded {recorded})" in capsys.readouterr().out
 
 
 def test_SAFE_1_replay_json_for_a_tracker_names_neither_omar_s_folders_nor_his_secrets(

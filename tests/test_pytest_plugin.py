@@ -493,11 +493,13 @@ def test_PROTO_1_SAFE_1_plugin_replays_each_saved_case_first_as_a_test_of_its_ow
     directory and of each --loopspec-cases folder as one test named after the file, on the
     target the command line names (the case's recorded module does not exist: running it would
     fail to import). A case that still diverges fails with replay's report and none of
-    loopspec's frames; one that does not passes; one that cannot be read fails with replay's
-    one-line error. Before, a saved case was replayed only by `loopspec replay`."""
+    loopspec's frames; one that does not passes; one that cannot be read, or is no valid program
+    (a command left answering nothing), fails with replay's one-line error. Before, a saved
+    case was replayed only by `loopspec replay`."""
     _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
     _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-1.json", "TURN-2", _ASKS)
     _write_case(tmp_path / "shared" / "newer.json", "TURN-2", _ASKS, version=2)
+    _write_case(tmp_path / "shared" / "cut.json", "TURN-2", _ANSWERS)  # its turn cut by hand
     done = inner_pytest(
         tmp_path,
         "plugin_targets:turn_end_with_step_open",
@@ -509,9 +511,10 @@ def test_PROTO_1_SAFE_1_plugin_replays_each_saved_case_first_as_a_test_of_its_ow
     out = done.stdout
     assert done.returncode == 1, out + done.stderr
     ran = [line.split(" ")[0].split("::")[-1] for line in out.splitlines() if "::test_" in line]
-    assert ran[:4] == [
+    assert ran[:5] == [
         "test_saved_case_replays[case-TURN-2-0.json]",
         "test_saved_case_replays[case-TURN-2-1.json]",
+        "test_saved_case_replays[cut.json]",
         "test_saved_case_replays[newer.json]",
         "test_target_conforms_to_the_model",
     ], out
@@ -534,6 +537,10 @@ def test_PROTO_1_SAFE_1_plugin_replays_each_saved_case_first_as_a_test_of_its_ow
     newer = out.split("test_saved_case_replays[newer.json] _")[1].split("\n_____")[0]
     says = f"loopspec: error: {tmp_path / 'shared' / 'newer.json'}:3: $.version is 2"
     assert says in newer, newer
+    # A reply with no turn before it: refused by both, it passed as if TURN-2 were fixed.
+    cut = out.split("test_saved_case_replays[cut.json] _")[1].split("\n_____")[0]
+    says = "loopspec: error: [MODEL-1] shared/cut.json:25: not a valid program at command #1 "
+    assert f"{says}(ModelReplies): the model refuses it there " in cut, cut
 
 
 def test_PROTO_1_plugin_runs_one_saved_case_by_its_file_or_node_id(

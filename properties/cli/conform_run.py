@@ -48,6 +48,7 @@ from loopspec.properties.conformance.compare import (
 )
 from loopspec.properties.conformance.run import (
     Case,
+    CaseFileFault,
     CaseFileUnreadable,
     GuardedTarget,
     Replay,
@@ -73,7 +74,7 @@ from loopspec.properties.conformance.run import (
     spec_text,
     with_wait_hint,
 )
-from loopspec.properties.conformance.target import ConformanceTarget, Observation
+from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
 from loopspec.properties.conformance.value_notes import value_notes
 from loopspec.properties.profiles import Profile
 from loopspec.properties.typographic import dashed_option_hint
@@ -1259,6 +1260,9 @@ def _replay_listed(
     except TargetError as broke:
         said = f"loopspec: error: {case_replay_error(path, case, broke)}"
         return _unusable(path, said, text=text)
+    invalid = not_a_valid_program(path, case, profile, replay)
+    if invalid is not None:
+        return _unusable(path, f"loopspec: error: {invalid}", text=text)
     if text:
         lines = replay_verdict_lines(path, case, profile, replay, bundled=not target)
         print(*lines, sep="\n")
@@ -1297,6 +1301,9 @@ def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
         raise case_replay_error(case_arg, case, broke) from broke
     finally:
         unclosed = _closing_error(factory)
+    invalid = not_a_valid_program(case_arg, case, profile, replay)
+    if invalid is not None:
+        raise invalid
     if args.format == "json":
         document = replay_json(case_arg, target, case, profile, replay)
         print(json.dumps(document, indent=2))
@@ -1574,6 +1581,47 @@ def replay_verdict_lines(
     described = _describe_divergence(replay.divergence, case.config, case.commands)
     lines += ["  " + line if line else "" for line in described]
     return lines
+
+
+# The rule of a refusal that changed the target: a case recording it holds the refused command
+# on purpose, the command its bug is about.
+_A_REFUSAL_CHANGES_NOTHING = "MODEL-3"
+
+
+def not_a_valid_program(
+    case_name: str, case: Case, profile: Profile | None, replay: Replay
+) -> CaseFileFault | None:
+    """The error of a case whose replay passed while the model refused one of its commands
+    for another rule than the one the case recorded, or None. Conform keeps a refused command
+    in a case only when its bug is about that command (the target took it: the case records
+    the refusal's rule; it changed the target: MODEL-3); a hand cut leaves one answering
+    nothing (the reply deleted, its call's finish kept), and "passes now (the case recorded
+    TURN-5)" said the bug was gone when the cut had taken away what showed it. A profile's
+    case records a known divergence, often a command the harness takes and the model refuses
+    (Codex's reply repeating a call id): it is no hand cut."""
+    if replay.divergence is not None or not case.rule or case.rule == _A_REFUSAL_CHANGES_NOTHING:
+        return None
+    if profile is not None or case.profile is not None:
+        return None
+    stop = len(case.commands) if replay.stopped_at is None else replay.stopped_at
+    cut = [(index, rule) for index, rule in replay.refused if index < stop and rule != case.rule]
+    if not cut:
+        return None
+    index, rule = cut[0]
+    model = ModelTarget()
+    model.reset(case.config)
+    for command in case.commands[:index]:
+        model.apply(command)
+    why = model.apply(case.commands[index]).refusal_message or "refused"
+    return CaseFileFault(
+        f"{case_name}:{case.line_of_command(index)}: not a valid program at command "
+        f"#{index + 1} ({case.commands[index].NAME}): the model refuses it there ({why}), so "
+        f"the replay's pass says nothing of {shown(case.rule)}, the rule the case recorded: a "
+        "command both sides refuse tests nothing, as one a cut left answering nothing (the "
+        "reply that made its call, or its turn, deleted); put back what it answers, or take it "
+        "out too",
+        rule_id=rule,
+    )
 
 
 def _refused_lines(case: Case, refused: tuple[tuple[int, str], ...]) -> list[str]:

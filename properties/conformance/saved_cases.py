@@ -21,6 +21,7 @@ import pytest
 from loopspec.model.errors import LoopSpecError, tagged
 from loopspec.properties.cli.conform_run import (
     case_replay_error,
+    not_a_valid_program,
     replay_header,
     replay_profile,
     replay_verdict_lines,
@@ -153,6 +154,8 @@ def _replays(saved_case: Path, replay_target: _Target, config: pytest.Config) ->
         replay = replay_case(factory, case.config, case.commands, profile)
     except TargetError as broke:
         unusable = case_replay_error(name, case, broke)
+    else:
+        unusable = not_a_valid_program(name, case, profile, replay)
     if isinstance(unusable, UndeclaredCapability):
         # Not a failure: conform never sends this target such a program, so the case says
         # nothing about it (a case from a build, or a colleague's loop, with more features).
