@@ -199,7 +199,8 @@ def test_a_record_written_twice_whole_is_read_once_with_a_notice() -> None:
     2026-12-05 with a result, and a tool_use, written again next to itself or at the end of
     the file), so check reads it once, with a notice naming both lines. It was blamed as the
     model saw it twice (ADJ-2, EXE-1). Another record with that uuid, its content changed, is
-    judged as the record it is: Claude Code resumes with the later, not what the model saw."""
+    judged as the record it is, and noted: Claude Code resumes with the later (seen too), not
+    what the model was sent."""
     records = [{**record, "uuid": f"u{n}"} for n, record in enumerate(TWO_CALLS, 1)]
     text = "".join(json.dumps(record) + "\n" for record in records)
     lines = text.splitlines(keepends=True)
@@ -209,11 +210,11 @@ def test_a_record_written_twice_whole_is_read_once_with_a_notice() -> None:
     assert [(n.kind, n.line, n.rule_id) for n in report.notices] == [("repeated-record", 5, None)]
     assert report.notices[0].message == (
         "line 5 is line 4 written again, uuid and all: Claude Code reads one record per uuid "
-        "when it resumes the session, so check reads it once; so do 2 more line(s), each an "
-        "earlier one's: 8, 9"
+        "when it resumes the session, so check reads it once; so do 2 more line(s): 8, 9"
     )
     assert report.events == len(records)
-    # The same uuid with other content: a second result, ADJ-2 naming both lines.
+    # The same uuid with other content: a second result, ADJ-2 naming both lines, and a note
+    # saying what the log shows (it was ADJ-2 alone: two results, as if the CLI wrote both).
     changed = {
         **records[3],
         "message": {
@@ -223,10 +224,24 @@ def test_a_record_written_twice_whole_is_read_once_with_a_notice() -> None:
     }
     planted = [*lines[:4], json.dumps(changed) + "\n", *lines[4:]]
     report = check_stream("planted.jsonl", io.BytesIO("".join(planted).encode()))
-    assert report.notices == []
     assert [(f.violation.rule_id, f.line, f.events) for f in report.violations] == [
         ("ADJ-2", 5, (5, 4))
     ]
+    assert [(n.kind, n.line, n.rule_id, n.message) for n in report.notices] == [
+        (
+            "rewritten-record",
+            5,
+            "LOG-3",
+            "line 5 gives the uuid of line 4 with other content: resuming the session, Claude "
+            "Code sends the model the later record in place of the one it was sent; check reads "
+            "both",
+        )
+    ]
+    # A prompt given again with other content breaks no rule check reads: the note alone.
+    edited = lines[0] + json.dumps({**records[0], "message": {"role": "user", "content": "x"}})
+    report = check_stream("planted.jsonl", io.BytesIO(edited.encode()))
+    assert report.violations == []
+    assert [(n.kind, n.line) for n in report.notices] == [("rewritten-record", 2)]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -144,6 +144,7 @@ class NoticeKind:
     TORN_COMMIT = "torn-commit"
     HOOK_FAULT = "hook-fault"  # a hook's own output or process went wrong (HOOK-7)
     REPEATED_RECORD = "repeated-record"  # a transcript's record written twice, whole: read once
+    REWRITTEN_RECORD = "rewritten-record"  # a transcript's record given again, other content
 
 
 class FoundViolation(PlainRecord):

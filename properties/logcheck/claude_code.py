@@ -48,8 +48,9 @@ nothing the rules read):
   `hook_non_blocking_error` and `hook_cancelled` also show a hook's own fault (a crash, broken
   JSON, a timeout: HOOK-7), noted, never a violation (`claude_code_hooks`). Other attachments
   are folded by Claude Code into the next user message and are not judged.
-- A record whose `uuid` and every byte an earlier record has is read once (`Dialect.identity`):
-  Claude Code reads one record per `uuid` when it resumes.
+- Claude Code reads one record per `uuid` when it resumes, the last written: a record whose
+  `uuid` and every byte the last of that `uuid` has is read once, and one with other content is
+  noted (`harness_logs._Repeats`).
 - Records marked `isSidechain` belong to a subagent's conversation. A log holds one
   conversation, the one its first message belongs to: in a main transcript the subagent records
   Claude Code wrote inline are skipped; a subagent's own transcript

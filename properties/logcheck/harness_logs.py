@@ -1052,48 +1052,71 @@ def _records(
 
 
 class _Repeats:
-    """The lines that repeat an earlier record whole, its id (`Dialect.identity`) and every
-    byte: Claude Code 2.1.332, resuming a session, reads one record per `uuid` (a record
-    written twice, next to itself or at the end, was sent to the model once: observed
-    2026-12-05), so check reads it once too. A record with an earlier one's id and other
-    content is read as the record it is (Claude Code keeps the later: what the model was sent
-    and what a resume sends differ), so the rules judge it."""
+    """The lines that give an earlier record's id (`Dialect.identity`). Claude Code 2.1.332,
+    resuming a session, reads one record per `uuid`, the last written (observed 2026-12-05: a
+    record written twice, next to itself or at the end of the file, was sent to the model once;
+    one written again with other content, the later content, wherever it stood). A line that
+    repeats the last record of its id whole, every byte, is set aside, so check reads it once;
+    one with other content is read as the record it is, so the rules judge it, and noted: the
+    session's next request sends it in place of what the model was sent (LOG-3: a value that
+    changes after it was logged makes the log lie)."""
 
     def __init__(self, identity: str) -> None:
         self.identity = identity
-        # Each id's first line and a hash of its bytes: a line is compared only with the one
+        # Each id's last line and a hash of its bytes: a line is compared only with the one
         # whose id it gives, so a hash equal by chance is as good as never met.
-        self.first: dict[str, tuple[int, int]] = {}
+        self.last: dict[str, tuple[int, int]] = {}
         self.repeated: list[tuple[int, int]] = []  # (line, the line it repeats)
+        self.rewritten: list[tuple[int, int]] = []  # (line, the line whose record it replaces)
 
     def whole_again(self, record: Mapping[str, Any], raw: bytes, line: int) -> bool:
-        """Whether `record`, at `line`, repeats an earlier record whole (then noted)."""
+        """Whether `record`, at `line`, repeats the last record of its id whole (then noted:
+        one with other content is noted too, and read)."""
         identity = record.get(self.identity)
         if not isinstance(identity, str):
             return False
         # The last line may lack its newline: the same record all the same.
         fingerprint = hash(raw if raw.endswith(b"\n") else raw + b"\n")
-        first = self.first.setdefault(identity, (line, fingerprint))
-        if first[0] == line or first[1] != fingerprint:
-            return False
-        self.repeated.append((line, first[0]))
-        return True
+        last = self.last.get(identity)
+        if last is not None and last[1] == fingerprint:
+            self.repeated.append((line, last[0]))
+            return True
+        if last is not None:
+            self.rewritten.append((line, last[0]))
+        self.last[identity] = (line, fingerprint)
+        return False
 
-    def notice(self) -> Notice | None:
-        """One notice for every line set aside, at the first."""
-        if not self.repeated:
-            return None
-        (line, first), *more = self.repeated
-        message = (
-            f"line {line} is line {first} written again, {self.identity} and all: Claude Code "
-            f"reads one record per {self.identity} when it resumes the session, so check reads "
-            "it once"
-        )
+    def notices(self) -> list[Notice]:
+        """One notice for the lines set aside, one for those with other content, each at the
+        first such line."""
+        found = []
+        if self.repeated:
+            message = (
+                "is line {first} written again, {identity} and all: Claude Code reads one record "
+                "per {identity} when it resumes the session, so check reads it once"
+            )
+            found.append(self._notice(self.repeated, NoticeKind.REPEATED_RECORD, message, None))
+        if self.rewritten:
+            message = (
+                "gives the {identity} of line {first} with other content: resuming the session, "
+                "Claude Code sends the model the later record in place of the one it was sent; "
+                "check reads both"
+            )
+            found.append(
+                self._notice(self.rewritten, NoticeKind.REWRITTEN_RECORD, message, "LOG-3")
+            )
+        return found
+
+    def _notice(
+        self, lines: list[tuple[int, int]], kind: str, words: str, rule: str | None
+    ) -> Notice:
+        (line, first), *more = lines
+        message = f"line {line} " + words.format(first=first, identity=self.identity)
         if more:
             shown = ", ".join(str(again) for again, _ in more[:_REPEATS_SHOWN])
             rest = ", ..." if len(more) > _REPEATS_SHOWN else ""
-            message += f"; so do {len(more)} more line(s), each an earlier one's: {shown}{rest}"
-        return Notice(line, NoticeKind.REPEATED_RECORD, message, None, line)
+            message += f"; so do {len(more)} more line(s): {shown}{rest}"
+        return Notice(line, kind, message, rule, line)
 
 
 # How many more repeating lines the notice of `_Repeats` names.
@@ -1202,11 +1225,10 @@ def _hook_runs(loop: str) -> HookRuns:
 
 
 def _notes(report: LogReport, hook_runs: HookRuns | None, repeats: _Repeats | None) -> None:
-    """The notices of the lines read: hook faults, records set aside as repeated."""
+    """The notices of the lines read: hook faults, records given again (`_Repeats`)."""
     _note_hook_faults(report, hook_runs)
-    repeated = None if repeats is None else repeats.notice()
-    if repeated is not None:
-        report.notices.append(repeated)
+    if repeats is not None:
+        report.notices.extend(repeats.notices())
 
 
 def _note_hook_faults(report: LogReport, hook_runs: HookRuns | None) -> None:

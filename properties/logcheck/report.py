@@ -232,7 +232,11 @@ transcript or Codex rollout, such a line anywhere, which the CLI skips, and so d
 hook-fault (HOOK-7: one per hook whose own output or process went wrong,
 with how many of its runs failed and the first fault, worded as `loopspec run` words it: the
 loop handled the fault as its dialect says, so no rule is broken, but the
-hook's answer was not read; `logcheck.hook_faults`).
+hook's answer was not read; `logcheck.hook_faults`), repeated-record (no rule: a Claude Code
+transcript's record written again whole, `uuid` and every byte, which Claude Code reads once on
+resuming, and so does check; one per log, naming each such line), rewritten-record (LOG-3: a
+record given an earlier record's `uuid` with other content, judged as it stands, which Claude
+Code sends on resuming in place of what the model was sent; one per log).
 """
 
 from __future__ import annotations
