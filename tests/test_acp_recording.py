@@ -1441,3 +1441,161 @@ def test_RW_1_check_acp_recording_reads_a_terminal_whose_args_hold_no_strings(
         run[2]["params"]["args"][0] = flag
         code, log = _check(tmp_path, run, capsys)
         assert (code, log["violations"]) == (0, [])
+
+
+def _ran(request: int, call: str, command: str, terminal: str) -> list[dict[str, Any]]:
+    """A card for `command`, the terminal created for it (request `request`) and shown on it,
+    and its end `completed`."""
+    create = {"sessionId": SESSION, "command": command}
+    embed = {
+        "toolCallId": call,
+        "sessionUpdate": "tool_call_update",
+        "content": [{"type": "terminal", "terminalId": terminal}],
+    }
+    return [
+        _card(call, {"command": command}),
+        {"jsonrpc": "2.0", "id": request, "method": "terminal/create", "params": create},
+        {"jsonrpc": "2.0", "id": request, "result": {"terminalId": terminal}},
+        _update(embed),
+        _status(call, "completed"),
+    ]
+
+
+def _refusable(tool_call: dict[str, Any]) -> dict[str, Any]:
+    """A permission request (id 0) for `tool_call` offering an allow and a reject."""
+    asked = _asking(tool_call)
+    asked["params"]["options"].append(
+        {"kind": "reject_once", "name": "Reject", "optionId": "reject"}
+    )
+    return asked
+
+
+def test_ABORT_1_check_acp_recording_blames_a_call_started_after_the_agent_read_the_cancel(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bridge that drops the editor's session/cancel and runs the rest of its batch: the
+    cancel and the agent's messages cross on the pipe, so a call started after the cancel is
+    judged only once the agent named something the editor answered after it (the terminal of
+    `make`, created after the cancel): the next call's terminal/create is ABORT-1 there, once,
+    naming the cancel and that message; so is a card shown after it that ends completed
+    without a terminal. The first call after the cancel is not blamed: it may have started
+    before the agent read the cancel."""
+    first = _ran(0, "call_1", "sleep 1", "term_1")
+    started = [_prompt(1), *first[:4], _cancel(), first[4], *_ran(1, "call_2", "make", "term_2")]
+    rest = [*_ran(2, "call_3", "make install", "term_3"), _stop(1, "cancelled")]
+    code, log = _check(tmp_path, [*started, *rest], capsys)
+    assert (code, _rules(log)) == (1, [("ABORT-1", 14)])
+    assert log["violations"][0]["event_lines"] == [14, 6, 11]
+    assert log["violations"][0]["message"] == (
+        'the agent asked the editor to create a terminal running "make install" after the '
+        "editor's session/cancel (line 6), which it had read: line 11 names the terminal "
+        '"term_2", created by the editor\'s answer at line 10, after the cancel: after a cancel '
+        "no call starts"
+    )
+    code, log = _check(tmp_path, [*started, _stop(1, "cancelled")], capsys)
+    assert (code, log["violations"]) == (0, [])
+    unrun = [_card("call_3", {"command": "echo"}), _status("call_3", "completed")]
+    code, log = _check(tmp_path, [*started, *unrun, _stop(1, "cancelled")], capsys)
+    assert _rules(log) == [("ABORT-1", 14)]
+    assert log["violations"][0]["message"].startswith(
+        "call_3 ended completed, its card first shown at line 13 after the editor's "
+        "session/cancel (line 6)"
+    )
+
+
+def test_DEC_2_check_acp_recording_blames_a_write_made_before_the_card_that_asks_for_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bridge that writes the file as soon as the model's input is whole, then shows the
+    card and asks: the write, which no open card showed, holds the text the card then shows
+    of that file, so it was the card's call's, run before its permission request (DEC-2 where
+    the card ends, refused). Not asked, or showing another text, it is not judged: ACP lets a
+    card come once its call ran, and a write names no call."""
+    asked = _refusable({"toolCallId": "call_1", "rawInput": {"file_path": NEW_FILE}})
+    refused = [asked, _answer(0, "reject"), _status("call_1", "failed"), _stop(1, "end_turn")]
+    written = [_prompt(1), *_write_file(0, "hello\n"), _write_card([])]
+    code, log = _check(tmp_path, [*written, *refused], capsys)
+    assert (code, _rules(log)) == (1, [("DEC-2", 7)])
+    assert log["violations"][0]["message"] == (
+        'call_1 ended with the editor asked to write "/workspace/new.txt" (line 2) before its '
+        "permission request (line 5): a call runs only once allowed"
+    )
+    unasked = [_status("call_1", "completed"), _stop(1, "end_turn")]
+    code, log = _check(tmp_path, [*written, *unasked], capsys)
+    assert (code, log["violations"]) == (0, [])
+    other = [_prompt(1), *_write_file(0, "other\n"), _write_card([]), *refused]
+    code, log = _check(tmp_path, other, capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
+def test_ACP_1_check_acp_recording_reads_the_agents_cancel_request_as_withdrawing_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each side numbers its own requests: a bridge that gives up waiting for its permission
+    request (id 0) withdraws it with `$/cancel_request` naming 0, the id of the editor's
+    prompt too, and answers the prompt `cancelled` itself. Read as the agent's withdrawal, not
+    the editor's cancel: ACP-1 at the answer, naming both. Once the agent's request was
+    answered, a `$/cancel_request` naming the prompt's id is the editor's cancel."""
+    withdraw = {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 0}}
+    refused = {"jsonrpc": "2.0", "id": 0, "error": {"code": -32800, "message": "cancelled"}}
+    shown = [_prompt(0), _card("call_1", {"command": "ls"})]
+    asked = _asking({"toolCallId": "call_1", "rawInput": {"command": "ls"}})
+    ended = [_status("call_1", "failed"), _stop(0, "cancelled")]
+    code, log = _check(tmp_path, [*shown, asked, withdraw, refused, *ended], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 7)])
+    assert log["violations"][0]["event_lines"] == [7, 1, 4, 3]
+    assert log["violations"][0]["message"].endswith(
+        "; the $/cancel_request at line 4 withdrew the agent's request of that id (line 3): "
+        "each side numbers its own"
+    )
+    code, log = _check(tmp_path, [*shown, asked, _answer(0, "allow"), withdraw, *ended], capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
+def test_ACP_1_check_acp_recording_blames_a_replay_sent_after_the_load_was_answered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bridge that answers session/load, then replays the history: its cards come in no
+    turn, where ACP has the replay before the answer. ACP-1 at the first, once a load; a
+    prompt's cards after it are judged as any."""
+    load = {"sessionId": SESSION, "cwd": "/workspace", "mcpServers": []}
+    late = [
+        {"jsonrpc": "2.0", "id": 5, "method": "session/load", "params": load},
+        {"jsonrpc": "2.0", "id": 5, "result": {}},
+        _card("call_1", {"command": "ls"}),
+        _status("call_1", "completed"),
+        _card("call_2", {"command": "pwd"}),
+        _status("call_2", "completed"),
+    ]
+    turn = [_prompt(1), *_ran(0, "call_3", "make", "term_1"), _stop(1, "end_turn")]
+    code, log = _check(tmp_path, [*late, *turn], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 3)])
+    assert log["violations"][0]["message"] == (
+        "the tool_call for call_1 comes after the session/load was answered (line 2) and "
+        "before any prompt: an agent replays a loaded session's history before it answers the "
+        "load, and shows a new call only within a prompt turn"
+    )
+
+
+def test_RW_1_check_acp_recording_blames_a_diff_of_another_folder_than_the_file_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bridge resolving a Write's path against its own working folder for the card: the
+    card's diff shows /tmp/new.txt while the editor is asked to write /workspace/new.txt,
+    which the card's rawInput names. The write is that card's: RW-1 where it ends; refused,
+    the write is DEC-2's at once."""
+    card = _write_card([])
+    card["params"]["update"]["content"][0]["path"] = "/tmp/new.txt"
+    ended = [_status("call_1", "completed"), _stop(1, "end_turn")]
+    code, log = _check(tmp_path, [_prompt(1), card, *_write_file(0, "hello\n"), *ended], capsys)
+    assert (code, _rules(log)) == (1, [("RW-1", 5)])
+    assert log["violations"][0]["message"].startswith(
+        'call_1 ended showing a diff of "/tmp/new.txt", but the editor was asked to write '
+        '"/workspace/new.txt" for it (line 3)'
+    )
+    asked = _refusable({"toolCallId": "call_1", "rawInput": {"file_path": NEW_FILE}})
+    refused = [_prompt(1), card, asked, _answer(0, "reject"), *_write_file(1, "hello\n")]
+    code, log = _check(tmp_path, refused, capsys)
+    assert _rules(log) == [("DEC-2", 5)]
+    words = log["violations"][0]["message"]
+    assert "which only call_1's card names in its rawInput, after" in words

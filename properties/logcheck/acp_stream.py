@@ -20,12 +20,19 @@ checkable, with why):
   not declare it serves, a card showing a terminal no `terminal/create` answered (for an editor
   that declared terminals, and not Zed's `_meta.terminal_output`), a prompt answered twice, or
   answered `cancelled` while the editor sent no cancel after it (ACP's cancelled says the
-  editor cancelled the turn), a
+  editor cancelled the turn; a `$/cancel_request` naming an id that a request of the agent's
+  awaiting its answer holds too is the agent withdrawing that request), a `tool_call` after a
+  `session/load` was answered and before the next prompt (ACP has the replay before the
+  answer), a
   permission request sent with a pending one's id or asking about another input for a call
   whose request is pending (two calls under one id), an agent's message naming a session the
   editor never named nor was given (once a session, for a recording holding `initialize`),
   and a write naming a session none of whose open cards shows the file while one of another
   session does are ACP-1's too.
+- ABORT-1, in part: a call started (a `terminal/create`, an `fs/write_text_file`, or a card
+  shown then ending `completed`) after the agent had read the editor's `session/cancel`,
+  which a message naming a terminal the editor created after the cancel shows (the cancel
+  and the agent's messages cross on the pipe). Once a cancel.
 - ACP-2, in part: a card showing a terminal, or a `terminal/create`, while the editor's
   `initialize` declared no terminal (nor, for a card, `_meta.terminal_output`, under which the
   agent streams the terminal itself).
@@ -38,7 +45,8 @@ checkable, with why):
   `args` or as a shell's `-c` line) for another command, or while the card shows a `diff` of a
   file, shown before the editor was asked to write that file (`fs/write_text_file`) while the call
   was open, whose `newText` is not in what was written (the write is the card's when it is the one
-  open card of its session showing a diff of that path that could have run by then, or becomes so
+  open card of its session showing a diff of that path that could have run by then, or, with
+  none, whose `rawInput` names the path, or becomes so
   when the others are first asked permission after it; a write left to several is blamed once they
   have all ended when none shows what it holds), or while its diff of a file, shown before the
   write, replaces a text that the file did not hold when it was written (as a whole read of it
@@ -48,10 +56,11 @@ checkable, with why):
   or `cancelled`) ends `completed`, shows a terminal created after the refusal, or is the one
   open card showing a file the editor is then asked to write, or the command a terminal is then
   created for (as is one whose request is unanswered); a call that asked permission
-  ends showing a terminal created, or having had its file written, before the editor answered,
-  or ends `completed` with the request unanswered; a request offering an option that allows
-  and one that refuses under one `optionId` (the answer names the id alone);
-  or a request asks about a call whose card already ended.
+  ends showing a terminal created, or having had its file written, before the editor answered
+  (a write no open card showed is the card's that then shows that file, each new text of it
+  in what was written), or ends `completed` with the request unanswered; a request offering
+  an option that allows and one that refuses under one `optionId` (the answer names the id
+  alone); or a request asks about a call whose card already ended.
 - ADJ-2: a `tool_call_update` names no call a `tool_call` showed earlier in the session, or
   changes a card that ended (reopens it, ends it otherwise, replaces its content): the call
   answered again. A turn answered `cancelled` ends the cards it left unfinished (the editor
@@ -130,6 +139,11 @@ CHECKED_IN_PART = {
         "only what the editor saw: a refused call's card ending completed, its terminal or "
         "write after the refusal or before the answer, and a request about a call that ended; "
         "a call run without asking is not judged (the bridge may have no need to ask)"
+    ),
+    "ABORT-1": (
+        "a call started after the agent had read the editor's session/cancel, which only a "
+        "message naming a terminal the editor created after the cancel shows (the cancel and "
+        "the agent's messages cross on the pipe); a call started before is not judged"
     ),
     "ADJ-3": (
         "a turn ended by a cancel leaves its unfinished cards to the editor, and one whose "
@@ -335,6 +349,27 @@ class _Recording:
         self.cancels: dict[str, int] = {}
         # Per call id, the first card message naming it in such a session, and its line.
         self.astray: dict[str, tuple[str, int]] = {}
+        # The line of the editor's answer to each `terminal/create` (by terminal id): a later
+        # message of the agent naming the terminal shows it read the editor's input that far.
+        self.terminal_answers: dict[str, int] = {}
+        # Per session, since its editor's `session/cancel`: the line of the agent's first
+        # message showing it had read past the cancel (naming a terminal the editor created
+        # after it), the terminal and the line creating it; and whether a call started since
+        # was blamed (ABORT-1, once a cancel).
+        self.read_cancel: dict[str, tuple[int, str, int]] = {}
+        self.started_after_cancel: set[str] = set()
+        # Per session, the line answering its `session/load`, until its next prompt: the
+        # replay is over, and a call shown then is in no turn.
+        self.loaded: dict[str, int] = {}
+        # Per session, the writes of its turn that no open card showed, in order: the path,
+        # the text, the line and what the file then held (read at the line given).
+        self.unshown_writes: dict[str, list[tuple[str, str, int, tuple[str, int] | None]]] = {}
+        # Requests of the agent awaiting the editor's answer (by id), with their line: a
+        # `$/cancel_request` naming one is the agent's withdrawing it.
+        self.agent_requests: dict[str, int] = {}
+        # Per session, a `$/cancel_request` read as the agent's that named its prompt's id too:
+        # its line and the agent's request's.
+        self.withdrawn: dict[str, tuple[int, int]] = {}
 
     @property
     def loading(self) -> set[str]:
@@ -377,6 +412,8 @@ class _Recording:
         self, method: Any, message: Mapping[str, Any], params: Any, line: int
     ) -> list[Violation]:
         """One message judged by what it is (`feed` has noted the sessions it names)."""
+        if method in _AGENT_REQUESTS and "id" in message:
+            self.agent_requests[_request_key(message["id"])] = line
         if method == "session/update":
             if not isinstance(params, dict):
                 return [Violation("ACP-1", line, "a session/update's params must be an object")]
@@ -405,17 +442,34 @@ class _Recording:
             self.turn_cards[session] = []
             self.unowned = [write for write in self.unowned if write.session != session]
             self.cancels.pop(session, None)
+            self.read_cancel.pop(session, None)
+            self.started_after_cancel.discard(session)
+            self.loaded.pop(session, None)
+            self.unshown_writes.pop(session, None)
+            self.withdrawn.pop(session, None)
             return []
         if method == "session/cancel" and isinstance(params, dict):
             self.cancels[str(params.get("sessionId"))] = line
             return []
-        if method == "$/cancel_request" and isinstance(params, dict):  # (ACP's unstable one)
-            cancelled = self.prompts.get(_request_key(params.get("requestId")))
-            if cancelled is not None:
+        if method == "$/cancel_request" and isinstance(params, dict):
+            request = _request_key(params.get("requestId"))
+            cancelled = self.prompts.get(request)
+            if cancelled is not None and request in self.agent_requests:
+                # Each side counts its own ids, so the agent's request and the editor's
+                # prompt may share one: an agent withdraws its own request (ACP's cancel of a
+                # turn is session/cancel), and the editor answers it.
+                self.withdrawn.setdefault(cancelled, (line, self.agent_requests[request]))
+            elif cancelled is not None:
                 self.cancels[cancelled] = line
             return []
         if method is None and ("result" in message or "error" in message):
-            self.loads.pop(_request_key(message.get("id")), None)
+            answered = _request_key(message.get("id"))
+            loaded = self.loads.pop(answered, None)
+            if loaded is not None:
+                self.loaded[loaded] = line
+            result = message.get("result")
+            if not (isinstance(result, dict) and "stopReason" in result):
+                self.agent_requests.pop(answered, None)
         # A prompt answered with an error, not a result, ended its turn with `error`, which
         # ADJ-3 exempts (SPEC.md): its unfinished cards are not judged.
         if method is None and "result" in message:
@@ -430,7 +484,13 @@ class _Recording:
             return []
         key = "cwd" if method == "terminal/create" else "path"
         found = self._relative(params.get(key), f"the {method} request's {key}", line)
+        session = str(params.get("sessionId"))
+        if isinstance(params.get("terminalId"), str):
+            self._names_terminal(session, params["terminalId"], line)
         if method == "fs/write_text_file":
+            path = params.get("path")
+            what = f"the agent asked the editor to write {json_dumps(path)}"
+            found.extend(self._after_cancel(session, what, line))
             return [*found, *self._writing(params, line)]
         if method == "fs/read_text_file":
             path = params.get("path")
@@ -440,13 +500,43 @@ class _Recording:
                 session = str(params.get("sessionId"))
                 self.reading[_request_key(message.get("id"))] = (session, path)
         elif method == "terminal/create":
+            ran = json_dumps(params.get("command"))
+            what = f"the agent asked the editor to create a terminal running {ran}"
+            found.extend(self._after_cancel(session, what, line))
             command = _shell_command(params.get("command"), params.get("args"))
             plain = (command, line) if command is not None else None
             self.creating[_request_key(message.get("id"))] = plain
             self.creating_lines[_request_key(message.get("id"))] = line
             if command is not None:
-                found = [*found, *self._creating(str(params.get("sessionId")), command, line)]
+                found = [*found, *self._creating(session, command, line)]
         return found
+
+    def _names_terminal(self, session: str, terminal: str, line: int) -> None:
+        """The agent names `terminal` at `line`: when the editor created it after its cancel of
+        the session's turn, the agent had read that cancel (it reads its input in order)."""
+        cancel = self.cancels.get(session)
+        answered = self.terminal_answers.get(terminal)
+        if cancel is None or answered is None or answered < cancel:
+            return
+        self.read_cancel.setdefault(session, (line, terminal, answered))
+
+    def _after_cancel(self, session: str, what: str, line: int) -> list[Violation]:
+        """ABORT-1 for a call started (`what`, at `line`) after the agent had read the editor's
+        `session/cancel` of the turn, once a cancel. The cancel and the agent's messages cross
+        on the pipe, so only a message naming what the editor answered after the cancel shows
+        the agent had read it."""
+        read = self.read_cancel.get(session)
+        if read is None or session in self.started_after_cancel:
+            return []
+        self.started_after_cancel.add(session)
+        proof, terminal, answered = read
+        cancel = self.cancels[session]
+        message = (
+            f"{what} after the editor's session/cancel (line {cancel}), which it had read: line "
+            f"{proof} names the terminal {json_dumps(terminal)}, created by the editor's answer "
+            f"at line {answered}, after the cancel: after a cancel no call starts"
+        )
+        return [Violation("ABORT-1", line, message, (line, cancel, proof))]
 
     def _uncreated(self, call: str, terminal: str, line: int) -> list[Violation]:
         """ACP-1 for a card showing a terminal no `terminal/create` made, when the editor
@@ -549,8 +639,15 @@ class _Recording:
         if key[0] in self.unknown_sessions:
             self.astray.setdefault(key[1], (key[0], line))
         if kind == "tool_call":
-            if card is not None and card.final and key[0] not in self.loading:
+            loaded = self.loaded.get(key[0])
+            if loaded is not None and (card is None or card.final):
+                # Blamed once a load: the replay's other cards come from the same fault.
+                self.loaded[key[0]] = -1
+                if loaded >= 0:
+                    found.append(_after_load(key[1], loaded, line))
+            elif card is not None and card.final and key[0] not in self.loading:
                 found.append(_reused(key[1], card, line))
+            if card is not None and card.final and key[0] not in self.loading:
                 card = None  # another call: a card of its own, judged as any
             if card is None:
                 card = self.cards[key] = _Card(line)
@@ -596,18 +693,41 @@ class _Recording:
             for path, old_text in _one_diff_each(card.old_texts).items():
                 if old_text and not ends and path not in card.written:
                     card.shown_old[path] = (old_text, line)
+            if not card.final:
+                self._shown_after_write(key[0], card)
         for item in update.get("content") or ():
             if item["type"] == "terminal":
                 card.terminal = (str(item["terminalId"]), line)
+                self._names_terminal(key[0], card.terminal[0], line)
                 found.extend(self._uncreated(key[1], card.terminal[0], line))
         status = update.get("status", "pending" if kind == "tool_call" else card.status)
         card.status = status
         if status in FINAL_STATUSES and not card.final:
             card.final, card.ended_line, card.ended_status = True, line, status
+            cancel_read = self.read_cancel.get(key[0])
+            if status == "completed" and cancel_read and card.shown_line > cancel_read[0]:
+                what = f"{key[1]} ended completed, its card first shown at line {card.shown_line}"
+                found.extend(self._after_cancel(key[0], what, line))
             blamed = self._ended(key[1], card, line)
             card.blamed = bool(blamed)
             return [*found, *blamed, *self._settled(line)]
         return found
+
+    def _shown_after_write(self, session: str, card: _Card) -> None:
+        """A card of the session shows diffs: a write of its turn that no open card showed,
+        of a file the card now shows, holding every new text the card shows of it, was the
+        card's own, made before its card showed it (asked after it, DEC-2 says so)."""
+        writes = self.unshown_writes.get(session)
+        if not writes:
+            return
+        kept = []
+        for path, content, write_line, held in writes:
+            shown = [text for each, text, _line in card.diffs if each == path]
+            if shown and path not in card.written and all(_holds(content, t) for t in shown):
+                card.wrote(path, content, write_line, held)
+            else:
+                kept.append((path, content, write_line, held))
+        self.unshown_writes[session] = kept
 
     def _settled(self, line: int) -> list[Violation]:
         """RW-1 for a write that several cards could have made, once they have all ended, when
@@ -804,10 +924,17 @@ class _Recording:
                 named = [self._write_in_other_session(session, others[0], path, line)]
                 session = others[0][0]
                 open_showing = others
+        shows = "shows a diff of"
+        if not open_showing:
+            # A card showing a diff of another path (resolved against another folder, say)
+            # whose input names the file written.
+            open_showing, shows = self._open_naming(session, path), "names in its rawInput"
         known = self.files.get((session, path))
         read_line = known[1] if known is not None else None
         self.files[(session, path)] = (content, read_line)
         held = (known[0], read_line) if known is not None and read_line is not None else None
+        if not open_showing:
+            self.unshown_writes.setdefault(session, []).append((path, content, line, held))
         showing = {
             key for key in open_showing if self.cards[key].asked is None or self.cards[key].approved
         }
@@ -820,7 +947,7 @@ class _Recording:
         if showing or len(barred) != 1:
             return named
         what = f"the editor was asked to write {json_dumps(path)}"
-        return [*named, *self._ran_barred(barred[0], what, "shows a diff of", line)]
+        return [*named, *self._ran_barred(barred[0], what, shows, line)]
 
     def _ran_barred(
         self, key: tuple[str, str], what: str, shows: str, line: int
@@ -869,6 +996,16 @@ class _Recording:
         if found:
             self.blamed_creations.add(line)
         return found
+
+    def _open_naming(self, session: str, path: str) -> list[tuple[str, str]]:
+        """The open cards of the session's turn whose `rawInput` holds `path` as a value."""
+        return [
+            key
+            for key in self.turn_cards.get(session, [])
+            if not self.cards[key].final
+            and isinstance(self.cards[key].raw_input, dict)
+            and path in self.cards[key].raw_input.values()
+        ]
 
     def _open_showing(self, session: str, path: str) -> list[tuple[str, str]]:
         """The open cards of the session's turn that show a diff of `path`."""
@@ -1014,6 +1151,7 @@ class _Recording:
             return []
         if "terminalId" in result and request in self.creating:
             terminal = str(result["terminalId"])
+            self.terminal_answers[terminal] = line
             self.terminals[terminal] = self.creating.pop(request)
             self.terminal_lines[terminal] = self.creating_lines.pop(request)
             return []
@@ -1027,6 +1165,7 @@ class _Recording:
         if "stopReason" in result and request in self.prompts:
             session = self.prompts.pop(request)
             self.prompt_answers[request] = line
+            self.read_cancel.pop(session, None)
             found = _prompt_answer(result, line)
             open_cards = [
                 (key, self.cards[key])
@@ -1044,7 +1183,15 @@ class _Recording:
                     "editor cancelled the turn (one the agent ends itself has another stop "
                     "reason, or a JSON-RPC error)"
                 )
-                return [*found, Violation("ACP-1", line, message, (line, asked))]
+                related: tuple[int, ...] = (line, asked)
+                withdrawn = self.withdrawn.get(session)
+                if withdrawn is not None:
+                    message += (
+                        f"; the $/cancel_request at line {withdrawn[0]} withdrew the agent's "
+                        f"request of that id (line {withdrawn[1]}): each side numbers its own"
+                    )
+                    related = (*related, *withdrawn)
+                return [*found, Violation("ACP-1", line, message, related)]
             if not open_cards:
                 return found
             names = ", ".join(
@@ -1083,6 +1230,7 @@ _CLIENT_METHODS = frozenset(
 )
 # The messages the agent sends naming a session: the editor's methods, and its requests.
 _AGENT_METHODS = frozenset({"session/update", "session/request_permission", *_CLIENT_METHODS})
+_AGENT_REQUESTS = frozenset({"session/request_permission", *_CLIENT_METHODS})
 
 
 def _is_absolute(path: str) -> bool:
@@ -1351,6 +1499,18 @@ def _reused(call: str, card: _Card, line: int) -> Violation:
         "updates the earlier card instead of showing this call"
     )
     return Violation("ACP-1", line, message, (line, card.ended_line))
+
+
+def _after_load(call: str, answered: int, line: int) -> Violation:
+    """ACP-1 for a `tool_call` after the session's `session/load` was answered and before
+    its next prompt: ACP has an agent replay the history before it answers the load, and a
+    call shown after it is in no turn (an editor may show it nowhere, or as a new call)."""
+    message = (
+        f"the tool_call for {call} comes after the session/load was answered (line "
+        f"{answered}) and before any prompt: an agent replays a loaded session's history "
+        "before it answers the load, and shows a new call only within a prompt turn"
+    )
+    return Violation("ACP-1", line, message, (line, answered))
 
 
 def _unwritten_diff(
