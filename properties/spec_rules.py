@@ -47,6 +47,28 @@ def rule_sections(spec: str) -> dict[str, str]:
     return sections
 
 
+def named_rule_sections(spec: str, wanted: str) -> dict[str, str]:
+    """The sections `rule_sections(spec)` holds of the rules `wanted` stands for (an ID, `RW-1`,
+    or a family, `RW`, in capitals), in the same order: found by searching for their headings,
+    where `rule_sections` splits the whole text and reads every line, most of `loopspec spec
+    RULE`'s work past its imports."""
+    text = "\n" + spec  # every line opens after a newline, the first one too
+    heading = "\n" + _RULE_HEADING + wanted
+    sections: dict[str, str] = {}
+    at = text.find(heading)
+    while at != -1:
+        line_end = text.find("\n", at + 1)
+        if line_end == -1:
+            line_end = len(text)
+        rule = heading_rule(text[at + 1 : line_end])
+        if rule is not None and wanted in (rule, rule.split("-")[0]):
+            ends = [text.find("\n" + opening, line_end) for opening in _SECTION_ENDS]
+            end = min((found for found in ends if found != -1), default=len(text))
+            sections[rule] = text[at + 1 : end].strip()
+        at = text.find(heading, at + 1)
+    return sections
+
+
 def rule_ids_in_spec(text: str) -> list[str]:
     """Every rule ID that has a heading in SPEC.md, in order."""
     return [rule for line in text.split("\n") if (rule := heading_rule(line)) is not None]

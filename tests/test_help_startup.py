@@ -17,10 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_check_startup import loaded_of, main_without_site, modules_after
 
+from loopspec.properties.cli import spec
 from loopspec.properties.cli.main import main
 from loopspec.properties.cli.parser import parse
 from loopspec.properties.cli.spec import usual_spec_rules
-from loopspec.properties.spec_rules import rule_ids_in_spec, rule_sections
+from loopspec.properties.spec_rules import named_rule_sections, rule_ids_in_spec, rule_sections
 
 # Each is imported by nothing these command lines need (`cli.parser`, `loopspec.spec_text`).
 NEVER_FOR_HELP = ("typing", "importlib.resources", "zipfile", "json")
@@ -155,3 +156,39 @@ def test_spec_headings_read_line_by_line_as_the_regular_expressions_read_them(
     assert rule_ids_in_spec(text) == heading.findall(text)
     assert rule_sections(text) == {m.group(1): m.group(0).strip() for m in section.finditer(text)}
     assert list(rule_sections(text)) == list({m.group(1): None for m in section.finditer(text)})
+
+
+@pytest.mark.no_cover
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=st.lists(st.one_of(_HEADING_LINES, st.text(max_size=6)), max_size=12),
+    wanted=st.sampled_from(["RW-1", "RW-2", "RW", "RW-\u0661\u0662", "R", "RW-", "ÉT", ""])
+    | st.text(max_size=4),
+)
+def test_the_sections_of_the_rules_named_are_those_of_every_section(
+    lines: list[str], wanted: str
+) -> None:
+    """`spec RULE` finds the sections of the rules named by their headings alone: the sections,
+    and their order, that reading every section gives of those rules (the last of a heading
+    given twice, where it is first)."""
+    text = "\n".join(lines)
+    every = rule_sections(text)
+    named = {rule: part for rule, part in every.items() if wanted in (rule, rule.split("-")[0])}
+    assert list(named_rule_sections(text, wanted).items()) == list(named.items())
+
+
+def test_spec_RULE_reads_only_the_sections_of_the_rules_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Splitting all of SPEC.md into its rules' sections was more than half of `spec RULE`'s
+    work past its imports (benchmarks/bench_cli.py): the rules named, and a family, are found by
+    their headings; every section is read only to word a name that stands for no rule."""
+
+    def every_section(text: str) -> dict[str, str]:
+        raise AssertionError("every section read")
+
+    monkeypatch.setattr(spec, "rule_sections", every_section)
+    status, out, _ = _printed(lambda: main(["spec", "STEP-1", "rw"]))
+    assert status == 0
+    assert out.startswith("### STEP-1 ")
+    assert "\n### RW-1 " in out
