@@ -380,6 +380,32 @@ def test_a_call_id_a_later_reply_reuses_is_a_new_call_with_hooks_of_its_own() ->
     ]
 
 
+def test_two_replies_a_server_gave_one_message_id_are_told_apart_by_their_request() -> None:
+    """A server in front of the model may give two replies one `message.id`: loopspec's own
+    scripted model did, numbering its replies by the assistant messages a request holds, when
+    Claude Code 2.1.332 left a reused id's call out of the request (seen offline 2026-12-05).
+    Each record names the request it answers (`requestRef`), which tells the replies apart:
+    the second reply's `call_0` was read as the first reply's call id given twice (EXE-1)."""
+
+    def answering(record: Record, request: str) -> Record:
+        return {**record, "requestRef": request}
+
+    one_id = [
+        REUSED_ID[0],
+        answering(_tool_use("msg_1", "call_0", "echo one"), "req-1"),
+        answering(_tool_use("msg_1", "call_1", "echo uno"), "req-1"),
+        _result("call_0", "one"),
+        _result("call_1", "uno"),
+        answering(_tool_use("msg_1", "call_0", "echo two"), "req-2"),
+        _result("call_0", "two"),
+        answering(_text("msg_2", "Printed them."), "req-3"),
+    ]
+    assert _check(one_id) == []
+    # Without the request's mark (a converter's), one id is one reply, as before.
+    unmarked = [{k: v for k, v in r.items() if k != "requestRef"} for r in one_id]
+    assert [(rule, line) for rule, line, _, _ in _check(unmarked)] == [("EXE-1", 6)]
+
+
 def test_a_hook_written_before_the_reply_that_reuses_its_calls_id_is_that_calls() -> None:
     """Claude Code 2.1.332 writes a PreToolUse hook's record after its call's own record (seen
     offline 2026-12-05 in 551 replies numbering their calls `call_0`, `call_1` anew, the

@@ -3,11 +3,12 @@
 Records read (every other type — `queue-operation`, `api-request*`, `cost-state`, ... — carries
 nothing the rules read):
 
-- `assistant`: one content block per record; the records of one reply share `message.id` (a
-  record holding two calls of one id is no CLI's writing: `check --known claude-code` sets
-  EXE-1 aside only where each call is a record of its own). A
-  `tool_use` block is a call (`id`, `name`, `input`): what the model history and the
-  transcript's call record hold. Text of a new reply is model-visible. A record marked
+- `assistant`: one content block per record; the records of one reply share `message.id`, and
+  the `requestRef` of its request where the CLI wrote one (two replies a server gave one id are
+  two replies; a record holding two calls of one id is no CLI's writing: `check --known
+  claude-code` sets EXE-1 aside only where each call is a record of its own). A `tool_use`
+  block is a call (`id`, `name`, `input`): what the model history and the transcript's call
+  record hold. Text of a new reply is model-visible. A record marked
   `isApiErrorMessage` (model `<synthetic>`: "API Error: ...", written when a request fails or
   the stream breaks) is shown to the user and never sent to the model: it is no reply (that
   the transcript holds it is the HIST-1 divergence `loopspec run` and `conform` report). Another
@@ -214,7 +215,8 @@ class _Reader:
                     yield Invented(_text_of(message), (), line, unreplied)
                 else:
                     invented = _text_of(message)  # REC-1 where calls await results
-            yield from self._assistant(message, line, invented, record.get("uuid"))
+            key = _reply_key(message, record.get("requestRef"), line)
+            yield from self._assistant(message, line, invented, record.get("uuid"), key)
         elif kind == "user" and isinstance(message, Mapping):
             content = message.get("content")
             said = content if isinstance(content, str) else _text_of(message)
@@ -247,9 +249,8 @@ class _Reader:
                 yield failed
 
     def _assistant(
-        self, message: Mapping[str, Any], line: int, invented: str | None, uuid: Any
+        self, message: Mapping[str, Any], line: int, invented: str | None, uuid: Any, key: str
     ) -> Iterator[Observation]:
-        message_id = str(message.get("id", f"line-{line}"))
         content = message.get("content")
         blocks = content if isinstance(content, list) else []
         calls = tuple(
@@ -263,10 +264,10 @@ class _Reader:
             self.inputs[call.call_id] = (call.name, call.arguments)
         if calls and isinstance(uuid, str):
             self.calls_of_record[uuid] = tuple(call.call_id for call in calls)
-        if message_id != self.reply_id or calls:
+        if key != self.reply_id or calls:
             # A later block of the reply being written joins it (same key).
-            self.reply_id = message_id
-            yield Reply(message_id, calls, line, invented)
+            self.reply_id = key
+            yield Reply(key, calls, line, invented)
 
     def _file_tool_ran(
         self, results: list[Observation], outcome: Any, line: int
@@ -290,6 +291,16 @@ class _Reader:
             ran[argument] = outcome[recorded]
         call_id = results[0].call_id
         return Executed(call_id, ran, line, hook_decided=call_id in self.permission_decided)
+
+
+def _reply_key(message: Mapping[str, Any], request: Any, line: int) -> str:
+    """What tells an assistant record's reply from another: its `message.id`, and the
+    `requestRef` of the request it answers (2.1.332 writes it on every assistant record), since
+    a server in front of the model may give two replies one id (a scripted mock numbering its
+    replies by the assistant messages a request holds does, when Claude Code leaves a reused
+    call id's call out of the request)."""
+    message_id = str(message.get("id", f"line-{line}"))
+    return message_id if not isinstance(request, str) else f"{message_id} ({request})"
 
 
 def _text_of(message: Mapping[str, Any]) -> str:
