@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import attrs
+import pytest
 
 from loopspec.model.commands import (
     Abort,
@@ -32,7 +33,7 @@ from loopspec.model.commands import (
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
 from loopspec.properties.conformance.driver_protocol import REFUSAL_RULES, protocol_schema
-from loopspec.properties.conformance.run import replay_case
+from loopspec.properties.conformance.run import TargetError, replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
 Event = dict[str, Any]
@@ -433,6 +434,37 @@ def test_RW_2_a_sidecar_left_out_for_an_unchanged_input_is_named_so() -> None:
         "the target records no rewrite sidecar, but a hook-supplied input was applied (equal "
         "to the model's own, which still gets one)"
     )
+
+
+def _hands_on_the_frozen_input(command: Command, observed: Observation) -> Observation:
+    """A Python adapter that writes the hook's `updated_input` into its hook/result as it got
+    it, a FrozenMap, where its log writer would write the dict."""
+    if not isinstance(command, HookAnswers) or not isinstance(command.verdict, Allow):
+        return observed
+    events = [dict(event) for event in observed.events]
+    result = events[1] = {**events[1], "data": dict(events[1]["data"])}
+    result["data"]["updatedInput"] = command.verdict.updated_input
+    return attrs.evolve(observed, events=tuple(events))
+
+
+def test_SAFE_5_an_event_holding_a_frozen_value_is_the_targets_error_naming_its_path() -> None:
+    """SAFE-5: a Python target whose hook/result holds the hook's input as the command gave it,
+    a FrozenMap, is told where and what to call (a newcomer's adapter did so; its report of a
+    difference then ended in loopspec's traceback, exit 3, as the diff could not print it)."""
+    config = LoopConfig(tools=(READ_TOOL,), hooks=(HookSpec("late", "PreToolUse", ".*"),))
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "read", READ),)),
+        HookAnswers(Allow(updated_input={"file_path": "b.txt"})),
+    ]
+    with pytest.raises(TargetError) as broken:
+        replay_case(lambda: Changed(_hands_on_the_frozen_input), config, program)
+    assert (len(broken.value.program), broken.value.rule_id) == (3, "PROTO-1")
+    assert "apply returned an event that is not JSON: events[1].data.updatedInput is a " in str(
+        broken.value
+    )
+    assert "FrozenMap; " in str(broken.value)
+    assert "loopspec.model.jsonvalue.thaw gives the dicts and lists" in str(broken.value)
 
 
 def test_VIEW_3_an_offset_written_as_a_float_is_a_wrong_type() -> None:

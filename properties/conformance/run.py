@@ -34,7 +34,15 @@ from loopspec.impl.user_files import (
     refused_json,
     shown,
 )
-from loopspec.model.commands import Command, Crash
+from loopspec.model.commands import (
+    Allow,
+    Ask,
+    Command,
+    Crash,
+    HookAnswers,
+    ToolFinishes,
+    ToolSucceeded,
+)
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.invariants import LogMonitor, rule_ids
@@ -392,6 +400,59 @@ def _an_observation(made: object) -> Observation:
     return made
 
 
+def _frozen_payload(command: Command) -> bool:
+    """Whether `command` hands the target a frozen JSON value (a `FrozenMap`, tuples) that
+    its events may carry on: a hook's input, a body's meta. Only then are they walked, as a
+    walk of every answer costs a run more than its comparisons."""
+    match command:
+        case HookAnswers(verdict=Allow(updated_input=supplied) | Ask(updated_input=supplied)):
+            return supplied is not None
+        case ToolFinishes(outcome=ToolSucceeded(meta=meta)):
+            return meta is not None
+        case _:
+            return False
+
+
+def _not_json_at(value: object, path: str) -> str | None:
+    """The path of the first value in `value` that a log line cannot hold, with its type."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _not_json_at(item, f"{path}.{key}")
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, list | tuple):  # a tuple is written as a list
+        for index, item in enumerate(value):
+            found = _not_json_at(item, f"{path}[{index}]")
+            if found is not None:
+                return found
+        return None
+    if value is None or isinstance(value, str | int | float):
+        return None
+    return f"{path} is {_a(type(value).__name__)}"
+
+
+def _a(kind: str) -> str:
+    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
+
+
+def _json_events(observation: Observation, command: Command) -> Observation:
+    """`observation`, refused when an event it reports holds what no log line can: a command's
+    frozen value handed on unthawed compared equal to the model's dict, then broke the report
+    of any difference (a traceback, exit 3)."""
+    if not _frozen_payload(command):
+        return observation
+    for index, event in enumerate(observation.events):
+        found = _not_json_at(event, f"events[{index}]")
+        if found is not None:
+            raise TypeError(
+                f"apply returned an event that is not JSON: {found}; a command's JSON values "
+                "(a hook's updated_input, a result's meta) are frozen, and "
+                "loopspec.model.jsonvalue.thaw gives the dicts and lists a log line holds"
+            )
+    return observation
+
+
 class GuardedTarget:
     """A target whose every failure goes through a `TargetBreakage`. With `within`, it declares
     only those of its capabilities (a profile's implementation's: `Profile.capabilities`)."""
@@ -419,7 +480,7 @@ class GuardedTarget:
         command_sent(len(self._sent))
         return self._breakage.call(
             "apply",
-            lambda: _an_observation(self._target.apply(command)),
+            lambda: _json_events(_an_observation(self._target.apply(command)), command),
             (self._config, self._sent),
         )
 
