@@ -294,6 +294,15 @@ def test_the_unplanted_rollout_keeps_every_rule() -> None:
     assert _check(TWO_TURNS) == []
 
 
+def test_ADJ_2_a_rollout_line_written_twice_is_read_twice_as_codex_resumes_it() -> None:
+    """A rollout's records have no id of their own, and Codex 0.171.0, resuming, sends each
+    line the rollout holds, an output written twice, next to itself, twice (seen offline
+    2026-12-05): that output is ADJ-2 at the copy, as the model was sent two, where a
+    transcript's copy is set aside (Claude Code sends it once)."""
+    twice = [*TWO_TURNS[:4], TWO_TURNS[3], *TWO_TURNS[4:]]
+    assert [(rule, line, cited) for rule, line, cited, _ in _check(twice)] == [("ADJ-2", 5, (5, 4))]
+
+
 def test_ADJ_1_a_compacted_record_between_a_call_and_its_output() -> None:
     """A `compacted` record (the history replaced by its summary) between a call and its
     output: ADJ-1 (SPEC: nothing replaces the history from the reply on before its last
