@@ -906,3 +906,36 @@ def test_PROTO_1_npx_words_name_a_scoped_package_to_install_without_its_version(
     words = start_errors.module_missing(["npx", "@acme/run"], said)
     assert words is not None
     assert "(npm install @acme/run)" in words
+
+
+NPM_404 = {
+    "tsxx": "npm error 404  'tsxx@*' is not in this registry.",
+    "@acme/run": (
+        "npm error 404  The requested resource '@acme/run@*' could not be found or you do not "
+        "have permission to access it."
+    ),
+}
+
+
+@pytest.mark.parametrize("package", NPM_404)
+def test_PROTO_1_npx_given_a_package_the_registry_lacks_is_a_setup_error_naming_it(
+    package: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """PROTO-1: `npx tsxx main.ts`, the package's name misspelt (or a private one without npm
+    login): npm's 404 (from a stand-in for npx) was "[PROTO-1]", and a scoped name,
+    `@acme/run`, was named a missing file. It is a setup error naming the package, and the
+    script missing too."""
+    monkeypatch.chdir(tmp_path)
+    said = f"npm error code E404\nnpm error 404 Not Found - GET https://x/y\n{NPM_404[package]}"
+    npx = _exits_at_once(tmp_path, 1, said)
+    first = _setup_error(f"{npx} {package} main.ts", capsys)
+    assert first == (
+        f"loopspec: error: the target failed in reset: ./wrapper.sh {package} main.ts: npx "
+        f"found no npm package {package} in the registry (404 before its first answer: a setup "
+        "problem, not a protocol break); correct the package's name (a private one needs npm "
+        "login), or install the loop's dependencies (npm install in its folder), then run this "
+        f"again (main.ts: no such file relative to the current directory, {tmp_path})"
+    )

@@ -44,7 +44,7 @@ def _relative_file_words(argv: list[str]) -> list[str]:
         for at, argument in enumerate(argv)
         if at
         and ("/" in argument or os.path.splitext(argument)[1] in _SCRIPT_SUFFIXES)
-        and not argument.startswith("-")
+        and not argument.startswith(("-", "@"))  # an option, a scoped npm package
         and not os.path.isabs(argument)
         and "://" not in argument
         and not _is_code(argv, at)
@@ -270,6 +270,15 @@ def module_missing(argv: list[str], stderr: str) -> str | None:
     npx = _NPX_CANCELED.search(stderr)
     if npx is not None:
         return _npx_would_install(npx["packages"])
+    unknown = _NPM_NO_PACKAGE.search(stderr)
+    if unknown is not None:
+        name = _without_version(unknown["spec"])
+        return (
+            f"npx found no npm package {name} in the registry (404 before its first answer: a "
+            "setup problem, not a protocol break); correct the package's name (a private one "
+            "needs npm login), or install the loop's dependencies (npm install in its folder), "
+            "then run this again"
+        )
     node = _NODE_NO_MODULE.search(stderr)
     if node is not None and not re.match(r"[./\\]|file:|[A-Za-z]:[\\/]", node["module"]):
         package = node["module"]
@@ -288,6 +297,21 @@ _NPX_CANCELED: Final = re.compile(
 )
 
 
+# npm's line for a package the registry does not have (`npx tsxx main.ts`): an unscoped name
+# "is not in this registry", a scoped one "could not be found or you do not have permission".
+_NPM_NO_PACKAGE: Final = re.compile(
+    r"^npm (?:error|ERR!) 404 +(?:The requested resource )?'(?P<spec>[^']+)' "
+    r"(?:is not in this registry|could not be found)",
+    re.MULTILINE,
+)
+
+
+def _without_version(spec: str) -> str:
+    """An npm spec's package name, without the version npx resolved or was given
+    (`@scope/name@1.2.3` and `@scope/name@*` are `@scope/name`)."""
+    return re.sub(r"(?<=.)@[^@/]*$", "", spec)
+
+
 def _npx_would_install(packages: str) -> str:
     """The words for an `npx` that would install `packages` (a JSON list of npm specs,
     `["tsx@4.23.15"]`) to run the command: it asks first, and a target has no terminal."""
@@ -295,8 +319,7 @@ def _npx_would_install(packages: str) -> str:
         specs = [str(spec) for spec in json.loads(packages)]
     except ValueError:
         specs = [packages]
-    # A spec's name without the version npx resolved (`@scope/name@1.2.3` is `@scope/name`).
-    names = " ".join(re.sub(r"(?<=.)@[^@/]*$", "", spec) for spec in specs)
+    names = " ".join(map(_without_version, specs))
     return (
         f"npx would install the npm package {', '.join(specs)} to run the command, and asks "
         "first, which it cannot with no terminal (npx canceled due to missing packages before "
