@@ -422,6 +422,38 @@ def test_fixed_damage_is_judged_alike_by_every_path_and_named(name: str) -> None
     assert any(said in text for text in found), found
 
 
+def _without_member(value: Any, path: tuple[Any, ...]) -> Any:
+    """`value` without the object member at `path` (a path ending at an array's item: as is)."""
+    *parent, key = path
+    place = value
+    for step in parent:
+        place = place[step]
+    if isinstance(place, dict):
+        del place[key]
+    return value
+
+
+@pytest.mark.parametrize("kind", sorted(JUDGES))
+def test_each_member_a_judge_reads_missing_or_an_array_is_judged_as_the_full_path(
+    kind: str,
+) -> None:
+    """The first event of `kind` in the model's demo log, each member it holds (at any depth)
+    left out, then made an empty array: no exception, and the report of the full path. A judge
+    reads the members of a clean event by subscript (`clean_events`), so a member missing, an
+    array where an object is read, or an empty array where its first item is must send the
+    event down the full path, not raise."""
+    rows = [json.loads(line) for line in SEEDS[0].splitlines()[1:]]
+    at = next(index for index, row in enumerate(rows) if row["type"] == kind)
+    for path in _paths(rows[at])[1:]:
+        if path[0] in ("type", "seq", "time"):
+            continue  # read by the checker's loop before any judge
+        for edit in (_without_member, lambda row, path: _replace(row, path, [])):
+            edited = [*rows[:at], edit(json.loads(json.dumps(rows[at])), path), *rows[at + 1 :]]
+            data = jsonl(HEADER, edited).encode()
+            report = check_stream("edited", io.BytesIO(data))
+            assert report == check_stream("edited", io.BytesIO(data), quick=False), path
+
+
 @pytest.mark.parametrize("kind", ["assistant/chunk", "hook/custom", "x", "tool/result"])
 def test_checks_for_unknown_and_known_types_are_a_registry_subset(kind: str) -> None:
     """The dispatch keeps registry order."""

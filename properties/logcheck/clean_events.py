@@ -26,6 +26,9 @@ Two things keep the judges from drifting from the rules:
 
 The caller has already found the event to be a JSON object of the judge's type whose seq is an
 integer below `SEQ_BOUND` equal to `prefix.expected_seq` (so LOG-1 holds); the judges receive it.
+They read the members a clean event has by subscript, catching KeyError and TypeError (a member
+missing, or the value read not an object): such an event goes down the full path, as where a
+`get` found nothing, and a subscript costs a third of a `get`, a method call.
 """
 
 from __future__ import annotations
@@ -114,12 +117,15 @@ def _fact(obj: dict[str, Any]) -> Fact | None:
 def _turn_start(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-1: no turn is open and it opens the next one. (A trigger
     # marks a layout the checker refuses: such a turn/start goes down the full path.)
-    data = obj.get("data")
-    if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
+    try:
+        data = obj["data"]
+        turn = data["turn"]
+    except (KeyError, TypeError):
         return False
-    turn = data.get("turn")
     if (
         type(turn) is int
+        and "surfaceOp" not in obj
+        and "sourceEventSeqs" not in obj
         and prefix.open_turn is None
         and turn == prefix.next_turn
         and "trigger" not in data
@@ -136,17 +142,19 @@ def _turn_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # error. ABORT-2, REC-1: the turn is not closing after an interrupted reply or a crash
     # repair's result, and does not end interrupted (crash repair's end, timed by the event
     # before it: rare, and read with the fact).
-    data = obj.get("data")
-    if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
+    try:
+        data = obj["data"]
+        turn, kind = data["turn"], data["reason"]["kind"]
+    except (KeyError, TypeError):
         return False
-    turn, reason = data.get("turn"), data.get("reason")
     if (
         type(turn) is int
+        and "surfaceOp" not in obj
+        and "sourceEventSeqs" not in obj
         and turn == prefix.open_turn
         and prefix.open_step is None
         and prefix.closing is None
-        and type(reason) is dict
-        and type(kind := reason.get("kind")) is str
+        and type(kind) is str
         and kind
         and kind != "interrupted"
         and not prefix.repaired  # a repaired turn ends interrupted (REC-1)
@@ -225,15 +233,19 @@ def _all_answered(prefix: Prefix) -> bool:
 def _user_message(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: appended, citing earlier events if any. LOG-7: no replace. ADJ-1. ADJ-4: nothing
     # since the last step/start (or turn/start) makes messages wait for the next step/start.
-    sources, data = obj.get("sourceEventSeqs"), obj.get("data")
+    try:
+        data, surface = obj["data"], obj["surfaceOp"]
+        content = data["content"]
+    except (KeyError, TypeError):
+        return False
+    sources = obj.get("sourceEventSeqs")
     if (
-        type(data) is dict
         # The members section 10 requires (LOG-4), though no rule reads them, and its blocks
         # as the model's reader takes them (read with the fact).
-        and type(content := data.get("content")) is list
+        type(content) is list
         and message_plain(data, content, False)
         and data.get("role", "user") == "user"  # LOG-6 (read with the fact)
-        and obj.get("surfaceOp") == "append"
+        and surface == "append"
         and (sources is None or _cites_earlier(sources, seq, False))
         and _all_answered(prefix)
         and prefix.messages_wait_after is None
@@ -253,7 +265,7 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     try:
         data = obj["data"]
         turn, step, message = data["turn"], data["step"], data["message"]
-        content = message["content"]
+        content, source, surface = message["content"], message["source"], obj["surfaceOp"]
     except (KeyError, TypeError):
         return False
     if (
@@ -264,38 +276,39 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or prefix.reply_seq is not None
         or prefix.closing is not None
         or type(content) is not list
-        or obj.get("surfaceOp") != "append"
+        or surface != "append"
         or message.get("role", "assistant") != "assistant"  # LOG-6 (read with the fact)
         # LOG-4 (read with the fact): `facts.message_plain`, inlined with the loop below.
         or type(message.get("id", "")) is not str
-        or type(message.get("source")) is not dict
+        or type(source) is not dict
     ):
         return False
     sources = obj.get("sourceEventSeqs")
     if sources is not None and not _cites_earlier(sources, seq, True):
         return False
     calls: dict[str, tuple[int, CallFact]] = {}
-    for block in content:
-        if type(block) is not dict:
-            return False
-        kind = block.get("type")
-        if kind != "tool-call":
-            if (
-                type(block.get("text")) is not str if kind in TEXT_BLOCKS else type(kind) is not str
-            ) or kind == "tool-result":
-                return False
-        else:
-            call_id, name, arguments = block.get("id"), block.get("name"), block.get("arguments")
-            if (
-                type(call_id) is not str
-                or type(name) is not str
-                or type(arguments) is not str
-                or not call_id  # LOG-4, read with the fact, as an empty name
-                or not name
-                or call_id in calls
-            ):
-                return False
-            calls[call_id] = (len(calls), CallFact(call_id, name, arguments))
+    try:
+        for block in content:
+            kind = block["type"]
+            if kind != "tool-call":
+                if (
+                    type(block["text"]) is not str if kind in TEXT_BLOCKS else type(kind) is not str
+                ) or kind == "tool-result":
+                    return False
+            else:
+                call_id, name, arguments = block["id"], block["name"], block["arguments"]
+                if (
+                    type(call_id) is not str
+                    or type(name) is not str
+                    or type(arguments) is not str
+                    or not call_id  # LOG-4, read with the fact, as an empty name
+                    or not name
+                    or call_id in calls
+                ):
+                    return False
+                calls[call_id] = (len(calls), CallFact(call_id, name, arguments))
+    except (KeyError, TypeError):
+        return False
     # LOG-4 (read with the fact): `facts.optional_members_typed` inlined, as for each judge below.
     # An interrupted reply (or a flag written otherwise than true) is read with the fact.
     usage = data.get("usage")
@@ -329,10 +342,13 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     try:
         data = obj["data"]
         turn, step, message = data["turn"], data["step"], data["message"]
-        content = message["content"]
-        sources = obj["sourceEventSeqs"]
-    except (KeyError, TypeError):
-        return False
+        content, source = message["content"], message["source"]
+        sources, surface = obj["sourceEventSeqs"], obj["surfaceOp"]
+        block = content[0]
+        block_type, call_id, nested = block["type"], block["toolCallId"], block["content"]
+        source_call = source["callId"]
+    except (KeyError, TypeError, IndexError):
+        return False  # LOG-4 or LOG-6 (the source's call id), read with the fact
     if (
         type(turn) is not int
         or type(step) is not int
@@ -340,31 +356,26 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or step != prefix.open_step
         or type(content) is not list
         or len(content) != 1
-        or type(content[0]) is not dict
-        or obj.get("surfaceOp") != "append"
+        or surface != "append"
         or message.get("role", "user") != "user"  # LOG-6 (read with the fact)
+        or block_type != "tool-result"  # LOG-6, read with the fact
+        or type(call_id) is not str
+        or call_id in prefix.results
+        or prefix.closing is not None
+        or source_call != call_id  # LOG-4 or LOG-6, read with the fact
+        or type(message.get("id", "")) is not str  # LOG-4, read with the fact (`message_plain`)
+        or type(nested) is not list
     ):
         return False
-    block = content[0]
-    if block.get("type") != "tool-result":
-        return False  # LOG-6, read with the fact
-    call_id = block.get("toolCallId")
-    if type(call_id) is not str or call_id in prefix.results or prefix.closing is not None:
+    try:
+        for item in nested:  # `facts.result_content_plain`, inlined
+            kind = item["type"]
+            if (kind == "text" and type(item["text"]) is not str) or (
+                type(kind) is not str or kind in NOT_IN_RESULTS
+            ):
+                return False  # LOG-4 or LOG-6, read with the fact
+    except (KeyError, TypeError):
         return False
-    source = message.get("source")
-    if type(source) is not dict or source.get("callId") != call_id:
-        return False  # LOG-4 or LOG-6, read with the fact
-    nested = block.get("content")
-    if type(message.get("id", "")) is not str or type(nested) is not list:
-        return False  # LOG-4, read with the fact (`message_plain`)
-    for item in nested:  # `facts.result_content_plain`, inlined
-        if type(item) is not dict:
-            return False
-        kind = item.get("type")
-        if (kind == "text" and type(item.get("text")) is not str) or (
-            type(kind) is not str or kind in NOT_IN_RESULTS
-        ):
-            return False  # LOG-4 or LOG-6, read with the fact
     entry = prefix.reply_calls.get(call_id)
     record = prefix.call_records.get(call_id)
     if entry is None or record is None or entry[0] != prefix.first_unanswered:
@@ -501,10 +512,10 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     try:
         data = obj["data"]
         turn, point, handler = data["turn"], data["point"], data["handlerId"]
+        dialect = data["dialect"]
     except (KeyError, TypeError):
         return False
     call_id = data.get("callId")
-    dialect = data.get("dialect")
     # (An optional string may be left out, not written null: the model's reader refuses null.)
     if (
         type(turn) is not int
@@ -592,10 +603,10 @@ class _HookResultJudge:
         try:
             data = obj["data"]
             turn, point, handler = data["turn"], data["point"], data["handlerId"]
-            decision = data["decision"]
+            decision, duration = data["decision"], data["durationMs"]
         except (KeyError, TypeError):
             return False
-        call_id, duration = data.get("callId"), data.get("durationMs")
+        call_id = data.get("callId")
         summary = data.get("stderrSummary")
         if (
             type(turn) is not int
@@ -649,18 +660,17 @@ def _approval_asked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. DEC-2: it names a recorded call. RW-4: it shows the arguments
     # the call was recorded with. ABORT-2, REC-1: the turn is not closing.
     # (Read with the fact: string id and tool name; call id and arguments strings if present.)
-    data = obj.get("data")
+    try:
+        data = obj["data"]
+        approval_id, tool_name = data["id"], data["toolName"]
+    except (KeyError, TypeError):
+        return False
+    call_id, arguments = data.get("callId"), data.get("arguments")
     if (
-        type(data) is not dict
-        or "surfaceOp" in obj
+        "surfaceOp" in obj
         or "sourceEventSeqs" in obj
         or prefix.closing is not None
-    ):
-        return False
-    approval_id, call_id, arguments = data.get("id"), data.get("callId"), data.get("arguments")
-    tool_name = data.get("toolName")
-    if (
-        type(approval_id) is not str
+        or type(approval_id) is not str
         or not approval_id  # LOG-4, read with the fact
         or (type(call_id) is not str and "callId" in data)
         or type(tool_name) is not str
@@ -680,18 +690,20 @@ def _approval_asked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 def _approval_decided(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. DEC-2: it answers a pending request. ABORT-2, REC-1: the turn
     # is not closing. (Read with the fact: a string id and outcome.)
-    data = obj.get("data")
+    try:
+        data = obj["data"]
+        approval_id, outcome = data["id"], data["outcome"]
+    except (KeyError, TypeError):
+        return False
     if (
-        type(data) is not dict
-        or "surfaceOp" in obj
+        "surfaceOp" in obj
         or "sourceEventSeqs" in obj
         or prefix.closing is not None
+        or type(approval_id) is not str  # (here and below) LOG-4, read with the fact
+        or type(outcome) is not str
+        or not outcome
+        or approval_id not in prefix.approvals
     ):
-        return False
-    approval_id, outcome = data.get("id"), data.get("outcome")
-    if type(approval_id) is not str or type(outcome) is not str or not outcome:
-        return False  # LOG-4, read with the fact
-    if approval_id not in prefix.approvals:
         return False
     prefix.expected_seq = seq + 1
     prefix.decide_approval(seq, approval_id, outcome)
