@@ -651,7 +651,8 @@ def test_DEC_2_check_acp_recording_blames_a_call_that_ran_after_its_permission_w
     """A bridge that runs a call the editor refused: DEC-2 where the card ends `completed`
     (naming the refusing answer), where a terminal is created for the command only the
     refused card shows (or, created otherwise, where the card ends showing it), and where the
-    editor is asked to write the file only the refused card shows. Refused and
+    editor is asked to write the file only the refused card shows; a run blamed where it
+    started is not blamed again where its card ends `completed`. Refused and
     ended `failed` with nothing run, or answered `cancelled` and left, it keeps DEC-2."""
     ended = [_status("call_1", "completed"), _stop(1, "end_turn")]
     code, log = _check(tmp_path, [*_refused(), *ended], capsys)
@@ -670,6 +671,8 @@ def test_DEC_2_check_acp_recording_blames_a_call_that_ran_after_its_permission_w
     code, log = _check(tmp_path, [*_refused(), *terminal, *failed], capsys)
     assert (code, _rules(log)) == (1, [("DEC-2", 5)])  # at the terminal/create: it ran there
     assert log["violations"][0]["event_lines"] == [5, 4]
+    code, log = _check(tmp_path, [*_refused(), *terminal, *ended], capsys)
+    assert _rules(log) == [("DEC-2", 5)]  # its end completed is not blamed again
     terminal[0]["params"]["args"] = ["-rf", "build"]  # a split command: known by the card alone
     terminal[0]["params"]["command"] = "rm"
     code, log = _check(tmp_path, [*_refused(), *terminal, *failed], capsys)

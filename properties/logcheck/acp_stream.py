@@ -189,6 +189,7 @@ class _Card:
         "refused",
         "requested_only",
         "reshown",
+        "run_blamed",
         "shown_line",
         "shown_old",
         "status",
@@ -208,6 +209,9 @@ class _Card:
         # Whether its end was blamed (RW-1): a write found to be its own later is not blamed
         # on it again.
         self.blamed = False
+        # Whether a terminal or a write the editor was asked for it was blamed on DEC-2 where
+        # it was asked: its end is not blamed on DEC-2 again for having run.
+        self.run_blamed = False
         # The input a permission request showed, its line, and whether it was allowed.
         self.asked: tuple[Any, int] | None = None
         self.approved = False
@@ -854,7 +858,11 @@ class _Recording:
         return None if created in self.blamed_creations else created
 
     def _ended(self, call: str, card: _Card, line: int) -> list[Violation]:
-        refused = self._ran_refused(call, card, line) or self._ran_unasked(call, card, line)
+        refused = (
+            []
+            if card.run_blamed
+            else self._ran_refused(call, card, line) or self._ran_unasked(call, card, line)
+        )
         if refused:
             return refused
         if card.asked is not None and card.approved:
@@ -972,6 +980,7 @@ class _Recording:
         else:
             return []
         message = f"{what}, which only {key[1]}'s card {shows}, {why}"
+        card.run_blamed = True
         return [Violation("DEC-2", line, message, (line, decided))]
 
     def _creating(self, session: str, command: str, line: int) -> list[Violation]:
