@@ -590,3 +590,33 @@ def test_SAFE_1_a_case_keeps_only_the_last_name_of_a_path_outside_home_and_folde
     assert "pass that --cmd, each <path> put back as the folder it stands for," in (
         capsys.readouterr().err
     )
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (
+            ["replay", "case.json", "--bundled", "--examples", "5"],
+            "loopspec replay: error: unrecognized arguments: --examples 5 (--examples is "
+            "conform's option: replay runs the case's own program as it stands, where conform "
+            "draws new programs)",
+        ),
+        (
+            ["conform", "--reduce"],
+            "loopspec conform: error: unrecognized arguments: --reduce (--reduce is replay's "
+            "option: conform cuts its counterexamples down itself)",
+        ),
+    ],
+    ids=["examples-to-replay", "reduce-to-conform"],
+)
+def test_PROTO_1_an_option_of_conform_given_to_replay_says_whose_it_is(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, argv: list[str], said: str
+) -> None:
+    """PROTO-1: Carol, who had learnt conform, asked replay for `--examples 5` and was told
+    only "unrecognized arguments: --examples 5", as if replay could draw more programs under
+    another name. The error says whose option it is and what replay does instead."""
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    assert done.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == said

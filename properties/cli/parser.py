@@ -222,6 +222,32 @@ def _cmd_split(arguments: Sequence[str], args: argparse.Namespace, extra: list[s
     return None
 
 
+# The options of one of conform and replay given to the other, with what that verb does instead:
+# argparse named the word alone, and a user who had learnt conform asked replay for --examples.
+_DRAWS: Final = (
+    "conform's option: replay runs the case's own program as it stands, where conform draws "
+    "new programs"
+)
+_THE_OTHER_VERBS: Final = {
+    "replay": dict.fromkeys(
+        ("--examples", "--steps", "--seed", "--max-seconds", "--exhaustive"), _DRAWS
+    ),
+    "conform": {
+        "--bundled": "replay's option: conform runs the bundled implementation when given no "
+        "--impl or --cmd",
+        "--reduce": "replay's option: conform cuts its counterexamples down itself",
+    },
+}
+
+
+def _other_verbs_option(verb: str, extra: Sequence[str]) -> str:
+    """` (--examples is conform's option: ...)` when an unrecognized word is an option of the
+    verb's sibling (`_THE_OTHER_VERBS`), else ""."""
+    options = _THE_OTHER_VERBS.get(verb, {})
+    given = next((name for word in extra if (name := word.partition("=")[0]) in options), None)
+    return "" if given is None else f" ({given} is {options[given]})"
+
+
 def parse(arguments: Sequence[str], verb: str | None) -> argparse.Namespace:
     """`arguments` parsed, `verb`'s module alone imported; a usage error exits (status 2)."""
     parser = build_parser(verb)
@@ -238,5 +264,6 @@ def parse(arguments: Sequence[str], verb: str | None) -> argparse.Namespace:
             verb_parser.error(f"{dashed}{dashed_option_hint(dashed)}")
         if split is not None:
             verb_parser.error(split)
-        verb_parser.error(f"unrecognized arguments: {' '.join(extra)}{curled}")
+        other = _other_verbs_option(args.command, extra)
+        verb_parser.error(f"unrecognized arguments: {' '.join(extra)}{curled}{other}")
     return args
