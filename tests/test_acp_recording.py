@@ -1512,8 +1512,8 @@ def test_DEC_2_check_acp_recording_blames_a_write_made_before_the_card_that_asks
     """A bridge that writes the file as soon as the model's input is whole, then shows the
     card and asks: the write, which no open card showed, holds the text the card then shows
     of that file, so it was the card's call's, run before its permission request (DEC-2 where
-    the card ends, refused). Not asked, or showing another text, it is not judged: ACP lets a
-    card come once its call ran, and a write names no call."""
+    the card ends, refused). Not asked, or showing another change than the write made, it is
+    not judged: ACP lets a card come once its call ran, and a write names no call."""
     asked = _refusable({"toolCallId": "call_1", "rawInput": {"file_path": NEW_FILE}})
     refused = [asked, _answer(0, "reject"), _status("call_1", "failed"), _stop(1, "end_turn")]
     written = [_prompt(1), *_write_file(0, "hello\n"), _write_card([])]
@@ -1529,6 +1529,14 @@ def test_DEC_2_check_acp_recording_blames_a_write_made_before_the_card_that_asks
     other = [_prompt(1), *_write_file(0, "other\n"), _write_card([]), *refused]
     code, log = _check(tmp_path, other, capsys)
     assert (code, log["violations"]) == (0, [])
+    # An earlier write (another call's, shown by no diff) already holding the Edit's new text,
+    # its old text still there: not the Edit's change.
+    earlier = [_prompt(1), *_write_file(0, "x = 1\ny = 2\n", EDITED), _edit_card("x = 1", "y = 2")]
+    code, log = _check(tmp_path, [*earlier, *refused], capsys)
+    assert (code, log["violations"]) == (0, [])
+    made = [_prompt(1), *_write_file(0, "y = 2\n", EDITED), _edit_card("x = 1", "y = 2")]
+    code, log = _check(tmp_path, [*made, *refused], capsys)
+    assert _rules(log) == [("DEC-2", 7)]
 
 
 def test_ACP_1_check_acp_recording_reads_the_agents_cancel_request_as_withdrawing_its_own(

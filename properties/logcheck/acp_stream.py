@@ -57,8 +57,8 @@ checkable, with why):
   open card showing a file the editor is then asked to write, or the command a terminal is then
   created for (as is one whose request is unanswered); a call that asked permission
   ends showing a terminal created, or having had its file written, before the editor answered
-  (a write no open card showed is the card's that then shows that file, each new text of it
-  in what was written), or ends `completed` with the request unanswered; a request offering
+  (a write no open card showed is the card's that then shows that file and the change the
+  write made), or ends `completed` with the request unanswered; a request offering
   an option that allows and one that refuses under one `optionId` (the answer names the id
   alone); or a request asks about a call whose card already ended.
 - ADJ-2: a `tool_call_update` names no call a `tool_call` showed earlier in the session, or
@@ -719,15 +719,22 @@ class _Recording:
 
     def _shown_after_write(self, session: str, card: _Card) -> None:
         """A card of the session shows diffs: a write of its turn that no open card showed,
-        of a file the card now shows, holding every new text the card shows of it, was the
+        of a file the card now shows, that made each change the card shows of it, was the
         card's own, made before its card showed it (asked after it, DEC-2 says so)."""
         writes = self.unshown_writes.get(session)
         if not writes:
             return
         kept = []
         for path, content, write_line, held in writes:
-            shown = [text for each, text, _line in card.diffs if each == path]
-            if shown and path not in card.written and all(_holds(content, t) for t in shown):
+            shown = [
+                (old_text, new_text)
+                for (each, new_text, _line), (_path, old_text, _at) in zip(
+                    card.diffs, card.old_texts, strict=True
+                )
+                if each == path
+            ]
+            made = all(_made(content, old, new) for old, new in shown)
+            if shown and made and path not in card.written:
                 card.wrote(path, content, write_line, held)
             else:
                 kept.append((path, content, write_line, held))
@@ -1508,6 +1515,18 @@ def _reused(call: str, card: _Card, line: int) -> Violation:
         "updates the earlier card instead of showing this call"
     )
     return Violation("ACP-1", line, message, (line, card.ended_line))
+
+
+def _made(content: str, old_text: str | None, new_text: str) -> bool:
+    """Whether a file written with `content` shows the change a diff shows: a new file's text
+    (no `oldText`) whole, or an edit's new text with its old text gone (unless the new text
+    holds it), so that a write of the file by another call, which may hold a short new text
+    already, is not taken for it."""
+    if old_text is None:
+        return _plain(content).strip("\n") == _plain(new_text).strip("\n")
+    return _holds(content, new_text) and (
+        _holds(new_text, old_text) or not _holds(content, old_text)
+    )
 
 
 def _after_load(call: str, answered: int, line: int) -> Violation:
