@@ -1450,6 +1450,35 @@ def test_SAFE_5_a_python_target_answering_the_wrong_thing_exits_2_in_one_line(
     assert says in err
 
 
+def importable(folder: Path, monkeypatch: pytest.MonkeyPatch, module: str, source: str) -> None:
+    """`source` as the module `module`, importable from `folder` (not one imported before)."""
+    (folder / f"{module}.py").write_text(source, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(folder))
+    monkeypatch.delitem(sys.modules, module, raising=False)
+
+
+def test_SAFE_5_a_ctrl_c_inside_a_python_targets_apply_says_where_it_waited(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-5: a Python target's apply that never returns (its loop thread died, and apply
+    waits on a queue) holds the run until Ctrl-C, which said only that the run stopped; the
+    line now names the line of the target it waited at, and that no timeout holds it."""
+    source = (
+        "from loopspec.properties.conformance.target import ModelTarget\n"
+        "class WaitsForEver(ModelTarget):\n"
+        "    def apply(self, command):\n"
+        "        raise KeyboardInterrupt  # Ctrl-C, landing where the loop waits\n"
+    )
+    importable(tmp_path, monkeypatch, "waits_for_ever", source)
+    cases = str(tmp_path / "cases")
+    assert main(["conform", "--impl", "waits_for_ever:WaitsForEver", "--case-dir", cases]) == 130
+    assert capsys.readouterr().err == (
+        "loopspec: stopped by Ctrl-C: every process the run started is ended, its report not "
+        f"written; the target's apply had not returned (at {tmp_path / 'waits_for_ever.py'}:4, "
+        "in apply): a Python target runs in loopspec's process, with no answer timeout\n"
+    )
+
+
 def test_SAFE_5_a_target_that_raises_in_the_exhaustive_pass_exits_2_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

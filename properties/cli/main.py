@@ -511,7 +511,11 @@ def _handled(handler: Callable[[Arguments], int], args: Arguments) -> int:
         # `check`'s own reading of its options makes no namespace: it starts no process either.
         verb = VERB_BY_NAME.get(getattr(args, "command", ""))
         started = verb is not None and verb.starts_processes
-        _say(f"{PROGRAM}: {stopped_by(_cause(stop), started_processes=started)}")
+        said = stopped_by(_cause(stop), started_processes=started)
+        # Looked up, not imported: loaded only by the verbs that drive a target.
+        driving = sys.modules.get("loopspec.properties.conformance.run")
+        hung = driving.interrupted_in_target(stop) if driving is not None else None
+        _say(f"{PROGRAM}: {said}" + (f"; {hung}" if hung else ""))
         return _stopped_status(stop)
     except Exception as error:
         # The model's errors, imported only now: a verb that raised one imported them, and

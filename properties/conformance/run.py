@@ -20,7 +20,7 @@ import traceback
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from types import MappingProxyType
+from types import MappingProxyType, TracebackType
 from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 import attrs
@@ -341,7 +341,13 @@ def _raised_in_target(error: Exception) -> str | None:
     """Where in the target's own code `error` was raised: the innermost frame outside
     loopspec and the standard library (no traceback is printed, SAFE-5, so this is the one
     pointer to the bug), as `file:line, in function`; None when there is no such frame."""
-    frames = traceback.extract_tb(error.__traceback__)
+    return _innermost_of_target(error.__traceback__)
+
+
+def _innermost_of_target(chain: TracebackType | None) -> str | None:
+    """The innermost frame of `chain` outside loopspec and the standard library, as
+    `at file:line, in function`."""
+    frames = traceback.extract_tb(chain)
     for frame in reversed(frames):
         path = Path(frame.filename)
         if not path.is_absolute() or str(path.resolve()).startswith(_NOT_THE_TARGETS):
@@ -501,6 +507,26 @@ class GuardedTarget:
         # Already broken: still release what it holds (a loop, a process), quietly.
         with contextlib.suppress(Exception):
             self._target.close()
+
+
+def interrupted_in_target(stop: BaseException) -> str | None:
+    """Where a Ctrl-C found a Python target's own code, when it landed in the target's `reset`
+    or `apply` there: such a call that never returns (a loop thread died, and `apply` waits on
+    its queue) holds the run until Ctrl-C, with no answer timeout to name it, and the line said
+    only that the run stopped. None when it landed elsewhere, or in loopspec's code alone."""
+    methods = {GuardedTarget.reset.__code__: "reset", GuardedTarget.apply.__code__: "apply"}
+    chain, method = stop.__traceback__, None
+    while chain is not None and method is None:  # from where it was caught, inwards
+        method = methods.get(chain.tb_frame.f_code)
+        chain = chain.tb_next
+    # Only the frames inside that call: the ones around it (Hypothesis's) are not the target.
+    where = _innermost_of_target(chain) if method is not None else None
+    if where is None:
+        return None
+    return (
+        f"the target's {method} had not returned ({where}): a Python target runs in "
+        "loopspec's process, with no answer timeout"
+    )
 
 
 def close_factory(factory: TargetFactory) -> None:
