@@ -1671,10 +1671,19 @@ def repair_closers_follow_each_other(prefix: Prefix, fact: Fact) -> Sequence[Vio
             )
         else:
             return NO_VIOLATIONS
+        clock = "not the clock's"
+        if fact.time == prefix.last_time // 1000 != 0:
+            # A closer timed with the last event's time in seconds: the repair's own unit slip,
+            # not a result the loop wrote as the call's own.
+            fix = ""
+            clock = (
+                f"in milliseconds since the Unix epoch, as every event's time: {fact.time} is "
+                f"{prefix.last_time} in seconds (divided by 1000)"
+            )
         msg = (
             f"{what} is timed {fact.time}, the last event before it (seq {fact.seq - 1}) "
             f"{prefix.last_time}: {fix}crash repair's closers carry the time of the last event "
-            "before them, not the clock's"
+            f"before them, {clock}"
         )
         return [Violation("REC-1", fact.seq, msg, (fact.seq - 1,))]
     role = closer_role(closing, fact)

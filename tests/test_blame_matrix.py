@@ -735,7 +735,7 @@ FAMILIES = (
     Case("a max-tokens reply leaves no assistant/message", "STEP-4",
          changed(_no_reply_when_cut_off), NO_HOOKS,
          (SubmitUser("hi"), ModelReplies((), "max-tokens"))),
-    Case("a failed request ends the turn completed", "TURN-5",
+    Case("a failed request ends the turn completed", "TEXT-2",
          changed(_reason({"error": {"kind": "completed"}})), NO_HOOKS,
          (SubmitUser("hi"), ModelFails("overloaded", "OVERLOADED"))),
     Case("the last result after the next step/start", "STEP-3", _mutant("result-in-next-step"),

@@ -782,6 +782,13 @@ def _turn_end_rule(want: Event, got: Event | None, command: Command, phase: str)
                 "code}}, the message and code as the request reported them, an empty message "
                 "too)"
             )
+        case "error" if theirs is not None:
+            # Another kind is still a kind (TURN-5 asks for one alone); the one a failed request
+            # ends its turn with is TEXT-2's.
+            return "TEXT-2", said + (
+                ' (a failed model request ends the turn with {kind: "error", error: {message, '
+                "code}})"
+            )
         case "error":
             return "TURN-5", said + " (a failed model request ends the turn with error)"
         case "completed":

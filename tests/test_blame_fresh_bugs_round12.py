@@ -1,0 +1,86 @@
+"""Fresh bugs of session 31, found by the programs and blamed on the rule their author must fix.
+
+Session 31 wrote twenty-one more wrong loops outside the project, in three shapes: a loop in
+plain Python speaking the driver protocol on stdin/stdout (`--cmd`), written from the docs and
+`loopspec schema` alone, importing nothing of loopspec; copies of `examples/js-loop/`; and
+copies of `impl/`. `loopspec conform` ran on each with two seeds. Where the report named another
+rule than the one the bug breaks, or its words led away from the bug, the difference is planted
+here in the model and the programs that must show it are played:
+
+- a failed model request ending its turn with a kind of the loop's own ("failed"): named TURN-5,
+  which asks for a kind alone and is kept; now TEXT-2, which gives the reason a failed request
+  ends its turn with;
+- crash repair's closers timed with the last event's time in seconds (divided by 1000): named
+  right (REC-1), in words that offered a result mislabelled with a repair code first and the
+  clock second; they now say the time is the last event's in seconds, where every event's time
+  is in milliseconds.
+"""
+
+from __future__ import annotations
+
+import attrs
+from fresh_bugs import FreshBug, assert_found, calls, planted
+
+from loopspec.model import handlers
+from loopspec.model.commands import Crash, ModelFails, Recover, SubmitUser
+from loopspec.model.config import LoopConfig, ToolSpec
+from loopspec.model.events import Event
+from loopspec.model.repair import interrupted_turn_closers
+
+READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
+
+FAILED_REQUEST_OWN_KIND: FreshBug = (
+    "a failed model request ending its turn with the kind failed",
+    planted(
+        handlers,
+        "END_ERROR",
+        "failed",
+        "The model, except that a failed model request ends its turn with the kind 'failed' "
+        "(a word of the loop's own, where the spec's is 'error').",
+    ),
+    LoopConfig(),
+    (SubmitUser(""), ModelFails("", "RATE_LIMITED")),
+    "TEXT-2",
+)
+
+
+def test_TEXT_2_a_failed_request_ending_its_turn_with_a_kind_of_its_own() -> None:
+    """TEXT-2: the turn/end reason of a failed model request is {kind: "error", error}; a loop
+    writing another kind still writes a kind, which is all TURN-5 asks (TURN-5 was named)."""
+    assert_found(
+        FAILED_REQUEST_OWN_KIND,
+        'the model ends the turn "error", the target "failed"',
+        '{kind: "error", error: {message, code}}',
+    )
+
+
+def _closers_in_seconds(log: tuple[Event, ...]) -> tuple[Event, ...]:
+    return tuple(
+        attrs.evolve(event, time=event.time // 1000) for event in interrupted_turn_closers(log)
+    )
+
+
+REPAIR_TIMED_IN_SECONDS: FreshBug = (
+    "crash repair's closers timed in seconds",
+    planted(
+        handlers,
+        "interrupted_turn_closers",
+        _closers_in_seconds,
+        "The model, except that crash repair times its closers with the last event's time "
+        "divided by 1000 (seconds, where the log's times are milliseconds).",
+    ),
+    LoopConfig(tools=(READ,)),
+    (SubmitUser(""), calls("c1", "read", '{"file_path":"a"}'), Crash(), Recover()),
+    "REC-1",
+)
+
+
+def test_REC_1_repair_closers_timed_in_seconds_are_named_so() -> None:
+    """REC-1: a closer timed with the last event's time in seconds is told so, in place of a
+    result mislabelled with a repair code, which it is not."""
+    assert_found(
+        REPAIR_TIMED_IN_SECONDS,
+        "is 1700000000004 in seconds (divided by 1000)",
+        "in milliseconds since the Unix epoch",
+        lacks=("never a repair code", "not the clock's"),
+    )
