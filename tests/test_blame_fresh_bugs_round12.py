@@ -13,19 +13,33 @@ here in the model and the programs that must show it are played:
 - crash repair's closers timed with the last event's time in seconds (divided by 1000): named
   right (REC-1), in words that offered a result mislabelled with a repair code first and the
   clock second; they now say the time is the last event's in seconds, where every event's time
-  is in milliseconds.
+  is in milliseconds;
+- an outcome's contexts queued before the outcome is judged, so one the model refuses (EXE-4:
+  its call no longer runs) still delivers them after the next step/start: named ADJ-4
+  (contexts wait for the next step/start, which they did); now MODEL-3, naming the refused
+  command whose context it is.
 """
 
 from __future__ import annotations
 
 import attrs
-from fresh_bugs import FreshBug, assert_found, calls, planted
+from fresh_bugs import FreshBug, assert_found, calls, copied, planted, renumbered
 
 from loopspec.model import handlers
-from loopspec.model.commands import Crash, ModelFails, Recover, SubmitUser
+from loopspec.model.commands import (
+    Command,
+    Crash,
+    ModelFails,
+    ModelReplies,
+    Recover,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
 from loopspec.model.config import LoopConfig, ToolSpec
 from loopspec.model.events import Event
 from loopspec.model.repair import interrupted_turn_closers
+from loopspec.properties.conformance.target import ModelTarget, Observation
 
 READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
 
@@ -83,4 +97,68 @@ def test_REC_1_repair_closers_timed_in_seconds_are_named_so() -> None:
         "is 1700000000004 in seconds (divided by 1000)",
         "in milliseconds since the Unix epoch",
         lacks=("never a repair code", "not the clock's"),
+    )
+
+
+class QueuesARefusedOutcomesContexts(ModelTarget):
+    """The model, except that an outcome it refuses has its body's contexts queued all the same
+    (a loop queueing what an outcome carries before judging it), delivered after the next
+    step/start."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self.queued: list[str] = []
+        return super().reset(config)
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not observed.accepted:
+            if isinstance(command, ToolFinishes) and isinstance(command.outcome, ToolSucceeded):
+                self.queued += command.outcome.contexts
+            return observed
+        events = copied(observed)
+        opened = next((i for i, e in enumerate(events) if e["type"] == "step/start"), None)
+        if opened is None or not self.queued:
+            return observed
+        source = {"kind": "plugin", "plugin": "tool-context"}
+        delivered = [
+            {"type": "user/message", "seq": 0, "time": events[opened]["time"],
+             "data": {"role": "user", "content": [{"type": "text", "text": text}],
+                      "source": source, "id": f"queued-{n}"},
+             "surfaceOp": "append"}
+            for n, text in enumerate(self.queued)
+        ]  # fmt: skip
+        events[opened + 1 : opened + 1] = delivered
+        self.queued = []
+        commits = (*observed.commits[:-1], observed.commits[-1] + len(delivered))
+        return attrs.evolve(renumbered(observed, events), commits=commits)
+
+
+REFUSED_OUTCOMES_CONTEXT_QUEUED: FreshBug = (
+    "a refused outcome's context queued",
+    QueuesARefusedOutcomesContexts,
+    LoopConfig(tools=(READ,), max_parallel=1),
+    (
+        SubmitUser(""),
+        ModelReplies(
+            (
+                *calls("c1", "read", '{"file_path":""}').blocks,
+                *calls("c2", "read", '{"file_path":""}').blocks,
+            )
+        ),
+        ToolFinishes("c1", ToolSucceeded("")),
+        ToolFinishes("c1", ToolSucceeded("", ("d",))),
+        ToolFinishes("c2", ToolSucceeded("")),
+    ),
+    "MODEL-3",
+)
+
+
+def test_MODEL_3_a_context_of_an_outcome_both_refused_is_named_so() -> None:
+    """MODEL-3: a context the target delivers and the model does not, carried only by an
+    outcome both refused, is that refusal changing something (ADJ-4 was named: contexts wait
+    for the next step/start, which this one did)."""
+    assert_found(
+        REFUSED_OUTCOMES_CONTEXT_QUEUED,
+        'its text "d" is a context of command #4, an outcome the model refused (EXE-4',
+        "the target queued its context all the same",
     )

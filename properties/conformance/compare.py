@@ -2899,6 +2899,54 @@ _NO_CONTEXT = (
 )
 
 
+def _context_of_a_refused_outcome(
+    message: Event, config: LoopConfig | None, program: Sequence[Command]
+) -> str | None:
+    """Why a queued context the model does not deliver came from a refused command, in words:
+    only a ToolFinishes the model refused (as the target did: the run went on past it) carried
+    its text, as the body's context or a PostToolUse hook's; None otherwise. (A loop that
+    queues an outcome's contexts before judging the outcome was told they wait for the next
+    step, which they did.)"""
+    data = _data(message)
+    source = data.get("source")
+    content = data.get("content")
+    if config is None or not (isinstance(source, dict) and source.get("kind") == "plugin"):
+        return None
+    if not (isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict)):
+        return None
+    text = content[0].get("text")
+    # Which outcomes the model refused: the program replayed (only here, where a context the
+    # model does not deliver may be one).
+    state = LoopState(config)
+    refused: list[tuple[int, TransitionRefused]] = []
+    for number, sent in enumerate(program[:-1], start=1):
+        carries = isinstance(sent, ToolFinishes) and text in _contexts_of(sent)
+        try:
+            state = step(state, sent)
+        except TransitionRefused as refused_here:
+            if carries:
+                refused.append((number, refused_here))
+            continue
+        if carries:
+            return None  # an accepted outcome carried it too: which one the target kept is moot
+    if not refused:
+        return None
+    number, refusal = refused[-1]
+    return (
+        f"its text {spelled(text)} is a context of command #{number}, an outcome the model "
+        f"refused ({refusal.rule_id}: {refusal.message}), as the target did; a refused command "
+        "changes nothing, and the target queued its context all the same (judge an outcome "
+        "before queueing anything it carries)"
+    )
+
+
+def _contexts_of(finished: ToolFinishes) -> tuple[str, ...]:
+    """The contexts an outcome carries: its body's own, then its PostToolUse hooks'."""
+    own = finished.outcome.contexts if isinstance(finished.outcome, ToolSucceeded) else ()
+    hooks = tuple(verdict.text for verdict in finished.post if isinstance(verdict, PostContext))
+    return (*own, *hooks)
+
+
 def _empty_context(message: Event) -> bool:
     """Whether `message` is a queued context whose text is empty, which ADJ-4 says is none."""
     data = _data(message)  # a user/message's data is the message itself
@@ -3321,6 +3369,9 @@ def _extra(
         case "user/message" if _empty_context(got):
             return "ADJ-4", f"{adds}: it is {_NO_CONTEXT}"
         case "user/message":
+            refused = _context_of_a_refused_outcome(got, config, program)
+            if refused is not None:
+                return "MODEL-3", f"{adds}: {refused}"
             return "ADJ-4", f"{adds}: messages arising mid-step wait for the next step/start"
         case "tool/result":
             if isinstance(command, Abort):
