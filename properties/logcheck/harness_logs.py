@@ -408,8 +408,8 @@ class Dialect(PlainRecord):
     """A log layout: its name, the rules it cannot show (with why), how to read a record, how
     to compare an executed input with a call's input, and the rules no dsh log invariant
     carries that it shows a part of (with which part). `identity`: the key of each record's
-    own id, when records have one (a transcript's `uuid`): the loop reads one record per id, so
-    a line repeating an earlier one whole is set aside, with a notice."""
+    own id, when records have one (a transcript's `uuid`) and the loop reads one record per id
+    (`_Repeats`)."""
 
     __slots__ = (  # noqa: RUF023 (the fields' order)
         "name",
@@ -1061,8 +1061,9 @@ class _Repeats:
     session's next request sends it in place of what the model was sent (LOG-3: a value that
     changes after it was logged makes the log lie)."""
 
-    def __init__(self, identity: str) -> None:
+    def __init__(self, identity: str, loop: str) -> None:
         self.identity = identity
+        self.loop = loop
         # Each id's last line and a hash of its bytes: a line is compared only with the one
         # whose id it gives, so a hash equal by chance is as good as never met.
         self.last: dict[str, tuple[int, int]] = {}
@@ -1092,15 +1093,15 @@ class _Repeats:
         found = []
         if self.repeated:
             message = (
-                "is line {first} written again, {identity} and all: Claude Code reads one record "
-                "per {identity} when it resumes the session, so check reads it once"
+                "is line {first} written again, {identity} and all: {loop} reads one record per "
+                "{identity} when it resumes the session, so check reads it once"
             )
             found.append(self._notice(self.repeated, NoticeKind.REPEATED_RECORD, message, None))
         if self.rewritten:
             message = (
                 "gives the {identity} of line {first} with other content: resuming the session, "
-                "Claude Code sends the model the later record in place of the one it was sent; "
-                "check reads both"
+                "{loop} sends the model the later record in place of the one it was sent; check "
+                "reads both"
             )
             found.append(
                 self._notice(self.rewritten, NoticeKind.REWRITTEN_RECORD, message, "LOG-3")
@@ -1111,7 +1112,8 @@ class _Repeats:
         self, lines: list[tuple[int, int]], kind: str, words: str, rule: str | None
     ) -> Notice:
         (line, first), *more = lines
-        message = f"line {line} " + words.format(first=first, identity=self.identity)
+        said = words.format(first=first, identity=self.identity, loop=self.loop)
+        message = f"line {line} {said}"
         if more:
             shown = ", ".join(str(again) for again, _ in more[:_REPEATS_SHOWN])
             rest = ", ..." if len(more) > _REPEATS_SHOWN else ""
@@ -1164,7 +1166,7 @@ def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect)
     loop = _LOOP_NAMES.get(dialect.name, dialect.name)
     # Made at the first hook fault: a log with none is checked without `hook_faults`.
     hook_runs: HookRuns | None = None
-    repeats = None if dialect.identity is None else _Repeats(dialect.identity)
+    repeats = None if dialect.identity is None else _Repeats(dialect.identity, loop)
     try:
         for line, raw, record in _records(report, stream, limits, loop):
             if not isinstance(record, dict):
