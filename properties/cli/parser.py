@@ -127,9 +127,9 @@ class _HelpFormatter(argparse.HelpFormatter):
         # argparse's, except that a word longer than the line overflows it: split, a module
         # path the help names (`python -m pydoc loopspec....`) cannot be copied from a narrow
         # terminal.
-        import textwrap  # noqa: PLC0415 (only help needs it)
+        from loopspec.properties.cli.help_wrapping import HelpWrapper  # noqa: PLC0415 (help alone)
 
-        return textwrap.wrap(" ".join(text.split()), width, break_long_words=False)
+        return HelpWrapper(width, break_long_words=False).wrap(" ".join(text.split()))
 
     if sys.version_info >= (3, 13):
 
@@ -159,12 +159,12 @@ class _VerbHelpFormatter(_HelpFormatter, argparse.RawDescriptionHelpFormatter):
     when help is shown, not when the parser is built: a verb that runs never shows it.)"""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
-        import textwrap  # noqa: PLC0415 (only help needs it)
+        from loopspec.properties.cli.help_wrapping import HelpWrapper  # noqa: PLC0415 (help alone)
 
         wrapped = "\n\n".join(
             paragraph
             if all(len(line) <= HELP_WIDTH for line in paragraph.splitlines())
-            else textwrap.fill(paragraph, width=HELP_WIDTH)
+            else HelpWrapper(HELP_WIDTH).fill(paragraph)
             for paragraph in text.split("\n\n")
         )
         return super()._fill_text(wrapped, width, indent)
