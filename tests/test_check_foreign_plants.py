@@ -123,6 +123,24 @@ def test_HOOK_4_a_hook_record_written_after_its_calls_result_is_blamed_there() -
     assert [(rule, line) for rule, line, _, _ in _check(in_place)] == [("RW-1", 5)]
 
 
+def test_HOOK_4_a_hook_record_written_again_after_its_calls_result_is_blamed_once() -> None:
+    """A converter that writes a hook's record again after its call's result (no uuid tells
+    the copy): one HOOK-4 at the copy, citing the first answer and the result, where that one
+    record was blamed twice at its line (answering again; recorded after the result)."""
+    hook = _hook("toolu_a", "echo one")
+    planted = [*TWO_CALLS[:3], hook, TWO_CALLS[3], hook, *TWO_CALLS[4:]]
+    assert _check(planted) == [
+        (
+            "HOOK-4",
+            6,
+            (6, 4, 5),
+            "PreToolUse hook `python3 hooks/rewrite.py` answers call toolu_a again (line 4), after "
+            "that call's result (line 5): a PreToolUse hook answers once per call, before its "
+            "call runs",
+        )
+    ]
+
+
 def test_ADJ_1_a_compaction_summary_between_a_call_and_its_result_is_named_so() -> None:
     """A compaction's summary (`isCompactSummary`) written between the calls and their
     results: ADJ-1, named as what it is, where it said "a user message"."""

@@ -880,6 +880,7 @@ class Judge:
         found = []
         earlier = self.rewrites.setdefault(rewrite.call_id, [])
         again = [r for r in earlier if r.hook == rewrite.hook]
+        answered = self.answered.get(rewrite.call_id)
         late = [u for u in self.adopted if again and u.hook is again[0] and u.after is not None]
         if late and late[0].after is not None:
             # The record before this call's reply, taken for this call, was the earlier call's,
@@ -888,16 +889,24 @@ class Judge:
             self.adopted.remove(late[0])
             found.append(_after_its_result(late[0].hook, late[0].after))
         elif again:
+            # One record out of place, blamed once: a second answer, late too where it is.
             shown = _hook_shown(rewrite.hook)
+            lines = tuple(r.line for r in again)
             message = f"PreToolUse hook `{shown}` answers call {rewrite.call_id} again"
-            related = tuple(r.line for r in again)
-            found.append(Violation("HOOK-4", rewrite.line, message, related))
+            if answered is not None:
+                first = ", ".join(str(line) for line in lines)
+                message += (
+                    f" (line {first}), after that call's result (line {answered.line}): a "
+                    "PreToolUse hook answers once per call, before its call runs"
+                )
+                lines += (answered.line,)
+            found.append(Violation("HOOK-4", rewrite.line, message, lines))
         earlier.append(rewrite)
-        answered = self.answered.get(rewrite.call_id)
         if answered is not None:
             # A PreToolUse hook answers before its call runs: recorded after the call's result,
             # the record is out of place; what it supplied is still held to RW-1.
-            found.append(_after_its_result(rewrite, answered))
+            if not again:
+                found.append(_after_its_result(rewrite, answered))
             if rewrite.call_id not in self.rewritten:
                 found.extend(self._ran_rewrite(answered, rewrite.line))
         return found
