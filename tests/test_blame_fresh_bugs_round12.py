@@ -17,7 +17,10 @@ here in the model and the programs that must show it are played:
 - an outcome's contexts queued before the outcome is judged, so one the model refuses (EXE-4:
   its call no longer runs) still delivers them after the next step/start: named ADJ-4
   (contexts wait for the next step/start, which they did); now MODEL-3, naming the refused
-  command whose context it is.
+  command whose context it is;
+- events timed `int(time.time())`, whole seconds: passed every program of both seeds (times
+  are compared nowhere, and round 11's check took only a float); a whole time that counts
+  seconds where the model's clock for the same command counts milliseconds is now LOG-4.
 """
 
 from __future__ import annotations
@@ -161,4 +164,35 @@ def test_MODEL_3_a_context_of_an_outcome_both_refused_is_named_so() -> None:
         REFUSED_OUTCOMES_CONTEXT_QUEUED,
         'its text "d" is a context of command #4, an outcome the model refused (EXE-4',
         "the target queued its context all the same",
+    )
+
+
+class TimesInSeconds(ModelTarget):
+    """The model, except that each event's time is its clock's in whole seconds (a loop writing
+    `int(time.time())`)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = copied(observed)
+        for event in events:
+            event["time"] //= 1000
+        return renumbered(observed, events)
+
+
+TIMED_IN_SECONDS: FreshBug = (
+    "events timed in whole seconds",
+    TimesInSeconds,
+    LoopConfig(),
+    (SubmitUser("hi"),),
+    "LOG-4",
+)
+
+
+def test_LOG_4_events_timed_in_whole_seconds() -> None:
+    """LOG-4: a whole time that counts seconds where the model's clock counts milliseconds is
+    named (it passed every program: times are compared nowhere else)."""
+    assert_found(
+        TIMED_IN_SECONDS,
+        "turn/start.time is 1700000000, where an event's time is a whole number of milliseconds",
+        "counts seconds",
     )

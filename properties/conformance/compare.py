@@ -324,25 +324,34 @@ def split_units(expected: Observation, actual: Observation) -> list[tuple[int, i
 # The target's own log, held to the invariant registry.
 
 
-def log_violations(monitor: LogMonitor, events: Sequence[Event]) -> list[Violation]:
-    """What the target's events break by themselves, fed in order through `monitor`.
+def log_violations(
+    monitor: LogMonitor, events: Sequence[Event], model_events: Sequence[Event] = ()
+) -> list[Violation]:
+    """What the target's events break by themselves, fed in order through `monitor`;
+    `model_events`, what the model appended for the same command, give its clock.
 
     An event the rules cannot even read is a violation too, of the rule its `FactError` names:
     TURN-5 for a reason without a string kind, LOG-4 for an event that is not valid, ...
     """
     found: list[Violation] = []
+    model_clock = max((e["time"] for e in model_events if type(e.get("time")) is int), default=None)
     for event in events:
+        seq = event.get("seq")
+        at = seq if isinstance(seq, int) else -1
         clock = _unwhole_time(event)
         if clock is not None:
-            seq = event.get("seq")
-            found.append(Violation("LOG-4", seq if isinstance(seq, int) else -1, clock))
+            found.append(Violation("LOG-4", at, clock))
         try:
             fact = fact_from_wire(event)
         except FactError as error:
-            seq = event.get("seq")
-            found.append(Violation(error.rule_id, seq if isinstance(seq, int) else -1, str(error)))
+            found.append(Violation(error.rule_id, at, str(error)))
             continue
-        found += monitor.feed(fact)
+        broken = monitor.feed(fact)
+        # Seconds where a rule of the event's own times it (REC-1's closers) are that rule's.
+        seconds = None if broken else _time_in_seconds(event, model_clock)
+        if seconds is not None:
+            found.append(Violation("LOG-4", at, seconds))
+        found += broken
     return found
 
 
@@ -363,6 +372,28 @@ def _unwhole_time(event: Event) -> str | None:
     return (
         f"{event.get('type')}.time is {json.dumps(time)}, where an event's time is a whole "
         f"number of milliseconds since the Unix epoch{seconds}"
+    )
+
+
+_SECONDS_NOW = range(10**9, 10**10)
+"""Times that read as seconds since the epoch from 2001 to 2286, and as milliseconds from
+January to April 1970, a clock no loop keeps once the model's reads milliseconds past 10^12."""
+
+
+def _time_in_seconds(event: Event, model_clock: int | None) -> str | None:
+    """What is wrong with an event's whole `time` that counts seconds, where the model's clock
+    (its time for the same command) counts milliseconds (LOG-4), or None. Times are compared
+    nowhere else, so a loop writing `int(time.time())` passed every program."""
+    time = event.get("time")
+    if model_clock is None or model_clock < 10**12 or type(time) is not int:
+        return None
+    if time not in _SECONDS_NOW:
+        return None
+    return (
+        f"{event.get('type')}.time is {time}, where an event's time is a whole number of "
+        f"milliseconds since the Unix epoch: {time} counts seconds (int(time.time()), a Unix "
+        f"timestamp; {time * 1000} would be milliseconds), and the model's clock reads "
+        f"{model_clock}"
     )
 
 

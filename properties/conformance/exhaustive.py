@@ -273,7 +273,7 @@ def run_program(
         if not reporting_history:
             actual = attrs.evolve(actual, history=None)
         sent.append(command)
-        violations = log_violations(monitor, actual.events)
+        violations = log_violations(monitor, actual.events, expected.events)
         history.extend(expected.events)
         if (
             not same_normalized(expected, actual)

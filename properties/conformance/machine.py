@@ -302,7 +302,7 @@ class ConformanceMachine(RuleBasedStateMachine):
         situations = self.situations.feed(command, before, self.oracle.state, expected)
         if not self.run.pinned:  # coverage counts the programs run, not the shrinking after them
             _count_coverage(phase, command, expected, situations)
-        violations = log_violations(self.monitor, actual.events)
+        violations = log_violations(self.monitor, actual.events, expected.events)
         self.history.extend(expected.events)
         for event in expected.events:
             if str(event.get("type")) == "tool/call":

@@ -2145,7 +2145,7 @@ def replay_case(
                 actual = attrs.evolve(actual, presented=None)
             if not reporting_history:
                 actual = attrs.evolve(actual, history=None)
-            violations = log_violations(monitor, actual.events)
+            violations = log_violations(monitor, actual.events, expected.events)
             if checker is not None:
                 after = oracle.state.phase.NAME if oracle.state is not None else "Idle"
                 found = checker.feed(
