@@ -149,8 +149,19 @@ def _read_turn(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
     if fact.type == "turn/end":
         # A kind names why the turn ended: the empty string names nothing (`TurnEnded`).
         if not _is_map(reason) or type(reason.get("kind")) is not str or not reason["kind"]:
-            raise FactError("turn/end needs a reason with a non-empty string kind", "TURN-5")
+            raise FactError(_no_reason(reason), "TURN-5")
         fact.reason_kind = reason["kind"]
+
+
+def _no_reason(reason: object) -> str:
+    """What a turn/end's reason must be, and, for a bare word, how to write it."""
+    must = "must be an object with a non-empty string kind"
+    if reason is None:
+        return f'data.reason is missing; it {must}, as {{"kind": "completed"}}'
+    if isinstance(reason, str) and reason:
+        word = spelled(reason)
+        return f'data.reason {must}: write {{"kind": {word}}}, not the string {word}'
+    return f'data.reason {must}, as {{"kind": "completed"}}; got {spelled(reason)}'
 
 
 def _read_step(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:

@@ -376,3 +376,59 @@ def test_LOG_3_names_the_minus_zero_it_refuses() -> None:
     said = spec_text("LOG-3")
     assert "a float negative zero" in said
     assert "the JSON integer `-0` reads as `0`" in said
+
+
+def _result_text_as_a_string(line: dict[str, Any]) -> None:
+    line["data"]["message"]["content"][0]["content"] = "Error: denied"
+
+
+def _reply_text_as_a_number(line: dict[str, Any]) -> None:
+    line["data"]["message"]["content"][0]["text"] = 7
+
+
+def _reason_as_a_word(line: dict[str, Any]) -> None:
+    line["data"]["reason"] = "completed"
+
+
+@pytest.mark.parametrize(
+    ("line_number", "edit", "rule", "says"),
+    [
+        (
+            11,
+            _result_text_as_a_string,
+            "LOG-4",
+            "tool/result.data.message.content[0].content must be an array",
+        ),
+        (
+            9,
+            _reply_text_as_a_number,
+            "LOG-4",
+            "assistant/message.data.message.content[0].text must be a string",
+        ),
+        (
+            13,
+            _reason_as_a_word,
+            "TURN-5",
+            'turn/end: data.reason must be an object with a non-empty string kind: write {"kind": '
+            '"completed"}, not the string "completed"',
+        ),
+    ],
+    ids=["result", "reply", "reason"],
+)
+def test_LOG_4_a_member_check_cannot_read_is_named_by_its_path_once(
+    line_number: int, edit: Any, rule: str, says: str, tmp_path: Path
+) -> None:
+    """LOG-4, TURN-5: a message's member of the wrong type is named by the model's reader's
+    path, which starts with the event's type: it read "tool/result: tool/result.data.message
+    ...", the type twice, to a loop's author who wrote a result's text as a string; and a
+    turn/end's reason written as a bare word says how to write it (it read "turn/end: turn/end
+    needs a reason with a non-empty string kind")."""
+    lines = (BLAME / "valid" / "DEC-1-asked-and-denied-call-fails.jsonl").read_text().splitlines()
+    broken = json.loads(lines[line_number - 1])
+    edit(broken)
+    lines[line_number - 1] = json.dumps(broken)
+    path = tmp_path / "member.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    report = check(path)
+    assert (blamed(report), report.status) == ([(rule, line_number)], "error")
+    assert report.errors[0].message == says

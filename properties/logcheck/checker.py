@@ -992,6 +992,8 @@ def _bad_event(report: LogReport, obj: Any, line: int, error: Exception) -> NoRe
     else:
         kind = obj.get("type") if isinstance(obj, dict) else None
         where = f"{kind}: " if isinstance(kind, str) and kind else ""  # "" names no type
+        if where and str(error).startswith(f"{kind}."):  # the model's reader's path names it
+            where = ""
         rule = error.rule_id if isinstance(error, FactError) else "LOG-4"
         report.fail(line, ErrorKind.BAD_EVENT, f"{where}{error}", rule)
     raise _Stop
