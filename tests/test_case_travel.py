@@ -620,3 +620,14 @@ def test_PROTO_1_an_option_of_conform_given_to_replay_says_whose_it_is(
         main(argv)
     assert done.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == said
+
+
+def test_PROTO_1_the_conform_page_names_every_member_a_saved_case_holds(omar: Path) -> None:
+    """PROTO-1: Carol reads a case by eye with docs/conform.md's "Sharing a case" beside it: the
+    section named what the program was and the members around it, but not `loopspec`,
+    `version`, `config`, `commands` or `profile`, which the file holds too."""
+    saved = save_case(_failed_report(), omar, {"impl": "mine:make"})
+    members = {*json.loads(saved.read_text(encoding="utf-8")), "profile"}
+    page = (Path(__file__).parent.parent / "docs" / "conform.md").read_text(encoding="utf-8")
+    opening = page.split("## Sharing a case\n\n", 1)[1].split("\n\n", 1)[0]
+    assert [member for member in sorted(members) if f"`{member}`" not in opening] == []
