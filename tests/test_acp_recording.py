@@ -1610,3 +1610,56 @@ def test_RW_1_check_acp_recording_blames_a_diff_of_another_folder_than_the_file_
     assert _rules(log) == [("DEC-2", 5)]
     words = log["violations"][0]["message"]
     assert "which only call_1's card names in its rawInput, after" in words
+
+
+def test_DEC_2_check_acp_recording_blames_a_turn_answered_while_its_permission_request_waits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bridge that stops waiting for its permission request, ends the card `failed` and
+    answers the prompt `end_turn`, leaving the editor asking about a turn that ended: DEC-2
+    at the answer, naming the request. Withdrawn with `$/cancel_request` first, or answered
+    `cancelled` after the editor's cancel (the editor answers its requests then), it is not
+    blamed; nor is a call already blamed for running unapproved, blamed once."""
+    asked = [_prompt(1), _card("call_1", {"command": "ls"}), _refusable({"toolCallId": "call_1"})]
+    failed = _status("call_1", "failed")
+    code, log = _check(tmp_path, [*asked, failed, _stop(1, "end_turn")], capsys)
+    assert (code, _rules(log)) == (1, [("DEC-2", 5)])
+    assert log["violations"][0]["message"] == (
+        'the session/prompt at line 1 is answered "end_turn" while the permission request '
+        "about call_1 (line 3) is unanswered: a request is pending no longer than its call's "
+        "turn, and the editor still asks about it (an agent that stops waiting withdraws it "
+        "with $/cancel_request)"
+    )
+    withdraw = {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 0}}
+    code, log = _check(tmp_path, [*asked, withdraw, failed, _stop(1, "end_turn")], capsys)
+    assert (code, log["violations"]) == (0, [])
+    code, log = _check(tmp_path, [*asked, _cancel(), failed, _stop(1, "cancelled")], capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
+def test_ACP_1_check_acp_recording_blames_a_terminal_request_after_its_release(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bridge asking for a terminal's output after it released it (its cleanup run before
+    the last read): ACP makes a released terminal's id invalid for every terminal request.
+    ACP-1 there, naming the release; a release alone, or a request before it, passes."""
+    terminal = {"sessionId": SESSION, "terminalId": "term_1"}
+    run = _ran(0, "call_1", "make", "term_1")
+    release = [
+        {"jsonrpc": "2.0", "id": 1, "method": "terminal/release", "params": terminal},
+        {"jsonrpc": "2.0", "id": 1, "result": {}},
+    ]
+    output = [
+        {"jsonrpc": "2.0", "id": 2, "method": "terminal/output", "params": terminal},
+        {"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "no terminal"}},
+    ]
+    late = [_prompt(1), *run[:4], *release, *output, run[4], _stop(1, "end_turn")]
+    code, log = _check(tmp_path, late, capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 8)])
+    assert log["violations"][0]["message"] == (
+        'the terminal/output names the terminal "term_1", which the agent released at line '
+        "6: a released terminal's id names none for any terminal request"
+    )
+    early = [_prompt(1), *run[:4], *output, *release, run[4], _stop(1, "end_turn")]
+    code, log = _check(tmp_path, early, capsys)
+    assert (code, log["violations"]) == (0, [])

@@ -27,8 +27,8 @@ checkable, with why):
   permission request sent with a pending one's id or asking about another input for a call
   whose request is pending (two calls under one id), an agent's message naming a session the
   editor never named nor was given (once a session, for a recording holding `initialize`),
-  and a write naming a session none of whose open cards shows the file while one of another
-  session does are ACP-1's too.
+  a write naming a session none of whose open cards shows the file while one of another
+  session does, and a terminal request naming a terminal the agent released are ACP-1's too.
 - ABORT-1, in part: a call started (a `terminal/create`, an `fs/write_text_file`, or a card
   shown then ending `completed`) after the agent had read the editor's `session/cancel`,
   which a message naming a terminal the editor created after the cancel shows (the cancel
@@ -60,7 +60,8 @@ checkable, with why):
   (a write no open card showed is the card's that then shows that file and the change the
   write made), or ends `completed` with the request unanswered; a request offering
   an option that allows and one that refuses under one `optionId` (the answer names the id
-  alone); or a request asks about a call whose card already ended.
+  alone); or a request asks about a call whose card already ended, or is left unanswered
+  (not withdrawn) when its turn's prompt is answered otherwise than `cancelled`.
 - ADJ-2: a `tool_call_update` names no call a `tool_call` showed earlier in the session, or
   changes a card that ended (reopens it, ends it otherwise, replaces its content): the call
   answered again. A turn answered `cancelled` ends the cards it left unfinished (the editor
@@ -209,8 +210,9 @@ class _Card:
         # Whether its end was blamed (RW-1): a write found to be its own later is not blamed
         # on it again.
         self.blamed = False
-        # Whether a terminal or a write the editor was asked for it was blamed on DEC-2 where
-        # it was asked: its end is not blamed on DEC-2 again for having run.
+        # Whether it was blamed on DEC-2 for running (a terminal or a write the editor was
+        # asked for it, where asked, or its end): not blamed on DEC-2 again for that run, nor
+        # for a request left unanswered.
         self.run_blamed = False
         # The input a permission request showed, its line, and whether it was allowed.
         self.asked: tuple[Any, int] | None = None
@@ -374,6 +376,11 @@ class _Recording:
         # Per session, a `$/cancel_request` read as the agent's that named its prompt's id too:
         # its line and the agent's request's.
         self.withdrawn: dict[str, tuple[int, int]] = {}
+        # The agent's requests awaiting their answer that it withdrew (`$/cancel_request`).
+        self.withdrawn_requests: set[str] = set()
+        # Terminals the agent released (`terminal/release`), with the line: their id names
+        # no terminal for ACP's other terminal requests since.
+        self.released: dict[str, int] = {}
 
     @property
     def loading(self) -> set[str]:
@@ -418,6 +425,7 @@ class _Recording:
         """One message judged by what it is (`feed` has noted the sessions it names)."""
         if method in _AGENT_REQUESTS and "id" in message:
             self.agent_requests[_request_key(message["id"])] = line
+            self.withdrawn_requests.discard(_request_key(message["id"]))
         if method == "session/update":
             if not isinstance(params, dict):
                 return [Violation("ACP-1", line, "a session/update's params must be an object")]
@@ -457,6 +465,8 @@ class _Recording:
             return []
         if method == "$/cancel_request" and isinstance(params, dict):
             request = _request_key(params.get("requestId"))
+            if request in self.agent_requests:
+                self.withdrawn_requests.add(request)
             cancelled = self.prompts.get(request)
             if cancelled is not None and request in self.agent_requests:
                 # Each side counts its own ids, so the agent's request and the editor's
@@ -491,6 +501,7 @@ class _Recording:
         session = str(params.get("sessionId"))
         if isinstance(params.get("terminalId"), str):
             self._names_terminal(session, params["terminalId"], line)
+            found.extend(self._released(method, params["terminalId"], line))
         if method == "fs/write_text_file":
             path = params.get("path")
             what = f"the agent asked the editor to write {json_dumps(path)}"
@@ -514,6 +525,21 @@ class _Recording:
             if command is not None:
                 found = [*found, *self._creating(session, command, line)]
         return found
+
+    def _released(self, method: str, terminal: str, line: int) -> list[Violation]:
+        """ACP-1 for a terminal request naming a terminal the agent released: ACP makes its id
+        invalid for every terminal request after the release (the editor answers an error)."""
+        released = self.released.get(terminal)
+        if method == "terminal/release" and released is None:
+            self.released[terminal] = line
+            return []
+        if released is None:
+            return []
+        message = (
+            f"the {method} names the terminal {json_dumps(terminal)}, which the agent released "
+            f"at line {released}: a released terminal's id names none for any terminal request"
+        )
+        return [Violation("ACP-1", line, message, (line, released))]
 
     def _names_terminal(self, session: str, terminal: str, line: int) -> None:
         """The agent names `terminal` at `line`: when the editor created it after its cancel of
@@ -871,6 +897,7 @@ class _Recording:
             else self._ran_refused(call, card, line) or self._ran_unasked(call, card, line)
         )
         if refused:
+            card.run_blamed = True
             return refused
         if card.asked is not None and card.approved:
             approved, asked_line = card.asked
@@ -1121,6 +1148,31 @@ class _Recording:
         pending.append((key, allowing, refusing, line))
         return found
 
+    def _left_asking(self, session: str, prompt: str, stop: Any, line: int) -> list[Violation]:
+        """DEC-2 for a prompt answered (otherwise than `cancelled`, after which the editor
+        answers the requests itself) while a permission request the agent sent in its turn is
+        unanswered and not withdrawn: a request is pending no longer than its call's turn, and
+        the editor still asks the user about a call of a turn that ended. Once a turn."""
+        asked = self.prompt_lines[prompt]
+        left = sorted(
+            (ask_line, key[1])
+            for request, pending in self.asking.items()
+            if request in self.agent_requests and request not in self.withdrawn_requests
+            for key, _allowing, _refusing, ask_line in pending
+            # A call blamed for running unapproved: the bridge's not waiting, blamed once.
+            if key[0] == session and ask_line > asked and not self.cards[key].run_blamed
+        )
+        if not left:
+            return []
+        ask_line, call = left[0]
+        message = (
+            f"the session/prompt at line {asked} is answered {json_dumps(stop)} while the "
+            f"permission request about {call} (line {ask_line}) is unanswered: a request is "
+            "pending no longer than its call's turn, and the editor still asks about it (an "
+            "agent that stops waiting withdraws it with $/cancel_request)"
+        )
+        return [Violation("DEC-2", line, message, (line, ask_line, asked))]
+
     @staticmethod
     def _cancelled(open_cards: list[_Card], line: int) -> None:
         """A turn answered `cancelled`: the editor marks its unfinished cards cancelled, so
@@ -1208,6 +1260,7 @@ class _Recording:
                     )
                     related = (*related, *withdrawn)
                 return [*found, Violation("ACP-1", line, message, related)]
+            found.extend(self._left_asking(session, request, result["stopReason"], line))
             if not open_cards:
                 return found
             names = ", ".join(
