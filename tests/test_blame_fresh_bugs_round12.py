@@ -20,7 +20,13 @@ here in the model and the programs that must show it are played:
   command whose context it is;
 - events timed `int(time.time())`, whole seconds: passed every program of both seeds (times
   are compared nowhere, and round 11's check took only a float); a whole time that counts
-  seconds where the model's clock for the same command counts milliseconds is now LOG-4.
+  seconds where the model's clock for the same command counts milliseconds is now LOG-4;
+- missing keys listed sorted (`sorted(set(required) - set(value))`): named right (TEXT-1), in
+  words saying the keys differ in how they are quoted, which they did not; they now say the
+  same keys come in another order, the tool's;
+- an outcome for a call no longer running taken as the running call's ("a retry may come back
+  under a new id"): named right (EXE-4), in words saying only that the target accepted it;
+  they now name the call whose result it appended.
 """
 
 from __future__ import annotations
@@ -41,7 +47,9 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import LoopConfig, ToolSpec
 from loopspec.model.events import Event
+from loopspec.model.jsonvalue import FrozenMap, JsonValue
 from loopspec.model.repair import interrupted_turn_closers
+from loopspec.model.wording import MISSING_KEYS, NOT_AN_OBJECT, quoted_keys
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
 READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
@@ -195,4 +203,85 @@ def test_LOG_4_events_timed_in_whole_seconds() -> None:
         TIMED_IN_SECONDS,
         "turn/start.time is 1700000000, where an event's time is a whole number of milliseconds",
         "counts seconds",
+    )
+
+
+def _missing_sorted(tool: ToolSpec, value: JsonValue) -> str | None:
+    if not isinstance(value, FrozenMap):
+        return NOT_AN_OBJECT
+    missing = sorted(set(tool.required_keys) - set(value))
+    return MISSING_KEYS.format(keys=quoted_keys(missing)) if missing else None
+
+
+WRITE = ToolSpec("write", required_keys=("file_path", "content"))
+MISSING_KEYS_SORTED: FreshBug = (
+    "missing keys listed sorted",
+    planted(
+        ToolSpec,
+        "input_problem",
+        _missing_sorted,
+        "The model, except that the missing keys of an invalid input are listed sorted (a set "
+        "difference), not in the order the tool requires them.",
+    ),
+    LoopConfig(tools=(WRITE,)),
+    (SubmitUser(""), calls("c1", "write", "{}")),
+    "TEXT-1",
+)
+
+
+def test_TEXT_1_missing_keys_listed_in_another_order_are_named_so() -> None:
+    """TEXT-1: missing keys listed sorted are told as an order, not as quoting (the words said
+    they differ in how they are quoted, which they did not)."""
+    assert_found(
+        MISSING_KEYS_SORTED,
+        "the missing keys are the same, in another order: 'file_path', 'content', as the "
+        "tool's requiredKeys list them, where the target's are 'content', 'file_path'",
+        lacks=("how they are quoted",),
+    )
+
+
+class SettlesTheRunningCall(ModelTarget):
+    """The model, except that an outcome naming a call that is not running settles the one
+    call that runs (a loop running one body at a time that takes any outcome as its)."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self.running: set[str] = set()
+        return super().reset(config)
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not observed.accepted and isinstance(command, ToolFinishes) and len(self.running) == 1:
+            observed = super().apply(attrs.evolve(command, call_id=next(iter(self.running))))
+        self.running |= {call_id for call_id, _arguments in observed.executed}
+        answered = {e["data"]["message"]["source"]["callId"] for e in copied(observed)
+                    if e["type"] == "tool/result"}  # fmt: skip
+        self.running -= answered
+        return observed
+
+
+OUTCOME_FOR_THE_RUNNING_CALL: FreshBug = (
+    "an outcome settling whichever call runs",
+    SettlesTheRunningCall,
+    LoopConfig(tools=(READ, ToolSpec("bash", required_keys=("command",)))),
+    (
+        SubmitUser(""),
+        ModelReplies(
+            (
+                *calls("c1", "read", '{"file_path":""}').blocks,
+                *calls("c2", "bash", '{"command":""}').blocks,
+            )
+        ),
+        ToolFinishes("c1", ToolSucceeded("")),
+        ToolFinishes("c1", ToolSucceeded("")),
+    ),
+    "EXE-4",
+)
+
+
+def test_EXE_4_an_outcome_taken_for_another_running_call_says_which() -> None:
+    """EXE-4: an outcome for a call no longer running, which the target took as the running
+    call's, names the call it settled (the words said only that the target accepted it)."""
+    assert_found(
+        OUTCOME_FOR_THE_RUNNING_CALL,
+        "the target accepted it, and appended the result of call c2 with this outcome",
     )

@@ -1101,6 +1101,14 @@ def _keys_quoted_otherwise(want: Event, got: Event | None) -> str:
     )
     if before != their_before:
         return ""
+    listed, their_listed = ours.split(", "), theirs.split(", ")
+    if listed != their_listed and sorted(listed) == sorted(their_listed):
+        # The same keys, quoted alike, in another order (a set difference, or sorted).
+        return (
+            f"; the missing keys are the same, in another order: {ours}, as the tool's "
+            f"requiredKeys list them, where the target's are {theirs} (a set's order, or "
+            "sorted, is not the tool's)"
+        )
     return (
         "; the missing keys differ in how they are quoted: each as Python's repr writes a "
         "string (a control character escaped, \\x00 or \\t, a key holding ' in double quotes, "
@@ -4076,6 +4084,24 @@ _ACCEPTED_BY: dict[str, str] = {
 }
 
 
+def _settled_another_call(command: Command, actual: Observation) -> str:
+    """Words on the call whose result the target appended for an outcome naming a call that
+    is not running (a loop settling whichever body runs), or nothing."""
+    if not isinstance(command, ToolFinishes):
+        return ""
+    answered = [
+        e for e in actual.events if e.get("type") == "tool/result" and _call_id_of(e) is not None
+    ]
+    others = [_call_id_of(e) for e in answered if _call_id_of(e) != command.call_id]
+    if not others or len(answered) != len(others):
+        return ""
+    return (
+        f", and appended the result of call {others[0]} with this outcome: an outcome settles "
+        f"the running call it names, {command.call_id}, which is not running (its result is in "
+        "or it never started), never another that runs"
+    )
+
+
 def _refusal_rule(
     command: Command,
     phase: str,
@@ -4136,7 +4162,9 @@ def _refusal_rule(
     if actual.accepted:
         return rule, (
             f"the model refuses {command.NAME} here ({expected.refusal_message}); "
-            "the target accepted it" + _second_abort_words(command, program)
+            "the target accepted it"
+            + _second_abort_words(command, program)
+            + _settled_another_call(command, actual)
         )
     # The phase is judged before the command's own rules: a loop that checks those first names
     # one of them (DEC-2 for an approval answer while idle) where the phase refuses.
