@@ -32,6 +32,13 @@ OPTIONS = (
 UNUSUAL = (
     "-h", "--help", "--", "-x", "-vv", "--form", "--verb", "--format=json", "-1", "--strict",
 )  # fmt: skip
+# Options joined to their value by `=`, as argparse reads them: at the first `=`.
+JOINED = (
+    "--format=json", "--format=xml", "--format=", "--format=json=x", "--max-violations=5",
+    "--max-line-bytes=0", "--max-violations=07", "--max-violations=-5", "--known=RW-1,ORD-3",
+    "--known=-x", "--known=", "--known=a=b", "--verbose=1", "--strict-known=x", "--=json",
+    "--form=json", "-v=1",
+)  # fmt: skip
 PATHS = ("a.jsonl", "logs/", "-", "", "json", "5", "a b")
 VALUES = ("text", "json", "xml", "1", "0", "07", "+3", " 7", "1_0", "\u0663", "-5", "RW-1,ORD-3")
 LIMITS = (str(LIMIT_CEILING), str(LIMIT_CEILING + 1), str(1 << 64))
@@ -59,7 +66,9 @@ def _argparse_reads(arguments: list[str]) -> dict[str, Any] | None:
 
 @pytest.mark.no_cover
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from((*OPTIONS, *UNUSUAL, *PATHS, *VALUES, *LIMITS)), max_size=7))
+@given(
+    st.lists(st.sampled_from((*OPTIONS, *UNUSUAL, *JOINED, *PATHS, *VALUES, *LIMITS)), max_size=7)
+)
 def test_what_the_usual_reader_takes_argparse_takes_alike(arguments: list[str]) -> None:
     read = usual_check_arguments(arguments)
     if read is not None:
@@ -76,6 +85,8 @@ def test_what_the_usual_reader_takes_argparse_takes_alike(arguments: list[str]) 
         ["--verbose", "a.jsonl", "--format", "text"],
         ["--known", "claude-code", "--known", "RW-1,ORD-3", "--fail-on-hook-faults", "a.jsonl"],
         ["--known", "codex", "--strict-known", "a.jsonl"],
+        ["--format=json", "a.jsonl"],
+        ["a.jsonl", "--max-violations=5", "--known=RW-1,ORD-3", "--max-line-bytes=4096"],
     ],
 )
 def test_the_usual_command_lines_are_read_without_argparse(arguments: list[str]) -> None:

@@ -180,6 +180,7 @@ CHECK_RUNS = {
         "checked 1 log, 2 events: 1 violation (STEP-1: 1)",
     ),
     "missing": (None, [], 2, "checked 1 log, 0 events: 0 violations; 1 error"),
+    "joined": (_STEP_SKIPPED, ["--format=json", "--max-violations=5"], 1, "}"),
 }
 
 

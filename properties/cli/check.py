@@ -6,9 +6,10 @@ The work is `loopspec.properties.logcheck.checker`'s; the output and exit codes 
 
 The usual command line, `loopspec check PATH...` with `--format`, `--max-line-bytes`,
 `--max-violations`, `--known`, `--strict-known`, `--fail-on-hook-faults` and `-v` spelt out in
-full and given valid values (`--known` a plain word: `run` reads it), is read here without
-argparse (`usual_check_arguments`); any other command line (help, a usage error, an abbreviated or
-`=`-joined option, paths on both sides of an option) is left to argparse (`register`'s parser,
+full and given valid values (`--known` a plain word: `run` reads it), a value after its option
+or joined to it by `=` (`--format=json`), is read here without argparse
+(`usual_check_arguments`); any other command line (help, a usage error, an abbreviated option,
+paths on both sides of an option) is left to argparse (`register`'s parser,
 built by `cli.parser`), so that help and every error message stay argparse's. What is read here
 is what argparse reads from the same arguments (tests/test_check_arguments.py holds the two
 together): argparse's import, with the gettext and locale lookups its messages make, cost each
@@ -146,6 +147,13 @@ def usual_check_arguments(arguments: Sequence[str]) -> CheckArguments | None:
             read.paths.append(argument)
             continue
         paths_ended = bool(read.paths)
+        if argument.startswith("--") and "=" in argument:
+            # `--format=json`, which argparse reads as `--format json`: its value is all after
+            # the first `=`.
+            option, _, value = argument.partition("=")
+            if not _read_value(read, option, value):
+                return None
+            continue
         if argument in _VERBOSE:
             read.verbose = True
             continue
@@ -159,15 +167,23 @@ def usual_check_arguments(arguments: Sequence[str]) -> CheckArguments | None:
             return None
         value = arguments[index]
         index += 1
-        if argument == "--format" and value in FORMATS:
-            read.format = value
-        elif argument in _LIMITS and _is_limit(value):
-            setattr(read, _LIMITS[argument], int(value))
-        elif argument == "--known" and _is_word(value):
-            read.known = [*(read.known or []), value]
-        else:
+        if not _read_value(read, argument, value):
             return None
     return read if read.paths else None
+
+
+def _read_value(read: CheckArguments, option: str, value: str) -> bool:
+    """Set on `read` what `option` given `value` sets, where argparse reads them so; False
+    where it must read them itself (another option, a value it refuses or reads otherwise)."""
+    if option == "--format" and value in FORMATS:
+        read.format = value
+    elif option in _LIMITS and _is_limit(value):
+        setattr(read, _LIMITS[option], int(value))
+    elif option == "--known" and _is_word(value):
+        read.known = [*(read.known or []), value]
+    else:
+        return False
+    return True
 
 
 def _is_limit(text: str) -> bool:
