@@ -211,7 +211,7 @@ def test_REC_1_a_message_the_model_never_wrote_after_its_prompt_guesses_no_crash
     assert _check([_prompt("summarise the repository"), marked, _prompt("go on")]) == []
 
 
-def test_a_record_written_twice_whole_is_read_once_with_a_notice() -> None:
+def test_LOG_3_a_record_written_twice_whole_is_read_once_and_one_rewritten_is_noted() -> None:
     """A transcript's record written twice, uuid and every byte alike (a forwarder's retry, a
     copy appended): resuming, Claude Code 2.1.332 sends it to the model once (seen offline
     2026-12-05 with a result, and a tool_use, written again next to itself or at the end of
