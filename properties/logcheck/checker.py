@@ -1216,12 +1216,15 @@ def _check_lines(
     # addition, about 200 instructions.
     events_past_lines = 0
     # The event line before this one: the invariants time crash repair's closers by its time
-    # (REC-1), and the events judged without their facts do not tell the prefix theirs.
+    # (REC-1), and the events judged without their facts do not tell the prefix theirs. It is
+    # the last line's `obj`: the header's is None, and a line the slow path skips (a blank or
+    # torn one) is followed by none but blank ones.
     earlier: Any = None
-    latest: Any = None
+    obj: Any = None
     try:
         while raw := readline(size):
             line += 1
+            earlier = obj
             try:
                 text = raw.decode()
                 obj, end = scan(text, 0)
@@ -1267,8 +1270,8 @@ def _check_lines(
                             judges["assistant/message"] = units.judging_replies(reply_judge)
                         report.commits_checked = True
                     events_past_lines -= 1
+                    obj = None
                     continue
-            earlier, latest = latest, obj
             try:
                 # (Subscripts: a `get` is a method call. An event without a seq or a time, as
                 # a compact row, reads them in `_envelope`.)

@@ -84,6 +84,7 @@ _USER, _REPLY, _RESULT = (
 _ONLY_INTS = {int}
 _REMEMBERED_CODES = (REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN, *ABORT_CODES)
 _INFINITY = float("inf")
+_new = object.__new__
 
 
 def _cites_earlier(sources: object, seq: int, may_be_empty: bool) -> bool:
@@ -225,11 +226,6 @@ def _step_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 # Surface events, appended.
 
 
-def _all_answered(prefix: Prefix) -> bool:
-    """ADJ-1 lets a model-visible message land: no call of the step's reply awaits a result."""
-    return prefix.reply_seq is None or prefix.reply_calls.keys() <= prefix.results.keys()
-
-
 def _user_message(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: appended, citing earlier events if any. LOG-7: no replace. ADJ-1. ADJ-4: nothing
     # since the last step/start (or turn/start) makes messages wait for the next step/start.
@@ -238,7 +234,6 @@ def _user_message(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         content = data["content"]
     except (KeyError, TypeError):
         return False
-    sources = obj.get("sourceEventSeqs")
     if (
         # The members section 10 requires (LOG-4), though no rule reads them, and its blocks
         # as the model's reader takes them (read with the fact).
@@ -246,8 +241,15 @@ def _user_message(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         and message_plain(data, content, False)
         and data.get("role", "user") == "user"  # LOG-6 (read with the fact)
         and surface == "append"
-        and (sources is None or _cites_earlier(sources, seq, False))
-        and _all_answered(prefix)
+        # (Tested before it is read, here and below, for a member most events leave out: a
+        # test costs less than a `get`.)
+        and (
+            "sourceEventSeqs" not in obj
+            or (sources := obj["sourceEventSeqs"]) is None
+            or _cites_earlier(sources, seq, False)
+        )
+        # ADJ-1: no call of the step's reply awaits a result.
+        and (prefix.reply_seq is None or prefix.reply_calls.keys() <= prefix.results.keys())
         and prefix.messages_wait_after is None
         and prefix.closing is None  # ABORT-2, REC-1
     ):
@@ -283,8 +285,11 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or type(source) is not dict
     ):
         return False
-    sources = obj.get("sourceEventSeqs")
-    if sources is not None and not _cites_earlier(sources, seq, True):
+    if (
+        "sourceEventSeqs" in obj
+        and (sources := obj["sourceEventSeqs"]) is not None
+        and not _cites_earlier(sources, seq, True)
+    ):
         return False
     calls: dict[str, tuple[int, CallFact]] = {}
     try:
@@ -306,13 +311,16 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
                     or call_id in calls
                 ):
                     return False
-                calls[call_id] = (len(calls), CallFact(call_id, name, arguments))
+                call = _new(CallFact)  # (calling the class would run a Python `__init__`)
+                call.id, call.name, call.arguments = call_id, name, arguments
+                calls[call_id] = (len(calls), call)
     except (KeyError, TypeError):
         return False
     # LOG-4 (read with the fact): `facts.optional_members_typed` inlined, as for each judge below.
     # An interrupted reply (or a flag written otherwise than true) is read with the fact.
-    usage = data.get("usage")
-    if (usage is not None and type(usage) is not dict) or "interrupted" in data:
+    if (
+        "usage" in data and (usage := data["usage"]) is not None and type(usage) is not dict
+    ) or "interrupted" in data:
         return False
     if prefix.pre_hook_runs:  # HOOK-4: no PreToolUse hook ran for a call without object input
         # Over the runs themselves, not a set of their call ids (a comprehension is a call of its
@@ -374,11 +382,10 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
                 type(kind) is not str or kind in NOT_IN_RESULTS
             ):
                 return False  # LOG-4 or LOG-6, read with the fact
+        entry, record = prefix.reply_calls[call_id], prefix.call_records[call_id]
     except (KeyError, TypeError):
         return False
-    entry = prefix.reply_calls.get(call_id)
-    record = prefix.call_records.get(call_id)
-    if entry is None or record is None or entry[0] != prefix.first_unanswered:
+    if entry[0] != prefix.first_unanswered:
         return False
     # LOG-2 and the citation of the record: most results cite the record alone.
     if not (
@@ -406,8 +413,11 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     ):
         return False
     # `optional_members_typed` inlined for the common case: a result's one typed optional member.
-    error = data.get("error")
-    if error is not None and (type(error) is not dict or error.get("code") in _REMEMBERED_CODES):
+    if (
+        "error" in data
+        and (error := data["error"]) is not None
+        and (type(error) is not dict or error.get("code") in _REMEMBERED_CODES)
+    ):
         return False  # LOG-4 (read with the fact), or a crash repair's or an abort's result:
         # rare, and its fold remembers the repair or the abort (REC-1, ABORT-1)
     prefix.expected_seq = seq + 1
@@ -577,9 +587,6 @@ def _fault_prefix(summary: str) -> str | None:
     return fault_prefix(summary)
 
 
-_new = object.__new__
-
-
 class _HookResultJudge:
     """The judge of hook/result, counting each hook's runs in `runs` when given: a bound
     method, where a `functools.partial` would cost check the import of functools."""
@@ -625,8 +632,13 @@ class _HookResultJudge:
             or (call_id is not None and prefix.pending_hook_calls.get(pending, call_id) != call_id)
             or "surfaceOp" in obj
             or "sourceEventSeqs" in obj
-            or (type(exit_code := data.get("exitCode")) is not int and "exitCode" in data)
-            or (exit_code == BLOCKING_EXIT_CODE and decision not in BLOCKING_EXIT_DECISIONS)
+            or (
+                "exitCode" in data
+                and (
+                    type(exit_code := data["exitCode"]) is not int
+                    or (exit_code == BLOCKING_EXIT_CODE and decision not in BLOCKING_EXIT_DECISIONS)
+                )
+            )
             or (type(summary) is not str and "stderrSummary" in data)
             or (
                 point == "PostToolUse"
