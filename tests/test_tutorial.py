@@ -283,3 +283,33 @@ def test_PROTO_1_the_tutorials_protocol_summary_names_what_ready_requires() -> N
     assert named == ["implementation", "capabilities"]
     assert "`implementation`" in summary
     assert "capabilities" in summary
+
+
+def test_MODEL_1_the_tutorial_names_every_command_with_its_fields() -> None:
+    """MODEL-1: sections 1 and 5 name every command a Python loop is given, and each verdict and
+    outcome a command carries, with its fields in order: a loop written from them alone had to
+    find `ToolCallBlock`, `HookAnswers`' verdict classes and `HookAudit`'s fields by
+    introspection, the docs naming none of them."""
+    import typing  # noqa: PLC0415
+
+    import attrs  # noqa: PLC0415
+
+    from loopspec.model import commands  # noqa: PLC0415
+    from loopspec.model.messages import ReasoningBlock  # noqa: PLC0415
+
+    carried = (
+        commands.PreVerdict,
+        commands.PostVerdict,
+        commands.ToolOutcome,
+        TextBlock | ReasoningBlock | ToolCallBlock,
+    )
+    classes = [*typing.get_args(commands.Command), commands.HookAudit]
+    classes += [member for union in carried for member in typing.get_args(union)]
+    text = " ".join(TUTORIAL.read_text(encoding="utf-8").split())
+    unnamed = []
+    for kind in classes:
+        fields = [field.name for field in attrs.fields(kind) if field.name != "extra"]
+        spelled = f"`{kind.__name__}({', '.join(fields)})`"
+        if spelled not in text:
+            unnamed.append(spelled)
+    assert not unnamed, unnamed
