@@ -26,16 +26,22 @@ here in the model and the programs that must show it are played:
   same keys come in another order, the tool's;
 - an outcome for a call no longer running taken as the running call's ("a retry may come back
   under a new id"): named right (EXE-4), in words saying only that the target accepted it;
-  they now name the call whose result it appended.
+  they now name the call whose result it appended;
+- an abort's drain starting one past the gate (`slots.slice(gate + 1)`), so the call waiting
+  there for a free slot never gets a result: named right (ABORT-1), in words saying only that
+  the result was missing; they now say the call had not passed the gate and what it is owed.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import attrs
 from fresh_bugs import FreshBug, assert_found, calls, copied, planted, renumbered
 
 from loopspec.model import handlers
 from loopspec.model.commands import (
+    Abort,
     Command,
     Crash,
     ModelFails,
@@ -53,6 +59,12 @@ from loopspec.model.wording import MISSING_KEYS, NOT_AN_OBJECT, quoted_keys
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
 READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
+
+
+def _reply(*made: tuple[str, str, str]) -> ModelReplies:
+    """A completed reply making the calls `made`, each (id, tool, arguments), in order."""
+    return ModelReplies(tuple(block for call in made for block in calls(*call).blocks))
+
 
 FAILED_REQUEST_OWN_KIND: FreshBug = (
     "a failed model request ending its turn with the kind failed",
@@ -150,12 +162,7 @@ REFUSED_OUTCOMES_CONTEXT_QUEUED: FreshBug = (
     LoopConfig(tools=(READ,), max_parallel=1),
     (
         SubmitUser(""),
-        ModelReplies(
-            (
-                *calls("c1", "read", '{"file_path":""}').blocks,
-                *calls("c2", "read", '{"file_path":""}').blocks,
-            )
-        ),
+        _reply(("c1", "read", '{"file_path":""}'), ("c2", "read", '{"file_path":""}')),
         ToolFinishes("c1", ToolSucceeded("")),
         ToolFinishes("c1", ToolSucceeded("", ("d",))),
         ToolFinishes("c2", ToolSucceeded("")),
@@ -213,18 +220,20 @@ def _missing_sorted(tool: ToolSpec, value: JsonValue) -> str | None:
     return MISSING_KEYS.format(keys=quoted_keys(missing)) if missing else None
 
 
+SORTS_MISSING_KEYS = planted(
+    ToolSpec,
+    "input_problem",
+    _missing_sorted,
+    "The model, except that the missing keys of an invalid input are listed sorted (a set "
+    "difference), not in the order the tool requires them.",
+)
 WRITE = ToolSpec("write", required_keys=("file_path", "content"))
+WRITE_WITHOUT_INPUT = (SubmitUser(""), calls("c1", "write", "{}"))
 MISSING_KEYS_SORTED: FreshBug = (
     "missing keys listed sorted",
-    planted(
-        ToolSpec,
-        "input_problem",
-        _missing_sorted,
-        "The model, except that the missing keys of an invalid input are listed sorted (a set "
-        "difference), not in the order the tool requires them.",
-    ),
+    SORTS_MISSING_KEYS,
     LoopConfig(tools=(WRITE,)),
-    (SubmitUser(""), calls("c1", "write", "{}")),
+    WRITE_WITHOUT_INPUT,
     "TEXT-1",
 )
 
@@ -259,21 +268,15 @@ class SettlesTheRunningCall(ModelTarget):
         return observed
 
 
+A_READ_BEFORE_BASH = (
+    SubmitUser(""),
+    _reply(("c1", "read", '{"file_path":""}'), ("c2", "bash", '{"command":""}')),
+)
 OUTCOME_FOR_THE_RUNNING_CALL: FreshBug = (
     "an outcome settling whichever call runs",
     SettlesTheRunningCall,
     LoopConfig(tools=(READ, ToolSpec("bash", required_keys=("command",)))),
-    (
-        SubmitUser(""),
-        ModelReplies(
-            (
-                *calls("c1", "read", '{"file_path":""}').blocks,
-                *calls("c2", "bash", '{"command":""}').blocks,
-            )
-        ),
-        ToolFinishes("c1", ToolSucceeded("")),
-        ToolFinishes("c1", ToolSucceeded("")),
-    ),
+    (*A_READ_BEFORE_BASH, *(ToolFinishes("c1", ToolSucceeded("")),) * 2),
     "EXE-4",
 )
 
@@ -284,4 +287,44 @@ def test_EXE_4_an_outcome_taken_for_another_running_call_says_which() -> None:
     assert_found(
         OUTCOME_FOR_THE_RUNNING_CALL,
         "the target accepted it, and appended the result of call c2 with this outcome",
+    )
+
+
+class DrainSkipsTheGate(ModelTarget):
+    """The model, except that an abort's drain leaves out the call waiting at the gate (it
+    fails the calls after it: `slots.slice(gate + 1)`), which never gets a result."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = [e for e in copied(observed) if _error_code(e) != "ABORTED_BEFORE_DISPATCH"]
+        if len(events) == len(observed.events):
+            return observed
+        return attrs.evolve(renumbered(observed, events), commits=(len(events),))
+
+
+def _error_code(event: dict[str, Any]) -> object:
+    return event["data"].get("error", {}).get("code") if event["type"] == "tool/result" else None
+
+
+GATE_CALL_LEFT_UNANSWERED: FreshBug = (
+    "an abort's drain skipping the call at the gate",
+    DrainSkipsTheGate,
+    LoopConfig(tools=(READ,)),
+    (
+        SubmitUser(""),
+        _reply(("c1", "read", '{"file_path":""}'), ("c2", "missing_tool", "{}")),
+        Abort("user"),
+        ToolFinishes("c1", ToolSucceeded("")),
+    ),
+    "ABORT-1",
+)
+
+
+def test_ABORT_1_a_call_the_drain_left_at_the_gate_is_told_why_it_is_owed() -> None:
+    """ABORT-1: the result an abort owes a call that had not passed the gate, due once the
+    calls before it commit, says why (the words said only that it was missing)."""
+    assert_found(
+        GATE_CALL_LEFT_UNANSWERED,
+        "call c2 had not passed the gate, so it never started: after an abort every call that "
+        "never started still gets its error result (ABORTED_BEFORE_DISPATCH)",
     )

@@ -2587,6 +2587,10 @@ def _missing(
                     f"allowed-once runs the call; {command.outcome} ends it with its own error "
                     "result"
                 )
+            if rule == "ABORT-1" and _error_code(want) == "ABORTED_BEFORE_DISPATCH":
+                # Owed since the abort and due once the calls before it commit (ORD-3): a
+                # drain that skips the call waiting at the gate read as a result merely missing.
+                return rule, f"{lacks}: {_unstarted_call_words(want, model_events)}"
             return rule, f"{lacks} for call {_call_id_of(want)}"
         case "turn/end":
             return _turn_end_rule(want, None, command, phase)
