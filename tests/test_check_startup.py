@@ -629,6 +629,20 @@ def test_checking_a_dsh_log_imports_neither_typing_re_nor_json(tmp_path: Path, r
         assert loaded_of(imported, ("loopspec",)) == LOOPSPEC_FOR_A_CLEAN_CHECK
 
 
+def test_checking_a_folder_of_clean_logs_imports_what_checking_one_does(tmp_path: Path) -> None:
+    """A folder's logs are checked with the modules one log is: the system's words for a
+    folder that cannot be listed (`impl.system_words`, with the `impl` package) only where
+    one could not (the walk asks after every folder)."""
+    events, _, _, _ = LEAN_RUNS["clean"]
+    (tmp_path / "below").mkdir()
+    for log in (tmp_path / "a.jsonl", tmp_path / "below" / "b.jsonl"):
+        log.write_text("".join(json.dumps(row) + "\n" for row in [HEADER, *events]))
+    done = main_without_site(["check", str(tmp_path)])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1].startswith("checked 2 logs"), done.stdout
+    assert loaded_of(set(done.stderr.split()), ("loopspec",)) == LOOPSPEC_FOR_A_CLEAN_CHECK
+
+
 def test_the_types_whose_data_facts_read_are_those_their_readers_read() -> None:
     """`facts.READ_TYPES`, written out so that a clean check needs no reader, names the types
     `fact_readers` has a reader for: a type given a reader is read, one left out is not."""

@@ -204,6 +204,8 @@ def _logs_under(directory: str) -> Iterator[LogSource | SourceProblem]:
 
 
 def _unlisted(errors: list[OSError]) -> Iterator[SourceProblem]:
+    if not errors:  # (asked after every folder: imported below only when one was refused)
+        return
     # Imported only when the system refused: `impl`, its package, is no check's otherwise.
     from loopspec.impl.system_words import system_reason  # noqa: PLC0415
 
