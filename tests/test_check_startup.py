@@ -634,6 +634,7 @@ def test_checking_a_folder_of_clean_logs_imports_what_checking_one_does(tmp_path
     folder that cannot be listed (`impl.system_words`, with the `impl` package) only where
     one could not (the walk asks after every folder)."""
     events, _, _, _ = LEAN_RUNS["clean"]
+    assert events is not None
     (tmp_path / "below").mkdir()
     for log in (tmp_path / "a.jsonl", tmp_path / "below" / "b.jsonl"):
         log.write_text("".join(json.dumps(row) + "\n" for row in [HEADER, *events]))
