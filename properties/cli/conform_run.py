@@ -300,9 +300,11 @@ def replayed_target(named: dict[str, str]) -> str:
 def document_target(named: dict[str, str]) -> str:
     """The target a replay runs as its JSON document's `target` names it: the --impl as given,
     the --cmd as a case records it, or `BUNDLED_TARGET_NAME`, conform's name for the bundled
-    implementation (replay wrote "", and a CI step comparing the two documents saw two loops)."""
+    implementation (replay wrote "", and a CI step comparing the two documents saw two loops).
+    A path outside the working and home folders stays as typed, as on the console: a CI step
+    passes conform's `target` on to replay's --cmd, where `<path>` is refused."""
     if "cmd" in named:
-        return shared(named["cmd"])
+        return portable(named["cmd"])
     return named.get("impl", BUNDLED_TARGET_NAME)
 
 
@@ -1404,7 +1406,8 @@ def replay_json(
 ) -> dict[str, Any]:
     """The `replay --format json` document (versioned: `format` is `loopspec-replay/1`; its
     JSON Schema: `loopspec schema replay`). It is meant for a bug tracker, so the case's path
-    and the target replayed are written as a saved case writes its target (`case_portable`)."""
+    and the target replayed are written as the console writes a target (`case_portable`:
+    folders from `.` and `~`, secrets hidden)."""
     # The documents' classes, only when one is written: a replay in text starts without them.
     from loopspec.properties.conformance.document_schema import converter  # noqa: PLC0415
 
@@ -1429,7 +1432,7 @@ def replay_document(
     divergence = replay.divergence
     return ReplayDocument(
         format=REPLAY_FORMAT,
-        case=shared(case_path),
+        case=portable(case_path),
         target=document_target(named),
         recorded_target=case.target,
         same_target=same_target(case.target, named),
