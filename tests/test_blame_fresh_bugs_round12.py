@@ -29,17 +29,21 @@ here in the model and the programs that must show it are played:
   they now name the call whose result it appended;
 - an abort's drain starting one past the gate (`slots.slice(gate + 1)`), so the call waiting
   there for a free slot never gets a result: named right (ABORT-1), in words saying only that
-  the result was missing; they now say the call had not passed the gate and what it is owed.
+  the result was missing; they now say the call had not passed the gate and what it is owed;
+- a bash card titled with the call's description when it has one (as Claude Code's UI shows
+  it): named right (VIEW-2), in words saying only that the card is the presenter's view of the
+  arguments; they now say a bash card's title is its command.
 """
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 import attrs
 from fresh_bugs import FreshBug, assert_found, calls, copied, planted, renumbered
 
-from loopspec.model import handlers
+from loopspec.model import handlers, presenters
 from loopspec.model.commands import (
     Abort,
     Command,
@@ -54,7 +58,9 @@ from loopspec.model.commands import (
 from loopspec.model.config import LoopConfig, ToolSpec
 from loopspec.model.events import Event
 from loopspec.model.jsonvalue import FrozenMap, JsonValue
+from loopspec.model.presenters import CALL_PRESENTERS
 from loopspec.model.repair import interrupted_turn_closers
+from loopspec.model.views import TerminalCallView, ToolCallView
 from loopspec.model.wording import MISSING_KEYS, NOT_AN_OBJECT, quoted_keys
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
@@ -327,4 +333,37 @@ def test_ABORT_1_a_call_the_drain_left_at_the_gate_is_told_why_it_is_owed() -> N
         GATE_CALL_LEFT_UNANSWERED,
         "call c2 had not passed the gate, so it never started: after an abort every call that "
         "never started still gets its error result (ABORTED_BEFORE_DISPATCH)",
+    )
+
+
+def _titled_by_description(arguments: JsonValue) -> ToolCallView:
+    view = CALL_PRESENTERS["bash"](arguments)
+    if isinstance(view, TerminalCallView) and view.description:
+        return attrs.evolve(view, title=view.description)
+    return view
+
+
+TITLES_BASH_BY_DESCRIPTION = planted(
+    presenters,
+    "CALL_PRESENTERS",
+    MappingProxyType({**CALL_PRESENTERS, "bash": _titled_by_description}),
+    "The model, its UI titling a bash card with the call's description when there is one (as "
+    "Claude Code's own UI shows it), not with its command.",
+)
+BASH_TITLED_BY_DESCRIPTION: FreshBug = (
+    "a bash card titled with its description",
+    TITLES_BASH_BY_DESCRIPTION,
+    LoopConfig(tools=(ToolSpec("bash", required_keys=("command",)),)),
+    (SubmitUser(""), calls("c1", "bash", '{"command":"make","description":"Build"}')),
+    "VIEW-2",
+)
+
+
+def test_VIEW_2_a_bash_card_titled_with_its_description_is_told_what_titles_it() -> None:
+    """VIEW-2: a bash card's title is its command (the words said only that the card is the
+    presenter's view of the call's arguments)."""
+    assert_found(
+        BASH_TITLED_BY_DESCRIPTION,
+        "a bash card's title is its command as given, the description shown as the card's "
+        "content, never as its title",
     )

@@ -607,6 +607,11 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
             "given, first the offset with 0 or no offset counting as line 1, or (from line N) "
             "for an offset alone (SPEC.md section 12)"
         )
+    if fields == ["title"] and mine.get("kind") == "execute":
+        return "VIEW-2", (
+            f"{named}: a bash card's title is its command as given, the description shown as "
+            "the card's content, never as its title (SPEC.md section 12)"
+        )
     if "content" in fields and _diffs(mine):
         return "VIEW-2", (
             f"{named}: an edit card's diff is {{path, oldText: old_string, newText: new_string}}, "
