@@ -278,10 +278,11 @@ A_READ_BEFORE_BASH = (
     SubmitUser(""),
     _reply(("c1", "read", '{"file_path":""}'), ("c2", "bash", '{"command":""}')),
 )
+A_READ_BEFORE_BASH_CONFIG = LoopConfig(tools=(READ, ToolSpec("bash", required_keys=("command",))))
 OUTCOME_FOR_THE_RUNNING_CALL: FreshBug = (
     "an outcome settling whichever call runs",
     SettlesTheRunningCall,
-    LoopConfig(tools=(READ, ToolSpec("bash", required_keys=("command",)))),
+    A_READ_BEFORE_BASH_CONFIG,
     (*A_READ_BEFORE_BASH, *(ToolFinishes("c1", ToolSucceeded("")),) * 2),
     "EXE-4",
 )
@@ -350,11 +351,12 @@ TITLES_BASH_BY_DESCRIPTION = planted(
     "The model, its UI titling a bash card with the call's description when there is one (as "
     "Claude Code's own UI shows it), not with its command.",
 )
+DESCRIBED_BUILD = calls("c1", "bash", '{"command":"make","description":"Build"}')
 BASH_TITLED_BY_DESCRIPTION: FreshBug = (
     "a bash card titled with its description",
     TITLES_BASH_BY_DESCRIPTION,
-    LoopConfig(tools=(ToolSpec("bash", required_keys=("command",)),)),
-    (SubmitUser(""), calls("c1", "bash", '{"command":"make","description":"Build"}')),
+    A_READ_BEFORE_BASH_CONFIG,
+    (SubmitUser(""), DESCRIBED_BUILD),
     "VIEW-2",
 )
 
