@@ -300,6 +300,16 @@ def turns_numbered_and_unnested(prefix: Prefix, fact: Fact) -> Sequence[Violatio
             # which knows no crash came, names TURN-1 (`UNREPAIRED_TURN`).
             msg += f", where {calls_awaiting(waiting, 'still')}{UNREPAIRED_TURN}"
             return [Violation("REC-1", fact.seq, msg)]
+        closing = prefix.closing
+        if closing is not None and closing.kind == REPAIR and not closing.mistimed:
+            # A repair that answered the calls but dropped its closers: name the repair, not
+            # the new turn, which a resume starts as it should.
+            msg += (
+                f", which crash repair, from its first result (seq {closing.seq}), left open: "
+                "after the repair's results come step/end, if a step is open, then turn/end "
+                '{"kind": "interrupted"}'
+            )
+            return [Violation("REC-1", fact.seq, msg, (closing.seq,))]
         return [Violation("TURN-1", fact.seq, msg)]
     if fact.turn not in (prefix.next_turn, prefix.next_turn_due):
         return [
@@ -1514,10 +1524,14 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Viola
             for answer in prefix.hook_results.get(fact.call_id, ())
             if answer.decision in ASKING_DECISIONS
         ]
-        how = "deferred (an ask)" if all(a.decision == "defer" for a in asking) else "asked"
+        if asking:
+            how = "deferred (an ask)" if all(a.decision == "defer" for a in asking) else "asked"
+            who = f"a PreToolUse hook {how}"
+        else:  # its approval/asked named it, the asking hook naming no call (as dsh's do)
+            who = "its approval was asked"
         msg = (
-            f"call {fact.call_id} ran before its approval: a PreToolUse hook {how}, and its "
-            "result reports success with no allowed-once answer before it"
+            f"call {fact.call_id} ran before its approval: {who}, and its result reports "
+            "success with no allowed-once answer before it"
         )
         asked = tuple(answer.seq for answer in asking)
         return [Violation("DEC-2", fact.seq, msg, asked)]

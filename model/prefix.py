@@ -896,6 +896,8 @@ class Prefix:
             self.messages_wait_after, self.messages_wait_kind = seq, "approval/asked"
         if approval_id is not None:
             self.approvals[approval_id] = call_id
+        if call_id is not None and call_id not in self.pre_denied:
+            self.approval_due.add(call_id)  # asked, whoever asked: only allowed-once runs it
 
     def _fold_decided(self, fact: Fact) -> None:
         self.decide_approval(fact.seq, fact.approval_id, fact.outcome)

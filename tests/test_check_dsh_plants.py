@@ -252,3 +252,68 @@ def test_RW_2_a_pre_hook_naming_none_that_supplied_an_input_is_the_lone_call_s(
     assert checked(capsys, dsh_log(tmp_path / "two.jsonl", ["c1", "c2"], two)) == (0, [])
     denied = [*rewrite, *_hook("PreToolUse", 2, "deny"), ("tool/result", DENIED)]
     assert checked(capsys, dsh_log(tmp_path / "denied.jsonl", ["c1"], denied)) == (0, [])
+
+
+def test_REC_1_a_repair_that_answers_the_calls_but_never_ends_the_turn_is_named_at_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """dsh's crash repair, as real dsh 0.1.0-rc.8 writes it (killed mid-batch, resumed):
+    TOOL_OUTCOME_UNKNOWN for the recorded call, step/end, turn/end interrupted, then the
+    session/end-seed of the resume. A fork whose repair drops its turn/end leaves the next turn
+    starting inside turn 1: that is the repair's fault (REC-1), said so, at the new turn/start.
+    It was TURN-1, "turn 2 starts inside open turn 1", with nothing pointing at the repair."""
+    unknown = _result(
+        "c1", "The tool call was interrupted", failed=True, code="TOOL_OUTCOME_UNKNOWN"
+    )
+    unknown["error"]["name"] = "ToolOutcomeUnknownError"
+    log = dsh_log(tmp_path / "repaired.jsonl", ["c1"], [("tool/result", unknown)], aborted=True)
+    lines = log.read_text("utf-8").splitlines()
+    repaired = [json.loads(line) for line in lines]
+    for closer in repaired[-3:]:  # dsh stamps the closers with the last real event's time
+        closer["time"] = repaired[-4]["time"]
+    repaired[-1]["data"]["reason"] = {"kind": "interrupted"}
+    resumed: list[Event] = [
+        _message("session/end-seed", 0, {}),
+        _message("turn/start", 0, {"turn": 2}),
+    ]
+    for event in resumed:
+        event["seq"] = len(repaired) - 1
+        repaired.append(event)
+    log.write_text("".join(json.dumps(e) + "\n" for e in repaired), encoding="utf-8")
+    assert checked(capsys, log) == (0, [])  # the repair as dsh writes it, closing turn 1
+    dropped = [e for e in repaired if e["type"] != "turn/end"]
+    for seq, event in enumerate(dropped[1:]):
+        event["seq"] = seq
+    log.write_text("".join(json.dumps(e) + "\n" for e in dropped), encoding="utf-8")
+    assert only_violation(capsys, log) == (
+        "REC-1 8: turn 2 starts inside open turn 1, which crash repair, from its first result "
+        "(seq 5), left open: after the repair's results come step/end, if a step is open, then "
+        'turn/end {"kind": "interrupted"}'
+    )
+
+
+def test_DEC_2_a_call_that_succeeds_while_its_approval_request_is_unanswered_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """dsh asks through its approval service after a hook's ask (the hook naming no call, the
+    request naming it): real dsh writes approval/asked, approval/decided allowed-once, then the
+    result. A fork that runs the call before the answer (or with none) passed, 0 violations:
+    the ask was a hook's naming no call, so check did not know the call awaited one."""
+    asked = {"id": "a-1", "toolName": "read", "callId": "c1"}
+    allowed = {"id": "a-1", "outcome": "allowed-once"}
+    ask = _hook("PreToolUse", 1, "ask")
+    in_order = [
+        *ask,
+        ("approval/asked", asked),
+        ("approval/decided", allowed),
+        ("tool/result", READ),
+    ]
+    assert checked(capsys, dsh_log(tmp_path / "asked.jsonl", ["c1"], in_order)) == (0, [])
+    late = [*ask, ("approval/asked", asked), ("tool/result", READ), ("approval/decided", allowed)]
+    assert only_violation(capsys, dsh_log(tmp_path / "late.jsonl", ["c1"], late)) == (
+        "DEC-2 8: call c1 ran before its approval: its approval was asked, and its result "
+        "reports success with no allowed-once answer before it"
+    )
+    unanswered = [*ask, ("approval/asked", asked), ("tool/result", READ)]
+    found = only_violation(capsys, dsh_log(tmp_path / "unanswered.jsonl", ["c1"], unanswered))
+    assert found.startswith("DEC-2 8: call c1 ran before its approval")
