@@ -32,6 +32,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
+from loopspec.properties.conformance.compare import Divergence
 from loopspec.properties.conformance.driver_protocol import REFUSAL_RULES, protocol_schema
 from loopspec.properties.conformance.run import TargetError, replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
@@ -427,12 +428,54 @@ def test_RW_2_a_sidecar_left_out_for_an_unchanged_input_is_named_so() -> None:
         ModelReplies((ToolCallBlock("c1", "read", READ),)),
         HookAnswers(Allow(updated_input={"file_path": "a.txt"})),
     ]
-    replay = replay_case(lambda: Changed(_sidecar_only_if_changed), config, program)
-    assert replay.divergence is not None
-    assert replay.divergence.rule_id == "RW-2"
-    assert replay.divergence.what.endswith(
+    divergence = _found(_sidecar_only_if_changed, config, program)
+    assert divergence.rule_id == "RW-2"
+    assert divergence.what.endswith(
         "the target records no rewrite sidecar, but a hook-supplied input was applied (equal "
         "to the model's own, which still gets one)"
+    )
+
+
+def _found(
+    change: Callable[[Command, Observation], Observation],
+    config: LoopConfig,
+    program: list[Command],
+) -> Divergence:
+    """The divergence the model changed by `change` shows on `program`."""
+    replay = replay_case(lambda: Changed(change), config, program)
+    assert replay.divergence is not None
+    return replay.divergence
+
+
+def _with_hook_result(observed: Observation, member: str, value: object) -> Observation:
+    """`observed`, its hook/result (the answer's second event) given `member` = `value`."""
+    events = [dict(event) for event in observed.events]
+    result = events[1] = {**events[1], "data": dict(events[1]["data"])}
+    result["data"][member] = value
+    return attrs.evolve(observed, events=tuple(events))
+
+
+def _times_its_own_hooks(command: Command, observed: Observation) -> Observation:
+    """A loop that writes the durationMs it measured, where the answer carries no audit."""
+    if not isinstance(command, HookAnswers):
+        return observed
+    return _with_hook_result(observed, "durationMs", 5)
+
+
+def test_TEXT_2_a_hook_timed_by_the_loop_is_told_which_field_takes_what() -> None:
+    """TEXT-2: without an audit, durationMs is 0 and stderrSummary the hook's reason; a loop
+    that wrote the time it measured read "durationMs 0, no exitCode and the hook's reason",
+    which named no field for the reason and left the measured time unexplained."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "bash", '{"command":"ls"}'),)),
+        HookAnswers(Pass()),
+    ]
+    divergence = _found(_times_its_own_hooks, GUARDED_BASH, program)
+    assert divergence.rule_id == "TEXT-2"
+    assert divergence.what.endswith(
+        "without an audit, durationMs 0, no exitCode and stderrSummary the hook's reason (none "
+        "when it gave none): not what the loop measured"
     )
 
 
@@ -441,10 +484,7 @@ def _hands_on_the_frozen_input(command: Command, observed: Observation) -> Obser
     it, a FrozenMap, where its log writer would write the dict."""
     if not isinstance(command, HookAnswers) or not isinstance(command.verdict, Allow):
         return observed
-    events = [dict(event) for event in observed.events]
-    result = events[1] = {**events[1], "data": dict(events[1]["data"])}
-    result["data"]["updatedInput"] = command.verdict.updated_input
-    return attrs.evolve(observed, events=tuple(events))
+    return _with_hook_result(observed, "updatedInput", command.verdict.updated_input)
 
 
 def test_SAFE_5_an_event_holding_a_frozen_value_is_the_targets_error_naming_its_path() -> None:

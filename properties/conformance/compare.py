@@ -2204,7 +2204,8 @@ def _changed(
                         "a hook/result takes its durationMs, exitCode and "
                         "stderrSummary from the answer's audit when it has one, a field the audit "
                         "lacks staying absent (the hook's reason does not stand in for it); "
-                        "without an audit, durationMs 0, no exitCode and the hook's reason"
+                        "without an audit, durationMs 0, no exitCode and stderrSummary the "
+                        "hook's reason (none when it gave none): not what the loop measured"
                     )
                 return "TEXT-2", f"{named} ({values}): " + "; and ".join(wants)
             if _data(want).get("point") == "PostToolUse":
