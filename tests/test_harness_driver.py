@@ -17,16 +17,21 @@ import time
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 
 from loopspec.model.config import LoopConfig
 from loopspec.properties.cli.main import main
 from loopspec.properties.cli.scenario import ScenarioError, load_scenario
+from loopspec.properties.harnesses import cli as harness_cli
 from loopspec.properties.harnesses import hook_audit
 from loopspec.properties.harnesses.cli import load_hooks
 from loopspec.properties.harnesses.conform_driver import HOOK_PROGRAM, Session
 from loopspec.properties.harnesses.mock_model import (
+    MAX_ASKS,
+    STUCK_TEXT,
     MockModel,
+    StuckReply,
     replies_in_anthropic_history,
     replies_in_responses_history,
 )
@@ -142,6 +147,75 @@ def test_ABORT_1_a_message_claude_code_wrote_itself_does_not_skip_the_next_scrip
     done = {"role": "assistant", "content": [{"type": "text", "text": "Done."}]}
     assert replies_in_anthropic_history({"messages": [*messages, done]}, served) == 2
     assert replies_in_anthropic_history({"messages": [{"role": "assistant"}]}, served) == 1
+
+
+REUSED_ID = HarnessScript(
+    "print two words",
+    (
+        ScriptedReply((ScriptedCall("call_0", {"command": "echo one"}),)),
+        ScriptedReply((ScriptedCall("call_0", {"command": "echo two"}),)),
+        ScriptedReply((ScriptedText("Printed both."),)),
+    ),
+)
+
+
+def _streamed_text(body: str) -> str:
+    return "".join(
+        e["delta"].get("text", "") for e in _events(body) if e["type"] == "content_block_delta"
+    )
+
+
+def test_EXE_1_a_reply_claude_code_emptied_of_a_reused_call_id_counts_as_given() -> None:
+    """EXE-1: a reply whose only call reuses an earlier reply's id (`call_0`, as local models
+    number calls) is left out of Claude Code 2.1.332's next request, `[Tool use interrupted]`
+    and `(no content)` in its place (seen 2026-12-05). Read as text the CLI wrote itself, it
+    left the count at one reply, so the mock gave reply 2 again and `run --harness claude-code`
+    looped until its 180 s timeout; the request is answered with reply 3."""
+    one = {"role": "assistant", "content": [{"type": "tool_use", "id": "call_0", "input": {}}]}
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": [{"type": "text", "text": "print two words"}]},
+        one,
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_0"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "[Tool use interrupted]"}]},
+        {"role": "user", "content": [{"type": "text", "text": "(no content)"}]},
+    ]
+    mock = MockModel(Harness.CLAUDE_CODE, REUSED_ID.replies).start()
+    try:
+        _, body = _post(mock.port, "/v1/messages", {"messages": messages, "model": "m"})
+    finally:
+        mock.close()
+    assert _streamed_text(body) == "Printed both."
+    assert mock.stuck is None
+
+
+def test_a_reply_asked_for_again_and_again_stops_the_run_naming_the_scenario_and_reply(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A history that stops growing (as Claude Code's did past a reused call id) had the mock
+    give one reply ~550 times until the run's 180 s timeout. Past `MAX_ASKS` requests for one
+    reply the mock answers text that ends the turn, every later request too, and `run` stops
+    with exit 2 naming the scenario, the reply and the count, its log removed."""
+    history = {"messages": [{"role": "user", "content": "print two words"}], "model": "m"}
+    mock = MockModel(Harness.CLAUDE_CODE, REUSED_ID.replies).start()
+    try:
+        answers = [_post(mock.port, "/v1/messages", history)[1] for _ in range(MAX_ASKS + 2)]
+    finally:
+        mock.close()
+    assert "call_0" in answers[MAX_ASKS - 1]
+    assert [_streamed_text(a) for a in answers[MAX_ASKS:]] == [STUCK_TEXT] * 2
+    assert mock.stuck == StuckReply(0, MAX_ASKS + 1)
+
+    scenario = tmp_path / "reused.json"
+    scenario.write_text((SCENARIOS / "one-call.json").read_text())
+    stuck = {"logs": [], "stuck": attrs.asdict(StuckReply(1, MAX_ASKS + 1))}
+    monkeypatch.setattr(harness_cli, "drive", lambda request: stuck)
+    log = tmp_path / "run.jsonl"
+    code = main(["run", str(scenario), "--harness", "claude-code", "--log", str(log)])
+    error = capsys.readouterr().err
+    assert code == 2
+    assert f"{scenario}: claude-code asked for reply 2 of its 2 {MAX_ASKS + 1} times" in error
+    assert "Traceback" not in error
+    assert not log.exists()
 
 
 def test_mock_streams_openai_responses_with_an_exec_command_call() -> None:

@@ -94,6 +94,27 @@ def _write_whole(descriptor: int, data: bytes, path: Path) -> None:
         raise HarnessError(message, rule_id=NO_RULE_BROKEN) from error
 
 
+def _refuse_a_stuck_run(
+    scenario: Path, harness: Harness, replies: int, result: dict[str, Any]
+) -> None:
+    """`HarnessError` naming the scenario and the reply when the mock stopped the run because
+    the CLI kept asking for one reply (`MockModel.stuck`): its history never showed it given."""
+    stuck = result.get("stuck")
+    if not stuck:
+        return
+    index, asks = stuck["index"], stuck["asks"]
+    which = (
+        f"reply {index + 1} of its {replies}" if index < replies else f"a reply past its {replies}"
+    )
+    raise HarnessError(
+        f"{scenario}: {harness.value} asked for {which} {asks} times, the history its requests "
+        "carry never growing past it (the scripted model answers a request by the replies its "
+        "history holds), so the run was stopped; the scenario cannot be played on this CLI as "
+        "written",
+        rule_id=NO_RULE_BROKEN,
+    )
+
+
 def run_harness(args: argparse.Namespace) -> int:
     """Run the scenario on the real harness; print the report."""
     harness = Harness(args.harness)
@@ -113,6 +134,7 @@ def run_harness(args: argparse.Namespace) -> int:
     try:
         with removed_at_sigterm_while_empty(log_path, descriptor):
             result = drive(request)
+            _refuse_a_stuck_run(Path(args.scenario), harness, len(script.replies), result)
             logs = result["logs"]
             _write_whole(descriptor, logs[0]["text"].encode() if logs else b"", log_path)
     except BaseException:

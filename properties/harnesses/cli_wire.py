@@ -21,6 +21,10 @@ SAFE_TOOL_PROGRAM = "tac"
 # interrupted (Claude Code: "[Request interrupted by user]", "... for tool use]").
 ABORT_NOTICE = "<turn_aborted>"
 CLAUDE_ABORT_NOTICE = "[Request interrupted by user"
+# What Claude Code 2.1.332 sends in place of an assistant turn, or a user turn, it left with no
+# block (a reply whose every call reuses an earlier reply's call id, and those calls' results).
+CLAUDE_EMPTIED_REPLY = "[Tool use interrupted]"
+CLAUDE_EMPTIED_TURN = "(no content)"
 
 
 def tool_command(program: Path | str, call_id: str, name: str, arguments: str) -> str:

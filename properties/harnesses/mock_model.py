@@ -4,7 +4,12 @@ Claude Code posts to `/v1/messages` and reads Anthropic server-sent events; Code
 `/v1/responses` and reads OpenAI Responses events (both encoded by `model_stream`). Each request
 gets the scripted reply whose index is the number of model replies its history already holds,
 so a retried request gets the same answer as the first try (an assistant message Claude Code
-wrote itself, text no reply of the script holds, is not one). Every request body is kept: it is
+wrote itself, text no reply of the script holds, is not one; the text Claude Code sends in
+place of a reply it emptied, `[Tool use interrupted]` where every call reused an earlier
+reply's call id, is). A history that stops growing would have the same reply asked for again
+and again until the run's timeout: once one reply is asked for more than `MAX_ASKS` times the
+mock answers that request, and every later one, with text that ends the turn, and keeps the
+reply in `stuck`, so the run ends at once with an error naming it. Every request body is kept: it is
 the history the model saw. Anything else (another path, another method) is answered 404 and
 recorded, so the report can show that the binary asked for nothing else.
 """
@@ -19,10 +24,23 @@ from typing import Any
 
 import attrs
 
+from loopspec.properties.harnesses.cli_wire import CLAUDE_EMPTIED_REPLY
 from loopspec.properties.harnesses.model_stream import reply_events, scripted_blocks
 from loopspec.properties.harnesses.script import Harness, ScriptedReply, ScriptedText
 
 EXHAUSTED_TEXT = "(the scenario has no more replies)"
+STUCK_TEXT = "(the run is stopped: this reply was asked for too many times)"
+# Requests one reply may get: a retry asks again (Claude Code retries a failed request up to
+# 10 times), a resumed turn may ask for a reply its crash cut; more is a history not growing.
+MAX_ASKS = 12
+
+
+@attrs.frozen
+class StuckReply:
+    """A reply the harness kept asking for: its index in the script and the requests for it."""
+
+    index: int
+    asks: int
 
 
 @attrs.frozen
@@ -52,7 +70,9 @@ def replies_in_anthropic_history(body: Any, served: frozenset[str] | None = None
 
 
 def _invented(content: Any, served: frozenset[str]) -> bool:
-    """Whether an assistant message's content is text alone, none of it text the mock served."""
+    """Whether an assistant message's content is text alone, none of it text the mock served
+    nor Claude Code's stand-in for a served reply whose calls it left out."""
+    served = served | {CLAUDE_EMPTIED_REPLY}
     if isinstance(content, str):
         return content not in served
     if not isinstance(content, list) or not content:
@@ -94,10 +114,12 @@ class MockModel:
         # Every text a reply of this mock may hold: an assistant message of other text alone
         # is one the loop wrote itself, no reply of the script.
         self._served = frozenset(
-            [EXHAUSTED_TEXT]
+            [EXHAUSTED_TEXT, STUCK_TEXT]
             + [b.text for r in self.replies for b in r.blocks if isinstance(b, ScriptedText)]
         )
         self.requests: list[SeenRequest] = []
+        self._asks: dict[int, int] = {}
+        self.stuck: StuckReply | None = None
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
@@ -144,6 +166,12 @@ class MockModel:
         return reply_events(self.harness, blocks, index, body)
 
     def _reply(self, index: int) -> ScriptedReply:
+        with self._lock:
+            asks = self._asks[index] = self._asks.get(index, 0) + 1
+            if self.stuck is None and asks > MAX_ASKS:
+                self.stuck = StuckReply(index, asks)
+            if self.stuck is not None:
+                return ScriptedReply((ScriptedText(STUCK_TEXT),))
         if index < len(self.replies):
             return self.replies[index]
         return ScriptedReply((ScriptedText(EXHAUSTED_TEXT),))

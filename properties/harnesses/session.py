@@ -494,6 +494,7 @@ def run_inside(request: SessionRequest, root: Path) -> dict[str, Any]:
         "seconds": seconds,
         "turns": len(turns),
         "mockPort": mock.port,
+        "stuck": attrs.asdict(mock.stuck) if mock.stuck else None,
         "requests": [{"method": r.method, "path": r.path, "body": r.body} for r in mock.requests],
         "stdout": "".join(stdout for _, _, stdout, _ in turns),
         "stderr": "".join(stderr for _, _, _, stderr in turns)[-4000:],

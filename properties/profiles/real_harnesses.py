@@ -43,6 +43,7 @@ from loopspec.model.wording import (
     DENIED_WITHOUT_REASON,
     REWRITE_REFUSED_WORDS,
 )
+from loopspec.properties.harnesses.cli_wire import CLAUDE_EMPTIED_REPLY, CLAUDE_EMPTIED_TURN
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.request_history import wire_form
 from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness, runs_as_read_only
@@ -1057,11 +1058,6 @@ def _api_error_replies_left_out(
     return _without_api_error_replies(log), _without_api_error_replies(reported)
 
 
-# What Claude Code sends in place of an assistant turn, or a user turn, it left with no block.
-EMPTIED_REPLY = "[Tool use interrupted]"
-EMPTIED_TURN = "(no content)"
-
-
 CLAUDE = Harness.CLAUDE_CODE
 
 
@@ -1151,14 +1147,14 @@ def _reused_calls_stripped(
                 out.append(message)
             continue
         before = wire_form(CLAUDE, out[-1]) if out else None
-        if _only_text(message, "assistant", EMPTIED_REPLY) and before in replies_after:
+        if _only_text(message, "assistant", CLAUDE_EMPTIED_REPLY) and before in replies_after:
             replies_after.remove(before)
             continue
         if (
             reused_seen
             and follows_reply
             and turns_left
-            and _only_text(message, "user", EMPTIED_TURN)
+            and _only_text(message, "user", CLAUDE_EMPTIED_TURN)
         ):
             turns_left -= 1
             continue
