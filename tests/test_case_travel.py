@@ -566,8 +566,9 @@ def test_SAFE_1_a_case_keeps_only_the_last_name_of_a_path_outside_home_and_folde
     /srv/alice/loops/main.mjs"`, a share mounted as /Volumes/alice-work): the case kept the
     path as typed, her name and her organisation's layout in a file made to be posted. It keeps
     the file's name, `<path>/main.mjs`; a program in a system `bin` folder stays whole. Her
-    console's rerun line still names the path (it runs where she typed it), her own replay
-    with it is the same target, and `<path>` pasted as a --cmd is refused before it starts."""
+    console's rerun line still names the path (it runs where she typed it), a replay with a
+    command of that file's name may be hers (not "the same target": Bob's was not), and
+    `<path>` pasted as a --cmd is refused before it starts."""
     loops = tmp_path / "srv" / "alice" / "loops"
     cmd = f"/usr/bin/env node {loops}/main.mjs --log /dev/null"
     recorded = "/usr/bin/env node <path>/main.mjs --log /dev/null"
@@ -580,8 +581,15 @@ def test_SAFE_1_a_case_keeps_only_the_last_name_of_a_path_outside_home_and_folde
     assert "each <path> put back as the folder it stands for" in document["summary"]
     lines = "\n".join(counterexample_lines(_failed_report(), saved, {"cmd": cmd}))
     assert f"rerun: loopspec replay {saved} --cmd {shlex.quote(cmd)}" in lines
-    header = replay_header(str(saved), {"cmd": cmd}, load_case(saved), profile_note=None)
-    assert header[1].endswith("the same target as this replay's")
+    # Her own command or Bob's /opt/bob/main.mjs: the case cannot tell which is its loop.
+    bobs = "/usr/bin/env node /opt/bob/main.mjs --log /dev/null"
+    for typed in (cmd, bobs):
+        header = replay_header(str(saved), {"cmd": typed}, load_case(saved), profile_note=None)
+        assert header[1] == (
+            f"  the case was found on --cmd {shlex.quote(recorded)}, which may be this replay's "
+            "command: the case keeps no folder of a path outside the one conform ran in and the "
+            "home folder (<path>): not run"
+        )
     assert main(["replay", str(saved), "--cmd", recorded]) == 2
     assert capsys.readouterr().err == (
         "loopspec: error: --cmd holds <path>, which a case writes in place of the "

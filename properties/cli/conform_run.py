@@ -33,6 +33,7 @@ from loopspec.properties.cli.unfilled_files import removed_unless_written
 from loopspec.properties.conformance.case_folder import folder_cases, passed_over_words
 from loopspec.properties.conformance.case_format import BUNDLED_TARGET_NAME, TARGET_KINDS
 from loopspec.properties.conformance.case_portable import (
+    ELSEWHERE,
     labelled,
     portable,
     portable_target,
@@ -314,9 +315,17 @@ def same_target(recorded: dict[str, str], named: dict[str, str]) -> bool:
     typed or as a case writes it (`portable`), a path's leading `./` aside."""
     if "cmd" in recorded and "cmd" in named:
         typed = named["cmd"]
-        spellings = (typed, portable(typed), shared(typed))
-        return _command_key(recorded["cmd"]) in map(_command_key, spellings)
+        return _command_key(recorded["cmd"]) in (_command_key(typed), _command_key(portable(typed)))
     return recorded == named
+
+
+def _same_but_for_folders(recorded: dict[str, str], named: dict[str, str]) -> bool:
+    """Whether the --cmd replayed reads as the case's once its paths outside the working and
+    home folders are cut to their last names (`shared`): the same loop, or another one whose
+    file has that name. The case cannot tell."""
+    if "cmd" not in recorded or "cmd" not in named:
+        return False
+    return _command_key(recorded["cmd"]) == _command_key(shared(named["cmd"]))
 
 
 def _command_key(command: str) -> tuple[str, ...]:
@@ -971,6 +980,13 @@ def _recorded_target_note(
     recorded_as = f"{option} {shown(shlex.quote(value))}"
     if same_target(recorded, named):
         return f"{found} {recorded_as}, the same target as this replay's"
+    if _same_but_for_folders(recorded, named):
+        # "The same target" told Bob his /opt/bob/main.mjs was Alice's /srv/alice/main.mjs.
+        return (
+            f"{found} {recorded_as}, which may be this replay's command: the case keeps no "
+            f"folder of a path outside the one conform ran in and the home folder ({ELSEWHERE}"
+            "): not run"
+        )
     if "cmd" in named and option == "--cmd":
         # Another spelling of the same loop, often: the case was shared, and a path in it is
         # relative to the folder conform ran in. Naming it again would not help.
