@@ -785,9 +785,17 @@ _AT_EXIT = "import atexit\natexit.register(lambda: os.write(2, b'at exit\\n'))"
         ("check-json", "", 1, []),
         ("check", _AT_EXIT, 0, ["at exit", "finalized"]),
         ("spec", "", 0, []),
-        ("spec-list", "", 0, ["finalized"]),
+        ("spec-list", "", 0, []),
+        ("spec-abbreviated", "", 0, ["finalized"]),
     ],
-    ids=["check", "check-json", "check-with-an-exit-function", "spec-rule", "spec-list"],
+    ids=[
+        "check",
+        "check-json",
+        "check-with-an-exit-function",
+        "spec-rule",
+        "spec-list",
+        "spec-abbreviated",
+    ],
 )
 def test_a_check_ends_without_the_interpreters_finalization(
     tmp_path: Path, verb: str, register: str, status: int, ended_by: list[str]
@@ -796,7 +804,7 @@ def test_a_check_ends_without_the_interpreters_finalization(
     (benchmarks/bench_cli.py): `program` ends a check, or `spec RULE` (which check names), at
     once, its report (block-buffered into a pipe here) written whole and its exit status kept.
     An exit function someone registered still runs (the usual exit is taken); other command
-    lines (`spec --list` among them) end as Python ends."""
+    lines (an abbreviated `spec --lis`, read by argparse, among them) end as Python ends."""
     log = tmp_path / "small.jsonl"
     rows = [HEADER, *(_STEP_SKIPPED if verb == "check-json" else _CLEAN_TURN)]
     log.write_text("".join(json.dumps(row) + "\n" for row in rows))
@@ -805,6 +813,7 @@ def test_a_check_ends_without_the_interpreters_finalization(
         "check-json": ["check", str(log), "--format", "json"],
         "spec": ["spec", "STEP-1"],
         "spec-list": ["spec", "--list"],
+        "spec-abbreviated": ["spec", "--lis"],  # read by argparse
     }[verb]
     done = subprocess.run(
         [sys.executable, "-c", _PROGRAM.format(register=register, arguments=arguments)],

@@ -18,11 +18,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_check_startup import loaded_of, main_without_site, modules_after
 
+from loopspec import spec_text
 from loopspec.properties.cli import spec
 from loopspec.properties.cli.help_wrapping import HelpWrapper
 from loopspec.properties.cli.main import main
 from loopspec.properties.cli.parser import parse
-from loopspec.properties.cli.spec import usual_spec_rules
+from loopspec.properties.cli.spec import print_titles, usual_spec_list, usual_spec_rules
 from loopspec.properties.spec_rules import named_rule_sections, rule_ids_in_spec, rule_sections
 
 # Each is imported by nothing these command lines need (`cli.parser`, `loopspec.spec_text`).
@@ -100,6 +101,55 @@ def test_spec_RULE_read_without_argparse_prints_what_argparse_reads(
     shortcut = _printed(lambda: main(["spec", *arguments]))
     args = parse(["spec", *arguments], "spec")
     assert _printed(lambda: args.handler(args)) == shortcut
+
+
+def test_spec_list_prints_without_argparse_or_re() -> None:
+    """`spec --list`, the rules' index, likewise."""
+    done = main_without_site(["spec", "--list"])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("LOG-1 "), done.stdout
+    assert loaded_of(set(done.stderr.split()), NEVER_FOR_SPEC_RULE) == set()
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [["--list"], ["--list", "rw", "HOOK-3"], ["STEP", "--list"], ["--list", "NOPE-1"]],
+)
+def test_spec_list_read_without_argparse_prints_what_argparse_reads(
+    arguments: list[str],
+) -> None:
+    """`spec --list [RULE...]` through `main`'s shortcut prints and exits as the parser's
+    handler does on the same arguments, an unknown rule's error included."""
+    assert usual_spec_list(arguments) is not None
+    shortcut = _printed(lambda: main(["spec", *arguments]))
+    args = parse(["spec", *arguments], "spec")
+    assert _printed(lambda: args.handler(args)) == shortcut
+
+
+def test_spec_list_of_every_rule_is_the_list_of_each_named() -> None:
+    """`spec --list` takes every rule as it is, where naming each looks it up among all."""
+    every = _printed(lambda: print_titles([]))
+    assert every == _printed(lambda: print_titles(rule_ids_in_spec(spec_text())))
+    assert every[1].startswith("LOG-1 ")
+
+
+_SPEC_WORDS = ("--list", "--lis", "--log", "--example", "--write", "-h", "-", "RW", "hook-3", "")
+
+
+@pytest.mark.no_cover
+@settings(max_examples=200, deadline=None)
+@given(arguments=st.lists(st.sampled_from(_SPEC_WORDS), max_size=5))
+def test_what_the_list_reader_takes_argparse_reads_as_a_list_of_those_rules(
+    arguments: list[str],
+) -> None:
+    """Whatever `usual_spec_list` reads, argparse reads as `--list` and those rules alone."""
+    rules = usual_spec_list(arguments)
+    if rules is None:
+        return
+    with contextlib.redirect_stderr(io.StringIO()):
+        args = parse(["spec", *arguments], "spec")
+    assert (args.list, args.rules) == (True, rules)
+    assert (args.write, args.check, args.example, args.log) == (None, None, False, False)
 
 
 def test_spec_with_an_option_is_left_to_argparse() -> None:

@@ -284,10 +284,17 @@ def program() -> int:
 
 
 def _spec_rules_only(arguments: Sequence[str]) -> bool:
-    """Whether `arguments` is `spec RULE...`, which only prints rules (`_usual_spec`)."""
-    from loopspec.properties.cli.spec import usual_spec_rules  # noqa: PLC0415 (loaded already)
+    """Whether `arguments` is `spec RULE...` or `spec --list [RULE...]`, which only print rules
+    (`_usual_spec`)."""
+    from loopspec.properties.cli.spec import (  # noqa: PLC0415 (loaded already)
+        usual_spec_list,
+        usual_spec_rules,
+    )
 
-    return arguments[:1] == ["spec"] and usual_spec_rules(arguments[1:]) is not None
+    rules = arguments[1:]
+    return arguments[:1] == ["spec"] and (
+        usual_spec_rules(rules) is not None or usual_spec_list(rules) is not None
+    )
 
 
 def _end_at_once(status: int) -> None:
@@ -365,14 +372,24 @@ def _usual_check(arguments: Sequence[str]) -> int | None:
 
 def _usual_spec(arguments: Sequence[str]) -> int | None:
     """Print the rules `loopspec spec RULE...` names (the command check prints under its
-    violations) without argparse; None for any other `spec` command line."""
-    from loopspec.properties.cli.spec import print_rules, usual_spec_rules  # noqa: PLC0415
+    violations), or their titles (`spec --list [RULE...]`), without argparse; None for any
+    other `spec` command line."""
+    from loopspec.properties.cli.spec import (  # noqa: PLC0415
+        print_rules,
+        print_titles,
+        usual_spec_list,
+        usual_spec_rules,
+    )
 
     rules = usual_spec_rules(arguments)
-    if rules is None:
+    if rules is not None:
+        start_up_done()
+        return _run(print_rules, rules, reap=False)
+    listed = usual_spec_list(arguments)
+    if listed is None:
         return None
     start_up_done()
-    return _run(print_rules, rules, reap=False)
+    return _run(print_titles, listed, reap=False)
 
 
 def _output_written() -> bool:

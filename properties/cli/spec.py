@@ -4,7 +4,8 @@ sections.
 The usual command line, `loopspec spec RULE...` (what `loopspec check` names under the
 violations it prints), is read without argparse (`usual_spec_rules`): every argument a rule or a
 family, none an option, is what argparse reads as the rules and nothing else. argparse, with the
-re, gettext and locale it imports, cost that command half its start-up.
+re, gettext and locale it imports, cost that command half its start-up. So is `loopspec spec
+--list [RULE...]` (`usual_spec_list`), the rules' index.
 """
 
 from __future__ import annotations
@@ -75,6 +76,25 @@ def usual_spec_rules(arguments: Sequence[str]) -> list[str] | None:
     return list(arguments)
 
 
+def usual_spec_list(arguments: Sequence[str]) -> list[str] | None:
+    """The rules named by the arguments after `spec` when they are `--list` and rules before or
+    after it, as argparse reads them (`loopspec spec --list`, the rules' index), else None."""
+    if not arguments or arguments.count(LIST) != 1 or LIST not in (arguments[0], arguments[-1]):
+        return None
+    rules = [argument for argument in arguments if argument != LIST]
+    if any(rule.startswith("-") for rule in rules):
+        return None
+    return rules
+
+
+LIST = "--list"
+
+
+def print_titles(names: list[str]) -> int:
+    """`spec --list`: one `ID  title` line for each rule named (every rule where none is)."""
+    return print_rules(names, titles_only=True)
+
+
 def print_rules(names: list[str], *, titles_only: bool = False) -> int:
     """Print the named rules (or families), whole or as `ID  title` lines; exit 2 naming what
     SPEC.md does not state."""
@@ -84,9 +104,10 @@ def print_rules(names: list[str], *, titles_only: bool = False) -> int:
     sections = _named_sections(names, text)
     if sections is None:
         sections = rule_sections(text)
-    if titles_only and not names:
-        names = list(sections)
-    chosen = _chosen_rules(names, sections)
+    # Every rule, where none is named: each rule's ID stands for itself alone (looking each up
+    # among all, as `_chosen_rules` does, took longer than the rest of `spec --list`).
+    every = titles_only and not names
+    chosen = list(sections) if every else _chosen_rules(names, sections)
     if chosen is None:
         return 2
     if titles_only:
@@ -195,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
         return print_examples(args.rules, whole_log=args.log)
     if args.list:
-        return print_rules(args.rules, titles_only=True)
+        return print_titles(args.rules)
     if args.rules:
         if args.write is not None or args.check is not None:
             print(
