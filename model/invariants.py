@@ -224,11 +224,31 @@ def replace_targets_current_nodes(prefix: Prefix, fact: Fact) -> Sequence[Violat
         msg = f"replace {fact.surface_start}..{fact.surface_end} does not name current nodes: {why}"
         found.append(Violation("LOG-7", fact.seq, msg, (*related, *replacers)))
         return found
+    first, last = span
+    result = SURFACE_CODE["tool/result"]
     if fact.type == "tool/result":
-        first, last = span
-        if first != last or prefix.surface_kinds[first] != SURFACE_CODE["tool/result"]:
+        if first != last or prefix.surface_kinds[first] != result:
             msg = "a tool/result replacement must shadow exactly one tool/result"
             found.append(Violation("LOG-7", fact.seq, msg, related))
+        return found
+    # A result's call is in the node before it, or in a result run that node ends (ADJ-1): a
+    # span starting at a result leaves that call without it, and a result right after a span
+    # lost its call to it (a compaction dsh writes takes whole batches).
+    kinds, seqs = prefix.surface_kinds, prefix.surface_seqs
+    parted = f"replace {fact.surface_start}..{fact.surface_end} parts a call from its result: "
+    keep = "; a replacement keeps a reply's calls and their results together"
+    if kinds[first] == result:
+        msg = (
+            f"{parted}it takes away the tool/result at seq {seqs[first]}, whose call stays in "
+            f"the history{keep}"
+        )
+        found.append(Violation("LOG-7", fact.seq, msg, related))
+    elif last + 1 < len(kinds) and kinds[last + 1] == result:
+        msg = (
+            f"{parted}the tool/result at seq {seqs[last + 1]}, left in the history, answers a "
+            f"call this replacement takes away{keep}"
+        )
+        found.append(Violation("LOG-7", fact.seq, msg, (*related, seqs[last + 1])))
     return found
 
 

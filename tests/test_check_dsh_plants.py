@@ -317,3 +317,46 @@ def test_DEC_2_a_call_that_succeeds_while_its_approval_request_is_unanswered_is_
     unanswered = [*ask, ("approval/asked", asked), ("tool/result", READ)]
     found = only_violation(capsys, dsh_log(tmp_path / "unanswered.jsonl", ["c1"], unanswered))
     assert found.startswith("DEC-2 8: call c1 ran before its approval")
+
+
+def test_LOG_7_a_compaction_that_parts_a_call_from_its_result_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """dsh's manual compaction (compaction-basic 0.1.0-rc.8, recorded) writes a user/message
+    replacing whole turns, never parting a reply's calls from their results. One whose span
+    ends at c1's result leaves c2's result in the history with no call before it, which every
+    provider refuses (HIST-2); one starting at c2's result leaves c1's call unanswered. Both
+    passed, 0 violations: LOG-7 read only that start and end were current nodes."""
+    log = dsh_log(
+        tmp_path / "compacted.jsonl",
+        ["c1", "c2"],
+        [("tool/result", READ), ("tool/result", _result("c2", "B", failed=False))],
+    )
+    events = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
+    summary = {
+        "role": "user",
+        "content": [{"type": "text", "text": "Summary: two files were read."}],
+        "source": {"kind": "plugin", "plugin": "compact"},
+    }
+
+    def compacted(start: int, end: int) -> str:
+        replace = {"op": "replace", "start": start, "end": end}
+        event = _message("user/message", len(events) - 1, summary, surfaceOp=replace)
+        log.write_text("".join(json.dumps(e) + "\n" for e in [*events, event]), "utf-8")
+        return only_violation(capsys, log)
+
+    assert checked(capsys, log) == (0, [])  # 2: the prompt, 3: the reply, 6 and 7: results
+    replace = {"op": "replace", "start": 2, "end": 7}  # the whole batch, as dsh compacts
+    whole = _message("user/message", len(events) - 1, summary, surfaceOp=replace)
+    log.write_text("".join(json.dumps(e) + "\n" for e in [*events, whole]), "utf-8")
+    assert checked(capsys, log) == (0, [])
+    assert compacted(2, 6) == (
+        "LOG-7 13: replace 2..6 parts a call from its result: the tool/result at seq 7, left "
+        "in the history, answers a call this replacement takes away; a replacement keeps a "
+        "reply's calls and their results together"
+    )
+    assert compacted(7, 10) == (
+        "LOG-7 13: replace 7..10 parts a call from its result: it takes away the tool/result at "
+        "seq 7, whose call stays in the history; a replacement keeps a reply's calls and their "
+        "results together"
+    )

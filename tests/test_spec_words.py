@@ -244,10 +244,10 @@ def test_MODEL_1_a_rule_check_holds_in_part_is_listed_so(rule: str) -> None:
 
 def _compacted(rows: Rows, start: int, end: int) -> Rows:
     """The demo's turn 1 with two compactions after its last reply (seq 18): the first, seq 19,
-    replaces nodes 2..7; the second replaces `start`..`end`."""
+    replaces node 2, the prompt; the second replaces `start`..`end`."""
     reply = next(row for row in rows if row["type"] == "assistant/message" and row["seq"] == 18)
     at = rows.index(reply) + 1
-    for span in ((2, 7), (start, end)):
+    for span in ((2, 2), (start, end)):
         compaction = copy.deepcopy(reply)
         compaction["seq"] = None
         compaction["surfaceOp"] = {"op": "replace", "start": span[0], "end": span[1]}
@@ -257,13 +257,14 @@ def _compacted(rows: Rows, start: int, end: int) -> Rows:
     return rows
 
 
-@pytest.mark.parametrize(("start", "end", "blamed"), [(19, 12, []), (12, 19, ["LOG-7"])])
+@pytest.mark.parametrize(("start", "end", "blamed"), [(19, 15, []), (15, 19, ["LOG-7"])])
 def test_LOG_7_start_not_after_end_is_in_surface_order(
     start: int, end: int, blamed: list[str]
 ) -> None:
-    """After seq 19 replaced nodes 2..7 it stands first, so `{start: 19, end: 12}` names nodes
-    in order and `{start: 12, end: 19}` does not, whatever their seqs: LOG-7 says surface order,
-    and section 2 says what it is (LOG-7 said only 'start not after end')."""
+    """After seq 19 replaced node 2 it stands first, so `{start: 19, end: 15}` names nodes in
+    order and `{start: 15, end: 19}` does not, whatever their seqs: LOG-7 says surface order,
+    and section 2 says what it is (LOG-7 said only 'start not after end'). (Both keep the
+    reply's calls with their results: 19..15 ends at the batch's last result.)"""
     rows = _compacted(copy.deepcopy(demo_rows()), start, end)
     report = check_stream("log", io.BytesIO(jsonl(HEADER, rows).encode()))
     assert [found.violation.rule_id for found in report.violations] == blamed
