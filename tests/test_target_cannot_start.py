@@ -396,9 +396,27 @@ def test_PROTO_1_a_code_options_value_holding_a_space_is_no_file(
     )
 
 
-@pytest.mark.parametrize("shell", ["sh", "bash"])
+# A shell's command, the program it needs, and what the line says is missing ({cwd}: the test's
+# folder): one simple command is read as the command itself; in code, the line of node or python.
+SHELL_COMMANDS = [
+    (
+        "sh",
+        "sh -c 'exec {python} loop.py'",
+        "loop.py: no such file relative to the current directory, {cwd}",
+    ),
+    (
+        "bash",
+        "bash -c 'exec {python} loop.py'",
+        "loop.py: no such file relative to the current directory, {cwd}",
+    ),
+    ("node", "sh -c 'cd loops && node main.mjs'", "./loops/main.mjs: no such file"),
+    ("python3", "sh -c 'cd loops && python3 main.py'", "./loops/main.py: no such file"),
+]
+
+
+@pytest.mark.parametrize("case", SHELL_COMMANDS)
 def test_PROTO_1_a_shell_given_a_command_whose_script_is_not_here_names_it(
-    shell: str,
+    case: tuple[str, str, str],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -406,17 +424,49 @@ def test_PROTO_1_a_shell_given_a_command_whose_script_is_not_here_names_it(
     """PROTO-1: `sh -c 'python3 loop.py'` run from another folder than the script's: the
     shell's one simple command is read as the command itself, and the line names the script
     as it does for `python3 loop.py`, where it was "[PROTO-1]", the whole command read as
-    code."""
-    if shutil.which(shell) is None:
-        pytest.skip(f"runs {shell}")
+    code. `sh -c 'cd loops && node main.mjs'` with no loops/main.mjs is code: node's own line
+    names the file, which was only in the stderr tail beside "[PROTO-1]"."""
+    needs, command, missing = case
+    if shutil.which(needs) is None:
+        pytest.skip(f"runs {needs}")
     monkeypatch.chdir(tmp_path)
-    command = f"{shell} -c 'exec {shlex.quote(sys.executable)} loop.py'"
-    first = _setup_error(command, capsys)
-    assert first == (
+    (tmp_path / "loops").mkdir()
+    command = command.format(python=shlex.quote(sys.executable))
+    assert _setup_error(command, capsys) == (
         f"loopspec: error: the target failed in reset: {command}: the process ended its output "
-        f"instead of answering reset (loop.py: no such file relative to the current directory, "
-        f"{tmp_path})"
+        f"instead of answering reset ({missing.format(cwd=tmp_path)})"
     )
+
+
+CODE_STDERR = {
+    "sh: 1: cd: can't cd to loops": ["loops: no such folder relative to the current directory"],
+    "bash: line 1: cd: loops: No such file or directory": [
+        "loops: no such folder relative to the current directory"
+    ],
+    "Error: Cannot find module '/nowhere/main.mjs'": ["/nowhere/main.mjs: no such file"],
+    "/usr/bin/python3: can't open file '/nowhere/main.py': [Errno 2] No such file or directory": [
+        "/nowhere/main.py: no such file"
+    ],
+    # An import of the loop's own (its words are the loop's to mend), a require's relative name,
+    # a folder that is there (an earlier cd moved away from it): nothing is said.
+    "Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/nowhere/x.mjs' imported from /a.mjs": [],
+    "Error: Cannot find module './x'": [],
+    "sh: 1: cd: can't cd to here": [],
+}
+
+
+@pytest.mark.parametrize("stderr", CODE_STDERR)
+def test_PROTO_1_a_shell_given_code_is_named_only_what_its_own_lines_say_is_missing(
+    stderr: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: in a shell given code, only a shell's failed cd, node's script and python's
+    script, in their own words, are named; and only a shell given code is read so (one simple
+    command is read as the command itself, `_run_words`)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "here").mkdir()
+    said = start_errors.missing_in_shell_code(["sh", "-c", "cd loops && node main.mjs"], stderr)
+    assert [words.replace(f", {tmp_path}", "") for words in said] == CODE_STDERR[stderr]
+    assert start_errors.missing_in_shell_code(["sh", "-c", "node main.mjs"], stderr) == []
 
 
 def test_PROTO_1_npx_that_would_install_its_package_is_a_setup_error_naming_it(

@@ -64,6 +64,7 @@ from loopspec.properties.conformance.schema_shape import UNKNOWN, Shaper, shaper
 from loopspec.properties.conformance.start_errors import (
     env_missed,
     impl_module_given_as_command,
+    missing_in_shell_code,
     missing_relative_paths,
     module_missing,
     path_split_at_spaces,
@@ -1320,6 +1321,12 @@ class ProcessTarget:
             )
             if not said_by_status and not curled_quotes_hint(self.argv):
                 missing = missing_relative_paths(self.argv, stderr)
+                # A shell given code: the paths the shell's, node's or python's line names.
+                said_in_code = missing_in_shell_code(self.argv, stderr)
+                if said_in_code and not self.slowest:
+                    files_missed = f" ({'; '.join(said_in_code)})"
+                    ended += files_missed
+                    rule = NO_RULE_BROKEN
         if missing:
             # A shared case replayed from another folder: `node loop/main.mjs` starts,
             # and dies on a script path that only resolved where the case was found.

@@ -167,6 +167,50 @@ def _run_words(argv: list[str]) -> list[str]:
     return [argv[0], *words] if "/" in words[0] else words
 
 
+# The lines in which a shell, node and python say a path a shell command gave is not there:
+# dash's and bash's failed `cd`, node's script (resolved: a module an import names has
+# " imported from" after it, and a require's names no absolute path) and python's script.
+_SHELL_NO_FOLDER: Final = (
+    re.compile(r"^(?:sh|dash): \d+: cd: can't cd to (?P<path>.+)$", re.MULTILINE),
+    re.compile(r"^bash: line \d+: cd: (?P<path>.+): No such file or directory$", re.MULTILINE),
+)
+_INTERPRETER_NO_FILE: Final = (
+    re.compile(r"^Error: Cannot find module '(?P<path>/[^']+)'$", re.MULTILINE),
+    re.compile(
+        r"^\S+: can't open file '(?P<path>/[^']+)': \[Errno 2\] No such file or directory$",
+        re.MULTILINE,
+    ),
+)
+
+
+def missing_in_shell_code(argv: list[str], stderr: str) -> list[str]:
+    """Where `argv` is a shell given code to run (`sh -c 'cd loops && node main.mjs'`, which
+    `_run_words` cannot read as one command): what the shell's, node's or python's own line
+    on stderr says is not there and is not, each as it is to be said: a folder `cd` could not
+    enter, from the current directory (a folder an earlier `cd` moved from is not judged), and
+    a script the interpreter resolved to an absolute path."""
+    if (
+        len(argv) < 3
+        or os.path.basename(argv[0]) not in _SHELLS
+        or argv[1] != "-c"
+        or _CODE_CHARACTERS.isdisjoint(argv[2])
+    ):
+        return []
+    folders = [m["path"] for pattern in _SHELL_NO_FOLDER for m in pattern.finditer(stderr)]
+    files = [m["path"] for pattern in _INTERPRETER_NO_FILE for m in pattern.finditer(stderr)]
+    said = [
+        f"{portable(folder)}: no such folder relative to the current directory, {os.getcwd()}"
+        for folder in dict.fromkeys(folders)
+        if not os.path.isabs(folder) and not os.path.lexists(folder)
+    ]
+    said += [
+        f"{portable(path)}: no such file"
+        for path in dict.fromkeys(files)
+        if not os.path.lexists(path)
+    ]
+    return said
+
+
 def _is_code(words: list[str], at: int) -> bool:
     """Whether the word at `at` reads as code, not as a file's name: it holds a character of
     code, or it holds a space and is a code option's value (`sh -c 'node main.mjs'`)."""
