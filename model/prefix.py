@@ -38,8 +38,9 @@ if TYPE_CHECKING:
     # What `Prefix._reset` forgets, each scope what the one before it does and more: the open
     # step's reply, calls and results (at its end); those and its hooks' and approvals' answers
     # (at a step's start); those and what the turn keeps, its calls left unanswered, its repair
-    # and its closing (at a turn's start and end).
-    ResetScope = Literal["step", "step and hooks", "turn"]
+    # and its closing (at a turn's start and end). And "hooks": the hooks' and approvals' answers
+    # alone, at a step's start right after a step's end, which forgot the step's.
+    ResetScope = Literal["step", "hooks", "step and hooks", "turn"]
 
 SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
 IN_TURN_TYPES = frozenset(
@@ -443,34 +444,35 @@ class Prefix:
         step's start and end run it (a string constant: a global's load costs more)."""
         self.reset_at, self.reset_scope = self.expected_seq - self.seq_drift, scope
         # An empty container is kept rather than replaced: most steps leave some empty.
-        self.reply_seq = None
-        self.first_unanswered = 0
-        if self.reply_ids:
-            self.reply_ids = ()
-        if self.reply_calls:
-            self.reply_calls = {}
-        if self.call_records:
-            self.call_records = {}
-        if self.results:
-            self.results = {}
-        if self.refused_calls:
-            self.refused_calls = {}
-        if self.repeated:
-            self.repeated, self.repeat_records, self.repeat_results = {}, {}, {}
-        if self.unapplied_rewrites:
-            self.unapplied_rewrites = {}
-        if scope == "turn":
-            if self.dangling:
-                self.dangling = []
-            if self.aborted_result is not None:
-                self.aborted_result = None
-            self.dangling_before_last_step = 0
-            self.repaired = False
-            self.closing = None
-            if self.interrupted_replies:
-                self.interrupted_replies = set()
-        elif scope == "step":
-            return
+        if scope != "hooks":  # (the step's were forgotten by the reset right before)
+            self.reply_seq = None
+            self.first_unanswered = 0
+            if self.reply_ids:
+                self.reply_ids = ()
+            if self.reply_calls:
+                self.reply_calls = {}
+            if self.call_records:
+                self.call_records = {}
+            if self.results:
+                self.results = {}
+            if self.refused_calls:
+                self.refused_calls = {}
+            if self.repeated:
+                self.repeated, self.repeat_records, self.repeat_results = {}, {}, {}
+            if self.unapplied_rewrites:
+                self.unapplied_rewrites = {}
+            if scope == "turn":
+                if self.dangling:
+                    self.dangling = []
+                if self.aborted_result is not None:
+                    self.aborted_result = None
+                self.dangling_before_last_step = 0
+                self.repaired = False
+                self.closing = None
+                if self.interrupted_replies:
+                    self.interrupted_replies = set()
+            elif scope == "step":
+                return
         if self.hook_results:
             self.hook_results = {}
         if self.post_blocked:
@@ -638,8 +640,10 @@ class Prefix:
         # Call ids are unique only within a reply: a later step may reuse one for a new
         # call, whose PreToolUse hooks run afresh (they run inside the call's own step).
         # (Right after its turn's start, nothing is left to forget.)
-        if self.expected_seq - self.seq_drift != self.reset_at + 1 or self.reset_scope == "step":
+        if self.expected_seq - self.seq_drift != self.reset_at + 1:
             self._reset("step and hooks")
+        elif self.reset_scope == "step":  # right after its step's end: the hooks' alone
+            self._reset("hooks")
 
     def _fold_step_end(self, fact: Fact) -> None:
         self.end_step(fact.seq)
