@@ -137,7 +137,8 @@ _SPEC_WORDS = ("--list", "--lis", "--log", "--example", "--write", "-h", "-", "R
 
 
 @pytest.mark.no_cover
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
+@example(arguments=["RW", "--list", "RW"])
 @given(arguments=st.lists(st.sampled_from(_SPEC_WORDS), max_size=5))
 def test_what_the_list_reader_takes_argparse_reads_as_a_list_of_those_rules(
     arguments: list[str],
@@ -211,7 +212,7 @@ def test_spec_headings_read_line_by_line_as_the_regular_expressions_read_them(
 
 
 @pytest.mark.no_cover
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @example(lines=["### RW-1 a", "text", "### RW-2 b", "## Section", "more"], wanted="RW-1")
 @example(lines=["### RW-1 a", "x", "### RW-10 b", "### RW-1 again", "y"], wanted="RW")
 @given(
@@ -278,7 +279,8 @@ _WRAPPED_TEXT = (
 
 
 @pytest.mark.no_cover
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
+@example(text="a goof-ball, x--y and RW-1 re-run", hyphens=True)
 @given(text=_WRAPPED_TEXT, hyphens=st.booleans())
 def test_help_is_wrapped_in_the_chunks_textwrap_splits_it_into(text: str, hyphens: bool) -> None:
     """Help's wrapper finds textwrap's chunks word by word: the same chunks, so the same lines."""
