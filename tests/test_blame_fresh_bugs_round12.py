@@ -32,7 +32,10 @@ here in the model and the programs that must show it are played:
   the result was missing; they now say the call had not passed the gate and what it is owed;
 - a bash card titled with the call's description when it has one (as Claude Code's UI shows
   it): named right (VIEW-2), in words saying only that the card is the presenter's view of the
-  arguments; they now say a bash card's title is its command.
+  arguments; they now say a bash card's title is its command;
+- a reopen that sets the loop idle only when its repair appended something, so a balanced log
+  leaves it crashed: named TURN-1 (the user's message opens a turn while none is open); what a
+  target refuses right after a reopen the model takes in Idle is now REC-2's.
 """
 
 from __future__ import annotations
@@ -368,4 +371,39 @@ def test_VIEW_2_a_bash_card_titled_with_its_description_is_told_what_titles_it()
         BASH_TITLED_BY_DESCRIPTION,
         "a bash card's title is its command as given, the description shown as the card's "
         "content, never as its title",
+    )
+
+
+class StaysCrashedAfterABalancedReopen(ModelTarget):
+    """The model, except that a reopen whose repair appends nothing (the log was balanced)
+    leaves the loop crashed (`if (tx.events.length > 0) this.phase = IDLE`): it refuses what
+    comes next."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self.stuck = False
+        return super().reset(config)
+
+    def apply(self, command: Command) -> Observation:
+        if self.stuck:
+            return Observation(False, refusal_rule="MODEL-1", refusal_message="still crashed")
+        observed = super().apply(command)
+        self.stuck = isinstance(command, Recover) and observed.accepted and not observed.events
+        return observed
+
+
+STUCK_AFTER_A_BALANCED_REOPEN: FreshBug = (
+    "a reopen of a balanced log leaving the loop crashed",
+    StaysCrashedAfterABalancedReopen,
+    LoopConfig(),
+    (Crash(), Recover(), SubmitUser("")),
+    "REC-2",
+)
+
+
+def test_REC_2_a_loop_not_idle_after_a_balanced_reopen() -> None:
+    """REC-2: what the target refuses right after a reopen the model takes in Idle is the
+    reopen's fault (TURN-1 was named: what the user sends while no turn is open opens one)."""
+    assert_found(
+        STUCK_AFTER_A_BALANCED_REOPEN,
+        "command #2, the Recover just before, leaves no turn open and the loop idle",
     )

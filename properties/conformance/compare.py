@@ -4107,6 +4107,24 @@ def _settled_another_call(command: Command, actual: Observation) -> str:
     )
 
 
+def _not_idle_after_a_reopen(
+    refused: str, phase: str, program: Sequence[Command]
+) -> tuple[str, str] | None:
+    """REC-2, with words, when the target refuses what the model takes in Idle right after a
+    Recover that came right after a Crash (so the model took both); None otherwise. Not idle
+    after a reopen (one that repaired nothing, say), the recovery is what is wrong, not how the
+    user's message opens a turn (it read as TURN-1)."""
+    reopened = len(program) - 1
+    if phase != "Idle" or reopened < 2 or not isinstance(program[-2], Recover):
+        return None
+    if not isinstance(program[-3], Crash):
+        return None
+    return "REC-2", (
+        f"{refused}: command #{reopened}, the Recover just before, leaves no turn open and the "
+        "loop idle, whether its repair appended anything or not (a balanced log gets nothing)"
+    )
+
+
 def _refusal_rule(
     command: Command,
     phase: str,
@@ -4123,6 +4141,9 @@ def _refusal_rule(
             f"the target refused {command.NAME} ({actual.refusal_rule or 'no rule named'}: "
             f"{actual.refusal_message}); the model accepts it in {phase}"
         )
+        after_reopen = _not_idle_after_a_reopen(refused, phase, program)
+        if after_reopen is not None:
+            return after_reopen
         match command:
             case SubmitUser():
                 rule = "TURN-1" if phase == "Idle" else "ADJ-4"
