@@ -102,7 +102,7 @@ def citation_read_whole(found: list[Violation]) -> list[Violation]:
     return [
         v
         for v in found
-        if v.rule_id != "LOG-2" or v.message not in (CITES_NO_EARLIER_EVENT, CITES_NOTHING)
+        if v.rule_id != "LOG-2" or not v.message.startswith((CITES_NO_EARLIER_EVENT, CITES_NOTHING))
     ]
 
 
@@ -201,7 +201,11 @@ def surface_metadata_valid(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     if len(set(sources)) != len(sources):
         found.append(Violation("LOG-2", fact.seq, "sourceEventSeqs repeat a seq"))
     if sources and (max(sources) >= fact.seq or min(sources) < 0):
-        found.append(Violation("LOG-2", fact.seq, CITES_NO_EARLIER_EVENT))
+        cited = next(seq for seq in sources if seq >= fact.seq or seq < 0)
+        what = "itself" if cited == fact.seq else "a later event" if cited > 0 else "no event"
+        # Name it: a converter that dropped or moved events cites by the seqs they had.
+        msg = f"{CITES_NO_EARLIER_EVENT}: it cites seq {cited}, {what}"
+        found.append(Violation("LOG-2", fact.seq, msg))
     if not sources and fact.type != "assistant/message":
         found.append(Violation("LOG-2", fact.seq, CITES_NOTHING))
     return found

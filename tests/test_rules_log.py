@@ -248,8 +248,9 @@ def test_LOG_2_surface_metadata_only_on_surface_events() -> None:
 
 
 def test_LOG_2_sources_must_cite_earlier_events() -> None:
-    """LOG-2: a source seq at or after the event is a violation."""
-    for cited in (0, 1):
+    """LOG-2: a source seq at or after the event is a violation, named with the seq it cites
+    (a converter that dropped events and renumbered the rest cites by their old seqs)."""
+    for cited, what in ((0, "itself"), (1, "a later event")):
         log = wire(DEMO.log)
         reply = next(obj for obj in log if obj["type"] == "assistant/message")
         seq = reply["seq"]
@@ -257,7 +258,10 @@ def test_LOG_2_sources_must_cite_earlier_events() -> None:
         reply["sourceEventSeqs"] = [seq + cited]
         found = check_facts(fact_from_wire(o) for o in log)
         assert [(v.rule_id, v.message) for v in found] == [
-            ("LOG-2", "sourceEventSeqs must cite earlier events")
+            (
+                "LOG-2",
+                f"sourceEventSeqs must cite earlier events: it cites seq {seq + cited}, {what}",
+            )
         ]
 
 
