@@ -35,7 +35,10 @@ here in the model and the programs that must show it are played:
   arguments; they now say a bash card's title is its command;
 - a reopen that sets the loop idle only when its repair appended something, so a balanced log
   leaves it crashed: named TURN-1 (the user's message opens a turn while none is open); what a
-  target refuses right after a reopen the model takes in Idle is now REC-2's.
+  target refuses right after a reopen the model takes in Idle is now REC-2's;
+- a history cleared as each turn opens: named right (HIST-1), in words naming one message of
+  two alike left out, the second; they now say the history starts over at the message the
+  user typed, leaving out every earlier one.
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ from loopspec.model.presenters import CALL_PRESENTERS
 from loopspec.model.repair import interrupted_turn_closers
 from loopspec.model.views import TerminalCallView, ToolCallView
 from loopspec.model.wording import MISSING_KEYS, NOT_AN_OBJECT, quoted_keys
+from loopspec.properties.conformance.history_change import ReportedHistory, WireMessage
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
 READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
@@ -406,4 +410,45 @@ def test_REC_2_a_loop_not_idle_after_a_balanced_reopen() -> None:
     assert_found(
         STUCK_AFTER_A_BALANCED_REOPEN,
         "command #2, the Recover just before, leaves no turn open and the loop idle",
+    )
+
+
+class ClearsItsHistoryEachTurn(ModelTarget):
+    """The model, except that its history starts over with each turn's first message (a loop
+    clearing its request context when the user opens a turn)."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self.reported = ReportedHistory()
+        self.whole: tuple[WireMessage, ...] = ()
+        return super().reset(config)
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if observed.history is None:
+            return observed
+        model = observed.history
+        whole = (*self.whole[: model.kept], *model.appended)
+        opened = any(e["type"] == "turn/start" for e in observed.events)
+        self.whole, kept = whole, 0 if opened else len(whole) - len(model.appended)
+        sent = model.appended if opened else whole[kept:]
+        return attrs.evolve(observed, history=self.reported.change(kept, sent))
+
+
+HISTORY_CLEARED_EACH_TURN: FreshBug = (
+    "a history cleared as each turn opens",
+    ClearsItsHistoryEachTurn,
+    LoopConfig(),
+    (SubmitUser("a"), ModelFails("", "RATE_LIMITED"), SubmitUser("b")),
+    "HIST-1",
+)
+
+
+def test_HIST_1_a_history_that_starts_over_each_turn_is_named_so() -> None:
+    """HIST-1: a history holding the model's last messages alone, from a message the user
+    typed on, is told as starting over (the words named one message left out, #2, of two
+    alike)."""
+    assert_found(
+        HISTORY_CLEARED_EACH_TURN,
+        "the target's history holds the last 1 of the model's 2 messages: it starts over at a "
+        'message the user typed, leaving out the 1 before it (the first, its user message [{"',
     )

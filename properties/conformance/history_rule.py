@@ -112,6 +112,28 @@ def _left_out_blocks(want: dict[str, Any], got: dict[str, Any]) -> list[int]:
     return left_out if kept == len(theirs) else []
 
 
+def _started_over(expected: HistoryChange, actual: HistoryChange, reference: str) -> str | None:
+    """Words on a target's history that is the reference's without its first messages, from
+    a message the user typed on (a loop clearing its history as a turn starts), or None."""
+    held, whole = len(actual.whole), len(expected.whole)
+    if not 0 < held < whole:
+        return None
+    first = actual.whole[0]
+    source = first.get("source") if isinstance(first, dict) else None
+    if not (isinstance(source, dict) and source.get("kind") == "user"):
+        return None
+    tail = [comparable_message(m) for m in expected.whole[whole - held :]]
+    if tail != [comparable_message(m) for m in actual.whole]:
+        return None
+    dropped = expected.whole[0]
+    return (
+        f"the target's history holds the last {held} of {reference} {whole} messages: it "
+        f"starts over at a message the user typed, leaving out the {whole - held} before it "
+        f"(the first, its {_role(dropped)} message {_excerpt(dropped.get('content'))}), where "
+        "the next request carries every message of the session so far, earlier turns' too"
+    )
+
+
 def history_rule(
     expected: HistoryChange, actual: HistoryChange, reference: str = "the model's"
 ) -> tuple[str, str] | None:
@@ -119,6 +141,9 @@ def history_rule(
 
     `reference` names whose history `expected` is, as a possessive (the model's, or, under a
     profile, the target's own log's: `history_own_log`)."""
+    restarted = _started_over(expected, actual, reference)
+    if restarted is not None:
+        return "HIST-1", restarted
     start = min(expected.kept, actual.kept)
     wants = [comparable_message(m) for m in expected.whole[start:]]
     gots = [comparable_message(m) for m in actual.whole[start:]]
