@@ -238,10 +238,6 @@ the wheel of this commit and of its parent, one after the other, `python -c pass
 `loopspec spec STEP-1` 35.9M, 1.01x (was 39.7M, 1.11x; `spec RW`, a family, 36.7M, was
 39.8M), once the rules named are found by their headings (`spec_rules.named_rule_sections`)
 instead of SPEC.md split whole into every rule's section.
-`loopspec check --help` 89.9M (was 93.3M), its wrapping done in textwrap's chunks found word by
-word (`cli.help_wrapping`): textwrap's pattern of hyphenated words, tried at every character
-of check's long description, runs on a word holding a hyphen alone; the help printed is the
-same.
 `loopspec check --format=json SMALL` 45.9M, as `--format json` (was 85.8M, 2.41x: argparse read
 it), and `--max-violations=5` 44.3M (was 85.0M), once an option joined to its value by `=` is
 read as the usual check's options are (`cli.check.usual_check_arguments`).

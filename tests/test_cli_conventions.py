@@ -153,19 +153,14 @@ def test_a_verbs_one_line_help_is_the_verb_tables_alone() -> None:
 
 def heavy_modules_after(argv: list[str], heavy: tuple[str, ...]) -> list[str]:
     """The modules starting with one of `heavy` that a fresh interpreter holds after
-    `loopspec ARGV` (help, so it exits), the verb table's and the parser's own modules (its
-    help's wrapping among them) aside."""
-    own = (
-        "loopspec.properties.cli.main",
-        "loopspec.properties.cli.parser",
-        "loopspec.properties.cli.help_wrapping",
-    )
+    `loopspec ARGV` (help, so it exits), the verb table's and the parser's own modules aside."""
     probe = (
         "import sys, contextlib, io\n"
         "from loopspec.properties.cli.main import main\n"
         "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
         f"    main({argv!r})\n"
-        f"print([m for m in sys.modules if m.startswith({heavy!r}) and m not in {own!r}])\n"
+        f"print([m for m in sys.modules if m.startswith({heavy!r})"
+        " and m not in ('loopspec.properties.cli.main', 'loopspec.properties.cli.parser')])\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True

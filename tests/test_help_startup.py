@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-import textwrap
 from collections.abc import Callable
 
 import pytest
@@ -20,7 +19,6 @@ from test_check_startup import loaded_of, main_without_site, modules_after
 
 from loopspec import spec_text
 from loopspec.properties.cli import spec
-from loopspec.properties.cli.help_wrapping import HelpWrapper
 from loopspec.properties.cli.main import main
 from loopspec.properties.cli.parser import parse
 from loopspec.properties.cli.spec import print_titles, usual_spec_list, usual_spec_rules
@@ -247,73 +245,3 @@ def test_spec_RULE_reads_only_the_sections_of_the_rules_named(
     assert status == 0
     assert out.startswith("### STEP-1 ")
     assert "\n### RW-1 " in out
-
-
-# Characters textwrap's chunking reads apart: its spaces (tab, newline, ...), hyphens and dashes
-# (`--`), the punctuation an em-dash may follow, letters, digits, and a space it does not read as
-# one (an em space).
-_WRAPPED_TEXT = (
-    st.text(alphabet="ab \t\n\r-.,!?'\"_1é\u2003", max_size=40)
-    | st.lists(
-        st.sampled_from(
-            [
-                "goof-ball",
-                "a-b-c",
-                "ab-c",
-                "--",
-                "x--y",
-                "RW-1",
-                "re-run,",
-                "-v",
-                "é-ét",
-                "ab-",
-                " ",
-                "\t",
-            ]
-        )
-        | st.text(alphabet="ab-. ", max_size=6),
-        max_size=10,
-    ).map(" ".join)
-    | st.text(max_size=12)
-)
-
-
-@pytest.mark.no_cover
-@settings(max_examples=100, deadline=None)
-@example(text="a goof-ball, x--y and RW-1 re-run", hyphens=True)
-@given(text=_WRAPPED_TEXT, hyphens=st.booleans())
-def test_help_is_wrapped_in_the_chunks_textwrap_splits_it_into(text: str, hyphens: bool) -> None:
-    """Help's wrapper finds textwrap's chunks word by word: the same chunks, so the same lines."""
-    ours = HelpWrapper(8, break_on_hyphens=hyphens)
-    theirs = textwrap.TextWrapper(8, break_on_hyphens=hyphens)
-    assert ours._split(text) == theirs._split(text)
-    assert ours.wrap(text) == theirs.wrap(text)
-
-
-class _Recorded:
-    """A regular expression whose `split` records the texts it is given."""
-
-    def __init__(self, pattern: re.Pattern[str]) -> None:
-        self.pattern = pattern
-        self.texts: list[str] = []
-
-    def split(self, text: str) -> list[str]:
-        self.texts.append(text)
-        return self.pattern.split(text)
-
-
-def test_help_runs_textwraps_hyphen_pattern_on_words_alone(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """textwrap's pattern of hyphenated words, tried at every character of the verbs' long
-    descriptions, cost `loopspec check --help` 3.5M instructions (benchmarks/bench_cli.py):
-    check's help runs it on no text but a word holding a hyphen."""
-    recorded = _Recorded(HelpWrapper.wordsep_re)
-    monkeypatch.setattr(HelpWrapper, "wordsep_re", recorded)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as ending:
-        main(["check", "--help"])
-    assert ending.value.code == 0
-    assert out.getvalue().startswith("usage: loopspec check")
-    assert recorded.texts, "check's help is wrapped by HelpWrapper"
-    assert all("-" in text and not text.isspace() and " " not in text for text in recorded.texts)

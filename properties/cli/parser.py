@@ -127,9 +127,9 @@ class _HelpFormatter(argparse.HelpFormatter):
         # argparse's, except that a word longer than the line overflows it: split, a module
         # path the help names (`python -m pydoc loopspec....`) cannot be copied from a narrow
         # terminal.
-        from loopspec.properties.cli.help_wrapping import HelpWrapper  # noqa: PLC0415 (help alone)
+        import textwrap  # noqa: PLC0415 (only help needs it)
 
-        return HelpWrapper(width, break_long_words=False).wrap(" ".join(text.split()))
+        return textwrap.wrap(" ".join(text.split()), width, break_long_words=False)
 
     if sys.version_info >= (3, 13):
 
@@ -159,12 +159,12 @@ class _VerbHelpFormatter(_HelpFormatter, argparse.RawDescriptionHelpFormatter):
     when help is shown, not when the parser is built: a verb that runs never shows it.)"""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
-        from loopspec.properties.cli.help_wrapping import HelpWrapper  # noqa: PLC0415 (help alone)
+        import textwrap  # noqa: PLC0415 (only help needs it)
 
         wrapped = "\n\n".join(
             paragraph
             if all(len(line) <= HELP_WIDTH for line in paragraph.splitlines())
-            else HelpWrapper(HELP_WIDTH).fill(paragraph)
+            else textwrap.fill(paragraph, width=HELP_WIDTH)
             for paragraph in text.split("\n\n")
         )
         return super()._fill_text(wrapped, width, indent)
