@@ -873,9 +873,12 @@ class Prefix:
         self.unapplied_rewrites[sole] = answer.handler_id or ""
 
     def sole_unanswered(self) -> str | None:
-        """The one call of the open step's reply without a result, or None when there are more
-        or none: the call a hook naming none is about."""
+        """The one call of the open step's reply without a result, or of several the one
+        recorded (dsh records a call as it starts, then audits its hooks), or None: the call a
+        hook naming none is about."""
         missing = [call_id for call_id in self.reply_calls if call_id not in self.results]
+        if len(missing) > 1:
+            missing = [call_id for call_id in missing if call_id in self.call_records]
         return missing[0] if len(missing) == 1 else None
 
     def audit_after_record(self, call_id: str) -> None:

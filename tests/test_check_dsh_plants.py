@@ -360,3 +360,50 @@ def test_LOG_7_a_compaction_that_parts_a_call_from_its_result_is_named(
         "seq 7, whose call stays in the history; a replacement keeps a reply's calls and their "
         "results together"
     )
+
+
+def test_HOOK_5_dsh_s_post_hook_for_a_denied_call_is_named_while_a_later_call_is_unrecorded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Real dsh records a call's tool/call as the call starts and audits its hooks after it:
+    with c2 (exclusive) still to start, c1's deny and the PostToolUse hook dsh runs for it can
+    be c1's alone. It passed, c1 and c2 both awaiting results; once c2 is recorded too, the
+    hook may be either's, and nothing is said."""
+    events: list[Event] = []
+
+    def add(kind: str, data: dict[str, Any], **envelope: Any) -> None:
+        events.append(_message(kind, len(events), data, **envelope))
+
+    add("turn/start", {"turn": 1})
+    add("step/start", {"turn": 1, "step": 1})
+    user = {"role": "user", "content": [{"type": "text", "text": "hi"}], "source": {"kind": "user"}}
+    add("user/message", user, surfaceOp="append")
+    model = {"kind": "model", "provider": "scripted", "model": "scripted-model"}
+    reply = {"role": "assistant", "content": [_call("c1"), _call("c2")], "source": model}
+    add("assistant/message", {"turn": 1, "step": 1, "message": reply}, surfaceOp="append")
+    for call_id, hooks, result in (
+        ("c1", [*_hook("PreToolUse", 1, "deny"), *_hook("PostToolUse", 2, "pass")], DENIED),
+        ("c2", [*_hook("PreToolUse", 3, "allow")], _result("c2", "B", failed=False)),
+    ):
+        record = len(events)
+        add("tool/call", {"turn": 1, "step": 1, "callId": call_id, "name": "read",
+                          "arguments": '{"key": "a"}'})  # fmt: skip
+        for kind, data in hooks:
+            add(kind, data)
+        add("tool/result", result, surfaceOp="append", sourceEventSeqs=[record])
+    add("step/end", {"turn": 1, "step": 1})
+    add("turn/end", {"turn": 1, "reason": {"kind": "completed"}})
+    log = tmp_path / "two.jsonl"
+    log.write_text("".join(json.dumps(e) + "\n" for e in [HEADER, *events]), encoding="utf-8")
+    assert only_violation(capsys, log).startswith(
+        "HOOK-5 9: PostToolUse hook claude-code:PostToolUse:2 was invoked (seq 7), naming no "
+        "call, while call c1 alone awaited a result"
+    )
+    # c2 recorded before c1's hooks (a writer that records every call at once): either's.
+    c2_record = events.pop(10)
+    events.insert(5, c2_record)
+    for seq, event in enumerate(events):
+        event["seq"] = seq
+    events[10]["sourceEventSeqs"], events[13]["sourceEventSeqs"] = [4], [5]
+    log.write_text("".join(json.dumps(e) + "\n" for e in [HEADER, *events]), encoding="utf-8")
+    assert checked(capsys, log) == (0, [])
