@@ -958,34 +958,85 @@ def test_PROTO_1_npx_words_name_a_scoped_package_to_install_without_its_version(
     assert "(npm install @acme/run)" in words
 
 
-NPM_404 = {
-    "tsxx": "npm error 404  'tsxx@*' is not in this registry.",
-    "@acme/run": (
+def _npm_404(package: str, line: str) -> tuple[str, str, str]:
+    said = f"npm error code E404\nnpm error 404 Not Found - GET https://x/y\n{line}"
+    words = (
+        f"found no npm package {package} in the registry (404 before its first answer: a setup "
+        "problem, not a protocol break); correct the package's name (a private one needs npm "
+        "login), or install the loop's dependencies (npm install in its folder), then run this "
+        "again"
+    )
+    return package, said, words
+
+
+def _npm_offline(package: str, url: str, code: str, host: str) -> tuple[str, str, str]:
+    network = "network " if code == "ENOTFOUND" else ""
+    said = (
+        f"npm error code {code}\nnpm error syscall getaddrinfo\nnpm error errno {code}\n"
+        f"npm error {network}request to {url} failed, reason: getaddrinfo {code} {host}\n"
+        "npm error network This is a problem related to network connectivity."
+    )
+    words = (
+        f"could not reach the npm registry, {host}, to fetch the npm package {package} "
+        f"(getaddrinfo {code} before its first answer: no network, or no name server knows the "
+        "host; a setup problem, not a protocol break); install it in the loop's folder where "
+        f"the registry can be reached (npm install {package}), or mend the network or npm's "
+        "registry setting, then run this again"
+    )
+    return package, said, words
+
+
+# npm's words (npm 11.19.1, seen 2026-12-05) for a package the registry lacks, and for one it
+# could not fetch with no network (`unshare -n`) or from a host no name server knows.
+NPM_FAILS = [
+    _npm_404("tsxx", "npm error 404  'tsxx@*' is not in this registry."),
+    _npm_404(
+        "@acme/run",
         "npm error 404  The requested resource '@acme/run@*' could not be found or you do not "
-        "have permission to access it."
+        "have permission to access it.",
     ),
-}
+    _npm_offline("tsx", "https://registry.npmjs.org/tsx", "EAI_AGAIN", "registry.npmjs.org"),
+    _npm_offline("@acme/run", "http://nowhere.invalid/@acme%2frun", "ENOTFOUND", "nowhere.invalid"),
+]
 
 
-@pytest.mark.parametrize("package", NPM_404)
+@pytest.mark.parametrize("case", NPM_FAILS)
 def test_PROTO_1_npx_given_a_package_the_registry_lacks_is_a_setup_error_naming_it(
-    package: str,
+    case: tuple[str, str, str],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """PROTO-1: `npx tsxx main.ts`, the package's name misspelt (or a private one without npm
     login): npm's 404 (from a stand-in for npx) was "[PROTO-1]", and a scoped name,
-    `@acme/run`, was named a missing file. It is a setup error naming the package, and the
-    script missing too."""
+    `@acme/run`, was named a missing file; so was `npx tsx main.ts` with no network, npm's
+    getaddrinfo failure. Each is a setup error naming the package (and the registry's host it
+    could not reach), and the script missing too."""
+    package, said, words = case
     monkeypatch.chdir(tmp_path)
-    said = f"npm error code E404\nnpm error 404 Not Found - GET https://x/y\n{NPM_404[package]}"
     npx = _exits_at_once(tmp_path, 1, said)
     first = _setup_error(f"{npx} {package} main.ts", capsys)
     assert first == (
         f"loopspec: error: the target failed in reset: ./wrapper.sh {package} main.ts: npx "
-        f"found no npm package {package} in the registry (404 before its first answer: a setup "
-        "problem, not a protocol break); correct the package's name (a private one needs npm "
-        "login), or install the loop's dependencies (npm install in its folder), then run this "
-        f"again (main.ts: no such file relative to the current directory, {tmp_path})"
+        f"{words} (main.ts: no such file relative to the current directory, {tmp_path})"
     )
+
+
+def test_PROTO_1_npx_silent_past_the_answer_timeout_is_told_why_it_may_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: offline, npx writes nothing for about 70 s while npm retries the registry, so
+    conform's 10 s wait for reset ended with an empty stderr and no word of npx (a silent
+    stand-in for npx here). The line says what npx does then; not for another program, nor for
+    an npx that wrote something."""
+    (tmp_path / "npx").write_text("#!/bin/sh\nexec sleep 5\n", encoding="utf-8")
+    (tmp_path / "npx").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    code = main(["conform", "--cmd", "npx tsx main.ts", "--answer-timeout", "0.3"])
+    first = capsys.readouterr().err.splitlines()[0]
+    assert code == 2
+    assert first.endswith(start_errors.npx_silent_hint(["npx"], "")), first
+    assert "--answer-timeout 90" in first
+    assert start_errors.npx_silent_hint(["sh", "-c", "exec npx tsx main.ts"], "\n") != ""
+    assert start_errors.npx_silent_hint(["node", "main.mjs"], "") == ""
+    assert start_errors.npx_silent_hint(["npx", "tsx", "main.ts"], "listening\n") == ""

@@ -67,6 +67,7 @@ from loopspec.properties.conformance.start_errors import (
     missing_in_shell_code,
     missing_relative_paths,
     module_missing,
+    npx_silent_hint,
     path_split_at_spaces,
     script_missing,
     setup_problem,
@@ -1400,7 +1401,11 @@ class ProcessTarget:
                         grace=0.0,
                     )
                 unflushed = UNFLUSHED if waits else ""
-                self._fail(f"no answer to {what} within {timeout:g} s{unflushed}{died}", grace=0.0)
+                fetching = "" if self.slowest else npx_silent_hint(self.argv, process.stderr_tail())
+                self._fail(
+                    f"no answer to {what} within {timeout:g} s{unflushed}{died}{fetching}",
+                    grace=0.0,
+                )
             # It exited as the timeout struck (a child it left may hold its stdout): not a
             # hang. Its exit code and the last of its stderr say why it stopped.
             self._fail(f"the process exited instead of answering {what}", grace=1.0)

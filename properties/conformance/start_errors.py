@@ -19,6 +19,7 @@ import platform
 import re
 import shlex
 import shutil
+import urllib.parse
 from pathlib import Path
 from typing import Final, Literal
 
@@ -323,6 +324,9 @@ def module_missing(argv: list[str], stderr: str) -> str | None:
             "needs npm login), or install the loop's dependencies (npm install in its folder), "
             "then run this again"
         )
+    offline = _NPM_NO_NETWORK.search(stderr)
+    if offline is not None:
+        return _npm_registry_unreachable(offline)
     node = _NODE_NO_MODULE.search(stderr)
     if node is not None and not re.match(r"[./\\]|file:|[A-Za-z]:[\\/]", node["module"]):
         package = node["module"]
@@ -348,6 +352,43 @@ _NPM_NO_PACKAGE: Final = re.compile(
     r"(?:is not in this registry|could not be found)",
     re.MULTILINE,
 )
+
+
+# npm's line for a registry it could not look up (npm 11.19.1, `npx tsx` with no network,
+# `unshare -n`: EAI_AGAIN; a registry host no name server knows: ENOTFOUND), after its retries.
+_NPM_NO_NETWORK: Final = re.compile(
+    r"^npm (?:error|ERR!) (?:network )?request to (?P<url>\S+) failed, reason: getaddrinfo "
+    r"(?P<code>EAI_AGAIN|ENOTFOUND) (?P<host>\S+)$",
+    re.MULTILINE,
+)
+
+
+def _npm_registry_unreachable(line: re.Match[str]) -> str:
+    """The setup error of npm's `_NPM_NO_NETWORK` line: the package is the request's last path
+    part (`@acme%2frun`, a scoped one, is `@acme/run`)."""
+    path = urllib.parse.unquote(urllib.parse.urlsplit(line["url"]).path)
+    found = re.search(r"(@[^/]+/[^/]+|[^/]+)$", path)
+    package = found[0] if found else line["url"]
+    return (
+        f"npx could not reach the npm registry, {line['host']}, to fetch the npm package "
+        f"{package} (getaddrinfo {line['code']} before its first answer: no network, or no name "
+        "server knows the host; a setup problem, not a protocol break); install it in the "
+        f"loop's folder where the registry can be reached (npm install {package}), or mend the "
+        "network or npm's registry setting, then run this again"
+    )
+
+
+def npx_silent_hint(argv: list[str], stderr: str) -> str:
+    """Words for a `--cmd` run by npx that gave no answer to reset in time and wrote nothing:
+    npx says nothing while it fetches a package, and with no network npm 11.19.1 retried for
+    about 70 s before its `_NPM_NO_NETWORK` line, past the answer timeout."""
+    if stderr.strip() or os.path.basename(_run_words(argv)[0]) != "npx":
+        return ""
+    return (
+        "; npx writes nothing while it fetches a package it does not have, and with no network "
+        "npm retries for about 70 s before it says so: give --answer-timeout 90 to see its "
+        "words, or install the package in the loop's folder (npm install)"
+    )
 
 
 def _without_version(spec: str) -> str:
