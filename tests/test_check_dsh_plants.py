@@ -367,43 +367,27 @@ def test_HOOK_5_dsh_s_post_hook_for_a_denied_call_is_named_while_a_later_call_is
 ) -> None:
     """Real dsh records a call's tool/call as the call starts and audits its hooks after it:
     with c2 (exclusive) still to start, c1's deny and the PostToolUse hook dsh runs for it can
-    be c1's alone. It passed, c1 and c2 both awaiting results; once c2 is recorded too, the
-    hook may be either's, and nothing is said."""
-    events: list[Event] = []
-
-    def add(kind: str, data: dict[str, Any], **envelope: Any) -> None:
-        events.append(_message(kind, len(events), data, **envelope))
-
-    add("turn/start", {"turn": 1})
-    add("step/start", {"turn": 1, "step": 1})
-    user = {"role": "user", "content": [{"type": "text", "text": "hi"}], "source": {"kind": "user"}}
-    add("user/message", user, surfaceOp="append")
-    model = {"kind": "model", "provider": "scripted", "model": "scripted-model"}
-    reply = {"role": "assistant", "content": [_call("c1"), _call("c2")], "source": model}
-    add("assistant/message", {"turn": 1, "step": 1, "message": reply}, surfaceOp="append")
-    for call_id, hooks, result in (
-        ("c1", [*_hook("PreToolUse", 1, "deny"), *_hook("PostToolUse", 2, "pass")], DENIED),
-        ("c2", [*_hook("PreToolUse", 3, "allow")], _result("c2", "B", failed=False)),
-    ):
-        record = len(events)
-        add("tool/call", {"turn": 1, "step": 1, "callId": call_id, "name": "read",
-                          "arguments": '{"key": "a"}'})  # fmt: skip
-        for kind, data in hooks:
-            add(kind, data)
-        add("tool/result", result, surfaceOp="append", sourceEventSeqs=[record])
-    add("step/end", {"turn": 1, "step": 1})
-    add("turn/end", {"turn": 1, "reason": {"kind": "completed"}})
-    log = tmp_path / "two.jsonl"
-    log.write_text("".join(json.dumps(e) + "\n" for e in [HEADER, *events]), encoding="utf-8")
+    be c1's alone. It passed, c1 and c2 both awaiting results; with c2 recorded too, the hook
+    may be either's, and nothing is said."""
+    middle = [
+        *_hook("PreToolUse", 1, "deny"),
+        *_hook("PostToolUse", 2, "pass"),
+        ("tool/result", DENIED),
+        *_hook("PreToolUse", 3, "allow"),
+        ("tool/result", _result("c2", "B", failed=False)),
+    ]
+    # Both calls recorded at once, before c1's hooks (as a writer recording every call with
+    # the reply does): the hooks may be either's.
+    log = dsh_log(tmp_path / "two.jsonl", ["c1", "c2"], middle)
+    assert checked(capsys, log) == (0, [])
+    header, *events = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
+    c2_record = events.pop(5)  # as dsh writes it: c2 recorded as it starts, after c1's result
+    events.insert(10, c2_record)
+    for seq, event in enumerate(events):
+        event["seq"] = seq
+    events[9]["sourceEventSeqs"], events[13]["sourceEventSeqs"] = [4], [10]
+    log.write_text("".join(json.dumps(e) + "\n" for e in [header, *events]), encoding="utf-8")
     assert only_violation(capsys, log).startswith(
         "HOOK-5 9: PostToolUse hook claude-code:PostToolUse:2 was invoked (seq 7), naming no "
         "call, while call c1 alone awaited a result"
     )
-    # c2 recorded before c1's hooks (a writer that records every call at once): either's.
-    c2_record = events.pop(10)
-    events.insert(5, c2_record)
-    for seq, event in enumerate(events):
-        event["seq"] = seq
-    events[10]["sourceEventSeqs"], events[13]["sourceEventSeqs"] = [4], [5]
-    log.write_text("".join(json.dumps(e) + "\n" for e in [HEADER, *events]), encoding="utf-8")
-    assert checked(capsys, log) == (0, [])
