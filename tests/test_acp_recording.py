@@ -1438,12 +1438,13 @@ def test_RW_1_check_acp_recording_reads_a_terminal_whose_args_hold_no_strings(
 ) -> None:
     """A terminal/create of a shell whose first arg is an array or an object, not a flag:
     its command is not compared with the card's (the split is no `SHELL -c LINE`), where
-    check stopped on an internal error."""
+    check stopped on an internal error. ACP's args are strings: the request alone is ACP-1's."""
     for flag in (["-c"], {"flag": "-c"}):
         run = _terminal_run("bash", ["-c", "touch original.txt"])
         run[2]["params"]["args"][0] = flag
         code, log = _check(tmp_path, run, capsys)
-        assert (code, log["violations"]) == (0, [])
+        assert (code, _rules(log)) == (1, [("ACP-1", 3)])
+        assert "terminal/create request is not valid ACP" in log["violations"][0]["message"]
 
 
 def _ran(request: int, call: str, command: str, terminal: str) -> list[dict[str, Any]]:
@@ -1663,3 +1664,116 @@ def test_ACP_1_check_acp_recording_blames_a_terminal_request_after_its_release(
     early = [_prompt(1), *run[:4], *output, *release, run[4], _stop(1, "end_turn")]
     code, log = _check(tmp_path, early, capsys)
     assert (code, log["violations"]) == (0, [])
+
+
+def _result(request: int, result: object) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request, "result": result}
+
+
+def _request(request: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request, "method": method, "params": params}
+
+
+def test_ACP_1_check_acp_recording_holds_the_agents_answers_to_acps_schema(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An agent's answer to the editor's initialize, session/new, session/set_mode or prompt,
+    or its JSON-RPC error, that the pinned ACP schema refuses (an editor cannot read the
+    session's id, the protocol version): ACP-1 at the answer, naming the method, the request's
+    line and the field. A null answer where ACP's SDK reads one as {} passes."""
+    initialize, initialized, new, _created = _fixture()[:4]
+    set_mode = _request(3, "session/set_mode", {"sessionId": SESSION, "modeId": "plan"})
+    fine = [initialize, initialized, new, _result(2, {"sessionId": SESSION}), set_mode]
+    code, log = _check(
+        tmp_path, [*fine, _result(3, None), _prompt(4), _stop(4, "end_turn")], capsys
+    )
+    assert (code, log["violations"]) == (0, [])
+    broken = [
+        initialize,
+        _result(1, {"protocolVersion": "1"}),
+        new,
+        _result(2, {"session": SESSION}),
+        set_mode,
+        _result(3, "done"),
+        _prompt(4),
+        _result(4, {"stop": "end_turn"}),
+        _prompt(5),
+        {"jsonrpc": "2.0", "id": 5, "error": {"code": "overloaded"}},
+    ]
+    code, log = _check(tmp_path, broken, capsys)
+    assert (code, _rules(log)) == (
+        1,
+        [("ACP-1", 2), ("ACP-1", 4), ("ACP-1", 6), ("ACP-1", 8), ("ACP-1", 10)],
+    )
+    messages = [violation["message"] for violation in log["violations"]]
+    assert messages[0] == (
+        "the agent's answer to the editor's initialize (line 1) is not valid ACP: schema: at "
+        '$.protocolVersion: "1" is not of type "integer"'
+    )
+    assert messages[1] == (
+        "the agent's answer to the editor's session/new (line 3) is not valid ACP: schema: at "
+        '$: "sessionId" is a required property'
+    )
+    assert "session/set_mode (line 5)" in messages[2]
+    assert 'at $: "stopReason" is a required property' in messages[3]
+    assert messages[4].startswith(
+        "the agent's error answering the editor's session/prompt (line 9)"
+    )
+    assert log["violations"][1]["event_lines"] == [4, 3]
+    both = {**_result(2, {"sessionId": SESSION}), "error": {"code": -32603, "message": "x"}}
+    code, log = _check(tmp_path, [initialize, {"jsonrpc": "2.0", "id": 1}, new, both], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 2), ("ACP-1", 4)])
+    assert log["violations"][0]["message"].endswith(
+        "it holds no result nor error, where JSON-RPC has exactly one"
+    )
+    assert "holds both a result and an error" in log["violations"][1]["message"]
+
+
+def test_ACP_1_check_acp_recording_holds_the_agents_file_and_terminal_requests_to_acps_schema(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An agent's fs/* or terminal/* request whose params the pinned ACP schema refuses (no
+    sessionId, a command given as a list): ACP-1 at the request, naming the method and field."""
+    initialize, initialized, new, created = _fixture()[:4]
+    initialize = copy.deepcopy(initialize)
+    initialize["params"]["clientCapabilities"] = {
+        "fs": {"readTextFile": True, "writeTextFile": True},
+        "terminal": True,
+    }
+    start = [initialize, initialized, new, created, _prompt(3)]
+    read = _request(0, "fs/read_text_file", {"sessionId": SESSION, "path": "/workspace/a"})
+    create = _request(1, "terminal/create", {"sessionId": SESSION, "command": "make"})
+    answers = [_result(0, {"content": "a"}), _result(1, {"terminalId": "t1"})]
+    good = [*start, read, create, *answers, _stop(3, "end_turn")]
+    code, log = _check(tmp_path, good, capsys)
+    assert (code, log["violations"]) == (0, [])
+    del read["params"]["sessionId"]
+    create["params"]["command"] = ["make"]
+    code, log = _check(tmp_path, [*start, read, create, *answers, _stop(3, "end_turn")], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 6), ("ACP-1", 7)])
+    assert [violation["message"] for violation in log["violations"]] == [
+        'the agent\'s fs/read_text_file request is not valid ACP: schema: at $: "sessionId" is '
+        "a required property",
+        "the agent's terminal/create request is not valid ACP: schema: at $.command: "
+        '["make"] is not of type "string"',
+    ]
+
+
+def test_ACP_1_check_acp_recording_reads_an_id_both_sides_await_by_what_the_answer_fits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each side numbers its own requests: the editor's answer to the agent's read, under the
+    id of the editor's pending session/load, is not the agent's answer to the load (its
+    `content` is no fault there); the agent's answer after it is still held to the schema."""
+    initialize, initialized = _fixture()[:2]
+    initialize = copy.deepcopy(initialize)
+    initialize["params"]["clientCapabilities"]["fs"]["readTextFile"] = True
+    load_params = {"sessionId": SESSION, "cwd": "/workspace", "mcpServers": []}
+    load = _request(2, "session/load", load_params)
+    read = _request(2, "fs/read_text_file", {"sessionId": SESSION, "path": "/workspace/a"})
+    crossed = [initialize, initialized, load, read, _result(2, {"content": "a"})]
+    code, log = _check(tmp_path, [*crossed, _result(2, {})], capsys)
+    assert (code, log["violations"]) == (0, [])
+    code, log = _check(tmp_path, [*crossed, _result(2, {"modes": "plan"})], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 6)])
+    assert "the editor's session/load (line 3)" in log["violations"][0]["message"]

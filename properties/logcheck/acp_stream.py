@@ -7,28 +7,30 @@ Nothing in it says what the loop behind the agent ran or what its model history 
 rules it shows only what an editor sees of tool calls (the report lists the rest as not
 checkable, with why):
 
-- ACP-1: every `tool_call` and `tool_call_update` update and every permission request is strictly
-  valid ACP (`validators.acp_strict`: the pinned schema and the SDK's round trip), and so is an
-  update naming no kind (it may be a card). Other updates (message chunks, plans, command lists)
-  of a kind the pinned ACP has are held to its schema alone. A `tool_call` naming a call whose
-  card ended, outside a `session/load` replaying the history, is another call reusing its id,
-  which ACP makes unique in a session. A prompt's answer is held to the schema (its stop
-  reason); a file path that is not absolute (an `fs/*` request's path, a terminal's or
-  session's cwd: a session given a relative one is blamed alone, not the agent's paths under
-  it) breaks ACP's paths, a card's location or diff path not (VIEW-4 keeps it as the call's
-  arguments give it); an `fs/*` request the editor's `initialize` did
-  not declare it serves, a card showing a terminal no `terminal/create` answered (for an editor
-  that declared terminals, and not Zed's `_meta.terminal_output`), a prompt answered twice, or
-  answered `cancelled` while the editor sent no cancel after it (ACP's cancelled says the
-  editor cancelled the turn; a `$/cancel_request` naming an id that a request of the agent's
+- ACP-1: every `tool_call` and `tool_call_update` update and every permission request is
+  strictly valid ACP (`validators.acp_strict`: the pinned schema and the SDK's round trip), and
+  so is an update naming no kind (it may be a card). Other updates (message chunks, plans,
+  command lists) of a kind the pinned ACP has are held to its schema alone. A `tool_call` naming
+  a call whose card ended, outside a `session/load` replaying the history, is another call
+  reusing its id, which ACP makes unique in a session. The agent's other messages are held to
+  the schema: its answer to each of the editor's requests (a prompt's stop reason,
+  `session/new`'s `sessionId`, `initialize`'s protocol version; a JSON-RPC error's code and
+  message; an answer holding both or neither), its `fs/*` and `terminal/*` requests' params. The
+  editor's messages are not judged: check judges the agent. A file path that is not absolute (an
+  `fs/*` request's path, a terminal's or session's cwd: a session given a relative one is blamed
+  alone, not the agent's paths under it) breaks ACP's paths, a card's location or diff path not
+  (VIEW-4 keeps it as the call's arguments give it); an `fs/*` request the editor's `initialize`
+  did not declare it serves, a card showing a terminal no `terminal/create` answered (for an
+  editor that declared terminals, and not Zed's `_meta.terminal_output`), a prompt answered
+  twice, or answered `cancelled` while the editor sent no cancel after it (ACP's cancelled says
+  the editor cancelled the turn; a `$/cancel_request` naming an id that a request of the agent's
   awaiting its answer holds too is the agent withdrawing that request), a `tool_call` after a
-  `session/load` was answered and before the next prompt (ACP has the replay before the
-  answer), a
-  permission request sent with a pending one's id or asking about another input for a call
+  `session/load` was answered and before the next prompt (ACP has the replay before the answer),
+  a permission request sent with a pending one's id or asking about another input for a call
   whose request is pending (two calls under one id), an agent's message naming a session the
-  editor never named nor was given (once a session, for a recording holding `initialize`),
-  a write naming a session none of whose open cards shows the file while one of another
-  session does, and a terminal request naming a terminal the agent released are ACP-1's too.
+  editor never named nor was given (once a session, for a recording holding `initialize`), a
+  write naming a session none of whose open cards shows the file while one of another session
+  does, and a terminal request naming a terminal the agent released are ACP-1's too.
 - ABORT-1, in part: a call started (a `terminal/create`, an `fs/write_text_file`, or a card
   shown then ending `completed`) after the agent had read the editor's `session/cancel`,
   which a message naming a terminal the editor created after the cancel shows (the cancel
@@ -122,9 +124,9 @@ _CANCELLED = "cancelled"
 CHECKED_IN_PART = {
     "ACP-1": (
         "tool_call and tool_call_update updates and permission requests are judged strictly, "
-        "other session updates and a prompt's answer by the schema alone, the agent's file "
-        "paths and file-system requests against what the editor declared, other messages not "
-        "at all"
+        "the agent's other session updates, answers and file-system and terminal requests by "
+        "the schema alone, its file paths and file-system requests against what the editor "
+        "declared; the editor's messages are not judged, nor a method the pinned ACP lacks"
     ),
     "ACP-2": (
         "a card's terminal and a terminal/create against the editor's initialize; what a "
@@ -373,6 +375,7 @@ class _Recording:
         # Requests of the agent awaiting the editor's answer (by id), with their line: a
         # `$/cancel_request` naming one is the agent's withdrawing it.
         self.agent_requests: dict[str, int] = {}
+        self.agent_request_methods: dict[str, str] = {}
         # Per session, a `$/cancel_request` read as the agent's that named its prompt's id too:
         # its line and the agent's request's.
         self.withdrawn: dict[str, tuple[int, int]] = {}
@@ -381,6 +384,8 @@ class _Recording:
         # Terminals the agent released (`terminal/release`), with the line: their id names
         # no terminal for ACP's other terminal requests since.
         self.released: dict[str, int] = {}
+        # The editor's requests awaiting the agent's answer (by id): the method and the line.
+        self.editor_requests: dict[str, tuple[str, int]] = {}
 
     @property
     def loading(self) -> set[str]:
@@ -425,7 +430,10 @@ class _Recording:
         """One message judged by what it is (`feed` has noted the sessions it names)."""
         if method in _AGENT_REQUESTS and "id" in message:
             self.agent_requests[_request_key(message["id"])] = line
+            self.agent_request_methods[_request_key(message["id"])] = method
             self.withdrawn_requests.discard(_request_key(message["id"]))
+        elif isinstance(method, str) and method not in _AGENT_METHODS and "id" in message:
+            self.editor_requests[_request_key(message["id"])] = (method, line)
         if method == "session/update":
             if not isinstance(params, dict):
                 return [Violation("ACP-1", line, "a session/update's params must be an object")]
@@ -445,7 +453,8 @@ class _Recording:
                 self.loads[_request_key(message.get("id"))] = str(params.get("sessionId"))
             return found
         if isinstance(method, str) and method in _CLIENT_METHODS:
-            return [*self._undeclared(method, line), *self._client_request(message, line)]
+            shape = _client_request_shape(method, params, line)
+            return [*shape, *self._undeclared(method, line), *self._client_request(message, line)]
         if method == "session/prompt" and isinstance(params, dict):
             session = str(params.get("sessionId"))
             self.prompts[_request_key(message.get("id"))] = session
@@ -476,6 +485,9 @@ class _Recording:
             elif cancelled is not None:
                 self.cancels[cancelled] = line
             return []
+        found_answer: list[Violation] = []
+        if method is None and "id" in message:
+            found_answer = self._agent_answer(_request_key(message["id"]), message, line)
         if method is None and ("result" in message or "error" in message):
             answered = _request_key(message.get("id"))
             loaded = self.loads.pop(answered, None)
@@ -484,11 +496,58 @@ class _Recording:
             result = message.get("result")
             if not (isinstance(result, dict) and "stopReason" in result):
                 self.agent_requests.pop(answered, None)
+                self.agent_request_methods.pop(answered, None)
         # A prompt answered with an error, not a result, ended its turn with `error`, which
         # ADJ-3 exempts (SPEC.md): its unfinished cards are not judged.
         if method is None and "result" in message:
-            return self._answer(_request_key(message.get("id")), message["result"], line)
-        return []
+            answered_result = self._answer(_request_key(message.get("id")), message["result"], line)
+            return [*found_answer, *answered_result]
+        return found_answer
+
+    def _agent_answer(
+        self, answered: str, message: Mapping[str, Any], line: int
+    ) -> list[Violation]:
+        """ACP-1 for the agent's answer to an editor's request (`initialize`, `session/new`,
+        `session/load`, ...) that the pinned ACP schema refuses: its result for that method, or
+        its JSON-RPC error, or an answer holding both or neither. A prompt's result is judged with
+        its turn (`_prompt_answer`). An answer
+        under an id that a request of the agent's awaiting its answer holds too (each side
+        numbers its own) is read as the editor's when it fits that request (an error does),
+        leaving the editor's request to the next answer of that id."""
+        asked = self.editor_requests.get(answered)
+        if asked is None:
+            return []
+        from loopspec.properties.validators.acp_strict import (  # noqa: PLC0415 (slow: pydantic)
+            answer_schema_problems,
+            error_schema_problems,
+            fits_editor_answer,
+        )
+
+        method, asked_line = asked
+        result = message.get("result")
+        answers_once = ("result" in message) != ("error" in message)
+        if answered in self.agent_requests and (
+            "result" not in message
+            or fits_editor_answer(self.agent_request_methods[answered], result)
+        ):
+            return []  # the editor's answer to the agent's request of that id, as likely
+        if not answers_once:
+            said = "both a result and an error" if "result" in message else "no result nor error"
+            problems, what = [f"it holds {said}, where JSON-RPC has exactly one"], "answer to"
+        elif "error" in message:
+            problems, what = error_schema_problems(message["error"]), "error answering"
+        elif method == "session/prompt" and isinstance(result, dict) and "stopReason" in result:
+            problems, what = [], "answer to"  # judged with its turn, by `_prompt_answer`
+        else:
+            problems, what = answer_schema_problems(method, result), "answer to"
+        del self.editor_requests[answered]
+        if not problems:
+            return []
+        message_words = (
+            f"the agent's {what} the editor's {method} (line {asked_line}) is not valid ACP: "
+            f"{problems[0]}"
+        )
+        return [Violation("ACP-1", line, message_words, (line, asked_line))]
 
     def _client_request(self, message: Mapping[str, Any], line: int) -> list[Violation]:
         """A request of the agent to the editor's file system or terminals: ACP-1 for a path
@@ -1311,6 +1370,21 @@ def _is_absolute(path: str) -> bool:
 
 _RELATIVE_PATH = "an editor resolves a relative one against its own working folder"
 _RELATIVE_CWD = "the agent's paths under it are not judged"
+
+
+def _client_request_shape(method: str, params: object, line: int) -> list[Violation]:
+    """ACP-1 for an agent's file-system or terminal request whose params the pinned ACP
+    schema refuses (a missing sessionId or path, a command that is no string)."""
+    from loopspec.properties.validators.acp_strict import (  # noqa: PLC0415 (slow: pydantic)
+        agent_request_schema_problems,
+    )
+
+    problems = agent_request_schema_problems(method, params)
+    if not problems:
+        return []
+    return [
+        Violation("ACP-1", line, f"the agent's {method} request is not valid ACP: {problems[0]}")
+    ]
 
 
 def _relative_path(

@@ -43,13 +43,7 @@ class StrictValidator:
         """Every reason `wire` is not a strictly valid payload; empty means valid."""
         # Each once: a value of the wrong type fails every arm of its union alike (an update
         # that is no object was told so 13 times, a content item that is a string 3 times).
-        found = list(
-            dict.fromkeys(
-                f"schema: {leaf}"
-                for error in self._schema.iter_errors(wire)
-                for leaf in _leaf_messages(error)
-            )
-        )
+        found = self.schema_problems(wire)
         from pydantic import ValidationError  # noqa: PLC0415 (lazy: see the imports above)
 
         try:
@@ -66,6 +60,16 @@ class StrictValidator:
         if difference is not None:
             found.append(f"round trip: {difference}")
         return found
+
+    def schema_problems(self, wire: object) -> list[str]:
+        """Why `wire` fails the pinned JSON Schema alone, each once (empty: it passes)."""
+        return list(
+            dict.fromkeys(
+                f"schema: {leaf}"
+                for error in self._schema.iter_errors(wire)
+                for leaf in _leaf_messages(error)
+            )
+        )
 
     def lenient_reading(self, wire: Mapping[str, object]) -> dict[str, Any] | None:
         """What the ACP SDK's own parser makes of `wire` (what it drops or coerces gone, by
@@ -271,3 +275,74 @@ def read_permission_request(params: Mapping[str, object]) -> dict[str, Any] | No
     """`session/request_permission` params as the ACP SDK reads them leniently (None: it
     cannot)."""
     return permission_request_validator().lenient_reading(params)
+
+
+# The pinned SDK's model of an agent's answer to each of the editor's requests it has one for,
+# and whether the SDK's client reads a null
+# answer as {} (its `request_model_from_dict`: a TypeScript agent's answer with no fields is
+# null) or refuses it (`request_model`).
+_ANSWER_MODELS = {
+    "initialize": ("InitializeResponse", False),
+    "session/prompt": ("PromptResponse", False),
+    "authenticate": ("AuthenticateResponse", True),
+    "session/new": ("NewSessionResponse", False),
+    "session/load": ("LoadSessionResponse", True),
+    "session/list": ("ListSessionsResponse", True),
+    "session/set_mode": ("SetSessionModeResponse", True),
+    "session/set_config_option": ("SetSessionConfigOptionResponse", True),
+    "session/fork": ("ForkSessionResponse", False),
+    "session/resume": ("ResumeSessionResponse", False),
+    "session/close": ("CloseSessionResponse", True),
+}
+# The pinned SDK's models of each request an agent sends the editor past the permission
+# request (its file system and terminals): the request's params, and the editor's answer.
+_AGENT_REQUEST_MODELS = {
+    "fs/read_text_file": ("ReadTextFileRequest", "ReadTextFileResponse"),
+    "fs/write_text_file": ("WriteTextFileRequest", "WriteTextFileResponse"),
+    "terminal/create": ("CreateTerminalRequest", "CreateTerminalResponse"),
+    "terminal/output": ("TerminalOutputRequest", "TerminalOutputResponse"),
+    "terminal/wait_for_exit": ("WaitForTerminalExitRequest", "WaitForTerminalExitResponse"),
+    "terminal/kill": ("KillTerminalRequest", "KillTerminalResponse"),
+    "terminal/release": ("ReleaseTerminalRequest", "ReleaseTerminalResponse"),
+    "session/request_permission": ("RequestPermissionRequest", "RequestPermissionResponse"),
+}
+
+
+@functools.cache
+def _schema_model(name: str) -> StrictValidator:
+    from acp import schema  # noqa: PLC0415 (lazy: see the imports above)
+
+    return StrictValidator(getattr(schema, name))
+
+
+def answer_schema_problems(method: str, result: object) -> list[str]:
+    """Why an agent's `result` for the editor's `method` request fails the pinned schema
+    (empty: it passes, or the pinned ACP has no model for that method's answer)."""
+    known = _ANSWER_MODELS.get(method)
+    if known is None:
+        return []
+    name, null_reads_empty = known
+    if result is None and null_reads_empty:
+        return []
+    return _schema_model(name).schema_problems(result)
+
+
+def agent_request_schema_problems(method: str, params: object) -> list[str]:
+    """Why an agent's file-system or terminal request's `params` fail the pinned schema
+    (empty: they pass, or `method` is none of those)."""
+    names = _AGENT_REQUEST_MODELS.get(method)
+    return [] if names is None else _schema_model(names[0]).schema_problems(params)
+
+
+def fits_editor_answer(method: str, result: object) -> bool:
+    """Whether `result` passes the pinned schema of the editor's answer to the agent's
+    `method` request (null, as an answer with no fields may be, too)."""
+    names = _AGENT_REQUEST_MODELS.get(method)
+    if names is None or result is None:
+        return True
+    return not _schema_model(names[1]).schema_problems(result)
+
+
+def error_schema_problems(error: object) -> list[str]:
+    """Why a JSON-RPC answer's `error` fails the pinned schema's Error (code and message)."""
+    return _schema_model("Error").schema_problems(error)
