@@ -173,6 +173,35 @@ without one pay a caught KeyError); `_reset` itself telling what the event befor
 (+0.9M: every reset pays the test, and a skip still pays the call). Left: 1.27x (860.4M)
 needs about 2M more.
 
+Where session 31 took the version-1 log (instructions, 20,000 events, each change against its
+parent in one sitting; the json.loads pass 679.8M). Costs measured alone on parsed lines: a
+`dict.get` about 345 instructions, a subscript finding its key 230, an `in` test 135, a Python
+call about 425; a judge's lookup by a line's type about 570 (json makes the type's string anew,
+so its hash is computed on every line). The clean-event judges read the members a clean event
+has by subscript, catching KeyError and TypeError (a member missing, or read in no object,
+sends the event down the full path as a `get` finding nothing did): 862.8M to 855.1M (1.269x to
+1.258x). Then a member most events leave out (sourceEventSeqs, usage, error, exitCode) tested
+with `in` before it is read; a reply's calls built with `object.__new__` and their fields, not
+`CallFact`'s `__init__`; a result's reply entry and call record read by subscript; the user
+message's `_all_answered` inlined; the loop's event line before kept by one store at its top
+(`earlier = obj`), where it swapped two: 855.4M to 849.4M (1.250x). A step's start right after
+its step's end forgets only its hooks' and approvals' answers (`Prefix._reset("hooks")`), the
+step's own forgotten already: 849.4M to 848.9M. Measured, not kept: the judge looked up by
+subscript in a dict subclass whose `__missing__` stores None (+2.9M: a subclass's subscript is
+not specialized); the log read in 64 KiB blocks decoded whole, each value scanned at its index
+in the block, its line's end found by `str.find`, no line's bytes or string made (the
+reading alone 551.6M against 548.3M line by line). Not tried: `_lossless_float` (2,222 calls, a
+Python call from C each, about 1,200 instructions) has no C callable to stand for it that keeps
+-0.0 and 1e400 refused. The whole run (`--instructions --repeat 1`, 4e2272d then a54dbd8, one
+after the other; other sessions' commits between them): harness-written 396.6M against 350.6M
+(1.131x) to 392.9M against 349.6M (1.124x), the model's events only 772.3M against 620.7M
+(1.244x) to 758.4M against 618.9M (1.225x), version 1 862.1M against 678.8M (1.270x) to 848.2M
+against 676.8M (1.253x; 1.248x against the 679.8M of the sitting above). The json.loads pass
+moves by 2 to 3M from run to run, so that 1.25x is met or missed by as much: a margin wants
+some 5M more. Left, each small: `updatedInput` and `stderrSummary` tested before they are read
+(about 0.5M together); `append_surface`'s 5,556 calls (about 2.4M of call overhead alone)
+folded into the judges, which would repeat its lines in each.
+
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
 settle a third to a half of the lines (`len(obj) + len(data)` equal to the colons: no member was
