@@ -1666,11 +1666,11 @@ def test_ACP_1_check_acp_recording_blames_a_terminal_request_after_its_release(
     assert (code, log["violations"]) == (0, [])
 
 
-def _result(request: int, result: object) -> dict[str, Any]:
+def _result(request: int | str, result: object) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request, "result": result}
 
 
-def _request(request: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+def _request(request: int | str, method: str, params: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request, "method": method, "params": params}
 
 
@@ -1777,3 +1777,34 @@ def test_ACP_1_check_acp_recording_reads_an_id_both_sides_await_by_what_the_answ
     code, log = _check(tmp_path, [*crossed, _result(2, {"modes": "plan"})], capsys)
     assert (code, _rules(log)) == (1, [("ACP-1", 6)])
     assert "the editor's session/load (line 3)" in log["violations"][0]["message"]
+
+
+def test_ACP_1_check_acp_recording_blames_an_agents_request_the_editor_cannot_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A request of the agent's sent with no id (a notification, never answered) or an id ACP
+    does not have (1.5), and a session/update sent with an id (ACP's is a notification): ACP-1
+    at each. A string id, and a session/update without one, pass."""
+    initialize, initialized, new, created = _fixture()[:4]
+    initialize = copy.deepcopy(initialize)
+    initialize["params"]["clientCapabilities"]["fs"]["readTextFile"] = True
+    read = _request(0, "fs/read_text_file", {"sessionId": SESSION, "path": "/workspace/a"})
+    chunk = _update(
+        {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "a"}}
+    )
+    start = [initialize, initialized, new, created, _prompt(3)]
+    fine = [{**read, "id": "r1"}, _result("r1", {"content": "a"}), chunk]
+    code, log = _check(tmp_path, [*start, *fine, _stop(3, "end_turn")], capsys)
+    assert (code, log["violations"]) == (0, [])
+    unnumbered = {key: value for key, value in read.items() if key != "id"}
+    broken = [unnumbered, {**read, "id": 1.5}, {**chunk, "id": 9}, _stop(3, "end_turn")]
+    code, log = _check(tmp_path, [*start, *broken], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 6), ("ACP-1", 7), ("ACP-1", 8)])
+    assert [violation["message"] for violation in log["violations"]] == [
+        "the agent's fs/read_text_file carries no id: a JSON-RPC request without one is a "
+        "notification, never answered",
+        "the agent's fs/read_text_file carries the id 1.5, which is no integer nor string as "
+        "ACP's request ids are",
+        "the agent's session/update carries an id: ACP's session/update is a notification, "
+        "which no one answers",
+    ]

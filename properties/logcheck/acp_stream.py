@@ -15,7 +15,8 @@ checkable, with why):
   reusing its id, which ACP makes unique in a session. The agent's other messages are held to
   the schema: its answer to each of the editor's requests (a prompt's stop reason,
   `session/new`'s `sessionId`, `initialize`'s protocol version; a JSON-RPC error's code and
-  message; an answer holding both or neither), its `fs/*` and `terminal/*` requests' params. The
+  message; an answer holding both or neither), its `fs/*` and `terminal/*` requests' params (and
+  its requests' ids: a request has one, a session/update none). The
   editor's messages are not judged: check judges the agent. A file path that is not absolute (an
   `fs/*` request's path, a terminal's or session's cwd: a session given a relative one is blamed
   alone, not the agent's paths under it) breaks ACP's paths, a card's location or diff path not
@@ -394,10 +395,14 @@ class _Recording:
 
     def feed(self, message: Mapping[str, Any], line: int) -> list[Violation]:
         method = message.get("method")
-        params = message.get("params")
         if method is not None and not isinstance(method, str):
             message_words = f"the message's method is {_json_kind(method)}, not a string"
             return [Violation("ACP-1", line, f"{message_words}: JSON-RPC names a method by one")]
+        return [*_agent_envelope(method, message, line), *self._named(method, message, line)]
+
+    def _named(self, method: str | None, message: Mapping[str, Any], line: int) -> list[Violation]:
+        """The message judged, once the sessions it names are noted."""
+        params = message.get("params")
         session = params.get("sessionId") if isinstance(params, dict) else None
         if isinstance(method, str) and isinstance(session, str):
             if method in _AGENT_METHODS:
@@ -1370,6 +1375,27 @@ def _is_absolute(path: str) -> bool:
 
 _RELATIVE_PATH = "an editor resolves a relative one against its own working folder"
 _RELATIVE_CWD = "the agent's paths under it are not judged"
+
+
+def _agent_envelope(method: str | None, message: Mapping[str, Any], line: int) -> list[Violation]:
+    """ACP-1 for an agent's request sent with no id or an id ACP's `RequestId` is not (an
+    integer, a string or null), or its `session/update` sent with an id: the editor cannot
+    answer the one, and answers the other, which ACP makes a notification."""
+    if method == "session/update" and "id" in message:
+        said = "carries an id: ACP's session/update is a notification, which no one answers"
+        return [Violation("ACP-1", line, f"the agent's session/update {said}")]
+    if method not in _AGENT_REQUESTS:
+        return []
+    if "id" not in message:
+        said = "carries no id: a JSON-RPC request without one is a notification, never answered"
+        return [Violation("ACP-1", line, f"the agent's {method} {said}")]
+    request_id = message["id"]
+    if request_id is None or isinstance(request_id, str):
+        return []
+    if isinstance(request_id, int) and not isinstance(request_id, bool):
+        return []
+    said = f"{json_dumps(request_id)}, which is no integer nor string as ACP's request ids are"
+    return [Violation("ACP-1", line, f"the agent's {method} carries the id {said}")]
 
 
 def _client_request_shape(method: str, params: object, line: int) -> list[Violation]:
