@@ -38,15 +38,21 @@ here in the model and the programs that must show it are played:
   target refuses right after a reopen the model takes in Idle is now REC-2's;
 - a history cleared as each turn opens: named right (HIST-1), in words naming one message of
   two alike left out, the second; they now say the history starts over at the message the
-  user typed, leaving out every earlier one.
+  user typed, leaving out every earlier one;
+- a result presenter called without the fallback around it, raising on arguments it cannot
+  read: the run breaks (PROTO-1, SAFE-5), its line giving only the exception for the bundled
+  implementation; it now says the target raised while presenting, which VIEW-3 says never
+  fails.
 """
 
 from __future__ import annotations
 
+import json
 from types import MappingProxyType
 from typing import Any
 
 import attrs
+import pytest
 from fresh_bugs import FreshBug, assert_found, calls, copied, planted, renumbered
 
 from loopspec.model import handlers, presenters
@@ -69,6 +75,7 @@ from loopspec.model.repair import interrupted_turn_closers
 from loopspec.model.views import TerminalCallView, ToolCallView
 from loopspec.model.wording import MISSING_KEYS, NOT_AN_OBJECT, quoted_keys
 from loopspec.properties.conformance.history_change import ReportedHistory, WireMessage
+from loopspec.properties.conformance.run import TargetError, replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
 READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
@@ -452,3 +459,37 @@ def test_HIST_1_a_history_that_starts_over_each_turn_is_named_so() -> None:
         "the target's history holds the last 1 of the model's 2 messages: it starts over at a "
         'message the user typed, leaving out the 1 before it (the first, its user message [{"',
     )
+
+
+def _present_result_card(arguments: dict[str, object]) -> str:
+    command = arguments["command"]
+    if not isinstance(command, str):
+        raise TypeError("command must be a string")  # a presenter with no fallback around it
+    return command
+
+
+class PresentsWithoutAFallback(ModelTarget):
+    """The model, except that its UI's result presenter raises on a bash call whose command is
+    no string, and nothing catches it (the fallback around presenters left out)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        for event in copied(observed):
+            if event["type"] == "tool/call":
+                _present_result_card(json.loads(event["data"]["arguments"]))
+        return observed
+
+
+def test_VIEW_3_a_target_raising_while_presenting_is_told_VIEW_3() -> None:
+    """VIEW-3: a target that raises inside its presenter breaks the run (PROTO-1, SAFE-5), and
+    the line says it raised while presenting, which VIEW-3 says never fails (the line gave
+    only the exception, naming no frame for the bundled implementation)."""
+    with pytest.raises(TargetError) as broke:
+        replay_case(
+            PresentsWithoutAFallback,
+            LoopConfig(tools=(ToolSpec("bash", required_keys=("command",)),)),
+            [SubmitUser(""), calls("c1", "bash", '{"command":1}')],
+        )
+    assert broke.value.rule_id == "PROTO-1"
+    assert "it raised while presenting" in broke.value.message, broke.value.message
+    assert "(VIEW-3: presentation never fails)" in broke.value.message

@@ -321,7 +321,21 @@ def _one_line(error: Exception) -> str:
     text = str(error).strip().splitlines()
     said = f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
     where = _raised_in_target(error)
-    return f"{said} ({where})" if where else said
+    said = f"{said} ({where})" if where else said
+    return said + _raised_presenting(error.__traceback__)
+
+
+def _raised_presenting(chain: TracebackType | None) -> str:
+    """A note when the target raised while presenting (a frame of a file or function named
+    for it: presenters.py, present_card), which VIEW-3 says never fails; else nothing."""
+    if not any(
+        "present" in f"{Path(f.filename).name} {f.name}" for f in traceback.extract_tb(chain)
+    ):
+        return ""
+    return (
+        "; it raised while presenting: a presenter that raises, as one given arguments it "
+        "cannot read, falls back to a generic card (VIEW-3: presentation never fails)"
+    )
 
 
 # Frames in these folders are loopspec's own or Python's: not where a target's bug is. (In a
