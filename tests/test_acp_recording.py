@@ -1808,3 +1808,19 @@ def test_ACP_1_check_acp_recording_blames_an_agents_request_the_editor_cannot_an
         "the agent's session/update carries an id: ACP's session/update is a notification, "
         "which no one answers",
     ]
+
+
+def test_ACP_1_check_acp_recording_leaves_the_answer_to_a_method_acp_lacks_unjudged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An agent's extension request (`_zed/ping`) under the id of the editor's pending
+    session/new: the editor's error answering it, which names no message, is not the agent's
+    answer to session/new, and the agent's answer after it is still held to the schema."""
+    initialize, initialized, new, _created = _fixture()[:4]
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "_zed/ping", "params": {}}
+    refused = {"jsonrpc": "2.0", "id": 2, "error": {"code": -32601}}
+    crossed = [initialize, initialized, new, ping, refused]
+    code, log = _check(tmp_path, [*crossed, _result(2, {"sessionId": SESSION})], capsys)
+    assert (code, log["violations"]) == (0, [])
+    code, log = _check(tmp_path, [*crossed, _result(2, {})], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 6)])

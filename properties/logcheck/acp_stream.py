@@ -386,7 +386,10 @@ class _Recording:
         # no terminal for ACP's other terminal requests since.
         self.released: dict[str, int] = {}
         # The editor's requests awaiting the agent's answer (by id): the method and the line.
+        # And the ids of requests awaiting their answer whose method the pinned ACP lacks (an
+        # extension's, sent by either side).
         self.editor_requests: dict[str, tuple[str, int]] = {}
+        self.other_requests: set[str] = set()
 
     @property
     def loading(self) -> set[str]:
@@ -437,8 +440,10 @@ class _Recording:
             self.agent_requests[_request_key(message["id"])] = line
             self.agent_request_methods[_request_key(message["id"])] = method
             self.withdrawn_requests.discard(_request_key(message["id"]))
-        elif isinstance(method, str) and method not in _AGENT_METHODS and "id" in message:
+        elif isinstance(method, str) and "id" in message and _agent_answers(method):
             self.editor_requests[_request_key(message["id"])] = (method, line)
+        elif isinstance(method, str) and "id" in message and method not in _AGENT_METHODS:
+            self.other_requests.add(_request_key(message["id"]))
         if method == "session/update":
             if not isinstance(params, dict):
                 return [Violation("ACP-1", line, "a session/update's params must be an object")]
@@ -515,12 +520,14 @@ class _Recording:
         """ACP-1 for the agent's answer to an editor's request (`initialize`, `session/new`,
         `session/load`, ...) that the pinned ACP schema refuses: its result for that method, or
         its JSON-RPC error, or an answer holding both or neither. A prompt's result is judged with
-        its turn (`_prompt_answer`). An answer
-        under an id that a request of the agent's awaiting its answer holds too (each side
-        numbers its own) is read as the editor's when it fits that request (an error does),
-        leaving the editor's request to the next answer of that id."""
+        its turn (`_prompt_answer`). An answer under an id that a request of the agent's
+        awaiting its answer holds too (each side numbers its own) is read as the editor's when
+        it fits that request (an error does); one under an id a request of a method the pinned
+        ACP lacks holds too (whoever sent it) is read as that one's unless it is a result that
+        fits the editor's request. Either way the editor's request waits for the next answer."""
         asked = self.editor_requests.get(answered)
         if asked is None:
+            self.other_requests.discard(answered)
             return []
         from loopspec.properties.validators.acp_strict import (  # noqa: PLC0415 (slow: pydantic)
             answer_schema_problems,
@@ -545,6 +552,9 @@ class _Recording:
             problems, what = [], "answer to"  # judged with its turn, by `_prompt_answer`
         else:
             problems, what = answer_schema_problems(method, result), "answer to"
+        if answered in self.other_requests and (problems or "error" in message):
+            self.other_requests.discard(answered)
+            return []  # as likely the answer to that other request
         del self.editor_requests[answered]
         if not problems:
             return []
@@ -1375,6 +1385,17 @@ def _is_absolute(path: str) -> bool:
 
 _RELATIVE_PATH = "an editor resolves a relative one against its own working folder"
 _RELATIVE_CWD = "the agent's paths under it are not judged"
+
+
+def _agent_answers(method: str) -> bool:
+    """Whether `method` is an editor's request the pinned ACP has the agent answer: another
+    (an extension's, a newer ACP's, the agent's own) has no answer to hold it to, and its
+    answer may be the editor's."""
+    from loopspec.properties.validators.acp_strict import (  # noqa: PLC0415 (with its models)
+        answered_by_agent,
+    )
+
+    return answered_by_agent(method)
 
 
 def _agent_envelope(method: str | None, message: Mapping[str, Any], line: int) -> list[Violation]:

@@ -315,6 +315,11 @@ def _schema_model(name: str) -> StrictValidator:
     return StrictValidator(getattr(schema, name))
 
 
+def answered_by_agent(method: str) -> bool:
+    """Whether `method` is an editor's request whose answer the pinned ACP has a model of."""
+    return method in _ANSWER_MODELS
+
+
 def answer_schema_problems(method: str, result: object) -> list[str]:
     """Why an agent's `result` for the editor's `method` request fails the pinned schema
     (empty: it passes, or the pinned ACP has no model for that method's answer)."""
