@@ -385,7 +385,8 @@ def test_ACP_1_check_acp_recording_reads_values_of_any_type_where_acp_has_string
 ) -> None:
     """An update whose kind is an object, or that names none, and a session/update whose
     params are no object, are ACP-1 at their lines; an answer choosing an option by an object
-    approves nothing. Each raised a TypeError (unhashable) before, a traceback."""
+    allows nothing, so the call's end completed is DEC-2's. Each raised a TypeError
+    (unhashable) before, a traceback."""
     untagged = _update({"toolCallId": "call_2", "title": "t"})
     tagged_by_object = _update({"sessionUpdate": {"kind": "tool_call"}, "toolCallId": "call_3"})
     request = _asking({"toolCallId": "call_1", "rawInput": {"command": "rm x"}})
@@ -406,7 +407,10 @@ def test_ACP_1_check_acp_recording_reads_values_of_any_type_where_acp_has_string
         _stop(1, "end_turn"),
     ]
     code, log = _check(tmp_path, messages, capsys)
-    assert (code, _rules(log)) == (1, [("ACP-1", 2), ("ACP-1", 3), ("ACP-1", 4)])
+    assert (code, _rules(log)) == (
+        1,
+        [("ACP-1", 2), ("ACP-1", 3), ("ACP-1", 4), ("DEC-2", 8)],
+    )
     assert "no sessionUpdate" in log["violations"][0]["message"]
 
 
@@ -1824,3 +1828,27 @@ def test_ACP_1_check_acp_recording_leaves_the_answer_to_a_method_acp_lacks_unjud
     assert (code, log["violations"]) == (0, [])
     code, log = _check(tmp_path, [*crossed, _result(2, {})], capsys)
     assert (code, _rules(log)) == (1, [("ACP-1", 6)])
+
+
+def test_DEC_2_check_acp_recording_reads_an_answer_choosing_no_offered_option_as_allowing_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The editor's answer to a permission request with no outcome, or selecting an id the
+    request did not offer: the call is not allowed, so its end completed is DEC-2's, naming
+    the answer (where check said the request was unanswered, or nothing). An allow passes."""
+    request = _asking({"toolCallId": "call_1", "rawInput": {"command": "ls"}})
+    start = [_prompt(1), _card("call_1", {"command": "ls"}), request]
+    end = [_status("call_1", "completed"), _stop(1, "end_turn")]
+    allowed = _result(0, {"outcome": {"outcome": "selected", "optionId": "allow"}})
+    code, log = _check(tmp_path, [*start, allowed, *end], capsys)
+    assert (code, log["violations"]) == (0, [])
+    for answer, said in (
+        ({"optionId": "allow"}, '{"optionId": "allow"}'),
+        ({"outcome": {"outcome": "selected", "optionId": "yes"}}, '"optionId": "yes"'),
+    ):
+        code, log = _check(tmp_path, [*start, _result(0, answer), *end], capsys)
+        assert (code, _rules(log)) == (1, [("DEC-2", 5)])
+        message = log["violations"][0]["message"]
+        assert message.startswith("call_1 ended completed, but its permission request was ")
+        assert "answered choosing none of its options (" in message
+        assert said in message

@@ -56,7 +56,8 @@ checkable, with why):
   while the card was open says) or that the diff of the file the card ends with does not hold.
   What ran otherwise is not recorded.
 - DEC-2: a call whose permission request the editor refused (an option of a `reject_*` kind,
-  or `cancelled`) ends `completed`, shows a terminal created after the refusal, or is the one
+  `cancelled`, or none it offered: no outcome, an id not offered) ends `completed`, shows a
+  terminal created after the refusal, or is the one
   open card showing a file the editor is then asked to write, or the command a terminal is then
   created for (as is one whose request is unanswered); a call that asked permission
   ends showing a terminal created, or having had its file written, before the editor answered
@@ -496,8 +497,10 @@ class _Recording:
                 self.cancels[cancelled] = line
             return []
         found_answer: list[Violation] = []
+        answered = _request_key(message.get("id"))
+        editor_awaits = answered in self.editor_requests or answered in self.prompts
         if method is None and "id" in message:
-            found_answer = self._agent_answer(_request_key(message["id"]), message, line)
+            found_answer = self._agent_answer(answered, message, line)
         if method is None and ("result" in message or "error" in message):
             answered = _request_key(message.get("id"))
             loaded = self.loads.pop(answered, None)
@@ -510,7 +513,9 @@ class _Recording:
         # A prompt answered with an error, not a result, ended its turn with `error`, which
         # ADJ-3 exempts (SPEC.md): its unfinished cards are not judged.
         if method is None and "result" in message:
-            answered_result = self._answer(_request_key(message.get("id")), message["result"], line)
+            answered_result = self._answer(
+                answered, message["result"], line, editor_awaits=editor_awaits
+            )
             return [*found_answer, *answered_result]
         return found_answer
 
@@ -1259,15 +1264,19 @@ class _Recording:
             card.status = card.ended_status = _CANCELLED
             card.ended_line = line
 
-    def _answer(self, request: str, result: Any, line: int) -> list[Violation]:
+    def _answer(
+        self, request: str, result: Any, line: int, *, editor_awaits: bool
+    ) -> list[Violation]:
         if not isinstance(result, dict):
             return []
-        if "outcome" in result and request in self.asking:
+        # Without an outcome, an answer is the request's when no request of the editor's
+        # awaited its answer under that id (the editor's answer then reads as choosing none).
+        if request in self.asking and ("outcome" in result or not editor_awaits):
             key, allowing, refusing, _line = self.asking[request].pop(0)
             if not self.asking[request]:
                 del self.asking[request]
             card = self.cards[key]
-            outcome = result["outcome"]
+            outcome = result.get("outcome")
             chosen = outcome.get("optionId") if isinstance(outcome, dict) else None
             card.approved = isinstance(chosen, str) and chosen in allowing
             card.answered_line = line
@@ -1285,6 +1294,9 @@ class _Recording:
                     else f"with {json_dumps(chosen)}, an option of kind {kind}"
                 )
                 card.refused = (said, line)
+            else:  # no option it offered: the agent's SDK reads no choice, nothing allows it
+                answer = outcome if "outcome" in result else result
+                card.refused = (f"choosing none of its options ({_shown(answer)})", line)
             return []
         if "content" in result and request in self.reading:
             session, path = self.reading.pop(request)
