@@ -392,17 +392,25 @@ def _result(audit: list[dict[str, Any]], history: dict[str, Any]) -> dict[str, A
 
 
 def _audit(
-    hook: str, event: str, seen: Any, answer: Any, finished: float, *, stdout: str | None = None
+    hook: str,
+    event: str,
+    seen: Any,
+    answer: Any,
+    finished: float,
+    *,
+    stdout: str | None = None,
+    call_id: str = "c1",
+    started: float = 0.0,
 ) -> dict[str, Any]:
     """A record as `hook_audit` writes it; `stdout` replaces the JSON of `answer` verbatim."""
-    stdin = {"hook_event_name": event, "tool_use_id": "c1", "tool_input": seen}
+    stdin = {"hook_event_name": event, "tool_use_id": call_id, "tool_input": seen}
     return {
         "hook": hook,
         "stdin": json.dumps(stdin),
         "stdout": stdout if stdout is not None else json.dumps(answer) if answer else "",
         "stderr": "",
         "exitCode": 0,
-        "started": 0.0,
+        "started": started,
         "finished": finished,
     }
 
@@ -710,6 +718,128 @@ def test_ADJ_1_report_finds_a_context_between_call_and_result_in_the_next_reques
     claude_body["messages"].insert(1, {"role": "user", "content": "checked by policy"})
     broken = session_view(Harness.CLAUDE_CODE, ONE_CALL, None, _result([], claude_body))
     assert [(d.rule_id, d.call_id) for d in broken.divergences] == [("ADJ-1", "c1")]
+
+
+TWO_HOOKS = {
+    "hooks": {
+        "PreToolUse": [
+            {"hooks": [{"type": "command", "command": "a"}, {"type": "command", "command": "b"}]}
+        ]
+    }
+}
+
+
+def _reused_id_audit(*, first_denied: bool = False) -> list[dict[str, Any]]:
+    """Two PreToolUse hooks and the observer for REUSED_ID's `call_0` twice, by start; with
+    `first_denied` the second hook denies the first call, which then never runs."""
+    deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}}
+    audit = []
+    for start, command in ((0.0, "echo one"), (1.0, "echo two")):
+        seen = {"command": command}
+        denies = first_denied and command == "echo one"
+        hooks: list[tuple[str, Any]] = [
+            ("claude-code:PreToolUse:1", None),
+            ("claude-code:PreToolUse:2", deny if denies else None),
+        ]
+        for k, (hook, answer) in enumerate(hooks):
+            at = start + k / 100
+            audit.append(
+                _audit(hook, "PreToolUse", seen, answer, at + 0.2, call_id="call_0", started=at)
+            )
+        if not denies:
+            audit.append(
+                _audit(
+                    OBSERVER_ID,
+                    "PostToolUse",
+                    seen,
+                    None,
+                    start + 0.4,
+                    call_id="call_0",
+                    started=start + 0.3,
+                )
+            )
+    return audit
+
+
+def test_HIST_1_a_reused_call_id_is_its_own_call_in_every_source_not_a_false_RW_1() -> None:
+    """RW-1: with replies numbering calls anew (`call_0`, then `call_0` again, as local models
+    do), the report keyed what ran, the history, the transcript and the hooks by the id, so
+    the second call's input overwrote the first's and `run --harness claude-code` blamed RW-1
+    twice (`ran echo two but the next request's history holds echo one`) where call 1 ran
+    `echo one` and the history held it. Each later use is `call_0#2`, as conform names it, in
+    every source alike: what Claude Code really does is leave that call out of the next request
+    with its result (the known HIST-1)."""
+    call_one = {"type": "tool_use", "id": "call_0", "input": {"command": "echo one"}}
+    call_two = {"type": "tool_use", "id": "call_0", "input": {"command": "echo two"}}
+    answer = {"type": "tool_result", "tool_use_id": "call_0", "content": "one"}
+    history = {
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "print two words"}]},
+            {"role": "assistant", "content": [call_one]},
+            {"role": "user", "content": [answer]},
+            {"role": "assistant", "content": [{"type": "text", "text": "[Tool use interrupted]"}]},
+            {"role": "user", "content": [{"type": "text", "text": "(no content)"}]},
+        ]
+    }
+    transcript = "".join(
+        json.dumps({"type": kind, "message": {"role": kind, "content": [block]}}) + "\n"
+        for kind, block in (
+            ("assistant", call_one),
+            ("user", answer),
+            ("assistant", call_two),
+            ("user", {**answer, "content": "two"}),
+        )
+    )
+    result = _result(_reused_id_audit(), history)
+    result["logs"] = [{"path": ".claude/projects/p/s.jsonl", "text": transcript}]
+    view = session_view(Harness.CLAUDE_CODE, REUSED_ID, TWO_HOOKS, result)
+    assert [(d.rule_id, d.call_id) for d in view.divergences] == [
+        ("HIST-1", "call_0#2"),
+        ("HIST-1", "-"),
+    ]
+    assert "leaves out the call and its result" in view.divergences[0].message
+    assert view.ran == {"call_0": {"command": "echo one"}, "call_0#2": {"command": "echo two"}}
+    assert view.log_calls == {"call_0": call_one["input"], "call_0#2": call_two["input"]}
+    lines = report_lines(view, result)
+    table = lines.index("  call_0#2 (id call_0 again, a later call)")
+    assert lines[table - 5 : table + 5] == [
+        "  call_0",
+        '    model asked : {"command": "echo one"}',
+        '    ran         : {"command": "echo one"}',
+        '    history     : {"command": "echo one"}',
+        '    log record  : {"command": "echo one"}',
+        "  call_0#2 (id call_0 again, a later call)",
+        '    model asked : {"command": "echo two"}',
+        '    ran         : {"command": "echo two"}',
+        "    history     : null",
+        '    log record  : {"command": "echo two"}',
+    ]
+    hook_calls = [line.split(": saw")[0].split()[-1] for line in lines if "PreToolUse:" in line]
+    assert hook_calls[:4] == ["call_0", "call_0", "call_0#2", "call_0#2"]
+
+
+def test_DEC_1_a_deny_of_a_call_is_not_read_on_a_later_call_reusing_its_id() -> None:
+    """DEC-1: a hook denied the first `call_0` (it never ran) and the second `call_0` ran; read
+    by id, the deny and the run were one call, `ran although ... denied it`. Codex carries both
+    calls and results in the next request and its rollout: no divergence."""
+    items: list[dict[str, Any]] = []
+    for command, output in (("echo one", "denied"), ("echo two", "two")):
+        arguments = json.dumps({"cmd": command})
+        items.append({"type": "function_call", "call_id": "call_0", "arguments": arguments})
+        items.append({"type": "function_call_output", "call_id": "call_0", "output": output})
+    body = {"input": items}
+    result = _result(_reused_id_audit(first_denied=True), body)
+    result["requests"][0]["path"] = "/v1/responses"
+    result["logs"] = [
+        {
+            "path": ".codex/sessions/rollout-x.jsonl",
+            "text": _rollout(*(("response_item", item) for item in items)),
+        }
+    ]
+    view = session_view(Harness.CODEX, REUSED_ID, TWO_HOOKS, result)
+    assert [(d.rule_id, d.call_id) for d in view.divergences] == []
+    assert view.ran == {"call_0#2": {"command": "echo two"}}
+    assert view.history.results == [("call_0", "denied"), ("call_0#2", "two")]
 
 
 def test_RW_2_the_verdict_counts_what_check_finds_in_the_log_and_the_report_does_not() -> None:

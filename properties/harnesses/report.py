@@ -4,8 +4,9 @@ From a session's result document (see `session.run_inside`) this finds, for ever
 call: what the model asked for (the script), what each PreToolUse hook saw and answered and when
 it finished (the hook audit), what ran (the PostToolUse observer's `tool_input`, which the
 harness fills with the input it executed), what the next model request's history carried, and
-what the transcript or rollout recorded (read by `loopspec check`'s dialects). It then states
-the divergences from the model:
+what the transcript or rollout recorded (read by `loopspec check`'s dialects), a call reusing an
+earlier call's id named `<id>#<n>` in each of them (`CallNames`). It then states the
+divergences from the model:
 
 - RW-1: what ran differs from what the history or the log's call record holds;
 - HOOK-3: with several rewriting hooks, what ran is not the input of the last hook in configured
@@ -16,6 +17,8 @@ the divergences from the model:
 - DEC-1: a call a hook denied ran anyway (denied as the model reads the hook's dialect: a
   `deny` decision, and also exit 2 or `decision: block` where the dialect reads them so);
 - ADJ-3: the next request carries a call without its result;
+- HIST-1: a call reusing an earlier call's id ran, and the next request holds neither it nor
+  its result (Claude Code leaves it out);
 - ADJ-1: the next request carries a model-visible message (a developer or user message, a
   hook's context) between a reply's calls and their results;
 - REC-1 (after a crash), ABORT-1 (after an abort), HIST-1 (otherwise): the history holds an
@@ -69,6 +72,7 @@ from loopspec.properties.harnesses.script import (
 from loopspec.properties.harnesses.session import OBSERVER_ID
 from loopspec.properties.logcheck.checker import LogReport, NoticeKind, check_stream
 from loopspec.properties.logcheck.hook_faults import HookRuns
+from loopspec.properties.profiles.runs import reused_call_id
 
 MAX_SHOWN = 100
 # The hook id column: `claude-code:PostToolUse:1` and room to spare, as the bundled run's.
@@ -122,6 +126,56 @@ def _json(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         return None
+
+
+class CallNames:
+    """Names each call of one source by its id, a later call reusing an id (local models number
+    calls `call_0` anew in each reply) as conform names it (`reused_call_id`: `call_0#2`), so
+    sources that each hold every call once, in order, name the same call alike."""
+
+    def __init__(self) -> None:
+        self._uses: dict[str, int] = {}
+
+    def new_call(self, call_id: str) -> str:
+        """The name of the call that uses `call_id` next."""
+        use = self._uses[call_id] = self._uses.get(call_id, 0) + 1
+        return call_id if use == 1 else reused_call_id(call_id, use)
+
+    def latest(self, call_id: str) -> str:
+        """The name of the latest call that used `call_id` (what a result for it answers)."""
+        use = self._uses.get(call_id, 1)
+        return call_id if use == 1 else reused_call_id(call_id, use)
+
+
+def scripted_call_names(script: HarnessScript) -> list[tuple[str, ScriptedCall]]:
+    """Every scripted call, in order, with its name in the report (`CallNames`)."""
+    names = CallNames()
+    return [(names.new_call(call.call_id), call) for call in script.calls()]
+
+
+def _named_by_use(answers: list[HookAnswer]) -> list[HookAnswer]:
+    """`answers` (by start) with each call id named by the call the hook ran for: a hook that
+    already answered for an id, or a PreToolUse hook after the id's PostToolUse, runs for the
+    next call reusing it (each hook runs once per call, the PreToolUse ones before it runs)."""
+    names = CallNames()
+    # Per call id: the (hook, event) pairs that answered for its latest call.
+    answered: dict[str, set[tuple[str, str]]] = {}
+    named = []
+    for answer in answers:
+        seen = answered.get(answer.call_id)
+        posted = seen is not None and any(event != PRE_TOOL_USE for _, event in seen)
+        if (
+            seen is None
+            or (answer.hook_id, answer.event) in seen
+            or (answer.event == PRE_TOOL_USE and posted)
+        ):
+            seen = answered[answer.call_id] = set()
+            name = names.new_call(answer.call_id)
+        else:
+            name = names.latest(answer.call_id)
+        seen.add((answer.hook_id, answer.event))
+        named.append(attrs.evolve(answer, call_id=name))
+    return named
 
 
 def hook_answers(audit: Sequence[Mapping[str, Any]], harness: Harness) -> list[HookAnswer]:
@@ -218,11 +272,13 @@ class HistoryView:
 
 
 def history_view(harness: Harness, body: Any) -> HistoryView:
-    """The calls and results in a model request's history."""
+    """The calls and results in a model request's history, a call reusing an earlier call's id
+    named as `CallNames` names it, a result as answering the latest call of its id."""
     calls: dict[str, Any] = {}
     results: list[tuple[str, str]] = []
     texts: list[str] = []
     between: list[tuple[str, tuple[str, ...]]] = []
+    names = CallNames()
     # Calls of the latest reply still awaiting their results, in call order (ADJ-1).
     awaiting: list[str] = []
     match harness:
@@ -241,22 +297,26 @@ def history_view(harness: Harness, body: Any) -> HistoryView:
                     if message.get("role") == "assistant" and block.get("type") == "text":
                         texts.append(str(block.get("text")))
                     elif block.get("type") == "tool_use":
-                        calls[str(block["id"])] = block.get("input")
-                        awaiting.append(str(block["id"]))
+                        name = names.new_call(str(block["id"]))
+                        calls[name] = block.get("input")
+                        awaiting.append(name)
                     elif block.get("type") == "tool_result":
-                        results.append((str(block["tool_use_id"]), text_of(block.get("content"))))
-                        awaiting = [c for c in awaiting if c != str(block["tool_use_id"])]
+                        name = names.latest(str(block["tool_use_id"]))
+                        results.append((name, text_of(block.get("content"))))
+                        awaiting = [c for c in awaiting if c != name]
         case Harness.CODEX:
             for item in body.get("input", []) if isinstance(body, dict) else []:
                 if item.get("type") == "message" and item.get("role") == "assistant":
                     texts.append(text_of(item.get("content")))
                     awaiting = []
                 elif item.get("type") == "function_call":
-                    calls[str(item["call_id"])] = _json(str(item.get("arguments", "")))
-                    awaiting.append(str(item["call_id"]))
+                    name = names.new_call(str(item["call_id"]))
+                    calls[name] = _json(str(item.get("arguments", "")))
+                    awaiting.append(name)
                 elif item.get("type") == "function_call_output":
-                    results.append((str(item["call_id"]), text_of(item.get("output"))))
-                    awaiting = [c for c in awaiting if c != str(item["call_id"])]
+                    name = names.latest(str(item["call_id"]))
+                    results.append((name, text_of(item.get("output"))))
+                    awaiting = [c for c in awaiting if c != name]
                 elif item.get("type") == "message" and awaiting:
                     between.append((f"a {item.get('role', 'unknown')} message", tuple(awaiting)))
     return HistoryView(calls, list(calls), results, texts, between)
@@ -285,29 +345,44 @@ class SessionView:
     """The hooks file as the user named it, for the ids' settings entries."""
 
 
-def _log_calls(harness: Harness, text: str) -> dict[str, Any]:
-    """Each call's input as the transcript's tool_use or the rollout's function_call holds it."""
-    calls: dict[str, Any] = {}
+@attrs.frozen
+class LogCalls:
+    """Each call's input as the transcript's tool_use or the rollout's function_call holds it,
+    and the calls it records a result for, named as `CallNames` names them."""
+
+    inputs: dict[str, Any]
+    answered: set[str]
+
+
+def _log_calls(harness: Harness, text: str) -> LogCalls:
+    inputs: dict[str, Any] = {}
+    answered: set[str] = set()
+    names = CallNames()
     for line in text.splitlines():
         record = _json(line)
         if not isinstance(record, dict):
             continue
         match harness:
             case Harness.CLAUDE_CODE:
-                message = record.get("message") if record.get("type") == "assistant" else None
+                message = record.get("message")
                 content = message.get("content") if isinstance(message, dict) else None
                 for block in content if isinstance(content, list) else []:
-                    if isinstance(block, dict) and block.get("type") == "tool_use":
-                        calls[str(block["id"])] = block.get("input")
+                    if not isinstance(block, dict):
+                        continue
+                    if record.get("type") == "assistant" and block.get("type") == "tool_use":
+                        inputs[names.new_call(str(block["id"]))] = block.get("input")
+                    elif record.get("type") == "user" and block.get("type") == "tool_result":
+                        answered.add(names.latest(str(block.get("tool_use_id"))))
             case Harness.CODEX:
                 payload = record.get("payload")
-                if (
-                    record.get("type") == "response_item"
-                    and isinstance(payload, dict)
-                    and payload.get("type") == "function_call"
-                ):
-                    calls[str(payload["call_id"])] = _json(str(payload.get("arguments")))
-    return calls
+                if record.get("type") != "response_item" or not isinstance(payload, dict):
+                    continue
+                if payload.get("type") == "function_call":
+                    name = names.new_call(str(payload["call_id"]))
+                    inputs[name] = _json(str(payload.get("arguments")))
+                elif payload.get("type") == "function_call_output":
+                    answered.add(names.latest(str(payload.get("call_id"))))
+    return LogCalls(inputs, answered)
 
 
 def session_view(
@@ -320,7 +395,7 @@ def session_view(
 ) -> SessionView:
     """Work out what every reader held and which rules broke; `hooks_source` names the hooks
     file in the report's list of which hook is which."""
-    answers = hook_answers(result["audit"], harness)
+    answers = _named_by_use(hook_answers(result["audit"], harness))
     ran = {a.call_id: a.seen_input for a in answers if a.hook_id == OBSERVER_ID}
     requests = [
         r
@@ -340,8 +415,8 @@ def session_view(
             answers=answers,
             ran=ran,
             history=history,
-            log_calls=log_calls,
-            log_results=_log_results(harness, log_text) if logs else None,
+            log_calls=log_calls.inputs,
+            log_results=log_calls.answered if logs else None,
             # An invented reply is read against what the loop was repairing or stopping.
             invented_rule="REC-1"
             if result["crashed"]
@@ -358,7 +433,7 @@ def session_view(
         answers,
         ran,
         history,
-        log_calls,
+        log_calls.inputs,
         log_report,
         divergences,
         configured_hooks(hooks, harness.value),
@@ -377,31 +452,6 @@ def _found_in_log(report: LogReport | None, compared: list[Divergence]) -> Itera
             yield Divergence(violation.rule_id, f"log line {found.line}", violation.message)
 
 
-def _log_results(harness: Harness, text: str) -> set[str]:
-    """The calls the transcript or rollout records a result for."""
-    answered: set[str] = set()
-    for line in text.splitlines():
-        record = _json(line)
-        if not isinstance(record, dict):
-            continue
-        match harness:
-            case Harness.CLAUDE_CODE:
-                message = record.get("message") if record.get("type") == "user" else None
-                content = message.get("content") if isinstance(message, dict) else None
-                for block in content if isinstance(content, list) else []:
-                    if isinstance(block, dict) and block.get("type") == "tool_result":
-                        answered.add(str(block.get("tool_use_id")))
-            case Harness.CODEX:
-                payload = record.get("payload")
-                if (
-                    record.get("type") == "response_item"
-                    and isinstance(payload, dict)
-                    and payload.get("type") == "function_call_output"
-                ):
-                    answered.add(str(payload.get("call_id")))
-    return answered
-
-
 def _divergences(
     script: HarnessScript,
     *,
@@ -413,53 +463,64 @@ def _divergences(
     log_calls: dict[str, Any],
     order: list[str],
 ) -> Iterator[Divergence]:
-    for call in script.calls():
-        denied_by = [a.hook_id for a in answers if a.call_id == call.call_id and a.denies]
-        if denied_by and call.call_id in ran:
+    for name, call in scripted_call_names(script):
+        denied_by = [a.hook_id for a in answers if a.call_id == name and a.denies]
+        if denied_by and name in ran:
+            yield Divergence("DEC-1", name, f"ran although {', '.join(denied_by)} denied it")
+        answered_in_history = name in {c for c, _ in history.results}
+        # A call reusing an earlier call's id that ran, of which the history holds nothing
+        # (Claude Code leaves it out with its result): not a call shown unanswered (ADJ-3).
+        left_out = (
+            name != call.call_id
+            and name in ran
+            and name not in history.calls
+            and not answered_in_history
+        )
+        if left_out:
             yield Divergence(
-                "DEC-1", call.call_id, f"ran although {', '.join(denied_by)} denied it"
+                "HIST-1",
+                name,
+                "ran, but the next request leaves out the call and its result: the model "
+                "never reads what it returned",
             )
-        if call.call_id not in {c for c, _ in history.results}:
-            yield Divergence(
-                "ADJ-3", call.call_id, "the next request carries the call without a result"
-            )
-        elif log_results is not None and call.call_id not in log_results:
+        elif not answered_in_history:
+            yield Divergence("ADJ-3", name, "the next request carries the call without a result")
+        elif log_results is not None and name not in log_results:
             yield Divergence(
                 "REC-1",
-                call.call_id,
+                name,
                 "the next request carries a result the log never recorded (a repair that is "
                 "not durable: the log keeps the call unanswered)",
             )
-        if call.call_id not in ran:
+        if name not in ran:
             continue
-        executed = _command(ran[call.call_id])
+        executed = _command(ran[name])
         held = {
-            "the next request's history": _command(history.calls.get(call.call_id)),
-            "the log's call record": _command(log_calls.get(call.call_id)),
+            "the next request's history": _command(history.calls.get(name)),
+            "the log's call record": _command(log_calls.get(name)),
         }
+        if left_out:
+            del held["the next request's history"]  # no record of the call there (HIST-1)
         for reader, value in held.items():
             if value != executed:
                 yield Divergence(
                     "RW-1",
-                    call.call_id,
+                    name,
                     f"ran {_short(executed)} but {reader} holds {_short(value)}",
                 )
         rewrites = [
             a
             for a in answers
-            if a.call_id == call.call_id
-            and a.event == "PreToolUse"
-            and a.rewrites
-            and a.hook_id in order
+            if a.call_id == name and a.event == "PreToolUse" and a.rewrites and a.hook_id in order
         ]
-        if any(a.denies for a in answers if a.call_id == call.call_id):
+        if any(a.denies for a in answers if a.call_id == name):
             continue
-        refused = _refused_rewrite(answers, call.call_id, order)
+        refused = _refused_rewrite(answers, name, order)
         if refused is not None:
             refuser, fault = refused
             yield Divergence(
                 "HOOK-6",
-                call.call_id,
+                name,
                 f"ran {_short(executed)}, but {refuser.hook_id}'s updatedInput, the rewrite in "
                 f"effect, is not a JSON object ({_short(refuser.updated_input)}): the model "
                 "refuses the call, naming the hook. The hook's output is malformed (HOOK-7: "
@@ -478,7 +539,7 @@ def _divergences(
                 )
                 yield Divergence(
                     "HOOK-3",
-                    call.call_id,
+                    name,
                     f"ran {_short(executed)} ({took}); the last hook in configured order, "
                     f"{winner.hook_id}, supplied {_short(expected)}",
                 )
@@ -496,8 +557,9 @@ def _divergences(
                 "-",
                 f"the history holds an assistant message the model never wrote: {_short(text)}",
             )
+    names = iter(scripted_call_names(script))
     for reply in script.replies:
-        ids = [b.call_id for b in reply.blocks if isinstance(b, ScriptedCall)]
+        ids = [next(names)[0] for b in reply.blocks if isinstance(b, ScriptedCall)]
         answered = [c for c, _ in history.results if c in ids]
         if len(ids) > 1 and answered != [c for c in ids if c in answered]:
             yield Divergence(
@@ -615,13 +677,14 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
     )
     lines += [f"  HOOK-7: {note}" for _, note in hook_runs.notes()]
     lines.append("\n== calls: model asked / ran / next request's history / log record ==")
-    for call in view.script.calls():
-        lines.append(f"  {call.call_id}")
+    for name, call in scripted_call_names(view.script):
+        reused = "" if name == call.call_id else f" (id {call.call_id} again, a later call)"
+        lines.append(f"  {name}{reused}")
         lines.append(f"    model asked : {_short(call.arguments)}")
-        ran = view.ran.get(call.call_id, NOT_REPORTED_RUN)
+        ran = view.ran.get(name, NOT_REPORTED_RUN)
         lines.append(f"    ran         : {_short(ran)}")
-        lines.append(f"    history     : {_short(view.history.calls.get(call.call_id))}")
-        lines.append(f"    log record  : {_short(view.log_calls.get(call.call_id))}")
+        lines.append(f"    history     : {_short(view.history.calls.get(name))}")
+        lines.append(f"    log record  : {_short(view.log_calls.get(name))}")
     lines.append("\n== next request's history: results in order ==")
     for call_id, text in view.history.results:
         lines.append(f"  {call_id}: {_short(text)}")
