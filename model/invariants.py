@@ -39,6 +39,7 @@ from loopspec.model.prefix import (
     IN_TURN_TYPES,
     INTERRUPTED_REPLY,
     NO_CALLS_IN_REPLY,
+    NO_KNOWN_SHAPE,
     NO_VIOLATIONS,
     QUIET_ANYWHERE,
     QUIET_IN_STEP,
@@ -977,7 +978,7 @@ def _audited_after_its_result(
         f"{fact.point} hook {fact.handler_id} is invoked for call {call_id} after that call's "
         f"tool/result (seq {result}): {place}"
     )
-    return [Violation(rule, fact.seq, msg, (result,))]
+    return [Violation(rule, fact.seq, msg, (result,), NO_KNOWN_SHAPE)]
 
 
 def _audited_after_every_result(
@@ -992,7 +993,7 @@ def _audited_after_every_result(
         f"{fact.point} hook {fact.handler_id} is invoked after every call of the step has its "
         f"tool/result (the last at seq {last}), naming none: {place}"
     )
-    return [Violation(rule, fact.seq, msg, (last,))]
+    return [Violation(rule, fact.seq, msg, (last,), NO_KNOWN_SHAPE)]
 
 
 PRE_AUDIT_PLACE = (
@@ -1126,7 +1127,7 @@ def post_hooks_judge_results_that_ran(prefix: Prefix, fact: Fact) -> Sequence[Vi
             f"that call's tool/result (seq {result}), its hook/invoked (seq {invoked}) before "
             f"it: {POST_AUDIT_PLACE}"
         )
-        return [Violation("HOOK-5", fact.seq, msg, (invoked, result))]
+        return [Violation("HOOK-5", fact.seq, msg, (invoked, result), NO_KNOWN_SHAPE)]
     if prefix.reply_seq is None or not prefix.reply_calls.keys() <= prefix.results.keys():
         return NO_VIOLATIONS
     last = max(prefix.results.values(), default=-1)
@@ -1137,7 +1138,7 @@ def post_hooks_judge_results_that_ran(prefix: Prefix, fact: Fact) -> Sequence[Vi
         f"tool/result (seq {last}), its hook/invoked (seq {invoked}) before it: "
         f"{POST_AUDIT_PLACE}"
     )
-    return [Violation("HOOK-5", fact.seq, msg, (invoked, last))]
+    return [Violation("HOOK-5", fact.seq, msg, (invoked, last), NO_KNOWN_SHAPE)]
 
 
 def _post_audit_misplaced(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
@@ -1148,7 +1149,7 @@ def _post_audit_misplaced(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     if prefix.open_step is None:
         about = f" for call {call_id}" if call_id is not None else ""
         msg = f"{hook} is invoked{about} outside a step (no step is open): {POST_AUDIT_PLACE}"
-        return [Violation("HOOK-5", fact.seq, msg)]
+        return [Violation("HOOK-5", fact.seq, msg, (), NO_KNOWN_SHAPE)]
     if call_id is not None:
         first = prefix.post_hook_runs.get((call_id, fact.handler_id or ""))
         if first is not None and call_id not in prefix.repeated:  # (EXE-1 blames a repeated id)
@@ -1156,7 +1157,7 @@ def _post_audit_misplaced(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
                 f"{hook} is invoked a second time for call {call_id} (first at seq {first}): "
                 "each PostToolUse hook that matches a call judges its result once"
             )
-            return [Violation("HOOK-5", fact.seq, msg, (first,))]
+            return [Violation("HOOK-5", fact.seq, msg, (first,), NO_KNOWN_SHAPE)]
         return _audited_after_its_result(prefix, fact, call_id, "HOOK-5", POST_AUDIT_PLACE)
     # A hook naming no call: one its step's calls all answered came after the result it judges.
     if prefix.reply_seq is not None and not prefix.reply_calls and not prefix.results:
@@ -1164,7 +1165,7 @@ def _post_audit_misplaced(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
             f"{hook} is invoked in a step whose reply (seq {prefix.reply_seq}) makes no tool "
             f"call: no body ran for it to judge, and {POST_AUDIT_PLACE}"
         )
-        return [Violation("HOOK-5", fact.seq, msg, (prefix.reply_seq,))]
+        return [Violation("HOOK-5", fact.seq, msg, (prefix.reply_seq,), NO_KNOWN_SHAPE)]
     if not prefix.results:
         return NO_VIOLATIONS
     return _audited_after_every_result(prefix, fact, "HOOK-5", POST_AUDIT_PLACE)

@@ -127,6 +127,13 @@ UNREPAIRED_TURN = (
 )
 
 
+NO_KNOWN_SHAPE = ""
+"""The facet of a violation, of a rule some loop's list names (`check --known LOOP`), in a shape
+that is no loop's known divergence: never set aside by the loop's name. Every violation of such a
+rule names its facet, this one included, so that a new one is given its shape or this on purpose
+(tests/test_check_known_divergences.py walks them)."""
+
+
 # The records here are plain records, not attrs classes nor NamedTuples: `loopspec check` runs
 # these invariants, and attrs (or typing) alone takes longer to import than the interpreter takes
 # to start (tests/test_check_startup.py).

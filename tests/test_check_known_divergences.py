@@ -15,11 +15,12 @@ from types import ModuleType
 
 import pytest
 
+from loopspec.model import invariants
 from loopspec.model.invariants import rule_ids
 from loopspec.properties.cli.main import main
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import Harness
-from loopspec.properties.logcheck import claude_code, codex
+from loopspec.properties.logcheck import claude_code, codex, commit_units
 from loopspec.properties.logcheck.checker import check_stream
 from loopspec.properties.logcheck.harness_logs import FACETS, check_foreign
 from loopspec.properties.logcheck.known_divergences import (
@@ -30,6 +31,7 @@ from loopspec.properties.logcheck.known_divergences import (
     RACY_RULES,
     checkable_rules,
 )
+from loopspec.properties.profiles.dsh import PROFILE as DSH_PROFILE
 
 LOGS = Path(__file__).resolve().parent / "fixtures" / "logs"
 CC_RW_1 = str(LOGS / "claude-code" / "violations" / "RW-1.jsonl")
@@ -39,6 +41,8 @@ CC_HOOK_FAULTS = str(
     LOGS / "claude-code" / "valid" / "hook-faults-a-crash-broken-json-a-timeout.jsonl"
 )
 CODEX_RW_1 = str(LOGS / "codex" / "violations" / "RW-1.jsonl")  # RW-1 and RW-2
+HARNESS_LOOPS = tuple(harness.value for harness in Harness)
+"""The loops `run --harness` drives, whose lists are `properties.harnesses.profiles.KNOWN`'s."""
 
 
 def check(capsys: pytest.CaptureFixture[str], *arguments: str) -> tuple[int, str, str]:
@@ -205,17 +209,18 @@ def test_RW_1_known_names_every_loop_whose_known_divergences_are_listed() -> Non
     """RW-1: `--known` names a loop by the LOOPS tuple, kept apart from the Harness enum so
     check starts without enum or attrs; both must name the loops KNOWN lists, or a loop's list
     could never be asked for (or a name would have no list)."""
-    assert set(LOOPS) == {harness.value for harness in Harness} == {h.value for h in KNOWN}
+    assert set(LOOPS) == {*HARNESS_LOOPS, "dsh"}
+    assert set(HARNESS_LOOPS) == {h.value for h in KNOWN}
 
 
-@pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("loop", HARNESS_LOOPS)
 def test_RW_1_a_loops_known_rules_are_those_its_harness_profile_lists(loop: str) -> None:
     """RW-1 and the rest: KNOWN_RULES, which check reads without attrs, is KNOWN's rule list
     for each loop, in its order (an entry added to KNOWN alone was never set aside)."""
     assert KNOWN_RULES[loop] == tuple(KNOWN[Harness(loop)])
 
 
-@pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("loop", HARNESS_LOOPS)
 def test_ORD_3_a_loops_racy_rules_are_those_its_harness_profile_marks_racy(loop: str) -> None:
     """ORD-3: RACY_RULES, read by check without attrs, names the entries of KNOWN marked racy
     (Claude Code's ORD-3, shown only where a later call's result is ready first)."""
@@ -582,10 +587,133 @@ def test_REC_1_an_api_error_that_lost_its_mark_is_not_claude_codes_known_diverge
 def test_RW_1_REC_1_a_rule_known_by_its_shape_is_one_of_its_loops_list(loop: str) -> None:
     """RW-1, REC-1: each rule a loop's known divergence is told by its shape is in that loop's
     list (else its shape would never be asked), and names at least one shape."""
+    # Spelt as the violations spell them: dsh's log is judged by the model's invariants.
+    facets = {f.split(":", 1)[1] for f in DSH_PROFILE.tolerated_facets} if loop == "dsh" else FACETS
     for rule, shape in KNOWN_SHAPES[loop].items():
         assert rule in KNOWN_RULES[loop]
         assert shape.facets
-        assert set(shape.facets) <= set(FACETS), rule  # spelt as the violations spell them
+        assert set(shape.facets) <= set(facets), rule
+
+
+def test_HOOK_5_dshs_known_divergences_check_sees_are_those_its_profile_says_its_log_breaks() -> (
+    None
+):
+    """HOOK-5: `--known dsh` takes its list from dsh's conform profile, the one source: the facets
+    its divergences say dsh's own log breaks (`tolerates`), and their rules, nothing more (dsh's
+    other divergences show only beside the model's run; a rule check reports in another shape
+    is no sign of them). A facet added to the profile alone would never be set aside."""
+    tolerated = sorted(DSH_PROFILE.tolerated_facets)
+    assert tolerated  # post-hooks-for-unrun-calls
+    assert (
+        sorted(
+            f"{rule}:{facet}"
+            for rule, shape in KNOWN_SHAPES["dsh"].items()
+            for facet in shape.facets
+        )
+        == tolerated
+    )
+    assert KNOWN_RULES["dsh"] == tuple(dict.fromkeys(f.split(":")[0] for f in tolerated))
+    assert RACY_RULES["dsh"] == {}
+
+
+DshEvent = tuple[str, dict[str, object], list[int]]
+"""An event of `_dsh_log`: its type, its data, the seqs it cites (`sourceEventSeqs`)."""
+
+
+def _dsh_log(
+    tmp_path: Path, name: str, *, post_after_result: bool = False, version: int = 0
+) -> str:
+    """A small log as dsh 0.1.0-rc.8 writes it (hook events name no call, the bridge's handler
+    ids): a PreToolUse hook denies a write, and its PostToolUse hook still runs, before the
+    error result (dsh's known divergence). `post_after_result`: that hook runs after the result
+    instead, the step's last: another break of HOOK-5, no shape dsh is known to write."""
+    model = {"kind": "model", "provider": "scripted", "model": "scripted-model"}
+    call = {"type": "tool-call", "id": "c1", "name": "write", "arguments": '{"path":"/etc/hosts"}'}
+    refused = {
+        "role": "user",
+        "id": "r1",
+        "source": {"kind": "tool", "callId": "c1"},
+        "content": [
+            {
+                "type": "tool-result",
+                "toolCallId": "c1",
+                "content": [{"type": "text", "text": "Error: no system files"}],
+                "isError": True,
+            }
+        ],
+    }
+    post: list[DshEvent] = [
+        ("hook/invoked", {"point": "PostToolUse", "dialect": "claude-code",
+                          "handlerId": "claude-code:PostToolUse:2", "matcher": "write"}, []),
+        ("hook/result", {"point": "PostToolUse", "handlerId": "claude-code:PostToolUse:2",
+                         "decision": "pass", "exitCode": 0, "durationMs": 0.1}, []),
+    ]  # fmt: skip
+    result: DshEvent = ("tool/result", {"step": 1, "message": refused}, [4])
+    events: list[DshEvent] = [
+        ("turn/start", {}, []),
+        ("step/start", {"step": 1}, []),
+        ("user/message", {"role": "user", "id": "u1", "source": {"kind": "user"},
+                          "content": [{"type": "text", "text": "tidy /etc"}]}, []),
+        ("assistant/message", {"step": 1, "message": {"role": "assistant", "id": "a1",
+                                                      "source": model, "content": [call]}}, []),
+        ("tool/call", {"step": 1, "callId": "c1", "name": "write",
+                       "arguments": call["arguments"]}, []),
+        ("hook/invoked", {"point": "PreToolUse", "dialect": "claude-code",
+                          "handlerId": "claude-code:PreToolUse:1", "matcher": "*"}, []),
+        ("hook/result", {"point": "PreToolUse", "handlerId": "claude-code:PreToolUse:1",
+                         "decision": "deny", "exitCode": 0, "durationMs": 18.1}, []),
+        *([result, *post] if post_after_result else [*post, result]),
+        ("step/end", {"step": 1}, []),
+        ("step/start", {"step": 2}, []),
+        ("assistant/message", {"step": 2, "message": {"role": "assistant", "id": "a2",
+                               "source": model,
+                               "content": [{"type": "text", "text": "A hook refused it."}]}}, []),
+        ("step/end", {"step": 2}, []),
+        ("turn/end", {"reason": {"kind": "completed"}}, []),
+    ]  # fmt: skip
+    header = {"type": "session", "version": version, "id": "s1", "createdAt": 1796483576548,
+              "cwd": "/work/demo"}  # fmt: skip
+    lines = [json.dumps(header)]
+    for seq, (kind, data, cites) in enumerate(events):
+        # user/message data is the message itself; every other event names its turn.
+        body = data if kind == "user/message" else {"turn": 1, **data}
+        event: dict[str, object] = {"type": kind, "seq": seq, "time": 1796483576565 + seq}
+        event["data"] = body
+        if kind in ("user/message", "assistant/message", "tool/result"):
+            event["surfaceOp"] = "append"
+        if cites:
+            event["sourceEventSeqs"] = cites
+        lines.append(json.dumps(event))
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_HOOK_5_known_dsh_sets_aside_a_post_hook_dsh_ran_for_a_denied_call(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """HOOK-5: dsh runs PostToolUse hooks for a call whose body never ran (its known
+    post-hooks-for-unrun-calls): `--known dsh` sets that aside in its logs, as the dsh profile
+    does for conform; a PostToolUse hook audited after the result it judges is no shape dsh is
+    known to write, and still fails the run, saying why. A log in dsh's layout dsh never writes
+    (version 1, loopspec's own) has nothing set aside by dsh's name."""
+    denied = _dsh_log(tmp_path, "denied.jsonl")
+    status, out, _ = check(capsys, denied)
+    assert status == 1, out
+    status, out, _ = check(capsys, "--known", "dsh", denied)
+    assert f"{denied}:11: known divergence of dsh: HOOK-5 (seq 9): " in out
+    assert out.endswith("0 violations; 1 known divergence (HOOK-5: 1)\n")
+    why = (
+        "; not the known divergence: dsh's is a PostToolUse hook run for a call whose body never "
+        "ran (denied, refused, never started): post-hooks-for-unrun-calls"
+    )
+    late = _dsh_log(tmp_path, "late.jsonl", post_after_result=True)
+    known_in_one_shape_only(capsys, "dsh", (denied, late), why)
+    own = _dsh_log(tmp_path, "own.jsonl", version=1)
+    status, out, _ = check(capsys, "--known", "dsh", own)
+    assert status == 1, out
+    assert "known divergence of dsh" not in out
+    assert "known divergences of dsh not exercised: no dsh log\n" in out
 
 
 def test_ADJ_1_a_codex_message_between_a_call_and_its_output_not_marked_a_hooks_is_not_known(
@@ -672,12 +800,15 @@ def test_EXE_1_a_rule_of_a_loops_list_check_knows_no_shape_of_is_set_aside_in_no
     assert status == 0, out
 
 
-def _modules_making_loop_violations() -> list[ModuleType]:
-    """The modules whose code may make a violation `check` reports in a loop's log: each
-    dialect reader of a loop `--known` names, the logcheck modules it imports, and the one
-    holding `check_foreign`, the only path from a dialect's records to a report."""
+def _modules_making_loop_violations() -> list[tuple[ModuleType, set[str]]]:
+    """The modules whose code may make a violation `check` reports in a loop's log, each with
+    the rules of the lists it serves: each dialect reader of a loop `--known` names, the
+    logcheck modules it imports, and the one holding `check_foreign`, the only path from a
+    dialect's records to a report; for dsh's logs, the model's invariants and the commit
+    markers' judge (`commit_units`), which make every violation of a log in dsh's layout."""
     readers = {"claude-code": claude_code, "codex": codex}
-    assert set(readers) == set(KNOWN_RULES)  # a new loop's reader is walked too
+    assert {*readers, "dsh"} == set(KNOWN_RULES)  # a new loop's reader is walked too
+    listed = {rule for rules in KNOWN_RULES.values() for rule in rules}
     names = {check_foreign.__module__}
     for reader in readers.values():
         names.add(reader.__name__)
@@ -686,7 +817,43 @@ def _modules_making_loop_violations() -> list[ModuleType]:
                 "loopspec.properties.logcheck."
             ):
                 names.add(str(node.module))
-    return [importlib.import_module(name) for name in sorted(names)]
+    walked = [(importlib.import_module(name), listed) for name in sorted(names)]
+    dsh = set(KNOWN_RULES["dsh"])
+    return [*walked, (invariants, dsh), (commit_units, dsh)]
+
+
+def _rules_of(
+    expression: ast.expr | None, scope: ast.FunctionDef | None, tree: ast.Module
+) -> set[str] | None:
+    """The rules a Violation's rule argument may be: a literal; a module constant set to one;
+    or a parameter of its function, given a literal at every call of it in the module. None for
+    anything else, which this walk cannot read."""
+    if isinstance(expression, ast.Constant) and isinstance(expression.value, str):
+        return {expression.value}
+    if not isinstance(expression, ast.Name):
+        return None
+    for statement in tree.body:
+        if (
+            isinstance(statement, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == expression.id for t in statement.targets)
+            and isinstance(statement.value, ast.Constant)
+            and isinstance(statement.value.value, str)
+        ):
+            return {statement.value.value}
+    parameters = [a.arg for a in scope.args.args] if scope is not None else []
+    if scope is None or expression.id not in parameters:
+        return None
+    position = parameters.index(expression.id)
+    rules: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id != scope.name:
+                continue
+            given = _argument(node, position, expression.id)
+            if not (isinstance(given, ast.Constant) and isinstance(given.value, str)):
+                return None
+            rules.add(given.value)
+    return rules or None
 
 
 def _violation_sites(tree: ast.Module) -> list[tuple[ast.Call, ast.FunctionDef | None]]:
@@ -749,30 +916,29 @@ def test_RW_1_every_violation_of_a_rule_a_loops_list_names_is_made_with_its_face
     show it. Each place that makes a violation a loop's log can show, of a rule some loop's
     list names, gives it a facet: one of `FACETS`, or `NO_KNOWN_SHAPE` on purpose (no bare
     empty string, which reads as forgotten); its rule is a literal, so this walk can read it."""
-    listed = {rule for rules in KNOWN_RULES.values() for rule in rules}
     problems = []
     rules_made: set[str] = set()
-    for module in _modules_making_loop_violations():
+    for module, listed in _modules_making_loop_violations():
         tree = ast.parse(Path(str(module.__file__)).read_text())
         for call, scope in _violation_sites(tree):
             where = f"{Path(str(module.__file__)).name}:{call.lineno}"
-            rule = _argument(call, 0, "rule_id")
-            if not (isinstance(rule, ast.Constant) and isinstance(rule.value, str)):
-                problems.append(f"{where}: a Violation whose rule is no literal")
+            rules = _rules_of(_argument(call, 0, "rule_id"), scope, tree)
+            if rules is None:
+                problems.append(f"{where}: a Violation whose rule this walk cannot read")
                 continue
-            rules_made.add(rule.value)
-            if rule.value not in listed:
+            rules_made |= rules
+            if not rules & listed:
                 continue
             facet = _argument(call, 4, "facet")
             if facet is None:
-                problems.append(f"{where}: a violation of {rule.value} made without a facet")
+                problems.append(f"{where}: a violation of {sorted(rules)} made without a facet")
             elif any(
                 isinstance(node, ast.Constant) and node.value == ""
                 for source in _sources(facet, scope, tree)
                 for node in ast.walk(source)
             ):
                 problems.append(
-                    f"{where}: a violation of {rule.value} whose facet may be a bare '' (name "
+                    f"{where}: a violation of {sorted(rules)} whose facet may be a bare '' (name "
                     "it NO_KNOWN_SHAPE if no loop's known divergence has that shape)"
                 )
     assert problems == []

@@ -243,8 +243,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="append",
         metavar="LOOP|RULE",
         help=(
-            "divergences known not to fail the run: claude-code or codex (that loop's known "
-            "divergences, in its logs), or a rule ID (in every log); repeat or comma-separate"
+            "divergences known not to fail the run: claude-code, codex or dsh (that loop's "
+            "known divergences, in its logs), or a rule ID (in every log); repeat or "
+            "comma-separate"
         ),
     )
     parser.add_argument(
@@ -323,7 +324,8 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
     if args.strict_known and (known is None or not known.loops):
         print(
             "loopspec check: error: --strict-known needs --known naming a loop (claude-code, "
-            "codex): it fails the run when one of that loop's known divergences did not occur",
+            "codex, dsh): it fails the run when one of that loop's known divergences did not "
+            "occur",
             file=sys.stderr,
         )
         return 2

@@ -61,7 +61,7 @@ from __future__ import annotations
 
 from loopspec.model import PlainRecord
 from loopspec.model.jsonvalue import NOT_JSON, json_dumps, json_refusal, loads_refusing, value_of
-from loopspec.model.prefix import UNREPAIRED_TURN, Violation, calls_awaiting
+from loopspec.model.prefix import NO_KNOWN_SHAPE, UNREPAIRED_TURN, Violation, calls_awaiting
 from loopspec.properties.logcheck import INVARIANT_RULES
 from loopspec.properties.logcheck.checker import (
     DEPTH_FREE_CHARS,
@@ -364,11 +364,6 @@ text of a message of its own seen there."""
 INVENTED_WITHOUT_REPAIR = "invented-without-repair"
 """REC-1: on resuming, an assistant message the loop wrote itself while calls await results,
 no repair result written for them."""
-NO_KNOWN_SHAPE = ""
-"""A violation of a rule some loop's list names (`known_divergences.KNOWN_RULES`) in a shape
-that is no loop's known divergence: `check --known LOOP` never sets it aside by the loop's name.
-Every violation of such a rule made here names its facet, this one included, so that a new one
-is given its shape or this on purpose (a test walks them)."""
 
 
 FACETS = (

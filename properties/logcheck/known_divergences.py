@@ -7,6 +7,8 @@ from a known one. `--known` names what is known, each value one of:
 - `claude-code` or `codex`: that loop's known divergences, the list `run --harness` and the
   real-CLI tests hold it to (`properties.harnesses.profiles.KNOWN`, one source of truth), set
   aside in the logs of that loop only (a Claude Code transcript, a Codex rollout);
+- `dsh`: those of dsh's known divergences (its conform profile, `properties.profiles.dsh`) that
+  its own log shows, set aside in dsh's logs only (version 0: not loopspec's own);
 - a rule ID `check` reports (`loopspec spec` says what each requires): set aside in every log.
 
 A violation of a known rule is listed as known, counted apart, and leaves the exit code alone;
@@ -50,11 +52,15 @@ KNOWN_RULES = {
         "ORD-1", "HOOK-2", "HOOK-3", "SCHED-1", "REC-1", "ABORT-1", "ABORT-2", "ADJ-4",
         "ABORT-3",
     ),
+    "dsh": ("HOOK-5",),
 }  # fmt: skip
-"""Per loop, the rules it is known to break: the keys of `properties.harnesses.profiles.KNOWN`
-(the one list, with what each does and how loopspec reads it), spelt here as plain strings so
-`check --known claude-code` starts without importing attrs and enum, which that module's
-entries need: they cost a small check run about a third more (a test holds the two equal)."""
+"""Per loop, the rules it is known to break: for Claude Code and Codex, the keys of
+`properties.harnesses.profiles.KNOWN` (the one list, with what each does and how loopspec reads
+it); for dsh, the rules of the facets its conform profile says its own log breaks
+(`properties.profiles.dsh.PROFILE.tolerated_facets`: its other known divergences show only
+beside the model's run, never in a log alone). Spelt here as plain strings so `check --known
+claude-code` starts without importing attrs and enum, which those modules' entries need: they
+cost a small check run about a third more (tests hold them equal)."""
 
 
 class KnownShape:
@@ -127,19 +133,28 @@ KNOWN_SHAPES = {
             "a task_started over calls a crash left, their repair never written",
         ),
     },
+    "dsh": {
+        "HOOK-5": KnownShape(
+            ("post-hook-of-an-unrun-call",),
+            "a PostToolUse hook run for a call whose body never ran (denied, refused, never "
+            "started): post-hooks-for-unrun-calls",
+        ),
+    },
 }
 """Per loop, the rules of its list (`KNOWN_RULES`) that `check` reports in its logs, each with
 the shape of its known divergence: only a violation of that shape is set aside, never another
 break of the rule (a converter's, a forwarder's). A rule of the list not here is set aside in
 no shape (`_NO_SHAPE`): `check` never reported it in these logs when the shapes were written.
-The facets are `harness_logs.FACETS`, spelt here as strings so that `--known` imports no
-reader of other loops' logs (a test holds them there)."""
+The facets are `harness_logs.FACETS` (dsh's, `tolerates` of its profile's divergences, which
+`model.invariants` sets), spelt here as strings so that `--known` imports no reader of other
+loops' logs (tests hold them there)."""
 
 RACY_RULES = {
     "claude-code": {
         "ORD-3": "it shows only where a later call's result is ready before an earlier one's",
     },
     "codex": {},
+    "dsh": {},
 }
 """Per loop, its known divergences that show only where the loop loses a race, with the race:
 those whose `properties.harnesses.profiles.KNOWN` entry is `racy` (a test holds them equal).
@@ -147,7 +162,19 @@ those whose `properties.harnesses.profiles.KNOWN` entry is `racy` (a test holds 
 
 LOOPS = tuple(KNOWN_RULES)
 """The loops whose known divergences `--known` can name, as their logs' dialects are named: the
-`Harness` values (a test holds them together)."""
+`Harness` values and dsh (a test holds them together)."""
+
+DSH_VERSION = 0
+"""The only header version dsh (0.1.0-rc.8) writes: a log of its layout with another (loopspec's
+own, version 1) is no dsh log, and `--known dsh` sets nothing aside in it."""
+
+
+def loop_of(report: LogReport) -> str:
+    """The loop whose known divergences may be set aside in `report`'s log: its dialect, but
+    none ("") for a log in dsh's layout that dsh does not write (`DSH_VERSION`)."""
+    if report.dialect == "dsh" and report.version != DSH_VERSION:
+        return ""
+    return report.dialect
 
 
 class KnownDivergences:
@@ -220,8 +247,9 @@ def set_aside(report: LogReport, known: KnownDivergences) -> None:
     such rule whose other violations stay listed is given the reason (`LogReport.not_known`)."""
     if report.skipped is not None:
         return
-    rules = known.rules_for(report.dialect)
-    shapes = known.shapes_for(report.dialect)
+    loop = loop_of(report)
+    rules = known.rules_for(loop)
+    shapes = known.shapes_for(loop)
     report.known_rules = rules
     counts = report.rule_counts
     for rule in sorted(counts):
@@ -290,7 +318,7 @@ def stale_known(reports: Iterable[LogReport], known: KnownDivergences) -> list[L
     checked = [report for report in reports if report.skipped is None]
     fates = []
     for loop in sorted(known.loops):
-        logs = [report for report in checked if report.dialect == loop]
+        logs = [report for report in checked if loop_of(report) == loop]
         fate = LoopFates(loop, len(logs))
         judged = {
             rule for report in logs for rule in INVARIANT_RULES if rule not in report.not_checkable

@@ -1091,7 +1091,12 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         ("LOG-8",),
         "dsh appends, publishes and persists (write-behind JSONL) one event at a time: a crash "
         "can cut between any two events, so every event is its own commit. The model commits "
-        "each command's events together (a reply and its tool/calls in one commit).",
+        "each command's events together (a reply and its tool/calls in one commit). dsh also "
+        "gives its readers each event before the event is on disk, writing in batches up to "
+        "writeBatchMaxDelayMs later (default 200 ms; the adapter sets 5 and flushes before a "
+        "Crash, so conform never sees it): a process killed in that window loses events its "
+        "readers saw (killed 40 ms after its last event, with 5: 20 events given, 7 on disk), "
+        "which LOG-8 forbids. check cannot see it: the lost events are gone.",
         erase_pair=both(drop_commits),
     ),
     KnownDivergence(
