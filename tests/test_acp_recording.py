@@ -1852,3 +1852,26 @@ def test_DEC_2_check_acp_recording_reads_an_answer_choosing_no_offered_option_as
         assert message.startswith("call_1 ended completed, but its permission request was ")
         assert "answered choosing none of its options (" in message
         assert said in message
+
+
+def test_ACP_1_check_acp_recording_blames_an_editors_request_the_agent_answered_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The agent answering the editor's session/new again (a second session the editor never
+    asked for): ACP-1 at the second answer, naming the first and the request. The editor's
+    answer to the agent's read under that id, and an id the editor uses anew, pass."""
+    initialize, initialized, new, created = _fixture()[:4]
+    again = _result(2, {"sessionId": "sess-2"})
+    code, log = _check(tmp_path, [initialize, initialized, new, created, again], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 5)])
+    assert log["violations"][0]["message"] == (
+        "the editor's session/new at line 3 is answered again, after its answer at line 4: a "
+        "JSON-RPC request is answered once"
+    )
+    assert log["violations"][0]["event_lines"] == [5, 4, 3]
+    initialize = copy.deepcopy(initialize)
+    initialize["params"]["clientCapabilities"]["fs"]["readTextFile"] = True
+    read = _request(2, "fs/read_text_file", {"sessionId": SESSION, "path": "/workspace/a"})
+    fine = [initialize, initialized, new, created, read, _result(2, {"content": "a"}), new, again]
+    code, log = _check(tmp_path, fine, capsys)
+    assert (code, log["violations"]) == (0, [])

@@ -15,8 +15,8 @@ checkable, with why):
   reusing its id, which ACP makes unique in a session. The agent's other messages are held to
   the schema: its answer to each of the editor's requests (a prompt's stop reason,
   `session/new`'s `sessionId`, `initialize`'s protocol version; a JSON-RPC error's code and
-  message; an answer holding both or neither), its `fs/*` and `terminal/*` requests' params (and
-  its requests' ids: a request has one, a session/update none). The
+  message; an answer holding both or neither, or a second answer), its `fs/*` and `terminal/*`
+  requests' params (and its requests' ids: a request has one, a session/update none). The
   editor's messages are not judged: check judges the agent. A file path that is not absolute (an
   `fs/*` request's path, a terminal's or session's cwd: a session given a relative one is blamed
   alone, not the agent's paths under it) breaks ACP's paths, a card's location or diff path not
@@ -391,6 +391,9 @@ class _Recording:
         # extension's, sent by either side).
         self.editor_requests: dict[str, tuple[str, int]] = {}
         self.other_requests: set[str] = set()
+        # The editor's requests the agent answered (by id, until the editor reuses the id):
+        # the method, the request's line and the answer's.
+        self.answered_requests: dict[str, tuple[str, int, int]] = {}
 
     @property
     def loading(self) -> set[str]:
@@ -443,6 +446,7 @@ class _Recording:
             self.withdrawn_requests.discard(_request_key(message["id"]))
         elif isinstance(method, str) and "id" in message and _agent_answers(method):
             self.editor_requests[_request_key(message["id"])] = (method, line)
+            self.answered_requests.pop(_request_key(message["id"]), None)
         elif isinstance(method, str) and "id" in message and method not in _AGENT_METHODS:
             self.other_requests.add(_request_key(message["id"]))
         if method == "session/update":
@@ -532,8 +536,10 @@ class _Recording:
         fits the editor's request. Either way the editor's request waits for the next answer."""
         asked = self.editor_requests.get(answered)
         if asked is None:
-            self.other_requests.discard(answered)
-            return []
+            if answered in self.other_requests:
+                self.other_requests.discard(answered)
+                return []
+            return self._answered_again(answered, line)
         from loopspec.properties.validators.acp_strict import (  # noqa: PLC0415 (slow: pydantic)
             answer_schema_problems,
             error_schema_problems,
@@ -561,6 +567,7 @@ class _Recording:
             self.other_requests.discard(answered)
             return []  # as likely the answer to that other request
         del self.editor_requests[answered]
+        self.answered_requests[answered] = (method, asked_line, line)
         if not problems:
             return []
         message_words = (
@@ -1263,6 +1270,22 @@ class _Recording:
             card.final, card.editor_ended = True, True
             card.status = card.ended_status = _CANCELLED
             card.ended_line = line
+
+    def _answered_again(self, answered: str, line: int) -> list[Violation]:
+        """ACP-1 for an answer under the id of an editor's request the agent answered already
+        (a prompt's is judged with its turn): JSON-RPC answers a request once. One that a
+        request of the agent's awaiting its answer holds too is the editor's answer to it."""
+        earlier = self.answered_requests.get(answered)
+        if earlier is None or answered in self.agent_requests:
+            return []
+        method, asked_line, answer_line = earlier
+        if method == "session/prompt":
+            return []
+        message = (
+            f"the editor's {method} at line {asked_line} is answered again, after its answer at "
+            f"line {answer_line}: a JSON-RPC request is answered once"
+        )
+        return [Violation("ACP-1", line, message, (line, answer_line, asked_line))]
 
     def _answer(
         self, request: str, result: Any, line: int, *, editor_awaits: bool
