@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from types import ModuleType
 
+import jsonschema
 import pytest
 
 from loopspec.model import invariants
@@ -31,6 +32,7 @@ from loopspec.properties.logcheck.known_divergences import (
     RACY_RULES,
     checkable_rules,
 )
+from loopspec.properties.logcheck.report_schema import check_schema
 from loopspec.properties.profiles.dsh import PROFILE as DSH_PROFILE
 
 LOGS = Path(__file__).resolve().parent / "fixtures" / "logs"
@@ -709,6 +711,12 @@ def test_HOOK_5_known_dsh_sets_aside_a_post_hook_dsh_ran_for_a_denied_call(
     )
     late = _dsh_log(tmp_path, "late.jsonl", post_after_result=True)
     known_in_one_shape_only(capsys, "dsh", (denied, late), why)
+    # The document `--format json` writes of it is one the published schema accepts.
+    status, out, _ = check(capsys, "--format", "json", "--known", "dsh", denied)
+    (log,) = json.loads(out)["logs"]
+    assert [(k["rule"], k["known_by"]) for k in log["known_divergences"]] == [("HOOK-5", "dsh")]
+    errors = jsonschema.Draft202012Validator(check_schema()).iter_errors(json.loads(out))
+    assert [error.message for error in errors] == []
     own = _dsh_log(tmp_path, "own.jsonl", version=1)
     status, out, _ = check(capsys, "--known", "dsh", own)
     assert status == 1, out

@@ -20,6 +20,7 @@ from loopspec.properties.logcheck.checker import (
     LogReport,
     NoticeKind,
 )
+from loopspec.properties.logcheck.known_divergences import LOOPS
 from loopspec.properties.logcheck.report import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -104,7 +105,7 @@ _RULES: Final = {"type": "array", "items": _RULE}
 _COUNTS: Final = {"type": "object", "additionalProperties": _COUNT}
 _REASONS: Final = {"type": "object", "additionalProperties": _STRING}
 _DIALECTS: Final = (DSH_DIALECT, "claude-code", "codex", ACP_DIALECT)
-_KNOWN_BY: Final = {"enum": ["claude-code", "codex", "--known"]}
+_KNOWN_BY: Final = {"enum": [*LOOPS, "--known"]}
 _STATUSES: Final = ("ok", "violations", "error", "unsupported", "known-divergences")
 
 

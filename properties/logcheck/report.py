@@ -106,8 +106,8 @@ lists each object's keys in the same order, every object closed to keys it does 
             {
               ...                                 // a violation's keys but not_known, then
               "known_by": "claude-code"           // whose known divergence: the loop's, or a rule
-                                                  // --known named: "claude-code" | "codex" |
-                                                  // "--known"
+                                                  // --known named: "claude-code" | "codex" | "dsh"
+                                                  // | "--known"
             }
           ],
           "known_divergences_omitted": 0,         // only when the run named --known: known
