@@ -818,6 +818,20 @@ def test_HIST_1_a_reused_call_id_is_its_own_call_in_every_source_not_a_false_RW_
     assert hook_calls[:4] == ["call_0", "call_0", "call_0#2", "call_0#2"]
 
 
+def test_HOOK_7_a_hook_killed_on_a_call_reusing_an_id_is_listed_on_that_call() -> None:
+    """A hook the harness killed (no answer) while the second `call_0`'s hooks ran is listed
+    on `call_0#2`, the call it ran for, as the answers beside it are."""
+    audit = _reused_id_audit()
+    killed = audit.pop(3)  # the second call's first PreToolUse hook
+    result = _result(audit, {"messages": []})
+    result["unfinished"] = [{**killed, "command": "a"}]
+    view = session_view(Harness.CLAUDE_CODE, REUSED_ID, TWO_HOOKS, result)
+    hook_lines = [line for line in report_lines(view, result) if "PreToolUse:" in line]
+    calls = [line.split(": saw")[0].split()[-1] for line in hook_lines[:4]]
+    assert calls == ["call_0", "call_0", "call_0#2", "call_0#2"]
+    assert "no answer: the harness killed it" in hook_lines[2]
+
+
 def test_DEC_1_a_deny_of_a_call_is_not_read_on_a_later_call_reusing_its_id() -> None:
     """DEC-1: a hook denied the first `call_0` (it never ran) and the second `call_0` ran; read
     by id, the deny and the run were one call, `ran although ... denied it`. Codex carries both

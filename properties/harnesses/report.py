@@ -153,28 +153,49 @@ def scripted_call_names(script: HarnessScript) -> list[tuple[str, ScriptedCall]]
     return [(names.new_call(call.call_id), call) for call in script.calls()]
 
 
-def _named_by_use(answers: list[HookAnswer]) -> list[HookAnswer]:
-    """`answers` (by start) with each call id named by the call the hook ran for: a hook that
-    already answered for an id, or a PreToolUse hook after the id's PostToolUse, runs for the
-    next call reusing it (each hook runs once per call, the PreToolUse ones before it runs)."""
+@attrs.frozen
+class HookRun:
+    """What names the call a hook ran for: the hook, its event, the call id it saw, its start."""
+
+    hook_id: str
+    event: str
+    call_id: str
+    started: float
+
+
+def _killed_runs(unfinished: Sequence[Mapping[str, Any]]) -> list[HookRun]:
+    """The hooks the harness killed before they answered, as `HookRun`s."""
+    runs = []
+    for record in unfinished:
+        stdin = _json(record["stdin"])
+        stdin = stdin if isinstance(stdin, dict) else {}
+        event, call_id = str(stdin.get("hook_event_name", "?")), str(stdin.get("tool_use_id", "?"))
+        runs.append(HookRun(str(record["hook"]), event, call_id, float(record["started"])))
+    return runs
+
+
+def _call_names_by_use(runs: Sequence[HookRun]) -> list[str]:
+    """The name (`CallNames`) of the call each of `runs` ran for, taken by start: a hook that
+    already ran for an id, or a PreToolUse hook after the id's PostToolUse, runs for the next
+    call reusing it (each hook runs once per call, the PreToolUse ones before it runs)."""
     names = CallNames()
-    # Per call id: the (hook, event) pairs that answered for its latest call.
-    answered: dict[str, set[tuple[str, str]]] = {}
-    named = []
-    for answer in answers:
-        seen = answered.get(answer.call_id)
+    # Per call id: the (hook, event) pairs that ran for its latest call.
+    ran_for: dict[str, set[tuple[str, str]]] = {}
+    named = [""] * len(runs)
+    for index in sorted(range(len(runs)), key=lambda k: runs[k].started):
+        run = runs[index]
+        seen = ran_for.get(run.call_id)
         posted = seen is not None and any(event != PRE_TOOL_USE for _, event in seen)
         if (
             seen is None
-            or (answer.hook_id, answer.event) in seen
-            or (answer.event == PRE_TOOL_USE and posted)
+            or (run.hook_id, run.event) in seen
+            or (run.event == PRE_TOOL_USE and posted)
         ):
-            seen = answered[answer.call_id] = set()
-            name = names.new_call(answer.call_id)
+            seen = ran_for[run.call_id] = set()
+            named[index] = names.new_call(run.call_id)
         else:
-            name = names.latest(answer.call_id)
-        seen.add((answer.hook_id, answer.event))
-        named.append(attrs.evolve(answer, call_id=name))
+            named[index] = names.latest(run.call_id)
+        seen.add((run.hook_id, run.event))
     return named
 
 
@@ -343,6 +364,9 @@ class SessionView:
     configured: list[ConfiguredHook] = attrs.field(factory=list)
     hooks_source: str = "hooks file"
     """The hooks file as the user named it, for the ids' settings entries."""
+    killed_calls: list[str] = attrs.field(factory=list)
+    """The call each hook the harness killed ran for (the result's `unfinished`, in order),
+    named as the answers' calls are."""
 
 
 @attrs.frozen
@@ -395,7 +419,15 @@ def session_view(
 ) -> SessionView:
     """Work out what every reader held and which rules broke; `hooks_source` names the hooks
     file in the report's list of which hook is which."""
-    answers = _named_by_use(hook_answers(result["audit"], harness))
+    answers = hook_answers(result["audit"], harness)
+    killed = _killed_runs(result["unfinished"])
+    names = _call_names_by_use(
+        [HookRun(a.hook_id, a.event, a.call_id, a.started) for a in answers] + killed
+    )
+    answers = [
+        attrs.evolve(a, call_id=name)
+        for a, name in zip(answers, names[: len(answers)], strict=True)
+    ]
     ran = {a.call_id: a.seen_input for a in answers if a.hook_id == OBSERVER_ID}
     requests = [
         r
@@ -438,6 +470,7 @@ def session_view(
         divergences,
         configured_hooks(hooks, harness.value),
         hooks_source,
+        names[len(answers) :],
     )
 
 
@@ -630,7 +663,12 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
         "",
         "== hooks (audit: what each hook saw and answered, by start) ==",
     ]
-    unfinished = [r for r in result["unfinished"] if r["hook"] != OBSERVER_ID]
+    killed = [
+        (record, view.killed_calls[k] if k < len(view.killed_calls) else None)
+        for k, record in enumerate(result["unfinished"])
+        if record["hook"] != OBSERVER_ID
+    ]
+    unfinished = [record for record, _ in killed]
     order = [hook.hook_id for hook in view.configured if hook.event == PRE_TOOL_USE]
     starts = [a.started for a in view.answers] + [float(r["started"]) for r in unfinished]
     first = min(starts, default=0.0)
@@ -638,11 +676,11 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
     hook_lines: list[tuple[float, str]] = []
     # Each hook's faults, noted after the audit as `check` and the bundled run note them.
     hook_runs = HookRuns()
-    for record in unfinished:
+    for record, named in killed:
         stdin = _json(record["stdin"])
         stdin = stdin if isinstance(stdin, dict) else {}
         started = float(record["started"])
-        call_id = str(stdin.get("tool_use_id", "?"))
+        call_id = named or str(stdin.get("tool_use_id", "?"))
         hook_runs.see(str(record["hook"]), FAILED_WORD, KILLED, call_id=call_id)
         hook_lines.append(
             (
