@@ -741,8 +741,12 @@ class Prefix:
                     self.unapplied_rewrites[call_id] = supplier
 
     def _fold_result(self, fact: Fact) -> None:
+        # A result without its surfaceOp (LOG-2 blames it: no reader writes one so) answers its
+        # call as the append its writer meant: counted unanswered too, the call drew an ADJ-3
+        # (or ORD-3 at the next result) though its result is in the log. A replacement (LOG-7)
+        # answers nothing.
         if (
-            fact.surface == "append"
+            fact.surface != "replace"
             and fact.call_id is not None
             and not self.names_open_step(fact.turn, fact.step)
         ):
@@ -750,7 +754,7 @@ class Prefix:
             # step; it still answers its call if that call awaits it, an earlier step's of this
             # turn (so ADJ-3 is not blamed at the turn's end for the same misplaced result).
             self.dangling = [entry for entry in self.dangling if entry[0] != fact.call_id]
-        elif fact.surface == "append" and fact.call_id is not None:
+        elif fact.surface != "replace" and fact.call_id is not None:
             waited = self.messages_wait_after, self.messages_wait_kind
             self.take_result(fact.call_id, fact.seq)
             if fact.call_id not in self.reply_calls:

@@ -16,9 +16,11 @@ import pytest
 from loopspec.model import invariants, wording
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.events import HookInvoked
+from loopspec.model.facts import fact_from_wire
 from loopspec.properties.cli.main import main
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "check.md"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "logs"
 
 
 def example_log() -> str:
@@ -482,3 +484,34 @@ def test_HOOK_5_check_reads_a_refused_rewrite_in_the_wording_tables_words() -> N
     assert f" {wording.REWRITE_REFUSED_WORDS} " == invariants.REWRITE_REFUSED_WORDS
     refusal = wording.ERROR_PREFIX + wording.REWRITE_REFUSED
     assert refusal.startswith(f"Error: hook {{hook}}{invariants.REWRITE_REFUSED_WORDS}{{tool}}: ")
+
+
+def test_LOG_2_a_result_without_its_surfaceOp_is_blamed_once_and_still_answers_its_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A writer that leaves surfaceOp off its results (the docs example's, edited so) was told
+    LOG-2 at the result, rightly, and then ADJ-3 "turn ends with call c1 unanswered", though
+    the result is in the log: a result without its surfaceOp answered nothing. LOG-2 alone
+    now, in check and in conform's log check alike; a call with no result at all is still
+    ADJ-3's."""
+    events = docs_events()
+    del edited(events, 7)["surfaceOp"]
+    code, out = run(capsys, docs_log(tmp_path / "no-surface-op.jsonl", events))
+    assert (code, out.splitlines()[-1]) == (1, "checked 1 log, 13 events: 1 violation (LOG-2: 1)")
+    assert ":9: LOG-2 (seq 7): tool/result must carry surfaceOp: " in out
+    monitor = invariants.LogMonitor()
+    found = [
+        (each.rule_id, each.seq) for event in events for each in monitor.feed(fact_from_wire(event))
+    ]
+    assert found == [("LOG-2", 7)]
+    # The first of three results: the next was blamed on ORD-3 too, as coming before it.
+    demo = FIXTURES / "valid" / "model-demo.jsonl"
+    rows = [json.loads(each) for each in demo.read_text(encoding="utf-8").splitlines()]
+    del edited(rows, 12)["surfaceOp"]  # call_a's result
+    code, out = run(capsys, as_log(tmp_path / "first-of-three.jsonl", rows))
+    assert (code, out.splitlines()[-1]) == (1, "checked 1 log, 44 events: 1 violation (LOG-2: 1)")
+    # Left out of the log, the result leaves its call unanswered.
+    unanswered = [each for each in docs_events() if each["seq"] != 7]
+    code, out = run(capsys, docs_log(tmp_path / "no-result.jsonl", unanswered))
+    assert code == 1
+    assert ": ADJ-3 (seq 12): turn ends with call c1 unanswered" in out
