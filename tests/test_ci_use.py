@@ -18,8 +18,8 @@ import jsonschema
 import pytest
 from inner_pytest import untraced
 
-from loopspec.properties.cli import schema as cli_schema
 from loopspec.properties.cli.main import INTERNAL_ERROR_STATUS, VERBS, main
+from loopspec.properties.conformance import driver_protocol
 from loopspec.properties.conformance import run as conformance_run
 from loopspec.properties.conformance.impl_target import bundled_target
 
@@ -34,7 +34,7 @@ def test_a_bug_in_loopspec_exits_3_with_its_traceback_not_1(
     def broken_schema() -> dict[str, object]:
         raise ZeroDivisionError("a bug planted by the test")
 
-    monkeypatch.setattr(cli_schema, "protocol_schema", broken_schema)
+    monkeypatch.setattr(driver_protocol, "protocol_schema", broken_schema)
     status = main(["schema"])
     err = capsys.readouterr().err
     assert status == INTERNAL_ERROR_STATUS == 3

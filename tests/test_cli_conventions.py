@@ -18,10 +18,12 @@ import pytest
 
 import loopspec
 from loopspec import _console
+from loopspec.model.events import HOOK_DIALECTS
 from loopspec.properties import cli
 from loopspec.properties.cli import check as cli_check
 from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli import parser as cli_parser
+from loopspec.properties.cli import run as run_cli
 from loopspec.properties.cli.main import VERBS, build_parser, main, stopped_by
 from loopspec.properties.profiles import PROFILES
 
@@ -181,6 +183,22 @@ def test_conform_and_replay_help_load_no_search_machinery(verb: str) -> None:
     conformance machinery (they took a second to import before a word of help was shown)."""
     heavy = ("hypothesis", "loopspec.model", "loopspec.properties.conformance", "attrs", "cattrs")
     assert heavy_modules_after([verb, "--help"], (*heavy, "loopspec.properties.profiles")) == []
+
+
+@pytest.mark.parametrize("verb", ["demo", "run", "schema"])
+def test_demo_run_and_schema_help_load_neither_the_model_nor_the_loop(verb: str) -> None:
+    """`loopspec run --help` imported the model, the bundled loop and the hook bridge (881M
+    instructions, 22x `python -c pass`), `demo --help` the conformance machinery too, `schema
+    --help` the driver protocol's classes: their help needs only their options."""
+    heavy = ("hypothesis", "loopspec.model", "loopspec.impl", "loopspec.properties.conformance")
+    more = ("attrs", "cattrs", "loopspec.properties.profiles", "loopspec.properties.harnesses")
+    assert heavy_modules_after([verb, "--help"], (*heavy, *more)) == []
+
+
+def test_the_dialect_choices_run_offers_are_the_hook_dialects() -> None:
+    """`run --dialect`'s choices are named in the verb's parser (so `--help` loads no model);
+    they are exactly the dialects the model reads."""
+    assert tuple(sorted(HOOK_DIALECTS)) == run_cli.DIALECT_NAMES
 
 
 def test_the_profile_choices_conform_offers_are_the_profiles() -> None:

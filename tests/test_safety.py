@@ -1856,7 +1856,7 @@ def test_SAFE_4_run_refuses_to_append_to_a_log_over_the_cap(
     log = tmp_path / "out.jsonl"
     assert _run(tmp_path, log) == 0
     before = log.read_bytes()
-    monkeypatch.setattr("loopspec.properties.cli.run.LOG_APPEND_CAP", len(before) - 1)
+    monkeypatch.setattr("loopspec.properties.cli.run_session.LOG_APPEND_CAP", len(before) - 1)
     capsys.readouterr()
     assert _run(tmp_path, log) == 2
     assert log.read_bytes() == before

@@ -7,7 +7,6 @@ import argparse
 import json
 
 from loopspec.properties.cli.main import VERB_BY_NAME
-from loopspec.properties.conformance.driver_protocol import protocol_schema
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -47,5 +46,8 @@ def run(args: argparse.Namespace) -> int:
 
         print(json.dumps(case_schema(), indent=2))
     else:
+        # The protocol's schema is built from the conformance package's classes: not for --help.
+        from loopspec.properties.conformance.driver_protocol import protocol_schema  # noqa: PLC0415
+
         print(json.dumps(protocol_schema(), indent=2))
     return 0
