@@ -25,7 +25,11 @@ from hanging_target import serve_model
 from loopspec.model.commands import Command, Deny, HookAnswers, ModelReplies, SubmitUser
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import TextBlock, ToolCallBlock
-from loopspec.properties.cli.conform_run import at_case_command, with_saved_program
+from loopspec.properties.cli.conform_run import (
+    at_case_command,
+    case_replay_error,
+    with_saved_program,
+)
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import process_target, run
 from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
@@ -33,6 +37,7 @@ from loopspec.properties.conformance.process_target import QUICK_FLOOR, ProcessT
 from loopspec.properties.conformance.run import (
     SharedProcess,
     TargetError,
+    load_case,
     reduce_breakage,
     replay_case,
     run_conformance,
@@ -153,11 +158,12 @@ def test_SAFE_5_a_process_that_dies_on_a_throw_is_saved_cut_down(
     commands = _case_commands(case)
     assert [c["kind"] for c in commands] == ["SubmitUser", "ModelReplies", "ToolFinishes"]
     broke_at = f"call {commands[-1]['callId']}'s tool fails: "
-    assert f"; at command #3 of a program ({broke_at}" in said.splitlines()[0]
+    # The command it died at, by its number in the program (not also the seq it was sent with).
+    assert f"instead of answering command #3 of a program ({broke_at}" in said.splitlines()[0]
     assert "); rerun it:" in said.splitlines()[0]
     assert main(["replay", str(case), "--cmd", cmd]) == 2
     replayed = capsys.readouterr().err
-    assert f"at command #3 of the case ({broke_at}" in replayed
+    assert f"instead of answering command #3 of the case ({broke_at}" in replayed
     assert "Error: planted" in replayed
 
 
@@ -322,6 +328,35 @@ def test_SAFE_5_a_program_kept_on_a_slow_answer_is_not_reported_as_a_hang(
 def _waited(wait: str) -> float:
     """The seconds a hang's message says the target was given ('... within 0.5 s')."""
     return float(wait.rpartition(" within ")[2].removesuffix(" s"))
+
+
+def test_SAFE_5_a_process_target_s_command_is_named_by_one_number(tmp_path: Path) -> None:
+    """SAFE-5: a process target names the command it awaited by the seq its message carried,
+    counted over the process's life, and a replay said "no answer to the command of seq 1
+    within 5 s; at command #2 of the case": two numbers for one command, the first in no case
+    file. The command is named once, by its number in the case (on the case's line of it) or in
+    the program, and the saved case's `what` names it by its number in that case."""
+    program: tuple[Command, ...] = (
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a"}'),)),
+    )
+    broke = TargetError(
+        "the target failed in apply: ./loop: no answer to the command of seq 41 within 5 s"
+        "\nstderr: (empty)",
+        config=LoopConfig(tools=(READ,)),
+        program=program,
+    )
+    words = '(the model replies: calls c1 read {"file_path":"a"})'
+    hang = "the target failed in apply: ./loop: no answer to command #2 of {} within 5 s"
+    shown = with_saved_program(broke, tmp_path / "cases", {"cmd": "./loop"}, None)
+    assert shown.message.startswith(hang.format(f"a program {words}") + "; rerun it: "), shown
+    (saved,) = (tmp_path / "cases").iterdir()
+    assert json.loads(saved.read_text(encoding="utf-8"))["what"] == hang.format("the case")
+    assert at_case_command(broke).message.partition("\n")[0] == hang.format(f"the case {words}")
+    lines = saved.read_text(encoding="utf-8").splitlines()
+    line = lines.index('      "kind": "ModelReplies",')  # the line before it, counted from 1
+    said = case_replay_error("case.json", load_case(saved), broke).message
+    assert said.partition("\n")[0] == f"case.json:{line}: {hang.format(f'the case {words}')}"
 
 
 def test_SAFE_5_the_stop_names_the_command_it_broke_at_in_words(tmp_path: Path) -> None:

@@ -764,15 +764,28 @@ def _print_unclosed(error: LoopSpecError, after: str = "after the run reported a
     print(f"loopspec: error: {with_wait_hint(said, '--answer-timeout')}", file=sys.stderr)
 
 
+# A process target names the command it awaited by the seq its message carried, counted over the
+# process's life ("the command of seq 41"): a number found in no case.
+_COMMAND_BY_SEQ = re.compile(r"\bthe command of seq \d+\b")
+
+
+def _naming_the_command(first: str, place: str) -> str:
+    """`first`, an error's first line, naming the command the target broke at by `place` (its
+    number in the program or case): where a process target named it by its seq, instead of that
+    (one command, one number), else after the line."""
+    named, found = _COMMAND_BY_SEQ.subn(place, first, count=1)
+    return named if found else f"{first}; at {place}"
+
+
 def at_case_command(broke: TargetError) -> TargetError:
     """The target broke while a case was replayed (SAFE-5): the same error, its first line
     saying at which command of the case, as conform says at which of a program."""
     if not broke.program:
         return broke
     first, newline, rest = broke.message.partition("\n")
-    at = f"at command #{len(broke.program)} of the case ({_last_command_words(broke)})"
+    place = f"command #{len(broke.program)} of the case ({_last_command_words(broke)})"
     return TargetError(
-        f"{first}; {at}{newline}{rest}",
+        f"{_naming_the_command(first, place)}{newline}{rest}",
         config=broke.config,
         program=broke.program,
         rule_id=broke.rule_id,
@@ -822,12 +835,15 @@ def with_saved_program(
     gives the command that reruns the saved case (default: `loopspec replay` on `target`)."""
     if broke.config is None or not broke.program:
         return broke
+    first, newline, rest = broke.message.partition("\n")
+    number = len(broke.program)
     document = case_fields(
         target,
         rule=broke.rule_id,
         # The first line only: the rest is the target's stderr, which may hold anything (paths,
-        # secrets) and is no part of a case meant to be shared.
-        what=_portable_paths(broke.message.partition("\n")[0]),
+        # secrets) and is no part of a case meant to be shared. The case is the program: its
+        # command is named by its number in it, not by the seq the process counted to.
+        what=_portable_paths(_COMMAND_BY_SEQ.sub(f"command #{number} of the case", first)),
         config=broke.config,
         commands=broke.program,
         profile=profile,
@@ -839,10 +855,9 @@ def with_saved_program(
     else:
         command = rerun_case(case_path) if rerun_case else replay_command(case_path, target)
         rerun = labelled("rerun it", command)
-    first, newline, rest = broke.message.partition("\n")
-    at = f"at command #{len(broke.program)} of a program ({_last_command_words(broke)}); {rerun}"
+    place = f"command #{number} of a program ({_last_command_words(broke)})"
     return TargetError(
-        f"{first}; {at}{newline}{rest}",
+        f"{_naming_the_command(first, place)}; {rerun}{newline}{rest}",
         config=broke.config,
         program=broke.program,
         rule_id=broke.rule_id,
@@ -1412,8 +1427,14 @@ def case_replay_error(case_name: str, case: Case, broke: TargetError) -> TargetE
             f"{case_name}:{line}: {broke.message}", command_index=broke.command_index
         )
     at = at_case_command(broke)
+    # The line of the command it broke at, as a fault of the case's own is named (the program is
+    # the case's, unless one cut down from it broke).
+    sent = len(broke.program)
+    where = case_name
+    if sent and tuple(broke.program) == tuple(case.commands[:sent]):
+        where = f"{case_name}:{case.line_of_command(sent - 1)}"
     return TargetError(
-        f"{case_name}: {at.message}", config=at.config, program=at.program, rule_id=at.rule_id
+        f"{where}: {at.message}", config=at.config, program=at.program, rule_id=at.rule_id
     )
 
 
