@@ -1155,6 +1155,29 @@ def test_ACP_1_check_acp_recording_blames_a_terminal_no_create_made_and_a_second
     assert (code, log["violations"]) == (0, [])
 
 
+def test_ACP_1_a_card_s_terminal_names_the_editor_answer_that_made_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An editor that answered the agent's terminal/create with `terminal_id` (not ACP's
+    `terminalId`) made no terminal ACP reads: the card then showing that id is ACP-1 at the
+    card, naming the answer and the request, where check said no terminal/create answered
+    (one was, not in ACP's shape). The editor's answer itself is not judged."""
+    run = _terminal_run("touch original.txt")
+    run[3]["result"] = {"terminal_id": "term_1"}
+    # Answered, so that the create's id 0 is no longer the initialize's too.
+    initialized = {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1}}
+    code, log = _check(tmp_path, [_initialize({"terminal": True}), initialized, *run], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 7)])
+    (violation,) = log["violations"]
+    assert violation["message"] == (
+        "call_1's card shows the terminal \"term_1\", but the editor's answer at line 6 to the "
+        'terminal/create at line 5 gave no terminalId ACP reads (its result: {"terminal_id": '
+        '"term_1"}): no terminal was made, and the card\'s "term_1" has nothing behind it; an '
+        "editor shows only a terminal it created"
+    )
+    assert violation["event_lines"] == [7, 6, 5]
+
+
 def _asked(request: int, call: str, command: str) -> dict[str, Any]:
     """The permission request `request` for `call`, showing `command`."""
     asked = _asking({"toolCallId": call, "rawInput": {"command": command}})

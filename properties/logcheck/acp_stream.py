@@ -331,6 +331,10 @@ class _Recording:
         self.terminal_lines: dict[str, int] = {}
         # Terminals created: id -> the command they run and the line that asked for it.
         self.terminals: dict[str, tuple[str, int] | None] = {}
+        # The editor's answers to a `terminal/create` that gave no `terminalId` (`terminal_id`,
+        # say): the answer's line, the request's, and the result. No terminal was made: a card
+        # showing one names the answer that left it with nothing behind it.
+        self.shapeless_creations: list[tuple[int, int, Mapping[str, Any]]] = []
         # The lines of `terminal/create` requests blamed on DEC-2 as a refused or unanswered
         # call's run: the card embedding that terminal is not blamed for it again.
         self.blamed_creations: set[int] = set()
@@ -665,11 +669,24 @@ class _Recording:
             return []
         if terminal in self.terminals:
             return []
+        shown = f"{call}'s card shows the terminal {json_dumps(terminal)}"
+        if not self.shapeless_creations:
+            message = (
+                f"{shown}, which no terminal/create answered: an editor shows only a terminal it "
+                "created"
+            )
+            return [Violation("ACP-1", line, message)]
+        # The answer that names this terminal, if one does, else the latest: the one the agent
+        # most likely read the id from.
+        naming = [each for each in self.shapeless_creations if terminal in each[2].values()]
+        answered, asked, result = (naming or self.shapeless_creations)[-1]
         message = (
-            f"{call}'s card shows the terminal {json_dumps(terminal)}, which no terminal/create "
-            "answered: an editor shows only a terminal it created"
+            f"{shown}, but the editor's answer at line {answered} to the terminal/create at line "
+            f"{asked} gave no terminalId ACP reads ({_result_shown(result)}): no terminal was "
+            f"made, and the card's {json_dumps(terminal)} has nothing behind it; an editor shows "
+            "only a terminal it created"
         )
-        return [Violation("ACP-1", line, message)]
+        return [Violation("ACP-1", line, message, (line, answered, asked))]
 
     def _relative(self, path: object, what: str, line: int) -> list[Violation]:
         return [] if self.relative_cwd else _relative_path(path, what, line)
@@ -1332,6 +1349,12 @@ class _Recording:
             self.terminals[terminal] = self.creating.pop(request)
             self.terminal_lines[terminal] = self.creating_lines.pop(request)
             return []
+        if request in self.creating and not editor_awaits:
+            # The editor's answer, not in ACP's shape: no terminal was made. (Under an id a
+            # request of the editor's awaits too, it may be the agent's answer to that one.)
+            del self.creating[request]
+            self.shapeless_creations.append((line, self.creating_lines.pop(request), result))
+            return []
         if "stopReason" in result and request in self.prompt_answers:
             asked, answered = self.prompt_lines[request], self.prompt_answers[request]
             message = (
@@ -1813,6 +1836,14 @@ def _request_key(value: object) -> str:
 
 def _shown(value: Any) -> str:
     return "none" if value is None else json_dumps(value, sort_keys=True)
+
+
+def _result_shown(result: Mapping[str, Any]) -> str:
+    """An answer's result, as JSON while it is short, else by its members' names."""
+    whole = json_dumps(result, sort_keys=True)
+    if len(whole) <= _CLIP_CHARS:
+        return f"its result: {whole}"
+    return f"its result's members: {', '.join(map(json_dumps, sorted(result)))}"
 
 
 _CLIP_CHARS = 120
