@@ -302,7 +302,9 @@ def message_plain(message: Any, content: Iterable[Any], replied: bool) -> bool:
     its reader has found to be an object. The tool-call blocks of a reply (`replied`) are read
     with its calls; one elsewhere, and a tool-result block outside a tool result's one, are
     left to the model's reader (`read_message`)."""
-    if type(message.get("id", "")) is not str or not _is_map(message.get("source")):
+    source = message.get("source")
+    # (The type test first: a parsed object is a dict, and a call more per message costs more.)
+    if type(message.get("id", "")) is not str or (type(source) is not dict and not _is_map(source)):
         return False
     for block in content:
         if type(block) is not dict and not _is_map(block):

@@ -910,6 +910,30 @@ def test_hook_durations_judged_as_the_invariants_judge_them(duration: object) ->
     assert check_stream("duration", io.BytesIO(data)) == full
 
 
+@pytest.mark.parametrize(
+    ("member", "value"),
+    [
+        ("stderrSummary", None),
+        ("stderrSummary", 1),
+        ("stderrSummary", ""),
+        ("stderrSummary", "TIMEOUT: the hook did not answer"),
+        ("updatedInput", None),
+        ("updatedInput", {"command": "ls"}),
+    ],
+)
+def test_a_hook_answer_s_summary_and_input_judged_as_the_invariants_judge_them(
+    member: str, value: object
+) -> None:
+    """The members of a hook/result that its judge tests for before it reads them (most answers
+    give neither): written null, of another type, empty, a fault's or an input, the report of
+    the full path."""
+    rows = [json.loads(json.dumps(row)) for row in _DEMO_ROWS]
+    next(row for row in rows if row["type"] == "hook/result")["data"][member] = value
+    data = jsonl(HEADER, rows).encode()
+    full = check_stream("answer", io.BytesIO(data), quick=False)
+    assert check_stream("answer", io.BytesIO(data)) == full
+
+
 @pytest.mark.parametrize("kind", sorted(JUDGES))
 def test_every_clean_event_judge_stands_for_the_checks_of_its_type(kind: str) -> None:
     """A judge stands for the checks the registry runs on its type, in its order: an invariant

@@ -362,7 +362,7 @@ _INFINITY = float("inf")
 _INFINITIES = (_INFINITY, -_INFINITY)
 
 
-def _envelope(obj: Any, judges: dict[str, Judge]) -> tuple[Any, Any, Any, Judge | None]:
+def _envelope(obj: Any, judges: dict[str, Judge | None]) -> tuple[Any, Any, Any, Judge | None]:
     """A line's seq, type and time, and the judge of its type, where one of the three is
     missing (a compact row has no seq) or the line is no object: those it lacks are None, and
     all four without a type (or with a type no judge could be keyed by)."""
@@ -1164,9 +1164,11 @@ def _check_lines(
     # of a type always takes the full path, which learns its kind, but for the types whose
     # kind `clean_events` knows.
     quiet_of: dict[str, int] = {}
-    # The judge of hook/result counts each hook's runs; one that records a fault takes the full
-    # path (`see_wire` below), where its line is known.
-    judges: dict[str, Judge] = {}
+    # Per event type, its judge, or None: read by subscript, where a `get` is a method call (a
+    # type not in it is read again in `_envelope`, and kept once the full path learns its
+    # kind). The judge of hook/result counts each hook's runs; one that records a fault takes
+    # the full path (`see_wire` below), where its line is known.
+    judges: dict[str, Judge | None] = {}
     if quick:
         # (Imported here: a Claude Code transcript or a Codex rollout is read without them.)
         from loopspec.properties.logcheck.clean_events import (  # noqa: PLC0415
@@ -1175,9 +1177,10 @@ def _check_lines(
         )
 
         quiet_of.update(QUIET_KINDS)
-        judges = clean_judges(run_counts)
+        judges.update(clean_judges(run_counts))
     # turn/start is judged apart: the checker keeps the line of the turn it opens.
     start_turn = judges.pop("turn/start", None)
+    judges.update(dict.fromkeys(("turn/start", *quiet_of), None))
     scan, depth_free = scan_json, DEPTH_FREE_CHARS
     # Read on every line, as locals: a global or builtin costs several times a local's load.
     is_type, integer, seq_bound = type, int, SEQ_BOUND
@@ -1276,7 +1279,7 @@ def _check_lines(
                 # (Subscripts: a `get` is a method call. An event without a seq or a time, as
                 # a compact row, reads them in `_envelope`.)
                 seq, kind, stamp = obj["seq"], obj["type"], obj["time"]
-                judge = judges.get(kind)
+                judge = judges[kind]
             except (KeyError, TypeError):  # one missing, no object, not a string
                 seq, kind, stamp, judge = _envelope(obj, judges)
             seq_int = is_type(seq) is integer
@@ -1433,6 +1436,7 @@ def _check_lines(
                     monitor = _monitor(prefix)
                 if quick and kind not in quiet_of and len(quiet_of) < _QUIET_CACHE_LIMIT:
                     quiet_of[kind] = monitor.quiet_kind(kind)
+                    judges.setdefault(kind, None)
                 if kind not in READ_TYPES:
                     seen = unread.get(kind)
                     if seen is None:
