@@ -194,6 +194,11 @@ _SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
 _INFINITY = float("inf")
 
 
+SECONDS_SINCE_EPOCH = range(10**9, 10**10)
+"""Event times that read as seconds since the Unix epoch from 2001 to 2286, and as the
+milliseconds LOG-4 asks from January to April 1970: a clock read in seconds
+(`int(time.time())`), which conform blames and check notes (`logcheck.checker`)."""
+
 # The invariants keep surface seqs as signed 64-bit integers; no real log comes near the bound.
 SEQ_BOUND = 1 << 63
 _SEQ_LOW = -SEQ_BOUND  # once, not negated again for every event

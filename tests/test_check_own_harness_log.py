@@ -515,3 +515,33 @@ def test_LOG_2_a_result_without_its_surfaceOp_is_blamed_once_and_still_answers_i
     code, out = run(capsys, docs_log(tmp_path / "no-result.jsonl", unanswered))
     assert code == 1
     assert ": ADJ-3 (seq 12): turn ends with call c1 unanswered" in out
+
+
+def test_LOG_4_a_log_timed_in_seconds_is_noted_once_at_its_first_event(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A writer that stamps its events `int(time.time())` (the docs example's times, in
+    seconds) was told nothing by check, where conform blames LOG-4: no rule check judges
+    compares a time with a clock. A notice now says so, once, at the first event, and the
+    verdict stays the log's; a log timed in milliseconds, or at 0 as normalised logs are, is
+    not noted."""
+    events = docs_events()
+    for event in events:
+        assert isinstance(event["time"], int)
+        event["time"] //= 1000
+    code, out = run(capsys, docs_log(tmp_path / "seconds.jsonl", events))
+    said = out.splitlines()
+    assert code == 0
+    assert said[0].endswith(
+        ":2: notice time-in-seconds LOG-4: time 1765000000 is 6 December 2025 in seconds since "
+        "the Unix epoch, but 21 January 1970 in milliseconds, which an event's time counts: a "
+        "clock read in seconds (int(time.time())) where int(time.time() * 1000) is due; no rule "
+        "check judges compares a time with a clock, so no verdict rests on it (conform blames it)"
+    )
+    assert said[1:] == ["checked 1 log, 13 events: 0 violations; 1 notice (time-in-seconds: 1)"]
+    for event in events:
+        event["time"] = 0
+    assert run(capsys, docs_log(tmp_path / "normalised.jsonl", events)) == (
+        0,
+        "checked 1 log, 13 events: 0 violations\n",
+    )

@@ -47,6 +47,7 @@ from loopspec.model.events import CORE_TYPES
 from loopspec.model.facts import (
     ASKING_DECISIONS,
     DENYING_DECISIONS,
+    SECONDS_SINCE_EPOCH,
     Fact,
     FactError,
     fact_from_wire,
@@ -375,11 +376,6 @@ def _unwhole_time(event: Event) -> str | None:
     )
 
 
-_SECONDS_NOW = range(10**9, 10**10)
-"""Times that read as seconds since the epoch from 2001 to 2286, and as milliseconds from
-January to April 1970, a clock no loop keeps once the model's reads milliseconds past 10^12."""
-
-
 def _time_in_seconds(event: Event, model_clock: int | None) -> str | None:
     """What is wrong with an event's whole `time` that counts seconds, where the model's clock
     (its time for the same command) counts milliseconds (LOG-4), or None. Times are compared
@@ -387,7 +383,7 @@ def _time_in_seconds(event: Event, model_clock: int | None) -> str | None:
     time = event.get("time")
     if model_clock is None or model_clock < 10**12 or type(time) is not int:
         return None
-    if time not in _SECONDS_NOW:
+    if time not in SECONDS_SINCE_EPOCH:  # a clock no loop keeps once the model's reads ms
         return None
     return (
         f"{event.get('type')}.time is {time}, where an event's time is a whole number of "

@@ -34,7 +34,14 @@ import codecs
 import sys
 
 from loopspec.model import PlainRecord
-from loopspec.model.facts import READ_TYPES, SEQ_BOUND, Fact, FactError, fact_from_wire
+from loopspec.model.facts import (
+    READ_TYPES,
+    SECONDS_SINCE_EPOCH,
+    SEQ_BOUND,
+    Fact,
+    FactError,
+    fact_from_wire,
+)
 from loopspec.model.jsonvalue import json_scanner, too_long_integer
 from loopspec.model.prefix import (
     HOOK_CALL_RULES,
@@ -145,6 +152,7 @@ class NoticeKind:
     HOOK_FAULT = "hook-fault"  # a hook's own output or process went wrong (HOOK-7)
     REPEATED_RECORD = "repeated-record"  # a transcript's record written twice, whole: read once
     REWRITTEN_RECORD = "rewritten-record"  # a transcript's record given again, other content
+    TIME_IN_SECONDS = "time-in-seconds"  # a log's first event timed in seconds (LOG-4)
 
 
 class FoundViolation(PlainRecord):
@@ -958,6 +966,31 @@ def _time_of(event: Any) -> int | None:
     return int(time) if type(time) is float and time.is_integer() else None
 
 
+def _note_seconds(report: LogReport, event: Any, line: int) -> None:
+    """Note a first event timed in seconds since the Unix epoch (`int(time.time())`) where LOG-4
+    asks milliseconds. No rule check judges reads a time but REC-1, which compares the log's
+    times with each other only: a notice, once a log, at its first event (a writer keeps one
+    clock)."""
+    time = event.get("time") if type(event) is dict else None
+    if type(time) is not int or time not in SECONDS_SINCE_EPOCH:
+        return
+    from datetime import UTC, datetime  # noqa: PLC0415 (such a log only)
+
+    def day(seconds: float) -> str:
+        date = datetime.fromtimestamp(seconds, UTC)
+        return f"{date.day} {date:%B %Y}"
+
+    message = (
+        f"time {time} is {day(time)} in seconds since the Unix epoch, but {day(time / 1000)} in "
+        "milliseconds, which an event's time counts: a clock read in seconds "
+        "(int(time.time())) where int(time.time() * 1000) is due; no rule check judges "
+        "compares a time with a clock, so no verdict rests on it (conform blames it)"
+    )
+    seq = event.get("seq")
+    at = seq if type(seq) is int else None
+    report.notices.append(Notice(line, NoticeKind.TIME_IN_SECONDS, message, "LOG-4", at))
+
+
 def _read_time(time: object, written: bool) -> None:
     """LOG-4: an event's `time` is a number of whole milliseconds, as the model's reader asks
     (REC-1 alone reads its value; a float is read when whole, as the model reads it)."""
@@ -1185,7 +1218,10 @@ def _check_lines(
     # Read on every line, as locals: a global or builtin costs several times a local's load.
     is_type, integer, seq_bound = type, int, SEQ_BOUND
     unread = report.unread_types
-    expecting_header = True
+    # Whether the first line (the header) is read, and whether the first event's, whose clock
+    # is looked at (`_note_seconds`), is yet to come: bools, which a line tests for less than
+    # an int (a test of an int calls its type's truth).
+    header_read, opening = False, True
     # The reader of commit markers, on a log that writes them (LOG-8); None on a dsh log.
     units: CommitUnits | None = None
     # The commit the loop opened and reads (LOG-8): its size n (0: none open, or the reader's
@@ -1256,9 +1292,11 @@ def _check_lines(
                     torn_raw = raw
                     events_past_lines -= 1
                     continue
-            if expecting_header:
-                expecting_header = False
-                if _is_checked_header(report, obj, line):
+            if opening:
+                header_read, opening = True, not header_read
+                if not opening:  # the first event's line
+                    _note_seconds(report, obj, line)
+                elif _is_checked_header(report, obj, line):
                     if report.version == MARKED_VERSION:
                         from loopspec.properties.logcheck.commit_units import (  # noqa: PLC0415
                             CommitUnits,
@@ -1491,7 +1529,7 @@ def _check_lines(
         raise
     finally:
         report.lines, report.events = line, line + events_past_lines
-    if expecting_header and not report.errors:
+    if not header_read and not report.errors:
         message = "the log is empty: no session header, no events"
         report.fail(None, ErrorKind.EMPTY, message, "LOG-5")
     elif prefix.open_turn is not None:

@@ -236,7 +236,9 @@ hook's answer was not read; `logcheck.hook_faults`), repeated-record (no rule: a
 transcript's record written again whole, `uuid` and every byte, which Claude Code reads once on
 resuming, and so does check; one per log, naming each such line), rewritten-record (LOG-3: a
 record given an earlier record's `uuid` with other content, judged as it stands, which Claude
-Code sends on resuming in place of what the model was sent; one per log).
+Code sends on resuming in place of what the model was sent; one per log), time-in-seconds
+(LOG-4: a log's first event timed in seconds since the Unix epoch, `int(time.time())`, where its
+time counts milliseconds; no rule check judges compares a time with a clock; one per log).
 """
 
 from __future__ import annotations
