@@ -607,6 +607,9 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
             "given, first the offset with 0 or no offset counting as line 1, or (from line N) "
             "for an offset alone (SPEC.md section 12)"
         )
+    # Before a bash title's words: a title that lost only a lone surrogate kept its command.
+    if fields == ["title"] and _lone_surrogates_lost(mine.get("title"), theirs.get("title")):
+        return "VIEW-2", f"{named}: {_lost_surrogate_why(mine, theirs)}"
     if fields == ["title"] and mine.get("kind") == "execute":
         return "VIEW-2", (
             f"{named}: a bash card's title is its command as given, the description shown as "
@@ -618,8 +621,6 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
             "oldText left out when old_string is empty; a write card's is {path, newText: "
             "content} (SPEC.md section 12)"
         )
-    if fields == ["title"] and _lone_surrogates_lost(mine.get("title"), theirs.get("title")):
-        return "VIEW-2", f"{named}: {_lost_surrogate_why(mine, theirs)}"
     if _rule_of_card(record) == "VIEW-3":
         return "VIEW-3", (
             f"{named}: a call no presenter renders shows as a generic card ({_why_generic(record)})"
