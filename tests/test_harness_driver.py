@@ -818,6 +818,40 @@ def test_HIST_1_a_reused_call_id_is_its_own_call_in_every_source_not_a_false_RW_
     assert hook_calls[:4] == ["call_0", "call_0", "call_0#2", "call_0#2"]
 
 
+def test_HIST_1_a_reused_call_id_left_out_unrun_is_not_a_call_shown_unanswered() -> None:
+    """ADJ-3: the second `call_0` never ran (no PostToolUse seen) and Claude Code's next
+    request leaves it out with any result, `[Tool use interrupted]` in its place; the report
+    said ADJ-3 "the next request carries the call without a result" of a call it does not
+    carry. It is HIST-1, the request leaving out both, as for such a call that ran."""
+    audit = [a for a in _reused_id_audit() if a["started"] < 1.3]  # the second run unseen
+    call_one = {"type": "tool_use", "id": "call_0", "input": {"command": "echo one"}}
+    answer = {"type": "tool_result", "tool_use_id": "call_0", "content": "one"}
+    history = {
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "print two words"}]},
+            {"role": "assistant", "content": [call_one]},
+            {"role": "user", "content": [answer]},
+            {"role": "assistant", "content": [{"type": "text", "text": "[Tool use interrupted]"}]},
+            {"role": "user", "content": [{"type": "text", "text": "(no content)"}]},
+        ]
+    }
+    result = _result(audit, history)
+    transcript = "".join(
+        json.dumps({"type": kind, "message": {"role": kind, "content": [block]}}) + "\n"
+        for kind, block in (("assistant", call_one), ("user", answer))
+    )
+    result["logs"] = [{"path": ".claude/projects/p/s.jsonl", "text": transcript}]
+    view = session_view(Harness.CLAUDE_CODE, REUSED_ID, TWO_HOOKS, result)
+    assert view.ran == {"call_0": {"command": "echo one"}}
+    assert [(d.rule_id, d.call_id) for d in view.divergences] == [
+        ("HIST-1", "call_0#2"),
+        ("HIST-1", "-"),
+    ]
+    assert view.divergences[0].message.startswith(
+        "the next request leaves out the call and its result"
+    )
+
+
 def test_HOOK_7_a_hook_killed_on_a_call_reusing_an_id_is_listed_on_that_call() -> None:
     """A hook the harness killed (no answer) while the second `call_0`'s hooks ran is listed
     on `call_0#2`, the call it ran for, as the answers beside it are."""

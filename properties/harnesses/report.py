@@ -501,20 +501,19 @@ def _divergences(
         if denied_by and name in ran:
             yield Divergence("DEC-1", name, f"ran although {', '.join(denied_by)} denied it")
         answered_in_history = name in {c for c, _ in history.results}
-        # A call reusing an earlier call's id that ran, of which the history holds nothing
-        # (Claude Code leaves it out with its result): not a call shown unanswered (ADJ-3).
-        left_out = (
-            name != call.call_id
-            and name in ran
-            and name not in history.calls
-            and not answered_in_history
-        )
+        # A call reusing an earlier call's id of which the history holds nothing (Claude Code
+        # leaves it out with its result, whether it ran or not): the request shows no such
+        # call, so none unanswered (ADJ-3).
+        left_out = name != call.call_id and name not in history.calls and not answered_in_history
         if left_out:
             yield Divergence(
                 "HIST-1",
                 name,
                 "ran, but the next request leaves out the call and its result: the model "
-                "never reads what it returned",
+                "never reads what it returned"
+                if name in ran
+                else "the next request leaves out the call and its result: the model never "
+                "reads that it asked for it, nor what became of it",
             )
         elif not answered_in_history:
             yield Divergence("ADJ-3", name, "the next request carries the call without a result")
