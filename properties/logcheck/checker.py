@@ -1427,6 +1427,10 @@ def _check_lines(
                 if judge is not None:
                     if judge(prefix, obj, seq):
                         continue
+                elif kind == "turn/start":  # (before the quiet kinds: one line a turn)
+                    if start_turn is not None and start_turn(prefix, obj, seq):
+                        turn_line, turn_seq = line, seq  # where a crash tail's turn began
+                        continue
                 else:
                     quiet = quiet_of.get(kind, QUIET_NEVER)
                     if (
@@ -1454,13 +1458,6 @@ def _check_lines(
                                 unread[kind] = seen + 1
                                 prefix.expected_seq = seq + 1
                                 continue
-                    elif (
-                        kind == "turn/start"
-                        and start_turn is not None
-                        and start_turn(prefix, obj, seq)
-                    ):
-                        turn_line, turn_seq = line, seq  # where a crash tail's turn began
-                        continue
             if type(obj) is dict and "seq" in obj:
                 try:
                     fact = fact_from_wire(obj)
