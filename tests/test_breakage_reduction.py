@@ -359,6 +359,36 @@ def test_SAFE_5_a_process_target_s_command_is_named_by_one_number(tmp_path: Path
     assert said.partition("\n")[0] == f"case.json:{line}: {hang.format(f'the case {words}')}"
 
 
+def test_SAFE_5_a_wrong_seq_names_the_seq_sent_and_cut_down_programs_compare_alike(
+    tmp_path: Path,
+) -> None:
+    """SAFE-5: named by its number in the program, the answer "to command #2 of a program (...)
+    carries seq 40" no longer said which seq its command was sent with; it does, and a cut-down
+    candidate, sent at other seqs over the process's life, still breaks the same way."""
+    program: tuple[Command, ...] = (
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a"}'),)),
+    )
+
+    def wrong(sent: int, carried: int) -> TargetError:
+        return TargetError(
+            f"the target failed in apply: ./loop: the answer to the command of seq {sent} "
+            f"carries seq {carried}, not its command's seq {sent}",
+            config=LoopConfig(tools=(READ,)),
+            program=program,
+        )
+
+    shown = with_saved_program(wrong(41, 40), tmp_path / "cases", {"cmd": "./loop"}, None)
+    assert shown.message.startswith(
+        "the target failed in apply: ./loop: the answer to command #2 of a program (the model "
+        'replies: calls c1 read {"file_path":"a"}) carries seq 40, not its command\'s seq 41; '
+    ), shown
+    signature = run._breakage_signature
+    assert signature(wrong(41, 40)) == signature(wrong(3, 2))
+    other = TargetError("the target failed in apply: ./loop: boom", program=program)
+    assert signature(wrong(41, 40)) != signature(other)
+
+
 def test_SAFE_5_the_stop_names_the_command_it_broke_at_in_words(tmp_path: Path) -> None:
     """SAFE-5: the one line of a target broken mid-program says the command it broke at in
     words, the hook and call it answered for included, both in conform ("at command #3 of a

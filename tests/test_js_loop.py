@@ -529,7 +529,10 @@ def test_PROTO_1_an_answer_with_the_wrong_seq_or_commits_is_reported() -> None:
     wrong_seq = {"type": "observed", "seq": 7, "accepted": False, "refusal": refusal}
     bad_commits = {"type": "observed", "seq": 0, "accepted": True, "events": []}
     bad_commits |= {"commits": [2], "executed": []}
-    for answer, complaint in ((wrong_seq, "carries seq 7"), (bad_commits, "do not add up")):
+    for answer, complaint in (
+        (wrong_seq, "carries seq 7, not its command's seq 0"),
+        (bad_commits, "do not add up"),
+    ):
         code = (
             f"import sys; sys.stdin.readline(); print({json.dumps(ready)!r}, flush=True);"
             f"sys.stdin.readline(); print({json.dumps(answer)!r}, flush=True); sys.stdin.read()"

@@ -1476,7 +1476,13 @@ class ProcessTarget:
                 line=raw,
             )
         if seq is not None and answer.get("seq") != seq:
-            self._fail(f"the answer to {what} carries seq {spelled(answer.get('seq'))}", line=raw)
+            # The seq sent too: once the command is named by its place in the program, that
+            # is the only word of which seq the answer should have carried.
+            self._fail(
+                f"the answer to {what} carries seq {spelled(answer.get('seq'))}, not its "
+                f"command's seq {seq}",
+                line=raw,
+            )
         self.slowest[expected] = max(took, self.slowest.get(expected, 0.0))
         self._last_line = raw  # what a later fault in this answer quotes, as it was written
         result: dict[str, Any] = answer

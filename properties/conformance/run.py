@@ -1459,6 +1459,9 @@ def reduce_breakage(
 # Where a process target counts its commands over its life ("answering the command of seq 41"),
 # not in the program: masked when two breakages are compared.
 _PROCESS_COMMAND_NUMBER = re.compile(r"\bcommand of seq \d+\b")
+# An answer carrying the wrong seq (`ProcessTarget`): the seq sent counts over the process's life,
+# and the wrong one answered often follows it (an off-by-one).
+_WRONG_SEQ = re.compile(r"\bcarries seq .*?, not its command's seq \d+")
 # A frame of a stack trace as JavaScript (`file.mjs:190:48`) or Python (`File "x.py", line 12`)
 # prints it.
 _FRAME = re.compile(r'[^\s()]+:\d+:\d+|File "[^"]+", line \d+')
@@ -1484,6 +1487,7 @@ def _breakage_signature(broke: TargetError) -> tuple[str, str, tuple[str, ...], 
     first, _, rest = broke.message.partition("\n")
     kind = broke.program[-1].NAME if broke.program else ""
     first = _PROCESS_COMMAND_NUMBER.sub("command of seq N", first)
+    first = _WRONG_SEQ.sub("carries seq M, not its command's seq N", first)
     return (
         _NO_ANSWER.sub(r"no answer to \1 within T s", first),
         kind,
