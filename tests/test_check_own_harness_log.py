@@ -545,3 +545,38 @@ def test_LOG_4_a_log_timed_in_seconds_is_noted_once_at_its_first_event(
         0,
         "checked 1 log, 13 events: 0 violations\n",
     )
+
+
+def test_LOG_5_a_header_created_in_seconds_is_noted_in_the_log_s_one_notice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A header whose createdAt is `int(time.time())` (LOG-5 asks milliseconds) got no notice:
+    only the first event's time was looked at. It is noted at the header's line, naming LOG-5;
+    and where the first event is timed in seconds too, that one notice names both."""
+    header = json.loads(lines()[0])
+    assert isinstance(header["createdAt"], int)
+    header["createdAt"] //= 1000
+    events = docs_events()
+    code, out = run(capsys, as_log(tmp_path / "created.jsonl", [header, *events]))
+    said = out.splitlines()
+    assert code == 0
+    created = (
+        ":1: notice time-in-seconds LOG-5: the header's createdAt 1765000000 is 6 December 2025 "
+        "in seconds since the Unix epoch, but 21 January 1970 in milliseconds, which createdAt "
+        "counts"
+    )
+    clock = (
+        ": a clock read in seconds (int(time.time())) where int(time.time() * 1000) is due; no "
+        "rule check judges compares a time with a clock, so no verdict rests on it"
+    )
+    assert said[0].endswith(created + clock), said[0]
+    assert said[1:] == ["checked 1 log, 13 events: 0 violations; 1 notice (time-in-seconds: 1)"]
+    for event in events:
+        assert isinstance(event["time"], int)
+        event["time"] //= 1000
+    code, out = run(capsys, as_log(tmp_path / "both.jsonl", [header, *events]))
+    said = out.splitlines()
+    assert code == 0
+    both = "; the first event's time 1765000000, at line 2, counts seconds too (LOG-4, which "
+    assert said[0].endswith(f"{created}{both}conform blames){clock}"), said[0]
+    assert said[1:] == ["checked 1 log, 13 events: 0 violations; 1 notice (time-in-seconds: 1)"]

@@ -152,7 +152,7 @@ class NoticeKind:
     HOOK_FAULT = "hook-fault"  # a hook's own output or process went wrong (HOOK-7)
     REPEATED_RECORD = "repeated-record"  # a transcript's record written twice, whole: read once
     REWRITTEN_RECORD = "rewritten-record"  # a transcript's record given again, other content
-    TIME_IN_SECONDS = "time-in-seconds"  # a log's first event timed in seconds (LOG-4)
+    TIME_IN_SECONDS = "time-in-seconds"  # a header or first event timed in seconds (LOG-5, 4)
 
 
 class FoundViolation(PlainRecord):
@@ -966,26 +966,65 @@ def _time_of(event: Any) -> int | None:
     return int(time) if type(time) is float and time.is_integer() else None
 
 
-def _note_seconds(report: LogReport, event: Any, line: int) -> None:
-    """Note a first event timed in seconds since the Unix epoch (`int(time.time())`) where LOG-4
-    asks milliseconds. No rule check judges reads a time but REC-1, which compares the log's
-    times with each other only: a notice, once a log, at its first event (a writer keeps one
-    clock)."""
-    time = event.get("time") if type(event) is dict else None
-    if type(time) is not int or time not in SECONDS_SINCE_EPOCH:
-        return
+def _in_seconds(what: str, value: object) -> str | None:
+    """`what` (`time 1765000000`) read as seconds since the Unix epoch and as the milliseconds
+    it should count, when `value` is such a time (`int(time.time())`), else None."""
+    if type(value) is not int or value not in SECONDS_SINCE_EPOCH:
+        return None
     from datetime import UTC, datetime  # noqa: PLC0415 (such a log only)
 
     def day(seconds: float) -> str:
         date = datetime.fromtimestamp(seconds, UTC)
         return f"{date.day} {date:%B %Y}"
 
-    message = (
-        f"time {time} is {day(time)} in seconds since the Unix epoch, but {day(time / 1000)} in "
-        "milliseconds, which an event's time counts: a clock read in seconds "
-        "(int(time.time())) where int(time.time() * 1000) is due; no rule check judges "
-        "compares a time with a clock, so no verdict rests on it (conform blames it)"
+    return (
+        f"{what} is {day(value)} in seconds since the Unix epoch, but {day(value / 1000)} in "
+        "milliseconds"
     )
+
+
+_CLOCK_IN_SECONDS = (
+    "a clock read in seconds (int(time.time())) where int(time.time() * 1000) is due; no rule "
+    "check judges compares a time with a clock, so no verdict rests on it"
+)
+
+
+def _note_header_seconds(report: LogReport, header: Any, line: int) -> tuple[int, str] | None:
+    """Note a header whose `createdAt` counts seconds where LOG-5 asks milliseconds; the
+    notice's index in the report's and what it says of createdAt, for the first event's time
+    to join (`_note_seconds`)."""
+    created = header.get("createdAt") if type(header) is dict else None
+    words = _in_seconds(f"the header's createdAt {created}", created)
+    if words is None:
+        return None
+    said = f"{words}, which createdAt counts"
+    report.notices.append(
+        Notice(line, NoticeKind.TIME_IN_SECONDS, f"{said}: {_CLOCK_IN_SECONDS}", "LOG-5")
+    )
+    return len(report.notices) - 1, said
+
+
+def _note_seconds(
+    report: LogReport, event: Any, line: int, header_noted: tuple[int, str] | None
+) -> None:
+    """Note a first event timed in seconds since the Unix epoch (`int(time.time())`) where LOG-4
+    asks milliseconds. No rule check judges reads a time but REC-1, which compares the log's
+    times with each other only: a notice, once a log (a writer keeps one clock), at its first
+    event, or the header's of its createdAt (`header_noted`) naming both."""
+    time = event.get("time") if type(event) is dict else None
+    words = _in_seconds(f"time {time}", time)
+    if words is None:
+        return
+    if header_noted is not None:
+        index, said = header_noted
+        header = report.notices[index]
+        message = (
+            f"{said}; the first event's time {time}, at line {line}, counts seconds too (LOG-4, "
+            f"which conform blames): {_CLOCK_IN_SECONDS}"
+        )
+        report.notices[index] = Notice(header.line, header.kind, message, header.rule_id)
+        return
+    message = f"{words}, which an event's time counts: {_CLOCK_IN_SECONDS} (conform blames it)"
     seq = event.get("seq")
     at = seq if type(seq) is int else None
     report.notices.append(Notice(line, NoticeKind.TIME_IN_SECONDS, message, "LOG-4", at))
@@ -1222,6 +1261,8 @@ def _check_lines(
     # is looked at (`_note_seconds`), is yet to come: bools, which a line tests for less than
     # an int (a test of an int calls its type's truth).
     header_read, opening = False, True
+    # The header's notice of a createdAt in seconds, which the first event's time joins.
+    header_seconds: tuple[int, str] | None = None
     # The reader of commit markers, on a log that writes them (LOG-8); None on a dsh log.
     units: CommitUnits | None = None
     # The commit the loop opened and reads (LOG-8): its size n (0: none open, or the reader's
@@ -1295,8 +1336,9 @@ def _check_lines(
             if opening:
                 header_read, opening = True, not header_read
                 if not opening:  # the first event's line
-                    _note_seconds(report, obj, line)
+                    _note_seconds(report, obj, line, header_seconds)
                 elif _is_checked_header(report, obj, line):
+                    header_seconds = _note_header_seconds(report, obj, line)
                     if report.version == MARKED_VERSION:
                         from loopspec.properties.logcheck.commit_units import (  # noqa: PLC0415
                             CommitUnits,
