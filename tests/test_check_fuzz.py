@@ -733,6 +733,17 @@ def _deny_the_first_approval(rows: list[Any]) -> list[Any]:
     return rows
 
 
+def _deny_the_first_approval_then_allow_one_never_asked(rows: list[Any]) -> list[Any]:
+    """The denial, then an allowed-once answer to no request (DEC-2's), which clears what awaits
+    an approval: the denied call's success is then barred by the refusal alone."""
+    _deny_the_first_approval(rows)
+    at = next(i for i, row in enumerate(rows) if row["type"] == "approval/decided")
+    stray = json.loads(json.dumps(rows[at]))
+    stray["data"].update(id="approval-never-asked", outcome="allowed-once")
+    rows.insert(at + 1, stray)
+    return _renumbered(rows, cite_along=True)
+
+
 def _record_the_first_call_twice(rows: list[Any]) -> list[Any]:
     at = next(i for i, row in enumerate(rows) if row["type"] == "tool/call")
     rows.insert(at + 1, json.loads(json.dumps(rows[at])))
@@ -741,13 +752,18 @@ def _record_the_first_call_twice(rows: list[Any]) -> list[Any]:
 
 @pytest.mark.parametrize(
     ("edit", "rule"),
-    [(_deny_the_first_approval, "DEC-2"), (_record_the_first_call_twice, "ORD-2")],
+    [
+        (_deny_the_first_approval, "DEC-2"),
+        (_deny_the_first_approval_then_allow_one_never_asked, "DEC-2"),
+        (_record_the_first_call_twice, "ORD-2"),
+    ],
 )
 def test_clean_event_judges_see_rare_breaks(
     edit: Callable[[list[Any]], list[Any]], rule: str
 ) -> None:
     """Breaks too rare for the generator above to make often: a call whose approval was
-    denied reports success (DEC-2 at a tool/result); a call recorded twice (ORD-2)."""
+    denied reports success (DEC-2 at a tool/result), also once nothing else awaits its approval;
+    a call recorded twice (ORD-2)."""
     demo = (FIXTURES / "valid" / "model-demo.jsonl").read_text().splitlines()[1:]
     data = jsonl(HEADER, edit([json.loads(line) for line in demo])).encode()
     full = check_stream("rare", io.BytesIO(data), quick=False)

@@ -403,13 +403,15 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or call_id in prefix.unnamed_post_runs
     ):
         return False
+    # (Each of what bars a success asked first whether it holds anything: most hold nothing, and
+    # an empty one's truth costs less than a lookup.)
     if flag is not True and (
         (flag is not False and flag is not None)  # LOG-4, read with the fact
-        or call_id in prefix.unapplied_rewrites
-        or call_id in prefix.refused_calls
-        or call_id in prefix.approval_due
-        or call_id in prefix.post_blocked
-        or call_id in prefix.pre_denied
+        or (prefix.unapplied_rewrites and call_id in prefix.unapplied_rewrites)
+        or (prefix.refused_calls and call_id in prefix.refused_calls)
+        or (prefix.approval_due and call_id in prefix.approval_due)
+        or (prefix.post_blocked and call_id in prefix.post_blocked)
+        or (prefix.pre_denied and call_id in prefix.pre_denied)
     ):
         return False
     # `optional_members_typed` inlined for the common case: a result's one typed optional member.
