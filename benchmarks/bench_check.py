@@ -202,6 +202,27 @@ some 5M more. Left, each small: `updatedInput` and `stderrSummary` tested before
 (about 0.5M together); `append_surface`'s 5,556 calls (about 2.4M of call overhead alone)
 folded into the judges, which would repeat its lines in each.
 
+Later in session 31 (instructions, 20,000 events, each change against its parent in one sitting).
+Where the version-1 log's excess lies, each part by a run without it: the clean-event judges and
+the prefix folds they call 224M (with every judge only moving the seq on, the checker is 622M,
+below the json.loads pass), of which the dict lookups on parsed lines about 44M (17M of it
+comparing a key's characters: json makes each key anew, so no lookup finds the very string it
+asks with) and the frames of some 57,000 Python calls about 10M; LOG-8's reading 33M (the
+checker with the markers unread 813M). Kept: a line's judge looked up by subscript in a dict
+holding every type seen, None for those without one (turn/start, the quiet kinds, and each type
+the full path learns); a hook answer's `stderrSummary` and `updatedInput` tested before they are
+read; `message_plain` tests a message's source is a dict before calling `_is_map`: 848.1M to
+845.3M. A turn/start's judge tried before the quiet kinds are looked up: 845.6M to 844.8M (the
+harness-written log 392.4M to 392.8M: its chunks with a seq pay the comparison). The judge of
+tool/result asks each container barring a success whether it holds anything before looking the
+call up in it: 845.3M to 844.6M. The whole run (`--instructions --repeat 1`, 34014ed then
+b991280, other sessions' commits between them): harness-written 393.2M against 350.4M (1.122x)
+to 392.4M against 351.0M (1.118x), the model's events only 758.5M against 620.1M (1.223x) to
+754.4M against 619.8M (1.217x), version 1 848.3M against 678.5M (1.250x) to 844.1M against
+677.6M (1.246x). Not tried: `append_surface` folded into the judges, nor a hook answer's pending
+key handed from its judge to `take_hook_answer` (about 0.5M, for a parameter the fact's fold
+would not use); what is left is spread over bytecodes each reading a rule.
+
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
 settle a third to a half of the lines (`len(obj) + len(data)` equal to the colons: no member was
