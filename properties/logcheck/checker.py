@@ -1252,7 +1252,8 @@ def _check_lines(
         judges.update(clean_judges(run_counts))
     # turn/start is judged apart: the checker keeps the line of the turn it opens.
     start_turn = judges.pop("turn/start", None)
-    judges.update(dict.fromkeys(("turn/start", *quiet_of), None))
+    for known in (*READ_TYPES, *quiet_of):  # (every one None when not `quick`)
+        judges.setdefault(known, None)
     scan, depth_free = scan_json, DEPTH_FREE_CHARS
     # Read on every line, as locals: a global or builtin costs several times a local's load.
     is_type, integer, seq_bound = type, int, SEQ_BOUND
