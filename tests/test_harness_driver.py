@@ -729,6 +729,22 @@ TWO_HOOKS = {
 }
 
 
+def _history_leaving_out_the_second_call(
+    call_one: dict[str, Any], answer: dict[str, Any]
+) -> dict[str, Any]:
+    """The next request Claude Code sends after a reply reusing `call_0`: the first call and
+    its result, then `[Tool use interrupted]` where the second call and its result would be."""
+    return {
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "print two words"}]},
+            {"role": "assistant", "content": [call_one]},
+            {"role": "user", "content": [answer]},
+            {"role": "assistant", "content": [{"type": "text", "text": "[Tool use interrupted]"}]},
+            {"role": "user", "content": [{"type": "text", "text": "(no content)"}]},
+        ]
+    }
+
+
 def _reused_id_audit(*, first_denied: bool = False) -> list[dict[str, Any]]:
     """Two PreToolUse hooks and the observer for REUSED_ID's `call_0` twice, by start; with
     `first_denied` the second hook denies the first call, which then never runs."""
@@ -772,15 +788,7 @@ def test_HIST_1_a_reused_call_id_is_its_own_call_in_every_source_not_a_false_RW_
     call_one = {"type": "tool_use", "id": "call_0", "input": {"command": "echo one"}}
     call_two = {"type": "tool_use", "id": "call_0", "input": {"command": "echo two"}}
     answer = {"type": "tool_result", "tool_use_id": "call_0", "content": "one"}
-    history = {
-        "messages": [
-            {"role": "user", "content": [{"type": "text", "text": "print two words"}]},
-            {"role": "assistant", "content": [call_one]},
-            {"role": "user", "content": [answer]},
-            {"role": "assistant", "content": [{"type": "text", "text": "[Tool use interrupted]"}]},
-            {"role": "user", "content": [{"type": "text", "text": "(no content)"}]},
-        ]
-    }
+    history = _history_leaving_out_the_second_call(call_one, answer)
     transcript = "".join(
         json.dumps({"type": kind, "message": {"role": kind, "content": [block]}}) + "\n"
         for kind, block in (
@@ -826,15 +834,7 @@ def test_HIST_1_a_reused_call_id_left_out_unrun_is_not_a_call_shown_unanswered()
     audit = [a for a in _reused_id_audit() if a["started"] < 1.3]  # the second run unseen
     call_one = {"type": "tool_use", "id": "call_0", "input": {"command": "echo one"}}
     answer = {"type": "tool_result", "tool_use_id": "call_0", "content": "one"}
-    history = {
-        "messages": [
-            {"role": "user", "content": [{"type": "text", "text": "print two words"}]},
-            {"role": "assistant", "content": [call_one]},
-            {"role": "user", "content": [answer]},
-            {"role": "assistant", "content": [{"type": "text", "text": "[Tool use interrupted]"}]},
-            {"role": "user", "content": [{"type": "text", "text": "(no content)"}]},
-        ]
-    }
+    history = _history_leaving_out_the_second_call(call_one, answer)
     result = _result(audit, history)
     transcript = "".join(
         json.dumps({"type": kind, "message": {"role": kind, "content": [block]}}) + "\n"
