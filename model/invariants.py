@@ -1178,11 +1178,14 @@ UNRUN_CALL_POST_HOOK = "post-hook-of-an-unrun-call"
 
 def _post_audit_of_an_unrun_call(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """HOOK-5 of a tool/result `fact` that says its body never ran, for a call a PostToolUse
-    hook was audited for (facet `UNRUN_CALL_POST_HOOK`)."""
+    hook was audited for (facet `UNRUN_CALL_POST_HOOK` where the hook named no call, as dsh's
+    do: `--known dsh` sets aside that shape alone)."""
     call_id = fact.call_id
     if fact.surface != "append" or call_id is None or not fact.is_error:
         return NO_VIOLATIONS
     answer = post_answer(prefix, call_id) if call_id in prefix.hook_results else None
+    # dsh's hooks name no call: a hook naming this one is no shape dsh writes.
+    facet = NO_KNOWN_SHAPE
     if answer is not None:
         audited_seq = answer.seq
         audited = (
@@ -1191,6 +1194,7 @@ def _post_audit_of_an_unrun_call(prefix: Prefix, fact: Fact) -> Sequence[Violati
         )
     elif call_id in prefix.unnamed_post_runs:
         audited_seq, handler = prefix.unnamed_post_runs[call_id]
+        facet = UNRUN_CALL_POST_HOOK
         audited = (
             f"PostToolUse hook {handler} was invoked (seq {audited_seq}), naming no call, while "
             f"call {call_id} alone awaited a result"
@@ -1235,7 +1239,7 @@ def _post_audit_of_an_unrun_call(prefix: Prefix, fact: Fact) -> Sequence[Violati
             f"{audited}, yet {never_ran}: a call whose body never ran gets no PostToolUse hook, "
             "only a body that ran does",
             (audited_seq,),
-            UNRUN_CALL_POST_HOOK,
+            facet,
         )
     ]
 

@@ -623,12 +623,18 @@ DshEvent = tuple[str, dict[str, object], list[int]]
 
 
 def _dsh_log(
-    tmp_path: Path, name: str, *, post_after_result: bool = False, version: int = 0
+    tmp_path: Path,
+    name: str,
+    *,
+    post_after_result: bool = False,
+    version: int = 0,
+    named: bool = False,
 ) -> str:
     """A small log as dsh 0.1.0-rc.8 writes it (hook events name no call, the bridge's handler
     ids): a PreToolUse hook denies a write, and its PostToolUse hook still runs, before the
     error result (dsh's known divergence). `post_after_result`: that hook runs after the result
-    instead, the step's last: another break of HOOK-5, no shape dsh is known to write."""
+    instead, the step's last: another break of HOOK-5, no shape dsh is known to write. `named`:
+    the PostToolUse hook's events name the call (`callId`), as dsh's never do."""
     model = {"kind": "model", "provider": "scripted", "model": "scripted-model"}
     call = {"type": "tool-call", "id": "c1", "name": "write", "arguments": '{"path":"/etc/hosts"}'}
     refused = {
@@ -650,6 +656,8 @@ def _dsh_log(
         ("hook/result", {"point": "PostToolUse", "handlerId": "claude-code:PostToolUse:2",
                          "decision": "pass", "exitCode": 0, "durationMs": 0.1}, []),
     ]  # fmt: skip
+    if named:
+        post = [(kind, {**data, "callId": "c1"}, cites) for kind, data, cites in post]
     result: DshEvent = ("tool/result", {"step": 1, "message": refused}, [4])
     events: list[DshEvent] = [
         ("turn/start", {}, []),
@@ -706,11 +714,15 @@ def test_HOOK_5_known_dsh_sets_aside_a_post_hook_dsh_ran_for_a_denied_call(
     assert f"{denied}:11: known divergence of dsh: HOOK-5 (seq 9): " in out
     assert out.endswith("0 violations; 1 known divergence (HOOK-5: 1)\n")
     why = (
-        "; not the known divergence: dsh's is a PostToolUse hook run for a call whose body never "
-        "ran (denied, refused, never started): post-hooks-for-unrun-calls"
+        "; not the known divergence: dsh's is a PostToolUse hook naming no call run for a call "
+        "whose body never ran (denied, refused, never started): post-hooks-for-unrun-calls"
     )
     late = _dsh_log(tmp_path, "late.jsonl", post_after_result=True)
     known_in_one_shape_only(capsys, "dsh", (denied, late), why)
+    # The same hook naming the call it ran for breaks HOOK-5 alike, but dsh names none: a
+    # converter or another harness wrote it, which dsh's name does not excuse.
+    named = _dsh_log(tmp_path, "named.jsonl", named=True)
+    known_in_one_shape_only(capsys, "dsh", (denied, named), why)
     # The document `--format json` writes of it is one the published schema accepts.
     status, out, _ = check(capsys, "--format", "json", "--known", "dsh", denied)
     (log,) = json.loads(out)["logs"]

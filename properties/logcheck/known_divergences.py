@@ -136,8 +136,8 @@ KNOWN_SHAPES = {
     "dsh": {
         "HOOK-5": KnownShape(
             ("post-hook-of-an-unrun-call",),
-            "a PostToolUse hook run for a call whose body never ran (denied, refused, never "
-            "started): post-hooks-for-unrun-calls",
+            "a PostToolUse hook naming no call run for a call whose body never ran (denied, "
+            "refused, never started): post-hooks-for-unrun-calls",
         ),
     },
 }
