@@ -1534,6 +1534,47 @@ def test_ABORT_1_check_acp_recording_blames_a_call_started_after_the_agent_read_
     )
 
 
+def _embed(call: str, *terminals: str) -> dict[str, Any]:
+    content = [{"type": "terminal", "terminalId": terminal} for terminal in terminals]
+    return _update({"toolCallId": call, "sessionUpdate": "tool_call_update", "content": content})
+
+
+def test_ABORT_1_check_acp_recording_leaves_a_call_running_before_the_cancel_its_terminals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A call whose terminal was made before the agent read the cancel started before it: its
+    card shown late (ACP lets a card come once its call ran) ending completed, and a second
+    terminal of its own after the proof (its command again, or one embedded by its card), are
+    no call started. A terminal no card's command places, made while such a call runs, is
+    judged by the card that embeds it: a card that ran nothing before is ABORT-1's there."""
+    create = _request(0, "terminal/create", {"sessionId": SESSION, "command": "make"})
+    made = [create, _result(0, {"terminalId": "term_1"})]
+    late = _card("call_1", {"command": "make"}, "in_progress")
+    late["params"]["update"]["content"] = [{"type": "terminal", "terminalId": "term_1"}]
+    proof = _ran(1, "call_2", "make test", "term_2")
+    shown_late = [_prompt(1), *made, _cancel(), *proof, late, _status("call_1", "completed")]
+    code, log = _check(tmp_path, [*shown_late, _stop(1, "cancelled")], capsys)
+    assert (code, log["violations"]) == (0, [])
+    third = _result(2, {"terminalId": "term_3"})
+    end = [_status("call_1", "completed"), proof[4], _stop(1, "cancelled")]
+    # A card whose command a terminal runs again, and one (a script's) with no command.
+    for raw_input, command in (({"command": "make"}, "make"), ({"script": "b.sh"}, "make b")):
+        running = [_prompt(1), _card("call_1", raw_input), *made, _embed("call_1", "term_1")]
+        crossed = [*running, _cancel(), *proof[:4]]
+        second = _request(2, "terminal/create", {"sessionId": SESSION, "command": command})
+        ran = [*crossed, second, third, _embed("call_1", "term_1", "term_3"), *end]
+        code, log = _check(tmp_path, ran, capsys)
+        assert (code, log["violations"]) == (0, [])
+    other = [_card("call_3", {"command": "make check"}), _embed("call_3", "term_3")]
+    code, log = _check(tmp_path, [*crossed, second, third, *other, *end], capsys)
+    assert (code, _rules(log)) == (1, [("ABORT-1", 14)])
+    assert log["violations"][0]["event_lines"] == [14, 11, 6, 10]
+    assert log["violations"][0]["message"].startswith(
+        'the agent asked the editor to create a terminal running "make b" after the '
+        "editor's session/cancel (line 6), which it had read: line 10 names"
+    )
+
+
 def test_DEC_2_check_acp_recording_blames_a_write_made_before_the_card_that_asks_for_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -35,7 +35,9 @@ checkable, with why):
 - ABORT-1, in part: a call started (a `terminal/create`, an `fs/write_text_file`, or a card
   shown then ending `completed`) after the agent had read the editor's `session/cancel`,
   which a message naming a terminal the editor created after the cancel shows (the cancel
-  and the agent's messages cross on the pipe). Once a cancel.
+  and the agent's messages cross on the pipe). Once a cancel; a call the recording shows
+  running before that message (a terminal of its card's made, a write of its own) started
+  before, and its further terminals and writes are not blamed.
 - ACP-2, in part: a card showing a terminal, or a `terminal/create`, while the editor's
   `initialize` declared no terminal (nor, for a card, `_meta.terminal_output`, under which the
   agent streams the terminal itself).
@@ -148,7 +150,8 @@ CHECKED_IN_PART = {
     "ABORT-1": (
         "a call started after the agent had read the editor's session/cancel, which only a "
         "message naming a terminal the editor created after the cancel shows (the cancel and "
-        "the agent's messages cross on the pipe); a call started before is not judged"
+        "the agent's messages cross on the pipe); a call started before is not judged, nor "
+        "its further terminals and writes, nor a terminal no card embeds while such a call runs"
     ),
     "ADJ-3": (
         "a turn ended by a cancel leaves its unfinished cards to the editor, and one whose "
@@ -197,6 +200,7 @@ class _Card:
         "run_blamed",
         "shown_line",
         "shown_old",
+        "started",
         "status",
         "terminal",
         "unread",
@@ -239,6 +243,9 @@ class _Card:
         # any other does is not blamed on ADJ-3 (that message's fault is ACP-1's).
         self.unread = False
         self.terminal: tuple[str, int] | None = None
+        # The first line showing the call running: the terminal/create of a terminal its card
+        # embeds, or a write found its own (None: none shows it).
+        self.started: int | None = None
         # Each `diff` item of the card's content: its path, its newText and the line showing it.
         self.diffs: list[tuple[str, str, int]] = []
         # The path of each file the editor was asked to write for the call -> the last content
@@ -266,10 +273,16 @@ class _Card:
         """The editor was asked to write `content` to `path` at `line` for this call; `held`:
         what the file then held, read at the line given, if read while the card was open."""
         self.written[path] = (content, line)
+        self.ran_at(line)
         if self.first_write is None or line < self.first_write[1]:
             self.first_write = (path, line)
         if held is not None and held[1] > self.shown_line:
             self.held.setdefault(path, (*held, line))
+
+    def ran_at(self, line: int) -> None:
+        """The recording shows the call running at `line` (a terminal made, a file written)."""
+        if self.started is None or line < self.started:
+            self.started = line
 
 
 class _Write:
@@ -372,6 +385,12 @@ class _Recording:
         # was blamed (ABORT-1, once a cancel).
         self.read_cancel: dict[str, tuple[int, str, int]] = {}
         self.started_after_cancel: set[str] = set()
+        # A `terminal/create` sent after that, while a call already running then could have
+        # asked for it (a call's second terminal) and no card's command tells whose it is:
+        # by request id, then by the terminal's id once made, its session, words and line.
+        # The card embedding the terminal says whether a call started.
+        self.unplaced_creations: dict[str, tuple[str, str, int]] = {}
+        self.unplaced_terminals: dict[str, tuple[str, str, int]] = {}
         # Per session, the line answering its `session/load`, until its next prompt: the
         # replay is over, and a call shown then is in no turn.
         self.loaded: dict[str, int] = {}
@@ -484,6 +503,7 @@ class _Recording:
             self.cancels.pop(session, None)
             self.read_cancel.pop(session, None)
             self.started_after_cancel.discard(session)
+            self._unplaced_dropped(session)
             self.loaded.pop(session, None)
             self.unshown_writes.pop(session, None)
             self.withdrawn.pop(session, None)
@@ -593,9 +613,6 @@ class _Recording:
             self._names_terminal(session, params["terminalId"], line)
             found.extend(self._released(method, params["terminalId"], line))
         if method == "fs/write_text_file":
-            path = params.get("path")
-            what = f"the agent asked the editor to write {json_dumps(path)}"
-            found.extend(self._after_cancel(session, what, line))
             return [*found, *self._writing(params, line)]
         if method == "fs/read_text_file":
             path = params.get("path")
@@ -607,8 +624,13 @@ class _Recording:
         elif method == "terminal/create":
             ran = json_dumps(params.get("command"))
             what = f"the agent asked the editor to create a terminal running {ran}"
-            found.extend(self._after_cancel(session, what, line))
             command = _shell_command(params.get("command"), params.get("args"))
+            owners = self._open_running(session, command) if command is not None else []
+            started = self._after_cancel(session, what, line, owners or None)
+            if started is None:  # a running call's own, perhaps: its card will tell
+                placed = (session, what, line)
+                self.unplaced_creations[_request_key(message.get("id"))] = placed
+            found.extend(started or ())
             plain = (command, line) if command is not None else None
             self.creating[_request_key(message.get("id"))] = plain
             self.creating_lines[_request_key(message.get("id"))] = line
@@ -640,23 +662,80 @@ class _Recording:
             return
         self.read_cancel.setdefault(session, (line, terminal, answered))
 
-    def _after_cancel(self, session: str, what: str, line: int) -> list[Violation]:
-        """ABORT-1 for a call started (`what`, at `line`) after the agent had read the editor's
-        `session/cancel` of the turn, once a cancel. The cancel and the agent's messages cross
-        on the pipe, so only a message naming what the editor answered after the cancel shows
-        the agent had read it."""
+    def _after_cancel(
+        self,
+        session: str,
+        what: str,
+        line: int,
+        owners: list[tuple[str, str]] | None,
+        *,
+        at: int | None = None,
+    ) -> list[Violation] | None:
+        """ABORT-1 for a call started (`what`, at `line`; reported at `at`, where its owner
+        came to be known) after the agent had read the editor's `session/cancel` of the turn,
+        once a cancel. The cancel and the agent's messages cross on the pipe, so only a message
+        naming what the editor answered after the cancel shows the agent had read it. `owners`:
+        the cards whose call it may be (None: unknown). A call the recording shows running
+        before that message (a terminal it embeds made, a write of its own) started before
+        the agent may have read the cancel, and its further terminal or write is no call
+        started; with the owner unknown while such a call is open, nothing is said (None
+        returned: the caller may learn the owner later)."""
         read = self.read_cancel.get(session)
         if read is None or session in self.started_after_cancel:
             return []
-        self.started_after_cancel.add(session)
         proof, terminal, answered = read
+        if owners is None and self._running_before(session, proof):
+            return None
+        if owners is not None and any(self._ran_before(key, proof) for key in owners):
+            return []
+        self.started_after_cancel.add(session)
         cancel = self.cancels[session]
         message = (
             f"{what} after the editor's session/cancel (line {cancel}), which it had read: line "
             f"{proof} names the terminal {json_dumps(terminal)}, created by the editor's answer "
             f"at line {answered}, after the cancel: after a cancel no call starts"
         )
-        return [Violation("ABORT-1", line, message, (line, cancel, proof))]
+        if at is None:
+            return [Violation("ABORT-1", line, message, (line, cancel, proof))]
+        return [Violation("ABORT-1", at, message, (at, line, cancel, proof))]
+
+    def _ran_before(self, key: tuple[str, str], line: int) -> bool:
+        """Whether the recording shows the card's call running before `line`."""
+        started = self.cards[key].started
+        return started is not None and started < line
+
+    def _running_before(self, session: str, line: int) -> list[tuple[str, str]]:
+        """The open cards of the session's turn whose call ran before `line`."""
+        return [
+            key
+            for key in self.turn_cards.get(session, [])
+            if not self.cards[key].final and self._ran_before(key, line)
+        ]
+
+    def _open_running(self, session: str, command: str) -> list[tuple[str, str]]:
+        """The open cards of the session's turn whose `rawInput` holds `command`."""
+        return [
+            key
+            for key in self.turn_cards.get(session, [])
+            if not self.cards[key].final
+            and isinstance(self.cards[key].raw_input, dict)
+            and self.cards[key].raw_input.get("command") == command
+        ]
+
+    def _unplaced_dropped(self, session: str) -> None:
+        """A new turn of the session: its last turn's terminals of no known call are left."""
+        for unplaced in (self.unplaced_creations, self.unplaced_terminals):
+            for key in [key for key, each in unplaced.items() if each[0] == session]:
+                del unplaced[key]
+
+    def _placed(self, key: tuple[str, str], terminal: str, line: int) -> list[Violation]:
+        """The card `key` embeds `terminal`, made after the agent read the cancel while a call
+        already running could have asked for it: ABORT-1 unless the card's is that call."""
+        unplaced = self.unplaced_terminals.pop(terminal, None)
+        if unplaced is None:
+            return []
+        session, what, created = unplaced
+        return self._after_cancel(session, what, created, [key], at=line) or []
 
     def _uncreated(self, call: str, terminal: str, line: int) -> list[Violation]:
         """ACP-1 for a card showing a terminal no `terminal/create` made, when the editor
@@ -831,6 +910,10 @@ class _Recording:
         for item in update.get("content") or ():
             if item["type"] == "terminal":
                 card.terminal = (str(item["terminalId"]), line)
+                found.extend(self._placed(key, card.terminal[0], line))
+                created = self.terminal_lines.get(card.terminal[0])
+                if created is not None:
+                    card.ran_at(created)
                 self._names_terminal(key[0], card.terminal[0], line)
                 found.extend(self._uncreated(key[1], card.terminal[0], line))
         status = update.get("status", "pending" if kind == "tool_call" else card.status)
@@ -840,7 +923,7 @@ class _Recording:
             cancel_read = self.read_cancel.get(key[0])
             if status == "completed" and cancel_read and card.shown_line > cancel_read[0]:
                 what = f"{key[1]} ended completed, its card first shown at line {card.shown_line}"
-                found.extend(self._after_cancel(key[0], what, line))
+                found.extend(self._after_cancel(key[0], what, line, [key]) or ())
             blamed = self._ended(key[1], card, line)
             card.blamed = bool(blamed)
             return [*found, *blamed, *self._settled(line)]
@@ -1074,6 +1157,8 @@ class _Recording:
             # A card showing a diff of another path (resolved against another folder, say)
             # whose input names the file written.
             open_showing, shows = self._open_naming(session, path), "names in its rawInput"
+        what = f"the agent asked the editor to write {json_dumps(path)}"
+        named.extend(self._after_cancel(session, what, line, open_showing or None) or ())
         known = self.files.get((session, path))
         read_line = known[1] if known is not None else None
         self.files[(session, path)] = (content, read_line)
@@ -1348,6 +1433,9 @@ class _Recording:
             self.terminal_answers[terminal] = line
             self.terminals[terminal] = self.creating.pop(request)
             self.terminal_lines[terminal] = self.creating_lines.pop(request)
+            unplaced = self.unplaced_creations.pop(request, None)
+            if unplaced is not None:
+                self.unplaced_terminals[terminal] = unplaced
             return []
         if request in self.creating and not editor_awaits:
             # The editor's answer, not in ACP's shape: no terminal was made. (Under an id a
