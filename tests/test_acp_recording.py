@@ -1939,3 +1939,39 @@ def test_ACP_1_check_acp_recording_blames_an_editors_request_the_agent_answered_
     fine = [initialize, initialized, new, created, read, _result(2, {"content": "a"}), new, again]
     code, log = _check(tmp_path, fine, capsys)
     assert (code, log["violations"]) == (0, [])
+
+
+def test_ACP_1_DEC_2_check_acp_recording_keeps_the_agents_request_waiting_past_its_ids_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each side numbers its own requests: the agent's answer to the editor's request of an
+    id its own request also holds leaves that request awaiting the editor's answer, where it
+    took the request for answered. The editor's answer after it was then blamed ACP-1 as the
+    agent answering again, a permission request left unanswered at the turn's end went
+    unblamed (DEC-2), and a load's replay after the editor answered a read under the load's id
+    was blamed ACP-1 as sent after the load was answered."""
+    initialize, initialized, new, created = _fixture()[:4]
+    initialize = copy.deepcopy(initialize)
+    initialize["params"]["clientCapabilities"]["fs"]["readTextFile"] = True
+    start = [initialize, initialized, new, created, _prompt(3)]
+    read = _request(2, "fs/read_text_file", {"sessionId": SESSION, "path": "/workspace/a"})
+    again = [new, read, _result(2, {"sessionId": SESSION}), _result(2, {"content": "a"})]
+    code, log = _check(tmp_path, [*start, *again, _stop(3, "end_turn")], capsys)
+    assert (code, log["violations"]) == (0, [])
+    asked = _asking({"toolCallId": "call_1", "rawInput": {"command": "ls"}})
+    set_mode = _request(0, "session/set_mode", {"sessionId": SESSION, "modeId": "plan"})
+    crossed = [*start, _card("call_1", {"command": "ls"}), asked, set_mode, _result(0, {})]
+    allowed = _result(0, {"outcome": {"outcome": "selected", "optionId": "allow"}})
+    end = [_status("call_1", "completed"), _stop(3, "end_turn")]
+    code, log = _check(tmp_path, [*crossed, allowed, *end], capsys)
+    assert (code, log["violations"]) == (0, [])
+    code, log = _check(
+        tmp_path, [*crossed, _status("call_1", "failed"), _stop(3, "end_turn")], capsys
+    )
+    assert (code, _rules(log)) == (1, [("DEC-2", 11)])
+    load_params = {"sessionId": SESSION, "cwd": "/workspace", "mcpServers": []}
+    load = _request(2, "session/load", load_params)
+    replay = [_card("call_1", {"command": "ls"}), _status("call_1", "completed")]
+    loaded = [initialize, initialized, load, read, _result(2, {"content": "a"}), *replay]
+    code, log = _check(tmp_path, [*loaded, _result(2, {})], capsys)
+    assert (code, log["violations"]) == (0, [])

@@ -527,15 +527,18 @@ class _Recording:
         found_answer: list[Violation] = []
         answered = _request_key(message.get("id"))
         editor_awaits = answered in self.editor_requests or answered in self.prompts
+        # Whether the answer is read as the agent's, to the editor's request of that id: the
+        # agent's own request of that id still awaits the editor's answer.
+        agents_answer = False
         if method is None and "id" in message:
-            found_answer = self._agent_answer(answered, message, line)
-        if method is None and ("result" in message or "error" in message):
-            answered = _request_key(message.get("id"))
+            found_answer, agents_answer = self._agent_answer(answered, message, line)
+        if method is None and agents_answer:
             loaded = self.loads.pop(answered, None)
             if loaded is not None:
                 self.loaded[loaded] = line
+        if method is None and ("result" in message or "error" in message):
             result = message.get("result")
-            if not (isinstance(result, dict) and "stopReason" in result):
+            if not agents_answer and not (isinstance(result, dict) and "stopReason" in result):
                 self.agent_requests.pop(answered, None)
                 self.agent_request_methods.pop(answered, None)
         # A prompt answered with an error, not a result, ended its turn with `error`, which
@@ -549,7 +552,7 @@ class _Recording:
 
     def _agent_answer(
         self, answered: str, message: Mapping[str, Any], line: int
-    ) -> list[Violation]:
+    ) -> tuple[list[Violation], bool]:
         """ACP-1 for the agent's answer to an editor's request (`initialize`, `session/new`,
         `session/load`, ...) that the pinned ACP schema refuses: its result for that method, or
         its JSON-RPC error, or an answer holding both or neither. A prompt's result is judged with
@@ -557,13 +560,14 @@ class _Recording:
         awaiting its answer holds too (each side numbers its own) is read as the editor's when
         it fits that request (an error does); one under an id a request of a method the pinned
         ACP lacks holds too (whoever sent it) is read as that one's unless it is a result that
-        fits the editor's request. Either way the editor's request waits for the next answer."""
+        fits the editor's request. Either way the editor's request waits for the next answer.
+        Also whether the answer was read as the agent's to the editor's request."""
         asked = self.editor_requests.get(answered)
         if asked is None:
             if answered in self.other_requests:
                 self.other_requests.discard(answered)
-                return []
-            return self._answered_again(answered, line)
+                return [], False
+            return self._answered_again(answered, line), False
         from loopspec.properties.validators.acp_strict import (  # noqa: PLC0415 (slow: pydantic)
             answer_schema_problems,
             error_schema_problems,
@@ -577,7 +581,7 @@ class _Recording:
             "result" not in message
             or fits_editor_answer(self.agent_request_methods[answered], result)
         ):
-            return []  # the editor's answer to the agent's request of that id, as likely
+            return [], False  # the editor's answer to the agent's request of that id, as likely
         if not answers_once:
             said = "both a result and an error" if "result" in message else "no result nor error"
             problems, what = [f"it holds {said}, where JSON-RPC has exactly one"], "answer to"
@@ -589,16 +593,16 @@ class _Recording:
             problems, what = answer_schema_problems(method, result), "answer to"
         if answered in self.other_requests and (problems or "error" in message):
             self.other_requests.discard(answered)
-            return []  # as likely the answer to that other request
+            return [], False  # as likely the answer to that other request
         del self.editor_requests[answered]
         self.answered_requests[answered] = (method, asked_line, line)
         if not problems:
-            return []
+            return [], True
         message_words = (
             f"the agent's {what} the editor's {method} (line {asked_line}) is not valid ACP: "
             f"{problems[0]}"
         )
-        return [Violation("ACP-1", line, message_words, (line, asked_line))]
+        return [Violation("ACP-1", line, message_words, (line, asked_line))], True
 
     def _client_request(self, message: Mapping[str, Any], line: int) -> list[Violation]:
         """A request of the agent to the editor's file system or terminals: ACP-1 for a path
