@@ -430,7 +430,7 @@ def steps_numbered_inside_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation
 @invariant("step_events_name_open_step", "STEP-3", reads=of_types(*STEP_TYPES, "tool/result"))
 def step_events_name_open_step(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """Replies, calls and appended results belong to exactly the open (turn, step)."""
-    in_step = fact.type in STEP_TYPES or (fact.type == "tool/result" and fact.surface == "append")
+    in_step = fact.type in STEP_TYPES or (fact.type == "tool/result" and fact.surface != "replace")
     if not in_step or prefix.open_turn is None:
         return NO_VIOLATIONS
     if prefix.open_step is None:
@@ -591,7 +591,9 @@ def _record_of_a_repeated_id(
 @invariant("result_answers_pending_call", "ADJ-2", "ORD-2", reads=of_types("tool/result"))
 def result_answers_pending_call(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """An appended tool/result answers a call of this step, once, citing its tool/call."""
-    if fact.type != "tool/result" or fact.surface != "append" or fact.call_id is None:
+    # A result without surfaceOp (LOG-2's) is the append its writer meant, as the prefix folds
+    # it, and every rule of results judges it so: only a replacement (LOG-7) answers nothing.
+    if fact.type != "tool/result" or fact.surface == "replace" or fact.call_id is None:
         return NO_VIOLATIONS
     call_id = fact.call_id
     if not prefix.names_open_step(fact.turn, fact.step):
@@ -695,7 +697,7 @@ def _result_of_a_repeated_id(
 @invariant("results_in_model_order", "ORD-3", reads=of_types("tool/result"))
 def results_in_model_order(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """A step's results are committed in the order of the reply's calls."""
-    if fact.type != "tool/result" or fact.surface != "append" or fact.call_id is None:
+    if fact.type != "tool/result" or fact.surface == "replace" or fact.call_id is None:
         return NO_VIOLATIONS
     entry = prefix.reply_calls.get(fact.call_id)
     if entry is not None and fact.call_id not in prefix.results:
@@ -926,7 +928,7 @@ def post_block_makes_the_result_an_error(prefix: Prefix, fact: Fact) -> Sequence
     block, a known divergence named by its facet (`POST_BLOCK_NOT_AN_ERROR`)."""
     if (
         fact.type == "tool/result"
-        and fact.surface == "append"
+        and fact.surface != "replace"
         and fact.call_id in prefix.post_blocked
         and not fact.is_error
     ):
@@ -1181,7 +1183,7 @@ def _post_audit_of_an_unrun_call(prefix: Prefix, fact: Fact) -> Sequence[Violati
     hook was audited for (facet `UNRUN_CALL_POST_HOOK` where the hook named no call, as dsh's
     do: `--known dsh` sets aside that shape alone)."""
     call_id = fact.call_id
-    if fact.surface != "append" or call_id is None or not fact.is_error:
+    if fact.surface == "replace" or call_id is None or not fact.is_error:
         return NO_VIOLATIONS
     answer = post_answer(prefix, call_id) if call_id in prefix.hook_results else None
     # dsh's hooks name no call: a hook naming this one is no shape dsh writes.
@@ -1400,7 +1402,7 @@ def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Sequence[
     """An input a hook supplied is either recorded in the sidecar or the call fails, refused."""
     if (
         fact.type == "tool/result"
-        and fact.surface == "append"
+        and fact.surface != "replace"
         and fact.call_id in prefix.unapplied_rewrites
         and not fact.is_error
     ):
@@ -1458,7 +1460,7 @@ def denied_call_never_succeeds(prefix: Prefix, fact: Fact) -> Sequence[Violation
     """A call a PreToolUse hook audited as denying never runs: its result is an error."""
     if (
         fact.type == "tool/result"
-        and fact.surface == "append"
+        and fact.surface != "replace"
         and fact.call_id in prefix.pre_denied
         and not fact.is_error
     ):
@@ -1523,7 +1525,7 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Viola
         return [Violation("DEC-2", fact.seq, msg)]
     if (
         fact.type == "tool/result"
-        and fact.surface == "append"
+        and fact.surface != "replace"
         and fact.call_id in prefix.refused_calls
         and not fact.is_error
     ):
@@ -1543,7 +1545,7 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Viola
         return [Violation("DEC-2", fact.seq, msg, (answered,))]
     if (
         fact.type == "tool/result"
-        and fact.surface == "append"
+        and fact.surface != "replace"
         and fact.call_id in prefix.approval_due
         and not fact.is_error
         and fact.call_id not in prefix.pre_denied  # deny outranks ask (HOOK-2): DEC-1's
@@ -1607,7 +1609,7 @@ def repair_results_match_call_state(prefix: Prefix, fact: Fact) -> Sequence[Viol
         ]
     # Repair results are appended. A replacement (a later prune or compaction of the result)
     # may keep its error code while the call it answers lies in an earlier step.
-    if fact.type != "tool/result" or fact.surface != "append" or fact.call_id is None:
+    if fact.type != "tool/result" or fact.surface == "replace" or fact.call_id is None:
         return NO_VIOLATIONS
     if not prefix.names_open_step(fact.turn, fact.step):
         return NO_VIOLATIONS  # a result in another step or turn: STEP-3 or TURN-3 blames it
@@ -1697,7 +1699,7 @@ def repair_closers_follow_each_other(prefix: Prefix, fact: Fact) -> Sequence[Vio
             fix = ""
         elif (
             fact.type == "tool/result"
-            and fact.surface == "append"
+            and fact.surface != "replace"
             and fact.error_code in REPAIR_CODES
             and prefix.names_open_step(fact.turn, fact.step)
         ):

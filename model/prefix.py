@@ -743,8 +743,8 @@ class Prefix:
     def _fold_result(self, fact: Fact) -> None:
         # A result without its surfaceOp (LOG-2 blames it: no reader writes one so) answers its
         # call as the append its writer meant: counted unanswered too, the call drew an ADJ-3
-        # (or ORD-3 at the next result) though its result is in the log. A replacement (LOG-7)
-        # answers nothing.
+        # (or ORD-3 at the next result) though its result is in the log; the invariants judge it
+        # as that append. A replacement (LOG-7) answers nothing.
         if (
             fact.surface != "replace"
             and fact.call_id is not None
@@ -1072,7 +1072,7 @@ def closer_role(closing: ClosingTurn, fact: Fact) -> str:
         kind == "tool/result"
         and closing.kind == REPAIR
         and not closing.step_ended
-        and fact.surface == "append"
+        and fact.surface != "replace"
         and fact.error_code in REPAIR_CODES
     ):
         return "result"

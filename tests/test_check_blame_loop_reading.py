@@ -271,6 +271,32 @@ def test_LOG_2_a_surface_event_without_surfaceOp_reads_alike_absent_or_null(
 
 
 @pytest.mark.parametrize(
+    ("log", "line", "rule"),
+    [
+        ("ORD-3-later-result-first", 8, "ORD-3"),
+        ("DEC-1-denied-call-succeeded", 9, "DEC-1"),
+        ("DEC-2-call-ran-before-its-approval", 9, "DEC-2"),
+        ("RW-2-rewrite-applied-without-its-sidecar", 9, "RW-2"),
+        ("STEP-3-result-in-the-next-step", 9, "STEP-3"),
+    ],
+)
+def test_LOG_2_ORD_3_DEC_1_DEC_2_RW_2_STEP_3_a_result_without_surfaceOp_is_judged_as_an_append(
+    log: str, line: int, rule: str, tmp_path: Path
+) -> None:
+    """LOG-2, and the rules of results: a tool/result without surfaceOp answers its call, as
+    the append its writer meant (as the model's result event, `ToolResultRecorded`, is one
+    unless it names a replace), so the rules a result keeps judge it too. It was LOG-2's alone:
+    a result out of the reply's order, or a denied call's success, went unjudged so."""
+    lines = (BLAME / "violations" / f"{log}.jsonl").read_text().splitlines()
+    result = json.loads(lines[line - 1])
+    assert result["type"] == "tool/result"
+    del result["surfaceOp"]
+    path = tmp_path / "result.jsonl"
+    path.write_text("\n".join([*lines[: line - 1], json.dumps(result), *lines[line:]]) + "\n")
+    assert blamed(check(path)) == [("LOG-2", line), (rule, line)]
+
+
+@pytest.mark.parametrize(
     ("source", "rule", "says"),
     [
         ({"kind": "tool"}, "LOG-6", 'tool result block cites "c1" but its source names no call'),
