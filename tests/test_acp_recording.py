@@ -1975,3 +1975,37 @@ def test_ACP_1_DEC_2_check_acp_recording_keeps_the_agents_request_waiting_past_i
     loaded = [initialize, initialized, load, read, _result(2, {"content": "a"}), *replay]
     code, log = _check(tmp_path, [*loaded, _result(2, {})], capsys)
     assert (code, log["violations"]) == (0, [])
+
+
+def test_REC_1_check_acp_recording_blames_a_load_whose_replay_leaves_a_card_running(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bridge replaying a loaded session's history with a call it never answered (pending,
+    in_progress) and answering the load: the editor shows the card running with no turn to end
+    it, where a reopened session gives such a call a result (REC-1). Once a load, at its
+    answer, naming the cards; an end sent in the next turn is not blamed again. Replayed
+    ended, or answered with an error (nothing loaded), it passes."""
+    initialize, initialized = _fixture()[:2]
+    load_params = {"sessionId": SESSION, "cwd": "/workspace", "mcpServers": []}
+    load = _request(2, "session/load", load_params)
+    ended = [_card("call_2", {"command": "pwd"}), _status("call_2", "completed")]
+    replay = [_card("call_1", {"command": "ls"}, "in_progress"), *ended]
+    late = [_prompt(3), _status("call_1", "failed"), _stop(3, "end_turn")]
+    code, log = _check(
+        tmp_path, [initialize, initialized, load, *replay, _result(2, {}), *late], capsys
+    )
+    assert (code, _rules(log)) == (1, [("REC-1", 7)])
+    assert log["violations"][0]["message"] == (
+        "the session/load at line 3 is answered with call_1, which its replay showed (line 4), "
+        "still in_progress: a reopened session gives each call of its history without a "
+        "result one (an error, its card failed), and the editor shows this card running with "
+        "no turn to end it"
+    )
+    assert log["violations"][0]["event_lines"] == [7, 4, 3]
+    assert "REC-1" in log["rules_checked_in_part"]
+    closed = [*replay[:1], _status("call_1", "failed"), *ended, _result(2, {})]
+    code, log = _check(tmp_path, [initialize, initialized, load, *closed], capsys)
+    assert (code, log["violations"]) == (0, [])
+    failed = {"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": "no session"}}
+    code, log = _check(tmp_path, [initialize, initialized, load, *replay, failed], capsys)
+    assert (code, log["violations"]) == (0, [])

@@ -73,6 +73,10 @@ checkable, with why):
   answered again. A turn answered `cancelled` ends the cards it left unfinished (the editor
   marks them cancelled; ACP has an agent send a cancelled turn's updates before that answer).
   Blamed once per card.
+- REC-1, in part: a `session/load` answered with a result while a card its replay showed never
+  got `completed` or `failed` (a call of the history without a result, which a reopened
+  session answers; the editor shows it running with no turn to end it). Once a load; the card
+  stays open, so an end sent later is not blamed again.
 - ADJ-3: a prompt turn ends (its `session/prompt` is answered) with a card that never got
   `completed` or `failed`, for any stop reason but `cancelled`: after a cancel ACP has the editor
   mark the unfinished cards cancelled itself (one answered otherwise after the editor's cancel
@@ -152,6 +156,11 @@ CHECKED_IN_PART = {
         "message naming a terminal the editor created after the cancel shows (the cancel and "
         "the agent's messages cross on the pipe); a call started before is not judged, nor "
         "its further terminals and writes, nor a terminal no card embeds while such a call runs"
+    ),
+    "REC-1": (
+        "only a loaded session's replay: a card it leaves neither completed nor failed when the "
+        "load is answered (a call of the history without a result); the rest of a reopen is the "
+        "agent's own"
     ),
     "ADJ-3": (
         "a turn ended by a cancel leaves its unfinished cards to the editor, and one whose "
@@ -356,6 +365,8 @@ class _Recording:
         # `session/load` requests awaiting their answer: request id -> session. The history
         # a load replays shows calls that ended again.
         self.loads: dict[str, str] = {}
+        # Per session a load is replaying or replayed last, the cards its replay showed.
+        self.replayed: dict[str, list[tuple[str, str]]] = {}
         # What the editor's `initialize` said it can do (None: the recording holds none).
         self.client: Mapping[str, Any] | None = None
         self.initialize_line = 0
@@ -489,6 +500,7 @@ class _Recording:
             self.relative_cwd = self.relative_cwd or bool(found)
             if method == "session/load":
                 self.loads[_request_key(message.get("id"))] = str(params.get("sessionId"))
+                self.replayed[str(params.get("sessionId"))] = []
             return found
         if isinstance(method, str) and method in _CLIENT_METHODS:
             shape = _client_request_shape(method, params, line)
@@ -536,6 +548,9 @@ class _Recording:
             loaded = self.loads.pop(answered, None)
             if loaded is not None:
                 self.loaded[loaded] = line
+            if loaded is not None and "result" in message:
+                asked = self.answered_requests[answered][1]
+                found_answer.extend(self._replayed_open(loaded, asked, line))
         if method is None and ("result" in message or "error" in message):
             result = message.get("result")
             if not agents_answer and not (isinstance(result, dict) and "stopReason" in result):
@@ -870,6 +885,9 @@ class _Recording:
                 shown = self.turn_cards.setdefault(key[0], [])
                 if key not in shown:
                     shown.append(key)
+            replayed = self.replayed.get(key[0]) if key[0] in self.loading else None
+            if replayed is not None and key not in replayed:
+                replayed.append(key)
             elif card.final:
                 card.reshown = True
         elif card is None and key[0] in self.unknown_sessions:
@@ -932,6 +950,26 @@ class _Recording:
             card.blamed = bool(blamed)
             return [*found, *blamed, *self._settled(line)]
         return found
+
+    def _replayed_open(self, session: str, asked: int, line: int) -> list[Violation]:
+        """REC-1 for a `session/load` answered while a card its replay showed never got
+        `completed` or `failed`: the history holds a call without a result, which a reopened
+        session answers (an error, its card failed), and the editor shows it running with no
+        turn to end it. The card stays open: an end sent later is not blamed again."""
+        open_cards = [key for key in self.replayed.pop(session, []) if not self.cards[key].final]
+        if not open_cards:
+            return []
+        first = self.cards[open_cards[0]]
+        names = ", ".join(key[1] for key in open_cards)
+        message = (
+            f"the session/load at line {asked} is answered with {names}, which its replay "
+            f"showed (line {first.shown_line}), still {first.status}: a reopened session gives "
+            "each call of its history without a result one (an error, its card failed), and the "
+            "editor "
+            "shows this card running with no turn to end it"
+        )
+        related = (line, *(self.cards[key].shown_line for key in open_cards), asked)
+        return [Violation("REC-1", line, message, related)]
 
     def _shown_after_write(self, session: str, card: _Card) -> None:
         """A card of the session shows diffs: a write of its turn that no open card showed,
