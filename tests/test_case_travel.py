@@ -588,7 +588,7 @@ def test_SAFE_1_a_case_keeps_only_the_last_name_of_a_path_outside_home_and_folde
         assert header[1] == (
             f"  the case was found on --cmd {shlex.quote(recorded)}, which may be this replay's "
             "command: the case keeps no folder of a path outside the one conform ran in and the "
-            "home folder (<path>): not run"
+            f"home folder (<path>), so the program runs on {typed} as given"
         )
     assert main(["replay", str(saved), "--cmd", recorded]) == 2
     assert capsys.readouterr().err == (

@@ -145,7 +145,8 @@ def test_SAFE_1_replaying_against_another_target_does_not_ask_for_the_recorded_o
     )
     note = capsys.readouterr().out.splitlines()[1]
     assert note == (
-        "  the case was found on --cmd 'python3 loop.py', not this replay's target: not run"
+        "  the case was found on --cmd 'python3 loop.py', not this replay's target: the program "
+        "runs on loopspec.properties.conformance.target:ModelTarget, not on the recorded one"
     )
 
 
@@ -193,7 +194,7 @@ def test_SAFE_1_replay_says_whether_it_runs_the_command_the_case_records(
     else:
         assert note == (
             f"{recorded} (as conform was given it, in the folder it ran in), not this replay's "
-            "command: not run"
+            f"command: the program runs on {typed.strip()}, not on the recorded one"
         )
 
 

@@ -993,6 +993,10 @@ def _recorded_target_note(
         return f"{bundled}, not this replay's target: replay with no --impl or --cmd to run it"
     option, value = f"--{kind}", recorded[kind]
     recorded_as = f"{option} {shown(shlex.quote(value))}"
+    # "not this replay's command: not run" above "2 commands replayed" left the reader asking
+    # which ran: the program runs on the target named, and the recorded one never does.
+    runs = replayed_target(named)
+    on_this_one = f"the program runs on {runs}, not on the recorded one"
     if same_target(recorded, named):
         return f"{found} {recorded_as}, the same target as this replay's"
     if _same_but_for_folders(recorded, named):
@@ -1000,17 +1004,17 @@ def _recorded_target_note(
         return (
             f"{found} {recorded_as}, which may be this replay's command: the case keeps no "
             f"folder of a path outside the one conform ran in and the home folder ({ELSEWHERE}"
-            "): not run"
+            f"), so the program runs on {runs} as given"
         )
     if "cmd" in named and option == "--cmd":
         # Another spelling of the same loop, often: the case was shared, and a path in it is
         # relative to the folder conform ran in. Naming it again would not help.
         return (
             f"{found} {recorded_as} (as conform was given it, in the folder it ran in), not "
-            "this replay's command: not run"
+            f"this replay's command: {on_this_one}"
         )
     if named:
-        return f"{found} {recorded_as}, not this replay's target: not run"
+        return f"{found} {recorded_as}, not this replay's target: {on_this_one}"
     words = put_back_words(value)
     if words:
         # The case never holds the secret nor the folder: copied as it stands, the command
