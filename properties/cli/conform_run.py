@@ -75,6 +75,7 @@ from loopspec.properties.conformance.run import (
     spec_text,
     with_wait_hint,
 )
+from loopspec.properties.conformance.situations import program_exercises
 from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
 from loopspec.properties.conformance.value_notes import value_notes
 from loopspec.properties.profiles import Profile
@@ -1636,13 +1637,15 @@ def not_a_valid_program(
     case_name: str, case: Case, profile: Profile | None, replay: Replay
 ) -> CaseFileFault | None:
     """The error of a case whose replay passed while the model refused one of its commands
-    for another rule than the one the case recorded, or None. Conform keeps a refused command
-    in a case only when its bug is about that command (the target took it: the case records
-    the refusal's rule; it changed the target: MODEL-3); a hand cut leaves one answering
-    nothing (the reply deleted, its call's finish kept), and "passes now (the case recorded
-    TURN-5)" said the bug was gone when the cut had taken away what showed it. A profile's
-    case records a known divergence, often a command the harness takes and the model refuses
-    (Codex's reply repeating a call id): it is no hand cut."""
+    for another rule than the one the case recorded, and no command it accepts creates the
+    situation of that rule, or None. A hand cut leaves a command answering nothing (the reply
+    deleted, its call's finish kept), and "passes now (the case recorded TURN-5)" said the bug
+    was gone when the cut had taken away what showed it. A program that still creates the
+    situation (`program_exercises`) passes: conform's own case holds the commands it sent for
+    both sides to refuse when its shrinking was cut short (--max-seconds, a slow target), and
+    once the loop was fixed such a case was refused as cut by hand. A profile's case records
+    a known divergence, often a command the harness takes and the model refuses (Codex's reply
+    repeating a call id): it is no hand cut."""
     if replay.divergence is not None or not case.rule or case.rule == _A_REFUSAL_CHANGES_NOTHING:
         return None
     if profile is not None or case.profile is not None:
@@ -1650,6 +1653,9 @@ def not_a_valid_program(
     stop = len(case.commands) if replay.stopped_at is None else replay.stopped_at
     cut = [(index, rule) for index, rule in replay.refused if index < stop and rule != case.rule]
     if not cut:
+        return None
+    presenting = "presentation" in replay.capabilities
+    if program_exercises(case.rule, case.config, case.commands[:stop], presenting=presenting):
         return None
     index, rule = cut[0]
     model = ModelTarget()

@@ -5,12 +5,14 @@ only when a program created the situation it governs — duplicate call ids for 
 DEC-1, an applied rewrite for RW-1, two bodies overlapping or one held back for SCHED-1, and so
 on. `Situations.feed` reads one command, the model's states around it and the model's
 observation, and returns the rules whose situation the command created (one entry each time).
+`program_exercises` asks it of a whole program, run on the model alone.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 
 from loopspec.model.commands import (
     Abort,
@@ -24,9 +26,10 @@ from loopspec.model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
+from loopspec.model.config import LoopConfig
 from loopspec.model.state import ASKING, RUNNING, WAITING, Dispatching, Idle, LoopState
 from loopspec.model.wording import REWRITE_REFUSED_WORDS
-from loopspec.properties.conformance.target import Observation
+from loopspec.properties.conformance.target import ModelTarget, Observation
 
 # Rule -> situations created, over every conformance run in this process.
 SITUATION_HITS: Counter[str] = Counter()
@@ -299,3 +302,24 @@ def _scheduling(after: LoopState | None) -> list[str]:
     if asking and (running or any(s.status == WAITING for s in slots[asking[0] + 1 :])):
         found.append("SCHED-2")
     return found
+
+
+def program_exercises(
+    rule_id: str, config: LoopConfig, commands: Sequence[Command], *, presenting: bool
+) -> bool:
+    """Whether a command of `commands` the model accepts, run from `config`, creates the
+    situation `rule_id` governs (`presenting`: the cards' situations count too, for a target
+    declaring `presentation`): then a target that does what the model does with the program
+    has shown that rule kept, whatever other commands both refused."""
+    model = ModelTarget()
+    model.presenting = presenting
+    model.reset(config)
+    situations = Situations()
+    for command in commands:
+        before = model.state
+        assert before is not None  # reset above
+        observed = model.apply(command)
+        created = situations.feed(command, before, model.state, observed)
+        if observed.accepted and rule_id in created:
+            return True
+    return False
