@@ -2009,3 +2009,113 @@ def test_REC_1_check_acp_recording_blames_a_load_whose_replay_leaves_a_card_runn
     failed = {"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": "no session"}}
     code, log = _check(tmp_path, [initialize, initialized, load, *replay, failed], capsys)
     assert (code, log["violations"]) == (0, [])
+
+
+def _misspelt(message: dict[str, Any], **changed: str) -> dict[str, Any]:
+    """`message` with its method, or its update's sessionUpdate, renamed."""
+    renamed = copy.deepcopy(message)
+    if "kind" in changed:
+        renamed["params"]["update"]["sessionUpdate"] = changed["kind"]
+    if "method" in changed:
+        renamed["method"] = changed["method"]
+    return renamed
+
+
+_NOT_FOUND = {"jsonrpc": "2.0", "id": 0, "error": {"code": -32601, "message": "Method not found"}}
+
+
+@pytest.mark.parametrize(
+    ("sent", "said"),
+    [
+        # The editor's prompt misspelt: the agent answers method-not-found.
+        (
+            [_misspelt(_prompt(0), method="session/prompts"), _NOT_FOUND],
+            "the editor's session/prompt",
+        ),
+        # The agent's read misspelt, which the editor refuses.
+        (
+            [_request(0, "fs/read_text", {"sessionId": SESSION, "path": "/a"}), _NOT_FOUND],
+            "the agent's fs/read_text_file",
+        ),
+        # A card shown under a misspelt method or kind: its end names a call the editor shows.
+        (
+            [
+                _misspelt(_card("call_1", {}), method="session/udpate"),
+                _status("call_1", "completed"),
+            ],
+            "the agent's session/update",
+        ),
+        (
+            [_misspelt(_card("call_1", {}), kind="tool_cal"), _status("call_1", "completed")],
+            '"tool_call"',
+        ),
+        # A card's end under a misspelt kind: the editor shows the card running, one fault.
+        (
+            [
+                _card("call_1", {}),
+                _misspelt(_status("call_1", "completed"), kind="tool_call_updat"),
+            ],
+            '"tool_call_update"',
+        ),
+        (
+            [_update({"sessionUpdate": "agent_message", "content": {"type": "text", "text": "a"}})],
+            '"agent_message_chunk"',
+        ),
+    ],
+)
+def test_ACP_1_check_acp_recording_names_a_misspelt_method_or_kind_and_the_nearest_real_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], sent: list[dict[str, Any]], said: str
+) -> None:
+    """A method or sessionUpdate kind the pinned ACP lacks whose name misspells one it has:
+    ACP-1 at its line naming it and the nearest real one, where check passed it or blamed
+    only what followed (ADJ-2 for the card's end, ADJ-3 for a turn its end never reached). A
+    name close to none (a newer ACP's, Zed's session/set_model) is not judged, nor is an
+    extension's (`_` first)."""
+    code, log = _check(tmp_path, [_prompt(1), *sent, _stop(1, "end_turn")], capsys)
+    misspelt = 3 if said == '"tool_call_update"' else 2  # (the card's end, after the card)
+    assert (code, _rules(log)) == (1, [("ACP-1", misspelt)])
+    assert f"the nearest is {said}" in log["violations"][0]["message"]
+
+
+def test_ACP_1_check_acp_recording_passes_a_newer_acps_method_or_kind_and_an_extensions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Names close to none of the pinned ACP's: a newer ACP's update kind, Zed's model picker
+    (session/set_model, which is close to session/set_mode yet no misspelling of it), and an
+    extension's method pass."""
+    newer = _update({"sessionUpdate": "future_update", "detail": 1})
+    ping = {"jsonrpc": "2.0", "method": "_zed/ping_session", "params": {}}
+    set_model = _request(0, "session/set_model", {"sessionId": SESSION, "modelId": "m"})
+    sent = [_prompt(1), newer, ping, set_model, _result(0, None), _stop(1, "end_turn")]
+    code, log = _check(tmp_path, sent, capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
+def test_ACP_1_check_acp_recording_holds_more_of_the_agents_answers_to_their_shape(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The agent's answers to methods the pinned ACP has that check let pass unjudged
+    (logout, providers/list), and to session/set_model, which it lacks and whose answer is an
+    object with no required field: ACP-1 at a malformed one, naming the request. A null
+    answer passes where the answer has no required field."""
+    set_model = _request(2, "session/set_model", {"sessionId": SESSION, "modelId": "m"})
+    sent = [
+        set_model,
+        _result(2, "ok"),
+        _request(3, "logout", {}),
+        _result(3, []),
+        _request(4, "providers/list", {}),
+        _result(4, {}),
+        _request(5, "logout", {}),
+        _result(5, None),
+    ]
+    code, log = _check(tmp_path, sent, capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 2), ("ACP-1", 4), ("ACP-1", 6)])
+    assert [violation["message"] for violation in log["violations"]] == [
+        "the agent's answer to the editor's session/set_model (line 1) is not valid ACP: "
+        'schema: at $: "ok" is not of type "object"',
+        "the agent's answer to the editor's logout (line 3) is not valid ACP: schema: at $: "
+        '[] is not of type "object"',
+        "the agent's answer to the editor's providers/list (line 5) is not valid ACP: schema: "
+        'at $: "providers" is a required property',
+    ]

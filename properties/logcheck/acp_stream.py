@@ -9,7 +9,8 @@ checkable, with why):
 
 - ACP-1: every `tool_call` and `tool_call_update` update and every permission request is
   strictly valid ACP (`validators.acp_strict`: the pinned schema and the SDK's round trip), and
-  so is an update naming no kind (it may be a card). Other updates (message chunks, plans,
+  so is an update naming no kind (it may be a card), and one whose kind, or a method whose name
+  (either side's), misspells one the pinned ACP has. Other updates (message chunks, plans,
   command lists) of a kind the pinned ACP has are held to its schema alone. A `tool_call` naming
   a call whose card ended, outside a `session/load` replaying the history, is another call
   reusing its id, which ACP makes unique in a session. The agent's other messages are held to
@@ -134,7 +135,8 @@ CHECKED_IN_PART = {
         "tool_call and tool_call_update updates and permission requests are judged strictly, "
         "the agent's other session updates, answers and file-system and terminal requests by "
         "the schema alone, its file paths and file-system requests against what the editor "
-        "declared; the editor's messages are not judged, nor a method the pinned ACP lacks"
+        "declared; the editor's messages are not judged, nor a method or update kind the pinned "
+        "ACP lacks unless its name misspells one it has"
     ),
     "ACP-2": (
         "a card's terminal and a terminal/create against the editor's initialize; what a "
@@ -439,7 +441,42 @@ class _Recording:
         if method is not None and not isinstance(method, str):
             message_words = f"the message's method is {_json_kind(method)}, not a string"
             return [Violation("ACP-1", line, f"{message_words}: JSON-RPC names a method by one")]
+        if method is not None and method not in _COMMON_METHODS:
+            misspelt = self._misspelt(method, message, line)
+            if misspelt:
+                return misspelt
         return [*_agent_envelope(method, message, line), *self._named(method, message, line)]
+
+    def _misspelt(self, method: str, message: Mapping[str, Any], line: int) -> list[Violation]:
+        """ACP-1 for a method the pinned ACP lacks, no extension's (`_` first), whose name is
+        a misspelling of one it has (`session/prompts`, `fs/read_text`), whichever side sent
+        it: the other side answers it method-not-found, or drops it, and does nothing it asks.
+        A name close to none is a newer ACP's, not judged. Its answer is not judged either,
+        and a `tool_call` it carried (a misspelt `session/update`) still shows its call, so
+        its updates are not blamed on ADJ-2 as naming an unknown one."""
+        from loopspec.properties.validators.acp_strict import (  # noqa: PLC0415 (with its models)
+            misspelt_method,
+        )
+
+        nearest = misspelt_method(method)
+        if nearest is None:
+            return []
+        if "id" in message:
+            self.other_requests.add(_request_key(message["id"]))
+        params = message.get("params")
+        if nearest[0] == "session/update" and isinstance(params, dict):
+            update = params.get("update")
+            kind = update.get("sessionUpdate") if isinstance(update, dict) else None
+            self._shown_unread(params, update, kind, line)
+        real, side = nearest
+        sender = "" if side == "either side" else f"the {side}'s "
+        answered = "answers it with an error (method not found)" if "id" in message else "drops it"
+        message_words = (
+            f"the method {json_dumps(method)} is none the pinned ACP has, nor an extension's "
+            f"(whose names begin with _): the nearest is {sender}{real}, and the other side "
+            f"{answered}, doing nothing it asks"
+        )
+        return [Violation("ACP-1", line, message_words)]
 
     def _named(self, method: str | None, message: Mapping[str, Any], line: int) -> list[Violation]:
         """The message judged, once the sessions it names are noted."""
@@ -838,8 +875,13 @@ class _Recording:
             # The schema costs about 2.5 ms a message (a union of every kind), the SDK's reading
             # 20 us: a stream's many message chunks are each given back unchanged by the SDK,
             # and only an update it changes is asked of the schema.
-            if read_session_update(params) == params:
+            read = read_session_update(params)
+            if read == params:
                 return []
+            if read is None:
+                misspelt = self._misspelt_kind(params, kind, line)
+                if misspelt:
+                    return misspelt
             return _other_update(kind, validate_session_update(params), line)
 
         found: list[Violation] = []
@@ -970,6 +1012,32 @@ class _Recording:
         )
         related = (line, *(self.cards[key].shown_line for key in open_cards), asked)
         return [Violation("REC-1", line, message, related)]
+
+    def _misspelt_kind(self, params: Mapping[str, Any], kind: str, line: int) -> list[Violation]:
+        """ACP-1 for an update whose `sessionUpdate` the pinned ACP lacks and misspells one it
+        has (`tool_cal`, `agent_message`): the editor drops it. A kind close to none is a newer
+        ACP's, not judged. A misspelt card's message is the call's one fault: a `tool_call`
+        still shows its call, and a `tool_call_update` leaves the card's turn unblamed on ADJ-3
+        for the end it may have carried, until a readable message updates it."""
+        from loopspec.properties.validators.acp_strict import (  # noqa: PLC0415 (slow: pydantic)
+            misspelt_update_kind,
+        )
+
+        nearest = misspelt_update_kind(kind)
+        if nearest is None:
+            return []
+        update = params["update"]
+        if nearest == "tool_call":
+            self._shown_unread(params, update, nearest, line)
+        card = self.cards.get((str(params.get("sessionId")), str(update.get("toolCallId"))))
+        if nearest == "tool_call_update" and card is not None and not card.final:
+            card.unread = True
+        message = (
+            f"the session/update's sessionUpdate {json_dumps(kind)} is no kind the pinned ACP "
+            f"has: the nearest is {json_dumps(nearest)}, and an editor drops an update of a kind "
+            "it does not know"
+        )
+        return [Violation("ACP-1", line, message)]
 
     def _shown_after_write(self, session: str, card: _Card) -> None:
         """A card of the session shows diffs: a write of its turn that no open card showed,
@@ -1557,6 +1625,19 @@ _CLIENT_METHODS = frozenset(
         "terminal/wait_for_exit",
         "terminal/kill",
         "terminal/release",
+    }
+)
+# The methods most messages carry, which `feed` need not look for a misspelling of.
+_COMMON_METHODS = frozenset(
+    {
+        "initialize",
+        "session/new",
+        "session/load",
+        "session/prompt",
+        "session/cancel",
+        "session/update",
+        "session/request_permission",
+        *_CLIENT_METHODS,
     }
 )
 # The messages the agent sends naming a session: the editor's methods, and its requests.

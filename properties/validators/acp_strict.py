@@ -61,6 +61,11 @@ class StrictValidator:
             found.append(f"round trip: {difference}")
         return found
 
+    def schema_definitions(self) -> dict[str, Any]:
+        """The pinned JSON Schema's definitions (`$defs`), by name."""
+        definitions = self._schema.schema.get("$defs", {})
+        return definitions if isinstance(definitions, dict) else {}
+
     def schema_problems(self, wire: object) -> list[str]:
         """Why `wire` fails the pinned JSON Schema alone, each once (empty: it passes)."""
         return list(
@@ -293,7 +298,21 @@ _ANSWER_MODELS = {
     "session/fork": ("ForkSessionResponse", False),
     "session/resume": ("ResumeSessionResponse", False),
     "session/close": ("CloseSessionResponse", True),
+    # The pinned SDK's client sends none of these: a null answer reads as {} where the answer
+    # has no required field, as a TypeScript agent's void answer is written.
+    "session/delete": ("DeleteSessionResponse", True),
+    "logout": ("LogoutResponse", True),
+    "providers/list": ("ListProvidersResponse", False),
+    "providers/set": ("SetProviderResponse", True),
+    "providers/disable": ("DisableProviderResponse", True),
+    "nes/start": ("StartNesResponse", False),
+    "nes/suggest": ("SuggestNesResponse", False),
+    "nes/close": ("CloseNesResponse", True),
 }
+# Methods of another ACP than the pinned one whose answer is an object with no required field
+# (`session/set_model`, unstable, which Zed's bridge serves): held to that shape alone, an
+# object or null (a TypeScript agent's void answer).
+_UNPINNED_ANSWERS = frozenset({"session/set_model"})
 # The pinned SDK's models of each request an agent sends the editor past the permission
 # request (its file system and terminals): the request's params, and the editor's answer.
 _AGENT_REQUEST_MODELS = {
@@ -316,14 +335,17 @@ def _schema_model(name: str) -> StrictValidator:
 
 
 def answered_by_agent(method: str) -> bool:
-    """Whether `method` is an editor's request whose answer the pinned ACP has a model of."""
-    return method in _ANSWER_MODELS
+    """Whether `method` is an editor's request whose answer the pinned ACP has a model of (or,
+    for a method another ACP has, whose shape is known)."""
+    return method in _ANSWER_MODELS or method in _UNPINNED_ANSWERS
 
 
 def answer_schema_problems(method: str, result: object) -> list[str]:
     """Why an agent's `result` for the editor's `method` request fails the pinned schema
     (empty: it passes, or the pinned ACP has no model for that method's answer)."""
     known = _ANSWER_MODELS.get(method)
+    if method in _UNPINNED_ANSWERS and not isinstance(result, dict | None):
+        return [f'schema: at $: {spelled(result)} is not of type "object"']
     if known is None:
         return []
     name, null_reads_empty = known
@@ -351,3 +373,60 @@ def fits_editor_answer(method: str, result: object) -> bool:
 def error_schema_problems(error: object) -> list[str]:
     """Why a JSON-RPC answer's `error` fails the pinned schema's Error (code and message)."""
     return _schema_model("Error").schema_problems(error)
+
+
+# Methods of another ACP than the pinned one (unstable in some), which are no misspelling of
+# one the pinned ACP has however close their names: `session/set_model` is Zed's model picker.
+_OTHER_ACP_METHODS = frozenset({"session/set_model", *_UNPINNED_ANSWERS})
+# How alike (difflib's ratio) an unknown name must be to a known one to be taken for its
+# misspelling: `session/prompts`, `fs/read_text` (0.83) are; a newer ACP's names are not.
+_MISSPELT_RATIO = 0.8
+
+
+@functools.cache
+def _methods() -> dict[str, str]:
+    """Every method of the pinned ACP, with the side that sends it."""
+    from acp.meta import AGENT_METHODS, CLIENT_METHODS  # noqa: PLC0415 (lazy: see the imports)
+
+    sent = dict.fromkeys(CLIENT_METHODS.values(), "agent")
+    sent.update(dict.fromkeys(AGENT_METHODS.values(), "editor"))
+    sent["$/cancel_request"] = "either side"
+    return sent
+
+
+@functools.cache
+def misspelt_method(method: str) -> tuple[str, str] | None:
+    """The pinned ACP's method, and the side that sends it, that `method` (a name the pinned
+    ACP lacks, no extension's) is a misspelling of; None when it is none's (a newer ACP's)."""
+    import difflib  # noqa: PLC0415 (only for a name ACP does not have)
+
+    known = _methods()
+    if method in known or method in _OTHER_ACP_METHODS or method.startswith("_"):
+        return None
+    nearest = difflib.get_close_matches(method, known, n=1, cutoff=_MISSPELT_RATIO)
+    return (nearest[0], known[nearest[0]]) if nearest else None
+
+
+@functools.cache
+def _update_kinds() -> frozenset[str]:
+    """Every `sessionUpdate` kind of the pinned ACP (its schema's tags)."""
+    schema = session_update_validator().schema_definitions()
+    return frozenset(
+        tag["const"]
+        for each in schema.values()
+        if isinstance(tag := each.get("properties", {}).get("sessionUpdate"), dict)
+        and "const" in tag
+    )
+
+
+@functools.cache
+def misspelt_update_kind(kind: str) -> str | None:
+    """The pinned ACP's `sessionUpdate` kind that `kind` (one it lacks) is a misspelling of;
+    None when it is none's (a newer ACP's kind)."""
+    import difflib  # noqa: PLC0415 (only for a kind ACP does not have)
+
+    kinds = _update_kinds()
+    if kind in kinds:
+        return None
+    nearest = difflib.get_close_matches(kind, kinds, n=1, cutoff=_MISSPELT_RATIO)
+    return nearest[0] if nearest else None
