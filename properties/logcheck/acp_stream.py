@@ -110,13 +110,12 @@ from loopspec.properties.logcheck.checker import (
     NoticeKind,
     RestOfLog,
     lines_follow,
-    not_utf8_words,
-    torn_line_words,
     value_cut_short,
 )
 
 # The foreign logs' reader of lines, and its stop (one handler ends a read by either).
 from loopspec.properties.logcheck.harness_logs import _Stop, bounded_lines
+from loopspec.properties.logcheck.unreadable_lines import not_utf8_words, torn_line_words
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:

@@ -30,9 +30,6 @@ the job of `loopspec.properties.logcheck`'s layout readers (`header_version`).
 
 from __future__ import annotations
 
-import codecs
-import sys
-
 from loopspec.model import PlainRecord
 from loopspec.model.facts import (
     READ_TYPES,
@@ -42,7 +39,7 @@ from loopspec.model.facts import (
     FactError,
     fact_from_wire,
 )
-from loopspec.model.jsonvalue import json_scanner, too_long_integer
+from loopspec.model.jsonvalue import json_scanner
 from loopspec.model.prefix import (
     HOOK_CALL_RULES,
     HOOK_CALL_RULES_IN_PART,
@@ -74,8 +71,8 @@ if TYPE_CHECKING:
     # collections and functools are not imported at run time either: together they cost check
     # about a third of the interpreter's start (tests/test_check_startup.py).
     from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-    from json import JSONDecodeError, JSONDecoder
-    from typing import Any, BinaryIO, NoReturn, TypeGuard
+    from json import JSONDecoder
+    from typing import Any, BinaryIO, NoReturn
 
     # imported at the first event the full path reads (`_monitor`)
     from loopspec.model.invariants import LogMonitor
@@ -362,7 +359,7 @@ def _reject_constant(name: str) -> object:
     )
 
 
-class _NotLossless(ValueError):
+class NotLossless(ValueError):
     """A JSON number the model's reader refuses (LOG-3): one it would not write back the same."""
 
 
@@ -389,14 +386,15 @@ def _lossless_float(text: str) -> float:
     if text[0] != "-" and value < _INFINITY:  # (most numbers: neither -0.0 nor an infinity)
         return value
     if value in _INFINITIES:
-        raise _NotLossless(f"the number {text} is too large: it reads as an infinity")
+        raise NotLossless(f"the number {text} is too large: it reads as an infinity")
     if value == 0.0 and text[0] == "-":
-        raise _NotLossless(f"the number {text} is minus zero, which a JSON round trip loses")
+        raise NotLossless(f"the number {text} is minus zero, which a JSON round trip loses")
     return value
 
 
-def _strict_decoder() -> JSONDecoder:
-    """The decoder of the slow path, with `scan_json`'s settings: it names what is wrong.
+def strict_decoder() -> JSONDecoder:
+    """The decoder of the slow path (`unreadable_lines`), with `scan_json`'s settings: it names
+    what is wrong.
     Made once, when first needed (kept in `_DECODERS`)."""
     if not _DECODERS:
         import json  # noqa: PLC0415 (it imports re: a log that reads cleanly is read without it)
@@ -413,7 +411,7 @@ scan_json = json_scanner(_lossless_float, _reject_constant)
 """`scan_json(text, index)`: the strict JSON value at `index` in `text`, and the index past it:
 strict strings, NaN and Infinity refused (Python's json reads them by default; a session log
 must not contain them), a number that would not round-trip refused (`_lossless_float`). Where a
-line is no such value, the slow path's decoder says why (`_parse_slowly`)."""
+line is no such value, the slow path's decoder says why (`unreadable_lines.parse_slowly`)."""
 # What `scan_json` raises for a line it cannot read. SystemError too: Python 3.11's C scanner
 # raises most malformed values' JSONDecodeError through json.decoder, which it only looks up
 # among the modules imported, and check reads a log without importing it (the line then takes
@@ -436,7 +434,6 @@ _BRACKET_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 _NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in b"[]{}")
 _JSON_SPACE = " \t\n\r"
 GZIP_MAGIC = b"\x1f\x8b"
-_SKIP = object()  # a line that holds nothing to check (blank, or a torn tail already reported)
 SNIFF_BYTES = 64 * 1024
 """How much of a log's start is looked at to tell its dialect (`log_head`)."""
 # The type of a dsh session header: the first record of nearly every log checked. Neither
@@ -473,11 +470,6 @@ def value_cut_short(raw: bytes) -> bool:
         return True
     steps = b"".join(pieces[::2]).translate(_BRACKET_STEPS, _NOT_BRACKETS)
     return sum(memoryview(steps).cast("b")) > 0
-
-
-class CutShortDeep(Exception):
-    """A line json's reader could not read for its depth (`RecursionError`), whose value stops
-    before it ends (`value_cut_short`): judged as a write cut off, whatever the depth."""
 
 
 def log_head(stream: BinaryIO) -> bytes:
@@ -518,60 +510,7 @@ def opens_with_dsh_header(head: bytes) -> bool:
     return newline >= 0 and starts_with_dsh_header(stripped[:newline])
 
 
-_TORN = object()  # the last line, cut off mid-write, of a log with a header
-
-
-def _parse_slowly(
-    report: LogReport, raw: bytes, line: int, error: Exception, rest: RestOfLog
-) -> Any:
-    """The object on a line the fast path could not read, `_SKIP` or `_TORN`; `_Stop` when none.
-
-    The fast path reads only lines that start with their JSON value; a full decode also takes
-    leading whitespace and gives the exact error otherwise. `rest` reads the lines after
-    it, which only a torn write followed by a newline needs (`RestOfLog`).
-    """
-    if isinstance(error, UnicodeDecodeError):
-        pass  # (judged by its bytes below)
-    elif len(raw) > DEPTH_FREE_CHARS and nested_deeper(raw):
-        # Whether json's reader goes that deep depends on the Python (`MAX_LOG_DEPTH`): read
-        # as the shallowest refuses it, save a value cut short, a torn write at any depth.
-        error = CutShortDeep() if value_cut_short(raw) else RecursionError()
-    elif not _refused_for_its_bytes(raw, line):
-        try:
-            return _strict_decoder().decode(raw.decode())
-        except _NotLossless as lossy:
-            header = _lossy_header(raw) if line == 1 else None
-            if header is not None:
-                report.fail(line, ErrorKind.BAD_HEADER, f"not lossless JSON: {lossy}", "LOG-3")
-                return header
-            error = lossy
-        except (ValueError, RecursionError) as again:
-            error = again
-    if isinstance(error, RecursionError) and value_cut_short(raw):
-        error = CutShortDeep()  # (json's stack ran out on one Python, its line on another)
-    return _TORN if _unparsable(report, raw, line, error, rest) else _SKIP
-
-
-def _refused_for_its_bytes(raw: bytes, line: int) -> bool:
-    """Whether json's decoder refuses the line `raw` and `_unparsable` judges it by its bytes
-    alone, whatever the decoder's error says: a line past the first (the first may be a header
-    whose number only the decoder reads, `_lossy_header`), without its newline (so the log's
-    last: a crash's torn write, or a line no harness wrote) and without a carriage return
-    (`_ends_lines_with_cr` reads the error), that json's C scanner does not read whole. So a
-    crash's torn last line is reported without importing json, with the re, enum and
-    collections it imports, to word an error no one reads."""
-    if line == 1 or raw.endswith(b"\n") or b"\r" in raw:
-        return False
-    text = raw.decode()
-    start = len(text) - len(text.lstrip(_JSON_SPACE))  # as the decoder skips it
-    try:
-        _, end = scan_json(text, start)
-    except SCAN_ERRORS:
-        return True
-    return bool(text[end:].strip(_JSON_SPACE))
-
-
-class _LossyHeader:
+class LossyHeader:
     """A header holding a number the model's reader refuses (-0.0, an infinity: LOG-3), whose
     error is reported: as a header value of a wrong type, it is read on past (`_is_checked_header`
     takes its version, when that is an integer)."""
@@ -580,18 +519,6 @@ class _LossyHeader:
 
     def __init__(self, value: dict[str, Any]) -> None:
         self.value = value
-
-
-def _lossy_header(raw: bytes) -> _LossyHeader | None:
-    """The header on the first line `raw`, read with what its numbers read as; None when the
-    line is no header."""
-    import json  # noqa: PLC0415 (as in `_strict_decoder`)
-
-    try:
-        value = json.loads(raw)
-    except (ValueError, RecursionError):
-        return None
-    return _LossyHeader(value) if type(value) is dict and is_header(value) else None
 
 
 SKIPPED_AT_MOST = 1 << 26
@@ -634,116 +561,7 @@ class RestOfLog:
                 return
 
 
-def _torn_tail_with_newline(report: LogReport, raw: bytes, line: int, rest: RestOfLog) -> bool:
-    """Whether the torn write `raw`, ended by a newline, is the last line of a version 0 log:
-    dsh (0.1.0-rc.8) drops an unreadable line on reopening when no turn/end follows it, so
-    such a last line is the same crash tail as one without its newline. loopspec's own reader
-    (`impl/log_reader.py`, version 1) drops only a line without one."""
-    return (
-        line > 1
-        and report.version is not None
-        and report.version != MARKED_VERSION
-        and raw.endswith(b"\n")
-        and rest.only_blank()
-    )
-
-
-# Why a version 1 log's last line, cut off or zeroed, that a newline ends is an error where a
-# version 0 log's is a crash's torn tail (`_torn_tail_with_newline`).
-_NO_CRASH_OF_VERSION_1 = (
-    "yet a newline ends it: a version 1 log's writer (loopspec run) writes each line with its "
-    "newline, so a crash leaves a cut last line without one, the only one its reader drops; "
-    "this one it refuses (a version 0 log's, which dsh drops on reopening, is a torn-commit "
-    "notice)"
-)
-
-
-def _last_of_version_1(report: LogReport, line: int, rest: RestOfLog) -> bool:
-    """Whether `line`, which a newline ends, is the last of a version 1 log (blank lines aside)."""
-    return report.version == MARKED_VERSION and line > 1 and not lines_follow(rest)
-
-
-# The part of a token the parser stops at when a line is cut inside it, not between two: a
-# literal's start, a number's sign, point or exponent, an escape's backslash (the parser stops
-# at it) or the digits of a \uXXXX escape (it stops after the backslash). Compiled when a line
-# is cut (re caches them): compiled at import, they cost every check ~0.2 ms of start-up.
-_CUT_TOKEN = r"t(?:ru?)?|f(?:a(?:ls?)?)?|n(?:ul?)?|-|\.|[eE][+-]?"
-_CUT_ESCAPE = r"\\|u[0-9a-fA-F]{0,3}"
-
-
-def _is_json_error(error: Exception) -> TypeGuard[JSONDecodeError]:
-    """Whether `error` is json's decoder's, which says where and why a line is no JSON. Asked
-    without importing json: none of its errors exists before json.decoder is imported."""
-    decoder = sys.modules.get("json.decoder")
-    return decoder is not None and isinstance(error, decoder.JSONDecodeError)
-
-
-def _stops_short(error: JSONDecodeError) -> bool:
-    """Whether the line `error` is about stops before its JSON value ends: the parser ran out of
-    line, or stopped at a token the line's end cut short."""
-    import re  # noqa: PLC0415 (only for a line that does not parse)
-
-    line = error.doc.rstrip()
-    rest = line[error.pos :]
-    if not rest:
-        return True
-    cut = _CUT_ESCAPE if error.msg.startswith("Invalid \\") else _CUT_TOKEN
-    return re.fullmatch(cut, rest) is not None
-
-
-def _looks_like_json(raw: bytes) -> bool:
-    """Whether the line `raw` reads as a JSON object's text, whatever bytes it holds inside: a
-    header with one string in another encoding is a log to fix, not a binary file."""
-    return raw.lstrip().startswith(b"{") and raw.rstrip().endswith(b"}")
-
-
-def _glued_event(error: JSONDecodeError) -> tuple[int, bool] | None:
-    """Where an event written whole starts on the line `error` is about, after something else:
-    (its offset, whether what precedes it is a whole JSON value), or None. The events of the
-    dsh layout begin with their type, as every one written by loopspec and dsh does."""
-    import json  # noqa: PLC0415 (only for a line that does not parse)
-    import re  # noqa: PLC0415
-
-    text = error.doc.rstrip()
-    decoder = json.JSONDecoder()
-    for found in re.finditer(r'\{\s*"type"\s*:', text):
-        start = found.start()
-        if start == 0:
-            continue
-        try:
-            value, end = decoder.raw_decode(text, start)
-        except ValueError:
-            continue
-        if end == len(text) and isinstance(value, dict):
-            before = text[:start].strip()
-            try:
-                whole_before = decoder.raw_decode(before)[1] == len(before)
-            except ValueError:
-                whole_before = False
-            return start, whole_before
-    return None
-
-
-def torn_write(raw: bytes, error: Exception) -> bool:
-    """Whether the line `raw`, which did not parse (`error`), is a write a crash cut off: it
-    lacks its newline (only a file's last line can), ends in zero bytes (the file's new length
-    on disk, its data not), or stops before its JSON value ends."""
-    if not raw.endswith(b"\n") or _zero_tail(raw):
-        return True
-    if isinstance(error, RecursionError):  # too deep for json's reader, on this Python
-        return value_cut_short(raw)
-    return _is_json_error(error) and _stops_short(error)
-
-
-def _zero_tail(raw: bytes) -> int:
-    """How many zero bytes end the line `raw` (before its newline), when nothing but them
-    follows its first zero byte; 0 otherwise."""
-    text = raw.rstrip(b"\n")
-    kept = text.rstrip(b"\x00")
-    return 0 if b"\x00" in kept else len(text) - len(kept)
-
-
-class _Stop(Exception):
+class CannotCheckFurther(Exception):
     """The current log cannot be checked further; the report says why."""
 
 
@@ -754,179 +572,6 @@ def lines_follow(rest: RestOfLog) -> bool:
         return not rest.only_blank()
     except OSError:
         return True
-
-
-def _ends_lines_with_cr(raw: bytes, error: JSONDecodeError) -> bool:
-    """Whether a value parsed whole and what follows it, after a carriage return, is more
-    data: events separated by a lone "\\r" (the decoder reads it as a space)."""
-    if error.msg != "Extra data":
-        return False
-    between = error.doc[: error.pos].rstrip(" \t")
-    return b"\r" in raw and between.endswith("\r") and not between.endswith("\r\n")
-
-
-def _unparsable(
-    report: LogReport, raw: bytes, line: int, error: Exception, rest: RestOfLog
-) -> bool:
-    """Classify a line that did not parse. Blank lines that end the log and a torn tail return
-    (True for the torn tail of a log with a header, which the caller reports); the rest stop."""
-    if not raw.strip():
-        if rest.only_blank():  # they end the log: every reader drops them, no event with them
-            return False
-        # Not what a crash leaves, and a reader does not skip it: dsh (0.1.0-rc.8) refuses the
-        # log when a turn/end follows the blank line and otherwise drops every line after it;
-        # loopspec's own reader (`impl/log_reader.py`) refuses it. What the log holds after it
-        # depends on who reads it, so check cannot judge those lines.
-        message = (
-            "a blank line with lines after it: a session log holds one event per line and blank "
-            "lines only at its end; dsh, reopening the log, refuses it (a turn/end follows) or "
-            "drops every line after the blank one, and loopspec's reader refuses it"
-        )
-        report.fail(line, ErrorKind.BLANK_LINE, message, "LOG-5" if line == 1 else "LOG-4")
-        raise _Stop
-    if line == 1 and raw.startswith(GZIP_MAGIC):  # a rotated log (logrotate compresses so)
-        message = (
-            "gzip-compressed data, not a JSON Lines session log: check reads plain and zstd "
-            "(.jsonl.zst) logs; give it decompressed: gunzip -c LOG | loopspec check -"
-        )
-        report.fail(line, ErrorKind.BINARY, message)
-    elif line > 1 and (zeros := _zero_tail(raw)):
-        # A crash after the file's new length reached the disk and before its data did: the
-        # filesystem reads the gap as zero bytes. Not another file: the log up to it is whole.
-        # At the end of a log with a header it is a torn last line (below); followed by a
-        # newline, something wrote after it.
-        if report.version is not None and not raw.endswith(b"\n"):
-            return True
-        if _torn_tail_with_newline(report, raw, line, rest):
-            return True
-        written = len(raw.rstrip(b"\n")) - zeros
-        part = f"{written} bytes of a write, then " if written else ""
-        message = (
-            f"the line is {part}{zeros} zero bytes, not JSON: what a crash leaves when a "
-            "file's new length reached the disk before its data did; the lines before it are "
-            "whole, and the harness must drop it before it appends again"
-        )
-        if _last_of_version_1(report, line, rest):
-            message = f"the last line is {part}{zeros} zero bytes, {_NO_CRASH_OF_VERSION_1}"
-        report.fail(line, ErrorKind.BINARY, message, "LOG-8")
-    elif b"\x00" in raw or (
-        line == 1 and isinstance(error, UnicodeDecodeError) and not _looks_like_json(raw)
-    ):
-        report.fail(line, ErrorKind.BINARY, "binary data, not a JSON Lines session log")
-    elif _is_json_error(error) and _ends_lines_with_cr(raw, error):
-        # Not a write a crash cut off (it would read so, having no newline): a file saved with
-        # old Mac line ends, one "line" of many events that no JSON Lines reader splits.
-        message = (
-            "lines end in a carriage return alone (\\r): a JSON Lines log ends each line with a "
-            "newline (\\n, or \\r\\n); save the log with those"
-        )
-        report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-4")
-    elif isinstance(error, RecursionError) and nested_deeper(raw):
-        # A whole value, too deep: no write cut it off, with or without its newline.
-        report.fail(line, ErrorKind.INVALID_JSON, TOO_DEEP_WORDS, "SAFE-4")
-    elif not raw.endswith(b"\n"):
-        # Only the last line can lack its newline: this one was cut off mid-write, and the
-        # harness drops it on reopening (`impl/log_reader.py`; dsh, whose logs are version 0,
-        # was seen to as well): the torn-commit notice says so. Without a header no harness
-        # is known to have written the log.
-        if report.version is not None:
-            return True
-        message = (
-            f"the last line stops short ({len(raw)} bytes, no newline): a write a crash cut "
-            "off, which the harness must drop whole before the session resumes"
-        )
-        report.fail(line, ErrorKind.TORN_TAIL, message, "LOG-8")
-        return False
-    elif isinstance(error, UnicodeDecodeError):
-        # Say which byte, and what to change: a writer that encodes some text (a path, a
-        # tool's output) in another encoding than UTF-8.
-        message = (
-            f"{not_utf8_words(raw, error)}: a session log is UTF-8 text; write every string "
-            "(paths and tool output too) as UTF-8"
-        )
-        report.fail(line, ErrorKind.INVALID_UTF8, message, "LOG-5" if line == 1 else "LOG-4")
-    elif isinstance(error, RecursionError):
-        # (Not past the bound: json's reader called with the stack nearly full already.)
-        message = TOO_DEEP_WORDS if nested_deeper(raw) else "JSON nested too deeply to read"
-        report.fail(line, ErrorKind.INVALID_JSON, message, "SAFE-4")
-    elif line == 1 and raw.strip() in (b"{", b"["):
-        # An indented JSON document (a case file `conform` saved, a pretty-printed log).
-        message = (
-            f"the first line is a lone {raw.strip().decode()!r}: one JSON document over many "
-            "lines, not JSON Lines (one event per line); a case file is rerun with "
-            "`loopspec replay`"
-        )
-        report.fail(line, ErrorKind.INVALID_JSON, message)
-    elif line == 1 and _is_json_error(error) and _stops_short(error):
-        # A JSON document over many lines (a settings.json, a case file), far likelier than a
-        # log whose first write was cut off and appended to after (LOG-8 below).
-        message = (
-            f"the first line stops after {len(error.doc.rstrip())} characters, before its JSON "
-            "value ends: one JSON document over many lines (a settings or case file?), not JSON "
-            "Lines (one event per line)"
-        )
-        report.fail(line, ErrorKind.INVALID_JSON, message)
-    elif raw.startswith(codecs.BOM_UTF8):  # an editor's or a writer's mark, before the JSON
-        # dsh's reader (JSON.parse) refuses the mark too: before the header it opens no log
-        # (LOG-5); later a writer encoded a write with one (a file opened with 'utf-8-sig'
-        # writes it only at the file's start, but str.encode writes it every time).
-        if line == 1:
-            message = (
-                "the line starts with a UTF-8 byte order mark (BOM): save the log without it "
-                "(the header must be the first thing in the file)"
-            )
-        else:
-            message = (
-                "the line starts with a UTF-8 byte order mark (BOM): text encoded with one "
-                "and appended (Python's .encode('utf-8-sig') puts one before each write), or a "
-                "file saved with one joined on; write the log as plain UTF-8"
-            )
-        report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-5" if line == 1 else "LOG-4")
-    elif isinstance(error, CutShortDeep) or (_is_json_error(error) and _stops_short(error)):
-        if _torn_tail_with_newline(report, raw, line, rest):
-            return True
-        # The value runs on past the line's end: a write cut off mid-line, and the harness went
-        # on appending after it (the parser's column would be that of the newline's next line).
-        length = len(raw.decode(errors="replace").rstrip())
-        message = (
-            f"the line stops after {length} characters, before its JSON value ends: a write "
-            "cut off, which the harness must drop whole before it appends again"
-        )
-        if _last_of_version_1(report, line, rest):
-            message = (
-                f"the last line stops after {length} characters, before its JSON value ends, "
-                f"{_NO_CRASH_OF_VERSION_1}"
-            )
-        report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-8")
-    elif _is_json_error(error) and (glued := _glued_event(error)) is not None:
-        start, whole_before = glued
-        if whole_before:
-            message = (
-                f"two JSON values on one line, the second from column {start + 1}: the writer "
-                "left out the newline after an event; end every event's line with \\n"
-            )
-            report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-4")
-        else:
-            # A crash cut a write short, and the harness, reopening the log, appended right
-            # after the cut bytes: the next event sits on the torn line.
-            message = (
-                f"the line is a write cut off after {start} characters with the next event "
-                f"appended right after it, from column {start + 1}: the harness, reopening the "
-                "log, appended without dropping the torn write first; cut the file back to the "
-                "end of its last whole line before appending"
-            )
-            report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-8")
-    elif _is_json_error(error):
-        message = f"invalid JSON at column {error.colno}: {error.msg}"
-        report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-4")
-    elif isinstance(error, _NotLossless):  # on line 1, not a header (`_lossy_header`)
-        kind = ErrorKind.BAD_HEADER if line == 1 else ErrorKind.BAD_EVENT
-        report.fail(line, kind, f"not lossless JSON: {error}", "LOG-3")
-    elif (too_long := too_long_integer(error)) is not None:  # a number out of range
-        report.fail(line, ErrorKind.INVALID_JSON, too_long, "LOG-4")
-    else:
-        report.fail(line, ErrorKind.INVALID_JSON, f"invalid JSON: {error}", "LOG-4")
-    raise _Stop
 
 
 def too_long_words(limits: Limits) -> str:
@@ -943,7 +588,7 @@ def _too_long(report: LogReport, raw: bytes, line: int, limits: Limits, rest: Re
         message = too_long_words(limits)
         report.fail(line, ErrorKind.LINE_TOO_LONG, message, "SAFE-4")
         rest.skip_line()
-        raise _Stop
+        raise CannotCheckFurther
 
 
 def _refuse_layout(report: LogReport, line: int, marker: str) -> NoReturn:
@@ -954,7 +599,7 @@ def _refuse_layout(report: LogReport, line: int, marker: str) -> NoReturn:
     report.omitted_violations = 0
     message = f"{marker}: this is {LAYOUT_NAME}, which these rules do not cover; not checked"
     report.fail(line, ErrorKind.UNSUPPORTED_LAYOUT, message)
-    raise _Stop
+    raise CannotCheckFurther
 
 
 def _time_of(event: Any) -> int | None:
@@ -1068,7 +713,7 @@ def _bad_event(report: LogReport, obj: Any, line: int, error: Exception) -> NoRe
             where = ""
         rule = error.rule_id if isinstance(error, FactError) else "LOG-4"
         report.fail(line, ErrorKind.BAD_EVENT, f"{where}{error}", rule)
-    raise _Stop
+    raise CannotCheckFurther
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1117,7 +762,7 @@ def check_stream(
     hook_runs: list[HookRuns] = []
     try:
         _check_lines(report, stream, limits, run_counts, hook_runs, quick=quick)
-    except _Stop:
+    except CannotCheckFurther:
         pass
     except OSError as error:  # reading (or decompressing) failed after `report.lines` lines
         # Imported only when the system refused: `impl`, its package, is no check's otherwise.
@@ -1317,7 +962,7 @@ def _check_lines(
                 # instructions a line, less than a test of `end` of its own, about 100.)
                 if text[end:depth_free] != "\n":
                     if end > depth_free and nested_deeper(raw):
-                        raise RecursionError  # refused in `_parse_slowly`, as json's own
+                        raise RecursionError  # refused in `parse_slowly`, as json's own
                     if text[end:] != "\n":
                         if len(raw) == size:
                             _too_long(report, raw, line, limits, rest)
@@ -1326,11 +971,14 @@ def _check_lines(
             except SCAN_ERRORS as error:
                 if len(raw) == size:
                     _too_long(report, raw, line, limits, rest)
-                obj = _parse_slowly(report, raw, line, error, rest)
-                if obj is _SKIP:
+                # (imported at the first such line: a log that reads cleanly needs none of it)
+                from loopspec.properties.logcheck import unreadable_lines  # noqa: PLC0415
+
+                obj = unreadable_lines.parse_slowly(report, raw, line, error, rest)
+                if obj is unreadable_lines.SKIP:
                     events_past_lines -= 1
                     continue
-                if obj is _TORN:
+                if obj is unreadable_lines.TORN:
                     torn_raw = raw
                     events_past_lines -= 1
                     continue
@@ -1563,7 +1211,7 @@ def _check_lines(
                     monitor = _monitor(prefix)
                 run = _compact_row(report, monitor, obj, line, limits, in_hole=in_hole)
                 events_past_lines += run - 1
-    except _Stop:
+    except CannotCheckFurther:
         events_past_lines -= 1  # the line it stopped at is no event read
         report.lines_unread = lines_follow(rest)
         raise
@@ -1589,10 +1237,17 @@ def _check_lines(
     if torn is not None:
         torn_line, torn_seq, message = torn
         if torn_raw:
+            from loopspec.properties.logcheck.unreadable_lines import (  # noqa: PLC0415 (read)
+                torn_line_words,
+            )
+
             message += f"; {torn_line_words(torn_raw, line)}, the write the crash cut off"
         notice = Notice(torn_line, NoticeKind.TORN_COMMIT, message, "LOG-8", torn_seq)
         report.notices.append(notice)
     elif torn_raw:
+        # (`unreadable_lines` read the torn line: it is imported)
+        from loopspec.properties.logcheck.unreadable_lines import torn_line_words  # noqa: PLC0415
+
         whole = "with the commit it belongs to " if units is not None else ""
         message = (
             f"{torn_line_words(torn_raw, line)}: the last line, a write a crash cut off, which "
@@ -1601,30 +1256,9 @@ def _check_lines(
         report.notices.append(Notice(line, NoticeKind.TORN_COMMIT, message, "LOG-8"))
 
 
-def not_utf8_words(raw: bytes, error: UnicodeDecodeError) -> str:
-    """Where the line `raw` stops being UTF-8, and the offending byte's value: what every reader
-    of a log, a transcript or a recording says of such a line."""
-    return f"not UTF-8 at byte {error.start + 1} of the line (0x{raw[error.start]:02x})"
-
-
-def torn_line_words(raw: bytes, line: int) -> str:
-    """What the line `raw` (line `line`), cut off by a crash, holds."""
-    zeros = _zero_tail(raw)
-    if not zeros:
-        if raw.endswith(b"\n"):
-            return f"line {line} stops short ({len(raw) - 1} bytes, then a newline)"
-        return f"line {line} stops short ({len(raw)} bytes, no newline)"
-    written = len(raw.rstrip(b"\n")) - zeros
-    part = f"{written} bytes of a write, then " if written else ""
-    return (
-        f"line {line} is {part}{zeros} zero bytes (the file's new length reached the disk, "
-        "its data did not)"
-    )
-
-
 def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
     """Check the first line as the header; False when it is not one (it is then an event)."""
-    if type(obj) is _LossyHeader:  # its error is said: only its version is read on
+    if type(obj) is LossyHeader:  # its error is said: only its version is read on
         version = obj.value.get("version")
         if type(version) is int:
             _take_version(report, version, line)
@@ -1658,7 +1292,7 @@ def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
             " rollout, so the rest of the file is not read"
         )
         report.fail(line, ErrorKind.BAD_HEADER, message, "LOG-5")
-        raise _Stop
+        raise CannotCheckFurther
     report.fail(line, ErrorKind.BAD_HEADER, message, "LOG-5")
     # A header that carries a seq is still the header, not event 0: read as an event, it would
     # put every real event one seq late (a LOG-1 the log does not break).
@@ -1678,7 +1312,7 @@ def _take_version(report: LogReport, version: int, line: int) -> None:
             " not checked"
         )
         report.fail(line, ErrorKind.UNSUPPORTED_LAYOUT, message, "LOG-5")
-        raise _Stop
+        raise CannotCheckFurther
 
 
 def _first_unread(report: LogReport, kind: str, line: int) -> None:
@@ -1751,7 +1385,7 @@ def _compact_row(
     """
     if not isinstance(obj, dict):
         report.fail(line, ErrorKind.BAD_EVENT, "an event line must be a JSON object", "LOG-4")
-        raise _Stop
+        raise CannotCheckFurther
     if "seq0" not in obj:
         _bad_event(report, obj, line, FactError("an event needs an integer seq"))
     from loopspec.properties.logcheck.compact_rows import (  # noqa: PLC0415 (`_compact_format`)
@@ -1764,7 +1398,7 @@ def _compact_row(
         run = compact_run(obj)
     except CompactRowError as error:
         report.fail(line, ErrorKind.BAD_EVENT, str(error), error.rule_id)
-        raise _Stop from None
+        raise CannotCheckFurther from None
     fact = Fact(CHUNK_TYPE, run.seq0)
     fact.turn, fact.step = run.turn, run.step
     found = monitor.feed_run(fact, run.count)  # a clean row costs one fact, not one per chunk

@@ -74,10 +74,7 @@ from loopspec.properties.logcheck.checker import (
     RestOfLog,
     lines_follow,
     nested_deeper,
-    not_utf8_words,
     too_long_words,
-    torn_line_words,
-    torn_write,
     value_cut_short,
 )
 
@@ -1031,6 +1028,12 @@ def _records(
         try:
             record = _record_of(raw)
         except (ValueError, RecursionError) as error:
+            from loopspec.properties.logcheck.unreadable_lines import (  # noqa: PLC0415 (such a line)
+                not_utf8_words,
+                torn_line_words,
+                torn_write,
+            )
+
             if torn_write(raw, error):
                 # What a crash leaves: resuming the session, the CLI skips the line (Claude Code
                 # 2.1.332 and Codex 0.171.0 were seen to) and writes on after it, so such a line
