@@ -9,8 +9,11 @@ loopspec test with that line. Needs pytest 7 or newer.
 First, every saved case is replayed against that target as a test of its own, collected as its
 file (`loopspec-cases/case-ADJ-4-0.json::test_saved_case_replays[case-ADJ-4-0.json]`; naming
 the file or that id runs the case alone): the `*.json` files of the case directory
-(`--loopspec-case-dir`, default `loopspec-cases/` in pytest's rootdir) and of each
-`--loopspec-cases=PATH` (a directory, or one case file; repeatable). Each replays as
+(`--loopspec-case-dir`, default `loopspec-cases/` in pytest's rootdir), of each
+`--loopspec-cases=PATH` (a directory, or one case file; repeatable), and each file named on the
+command line that holds a case, by its content, whatever its name (`pytest
+~/Downloads/alice-case.json --loopspec-cmd=...`; named without a target, it stops pytest saying
+to name one). Each replays as
 `loopspec replay CASE` does, on the target the command line names (never the one the case
 records, SPEC SAFE-1) and with the profile the case names. It fails with replay's report when the
 case still diverges and with replay's one-line error when the file cannot be used; it is skipped,
@@ -37,7 +40,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Generator, Iterable
+from collections.abc import Generator, Iterable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -151,15 +154,15 @@ def rerun_command(config: pytest.Config, case: Path) -> str:
     timeout = config.getoption("--loopspec-answer-timeout")
     if timeout is not None:
         argv.append(f"--loopspec-answer-timeout={timeout:g}")
-    if case.resolve().parent != case_folder(config).resolve():  # a case --loopspec-cases named
-        argv.append(f"--loopspec-cases={typed}")
+    # A case outside the case folder needs no --loopspec-cases: named as a path, it is read.
     return shlex.join(argv)
 
 
-def _saved_cases(config: pytest.Config) -> list[tuple[Path, str]]:
-    """Each case file to replay, in the order named (a folder's sorted by name), with its test
-    id: the file's name, or its path from the rootdir when two files share a name. The files
-    the folders hold named like a case but not read (`PASSED_OVER`) are stashed too."""
+def _saved_cases(config: pytest.Config, as_paths: Sequence[str] = ()) -> list[tuple[Path, str]]:
+    """Each case file to replay, in the order named (a folder's sorted by name), then those
+    the command line names as paths (`as_paths`, `_cases_named_as_paths`), with its test id:
+    the file's name, or its path from the rootdir when two files share a name. The files the
+    folders hold named like a case but not read (`PASSED_OVER`) are stashed too."""
     found: list[Path] = []
     passed: list[tuple[Path, str]] = []
     named = config.getoption("--loopspec-cases")
@@ -167,6 +170,7 @@ def _saved_cases(config: pytest.Config) -> list[tuple[Path, str]]:
     if folder.exists() and not folder.is_dir():  # as `conform --case-dir` refuses it
         where = config.getoption("--loopspec-case-dir") or folder
         raise refused(f"--loopspec-case-dir {where}: exists and is not a directory")
+    named = [*named, *as_paths]
     places = [(folder, None), *((_typed_path(given), given) for given in named)]
     for place, given in places:
         if place.is_file():
@@ -209,13 +213,33 @@ def _saved_cases(config: pytest.Config) -> list[tuple[Path, str]]:
     ]
 
 
+def _cases_named_as_paths(config: pytest.Config) -> list[str]:
+    """The command-line paths (`pytest ~/Downloads/alice-case.json`, maybe with `::test`) that
+    name a file holding a loopspec case, by its content: pytest collects no such file outside
+    the case folders, and said "not found" of a colleague's case named so, where naming it with
+    `--loopspec-cases` replayed it. Only files pytest would not collect as Python are read."""
+    named = []
+    for argument in config.args:
+        typed = argument.partition("::")[0]
+        path = Path(config.invocation_params.dir, _typed_path(typed))
+        if path.suffix == ".py" or not path.is_file():
+            continue
+        # Imported here: the plugin loads in every pytest run, this only given a file to read.
+        from loopspec.properties.conformance.case_text import holds_a_case  # noqa: PLC0415
+
+        if holds_a_case(path):
+            named.append(typed)
+    return named
+
+
 def _from_root(path: Path, root: Path) -> str:
     return path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Check the target and find the saved cases when a target was given (a target that cannot
-    be loaded, or a wrong --loopspec-cases, stops pytest before it collects anything)."""
+    be loaded, or a wrong --loopspec-cases, stops pytest before it collects anything, as a
+    case named as a path without a target does)."""
     for option in ("--loopspec-impl", "--loopspec-cmd"):
         given = config.getoption(option)
         if given is not None and not given.strip():
@@ -230,10 +254,17 @@ def pytest_configure(config: pytest.Config) -> None:
     timeout = config.getoption("--loopspec-answer-timeout")
     if timeout is not None and not config.getoption("--loopspec-cmd"):  # as conform refuses it
         raise refused("--loopspec-answer-timeout applies to --loopspec-cmd only")
+    as_paths = _cases_named_as_paths(config)
     if config.getoption("--loopspec-impl") or config.getoption("--loopspec-cmd"):
         _check_target(config)
-        config.stash[SAVED_CASES] = _saved_cases(config)
+        config.stash[SAVED_CASES] = _saved_cases(config, as_paths)
         _clean_up_at_sigterm(config)
+    elif as_paths:
+        # Without a target the plugin collects nothing, and pytest said "not found" of it.
+        raise refused(
+            f"{as_paths[0]} is a loopspec case: name the loop to replay it on, "
+            "--loopspec-cmd=COMMAND (a driver-protocol process) or --loopspec-impl=MODULE:FACTORY"
+        )
 
 
 def _clean_up_at_sigterm(config: pytest.Config) -> None:
@@ -315,7 +346,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     """A saved case file, where pytest meets it (a path named, or a folder walked), is a test
     file of its own: `pytest loopspec-cases/case-ADJ-4-0.json` runs that case alone."""
     cases = parent.config.stash.get(SAVED_CASES, [])
-    if file_path.suffix != ".json" or file_path.resolve() not in dict(cases):
+    # A case named on the command line may end otherwise (`alice-case`, `case.txt`).
+    if not cases or file_path.suffix == ".py" or file_path.resolve() not in dict(cases):
         return None
     # Imported here: the plugin loads in every pytest run, the replaying code only with a case.
     from loopspec.properties.conformance.saved_cases import SavedCaseFile  # noqa: PLC0415

@@ -465,7 +465,7 @@ def test_SAFE_1_conform_s_console_names_a_cmd_as_the_case_records_it(
     config = SimpleNamespace(getoption=options.get, rootpath=omar)
     line = rerun_command(cast("pytest.Config", config), saved)
     named = f"cases/{saved.name}"
-    argv = ["pytest", named, f"--loopspec-cmd={recorded}", f"--loopspec-cases={named}"]
+    argv = ["pytest", named, f"--loopspec-cmd={recorded}"]
     assert line == shlex.join(argv)
     # The note is in the label: a line copied whole from its colon on was a shell syntax
     # error at the note's `(`, after the command.

@@ -396,6 +396,23 @@ def test_PROTO_1_plugin_refuses_an_empty_target_as_conform_does(
     assert f'unset gives an empty one ({option} "$LOOP")\n' in stderr, stderr
 
 
+def test_PROTO_1_plugin_given_a_case_without_a_target_says_to_name_one(
+    inner_pytest: InnerPytest,
+) -> None:
+    """PROTO-1: `pytest alice-case.json` with no --loopspec-cmd or --loopspec-impl collected
+    nothing and ended in pytest's "ERROR: not found" (exit 4): nothing said the file is a case
+    and what replays it. The plugin names both, from the file's content, not its name."""
+    folder = inner_pytest.pytester.path
+    _write_case(folder / "alice-case.txt", "TURN-2", _ASKS)
+    (folder / "notes.txt").write_text("not a case", encoding="utf-8")
+    done = inner_pytest.run(folder, folder, "notes.txt", "alice-case.txt")
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    assert done.stderr.strip() == (
+        "ERROR: loopspec: error: alice-case.txt is a loopspec case: name the loop to replay it "
+        "on, --loopspec-cmd=COMMAND (a driver-protocol process) or --loopspec-impl=MODULE:FACTORY"
+    ), done.stderr
+
+
 def test_PROTO_1_plugin_refuses_two_targets_as_conform_does(inner_pytest: InnerPytest) -> None:
     """PROTO-1: `--loopspec-impl` and `--loopspec-cmd` together name two targets; conform
     refuses `--impl` with `--cmd`, and the plugin silently ran the command, the module never
@@ -551,22 +568,27 @@ def test_PROTO_1_plugin_runs_one_saved_case_by_its_file_or_node_id(
     the ids began `loopspec/saved_cases.py::`, a file in site-packages, so a user could select
     a case with -k but not run it by the id pytest printed ("found no collectors"). The case
     named by its id and the one named by its file run in one pytest (each run costs a second
-    or two of CPU); the third case, named by neither, must not run."""
+    or two of CPU); the third case, named by neither, must not run. A colleague's case saved
+    outside the case folder, named `alice-case` with no `.json`, is read by its content: pytest
+    said "not found" of it unless `--loopspec-cases` named it too."""
     _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
     _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-1.json", "TURN-2", _ASKS)
     _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-2.json", "TURN-2", _ASKS, _ANSWERS)
+    _write_case(tmp_path / "Downloads" / "alice-case", "TURN-2", _ASKS)
     target = "plugin_targets:turn_end_with_step_open"
     done = inner_pytest(tmp_path, target, "--loopspec-impl", 1, "-vv", "-k", "saved_case")
     failing = "loopspec-cases/case-TURN-2-0.json::test_saved_case_replays[case-TURN-2-0.json]"
     assert f"{failing} FAILED" in done.stdout, done.stdout
     assert f"FAILED {failing}" in done.stdout, done.stdout  # the summary line, to copy
     passing = "loopspec-cases/case-TURN-2-1.json"
-    done = inner_pytest(tmp_path, target, "--loopspec-impl", 1, "-vv", failing, passing)
+    sent = "Downloads/alice-case"
+    done = inner_pytest(tmp_path, target, "--loopspec-impl", 1, "-vv", failing, passing, sent)
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"{failing} FAILED" in done.stdout, done.stdout
     assert f"{passing}::test_saved_case_replays[case-TURN-2-1.json] PASSED" in done.stdout
+    assert "Downloads/alice-case::test_saved_case_replays[alice-case] PASSED" in done.stdout
     assert "case-TURN-2-2.json" not in done.stdout, done.stdout
-    assert "1 failed, 1 passed in" in done.stdout, done.stdout
+    assert "1 failed, 2 passed in" in done.stdout, done.stdout
 
 
 def test_PROTO_1_plugin_replay_alone_line_of_a_case_sent_from_outside_reads_the_projects_settings(

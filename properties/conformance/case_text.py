@@ -4,14 +4,17 @@ A case is JSON in UTF-8. It may come back with a byte order mark (JSON lets a re
 it), in UTF-16 with one (what Windows PowerShell 5 writes with `>` or `Out-File`, and editors
 call "Unicode") or without one, or packed by a mail client or a bug tracker: the text is read
 from the first three, and a packed file is refused saying how to unpack it (replay reads no
-archive, so one it cannot read whole is never taken for a case).
+archive, so one it cannot read whole is never taken for a case). `holds_a_case` tells a case
+from other files by that text, for the pytest plugin, given one as a plain path.
 """
 
 from __future__ import annotations
 
 import codecs
 import json
+import re
 import shlex
+import stat
 from pathlib import Path
 from typing import Final
 
@@ -34,6 +37,15 @@ _PACKED: Final = (
     (b"BZh", "bzip2-compressed", "bunzip2 -c"),
     (b"\xfd7zXZ\x00", "xz-compressed", "xz -dc"),
 )
+
+
+# What makes a file a case, wherever it lies and whatever its name: its `loopspec` member, its
+# quotes straight or (pasted through a chat) curled, so that replay names the damage.
+_CASE_MARK: Final = re.compile(
+    r'["\u201c\u201d]loopspec["\u201c\u201d]\s*:\s*["\u201c\u201d]case["\u201c\u201d]'
+)
+# A case is a few kilobytes; a file far larger named on pytest's command line is not read whole.
+_CASE_SIZE_AT_MOST: Final = 16 * 1024 * 1024
 
 
 class NotCaseText(ValueError):
@@ -70,3 +82,17 @@ def case_text(path: Path, data: bytes) -> str:
             f"{path}: the case file is not {encoding.upper()} text, as {said_by}: "
             f"{error.reason} at byte {error.start + len(data) - len(body)}; save it as UTF-8"
         ) from error
+
+
+def holds_a_case(path: Path) -> bool:
+    """Whether the file `path` holds a loopspec case, by its content (`"loopspec": "case"`),
+    not its name: a colleague's case may come back named `alice-case`, `case.JSON` or
+    `case.txt`. Unreadable, too large or not text: no."""
+    try:
+        found = path.stat()
+        if not stat.S_ISREG(found.st_mode) or found.st_size > _CASE_SIZE_AT_MOST:
+            return False  # a FIFO would be read to its writer's end (or block): a file only
+        text = case_text(path, path.read_bytes())
+    except (OSError, NotCaseText):
+        return False
+    return _CASE_MARK.search(text) is not None
