@@ -1423,6 +1423,38 @@ def test_DEC_2_check_acp_recording_blames_a_refused_command_run_in_a_terminal_no
     assert (code, log["violations"]) == (0, [])
 
 
+def test_DEC_2_check_acp_recording_blames_a_refused_call_run_after_its_card_ended_failed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bridge that ends a refused card failed, then runs the call it had queued anyway: the
+    terminal of the command, or the write of the file, that only that card of the turn shows
+    (its diff's change made) is DEC-2's there, naming the end, where check passed it: no open
+    card showed it. Allowed, or another command or text, it passes."""
+    failed = _status("call_1", "failed")
+    code, log = _check(tmp_path, [*_refused(), failed, *_created(5, "rm -rf build")], capsys)
+    assert (code, _rules(log)) == (1, [("DEC-2", 6)])
+    assert log["violations"][0]["message"].startswith(
+        'the editor was asked to create a terminal running "rm -rf build", which only '
+        "call_1's card shows as its command, ended failed at line 5, after its permission "
+        'request was answered with "reject"'
+    )
+    code, log = _check(tmp_path, [*_refused(), failed, *_created(5, "ls")], capsys)
+    assert (code, log["violations"]) == (0, [])
+    shown = _write_card([])
+    asked = _refusable({"toolCallId": "call_1", "rawInput": shown["params"]["update"]["rawInput"]})
+    refused = [_prompt(1), shown, asked, _answer(0, "reject"), failed]
+    code, log = _check(tmp_path, [*refused, *_write_file(1, "hello\n")], capsys)
+    assert (code, _rules(log)) == (1, [("DEC-2", 6)])
+    assert (
+        "which only call_1's card shows a diff of, ended failed at line 5"
+        in (log["violations"][0]["message"])
+    )
+    allowed = [*refused[:3], _answer(0, "allow"), failed, *_write_file(1, "hello\n")]
+    for kept in ([*refused, *_write_file(1, "other\n")], allowed):
+        code, log = _check(tmp_path, kept, capsys)
+        assert (code, log["violations"]) == (0, [])
+
+
 def test_ACP_1_check_acp_recording_blames_a_turn_answered_cancelled_that_no_one_cancelled(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -62,7 +62,9 @@ checkable, with why):
   `cancelled`, or none it offered: no outcome, an id not offered) ends `completed`, shows a
   terminal created after the refusal, or is the one
   open card showing a file the editor is then asked to write, or the command a terminal is then
-  created for (as is one whose request is unanswered); a call that asked permission
+  created for (as is one whose request is unanswered; with no open card showing it, the one
+  card of the turn that ended after the refusal showing it, the write's change or the
+  command); a call that asked permission
   ends showing a terminal created, or having had its file written, before the editor answered
   (a write no open card showed is the card's that then shows that file and the change the
   write made), or ends `completed` with the request unanswered; a request offering
@@ -119,7 +121,7 @@ from loopspec.properties.logcheck.unreadable_lines import not_utf8_words, torn_l
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Callable, Iterator, Mapping
     from typing import Any, BinaryIO
 
 NAME = ACP_DIALECT
@@ -680,7 +682,7 @@ class _Recording:
             ran = json_dumps(params.get("command"))
             what = f"the agent asked the editor to create a terminal running {ran}"
             command = _shell_command(params.get("command"), params.get("args"))
-            owners = self._open_running(session, command) if command is not None else []
+            owners = self._open_with_command(session, command) if command is not None else []
             started = self._after_cancel(session, what, line, owners or None)
             if started is None:  # a running call's own, perhaps: its card will tell
                 placed = (session, what, line)
@@ -767,7 +769,7 @@ class _Recording:
             if not self.cards[key].final and self._ran_before(key, line)
         ]
 
-    def _open_running(self, session: str, command: str) -> list[tuple[str, str]]:
+    def _open_with_command(self, session: str, command: str) -> list[tuple[str, str]]:
         """The open cards of the session's turn whose `rawInput` holds `command`."""
         return [
             key
@@ -1273,6 +1275,19 @@ class _Recording:
         self.files[(session, path)] = (content, read_line)
         held = (known[0], read_line) if known is not None and read_line is not None else None
         if not open_showing:
+            refused = self._ended_refused(
+                session,
+                lambda card: any(
+                    each == path and _made(content, old_text, new_text)
+                    for (each, new_text, _at), (_path, old_text, _shown) in zip(
+                        card.diffs, card.old_texts, strict=True
+                    )
+                ),
+            )
+            if refused:
+                what = f"the editor was asked to write {json_dumps(path)}"
+                shows = f"shows a diff of, ended {self._ended_words(refused)}"
+                return [*named, *self._ran_barred(refused[0], what, shows, line)]
             self.unshown_writes.setdefault(session, []).append((path, content, line, held))
         showing = {
             key for key in open_showing if self.cards[key].asked is None or self.cards[key].approved
@@ -1319,23 +1334,49 @@ class _Recording:
         whose `rawInput` holds that `command` could not have run (refused, or still asking)
         and no card that could have shows it. Blamed here, the terminal is not blamed again
         when the card embeds it."""
-        showing = [
-            key
-            for key in self.turn_cards.get(session, [])
-            if not self.cards[key].final
-            and isinstance(self.cards[key].raw_input, dict)
-            and self.cards[key].raw_input.get("command") == command
-        ]
+        showing = self._open_with_command(session, command)
         could = [
             key for key in showing if self.cards[key].asked is None or self.cards[key].approved
         ]
-        if could or len(showing) != 1:
-            return []
         what = f"the editor was asked to create a terminal running {json_dumps(command)}"
-        found = self._ran_barred(showing[0], what, "shows as its command", line)
+        if not showing:
+            refused = self._ended_refused(
+                session,
+                lambda card: (
+                    isinstance(card.raw_input, dict) and card.raw_input.get("command") == command
+                ),
+            )
+            shows = f"shows as its command, ended {self._ended_words(refused)}"
+            found = self._ran_barred(refused[0], what, shows, line) if refused else []
+        elif could or len(showing) != 1:
+            return []
+        else:
+            found = self._ran_barred(showing[0], what, "shows as its command", line)
         if found:
             self.blamed_creations.add(line)
         return found
+
+    def _ended_refused(self, session: str, shows: Callable[[_Card], bool]) -> list[tuple[str, str]]:
+        """The one card of the session's turn that ended after the editor refused its
+        permission request and `shows` the run at hand (a diff of the file written, the
+        command a terminal runs), not yet blamed for running (empty: none, or several): a
+        bridge that ends a refused card failed and then runs the call anyway."""
+        ended = [
+            key
+            for key in self.turn_cards.get(session, [])
+            if self.cards[key].final
+            and self.cards[key].refused is not None
+            and not self.cards[key].run_blamed
+            and shows(self.cards[key])
+        ]
+        return ended if len(ended) == 1 else []
+
+    def _ended_words(self, keys: list[tuple[str, str]]) -> str:
+        """How the first card of `keys` ended: `failed at line 9` (empty for none)."""
+        if not keys:
+            return ""
+        card = self.cards[keys[0]]
+        return f"{card.ended_status} at line {card.ended_line}"
 
     def _open_naming(self, session: str, path: str) -> list[tuple[str, str]]:
         """The open cards of the session's turn whose `rawInput` holds `path` as a value."""
