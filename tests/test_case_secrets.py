@@ -109,11 +109,23 @@ def test_SAFE_1_a_case_keeps_what_holds_no_secret(typed: str) -> None:
             "node main.mjs --url file:///srv/alice/x.json",
             "node main.mjs --url file://<path>/x.json",
         ),
+        # A Windows path as Windows writes it, a share's, and what Node says of a missing file.
+        (r"node 'C:\Users\bob\loop\main.mjs'", r"node '<path>\main.mjs'"),
+        (r"node \\fs01\acme\bob\main.mjs", r"node <path>\main.mjs"),
+        (r"Cannot find module 'D:\bob\x.mjs'", r"Cannot find module '<path>\x.mjs'"),
         # Kept: an interpreter in a system folder, a device, a top folder, another URL's path.
         ("/usr/local/bin/node /srv --log /dev/null", "/usr/local/bin/node /srv --log /dev/null"),
         ("node m.mjs --url https://host/srv/alice", "node m.mjs --url https://host/srv/alice"),
+        (
+            r"C:\Windows\System32\cmd.exe /c C:\run.bat",
+            r"C:\Windows\System32\cmd.exe /c C:\run.bat",
+        ),
+        (r"printf 'a\nb' \\", r"printf 'a\nb' \\"),
     ],
-    ids=["file", "path-list", "windows-and-folder", "file-url", "system", "url"],
+    ids=[
+        *("file", "path-list", "windows-and-folder", "file-url", "windows-backslashes"),
+        *("windows-share", "windows-error", "system", "url", "windows-system", "escapes"),
+    ],
 )
 def test_SAFE_1_a_case_writes_a_path_outside_both_folders_by_its_last_name(
     typed: str, recorded: str

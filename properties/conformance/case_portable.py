@@ -6,8 +6,10 @@ reader, who needs what the loop is, not where it lay. So before a case is writte
 them inside the folder conform ran in is written relative to it (`./run.sh`), one elsewhere in
 the home folder from `~` (the user's name is in the home path), one anywhere else keeps only
 its last name (`<path>/main.mjs`: `/srv/alice/...` or `/Volumes/acme-eng/...` names a person
-or an organisation's layout; a program in a system `bin` folder, `/usr/bin/node`, and a
-device, `/dev/null`, are kept whole), and the value of a
+or an organisation's layout, as a Windows path from its drive or a share does, with either
+separator, written `<path>` and its last name after its own separator; a program in a system
+`bin` folder, `/usr/bin/node`, or in Windows' own folder, and a device, `/dev/null`, are kept
+whole), and the value of a
 `NAME=VALUE` or `--name=VALUE` word, or of the word after a `--name` option, whose name says
 it is a secret (token, secret, password, key, auth, credential, cookie) is hidden, and so is a
 value shaped as a provider's key wherever it is (`sk-...`, `ghp_...`), what follows `Bearer`,
@@ -138,12 +140,17 @@ def portable(text: str) -> str:
     return _URL_PASSWORD.sub(lambda found: found["user"] + HIDDEN, text)
 
 
-# An absolute path (a Windows one from its drive, `C:/Users/...`; a `file:///` URL's), not inside
-# a longer word, another URL (`https://host/a`, `//host`) or a `<path>` already written: it runs
-# to a space, a quote or a list's `:` (`PYTHONPATH=/a:/b`).
+# An absolute path (a Windows one from its drive, `C:/Users/...` or `C:\Users\...`, or a share's,
+# `\\server\share\...`; a `file:///` URL's), not inside a longer word, another URL
+# (`https://host/a`, `//host`) or a `<path>` already written: it runs to a space, a quote or a
+# list's `:` (`PYTHONPATH=/a:/b`).
 _ABSOLUTE_PATH: Final = re.compile(
     r"(?:(?<=file://)|(?<![\w.~/<>-]))(?:[A-Za-z]:)?/(?!/)[^\s'\":;,]+"
+    r"|(?<![\w.~/\\<>-])(?:[A-Za-z]:\\|\\\\(?=[^\s'\":;,\\]+\\))[^\s'\":;,]+"
 )
+_SEPARATORS: Final = "/\\"
+# A Windows installation's own folders, which name no one (`C:\Windows\System32\cmd.exe`).
+_WINDOWS_SYSTEM_FOLDER: Final = re.compile(r"(?i)[a-z]:\\windows(?:\\system32)?")
 # Folders whose files say nothing of the person or the organisation: where an interpreter is
 # installed (`/usr/bin/python3`, Homebrew's `/opt/homebrew/bin/node`), and the devices.
 _SYSTEM_FOLDERS: Final = frozenset(
@@ -153,10 +160,18 @@ _SYSTEM_FOLDERS: Final = frozenset(
 
 def _last_name_only(found: re.Match[str]) -> str:
     path = found.group()
-    folder, _, name = path.rstrip("/").rpartition("/")
-    if folder in ("", *_SYSTEM_FOLDERS) or len(folder) == 2 or path.startswith("/dev/"):
+    # Either separator, as Windows reads both: `C:\Users\bob\loop\main.mjs` named Bob.
+    named = path.rstrip(_SEPARATORS)
+    cut = max(named.rfind("/"), named.rfind("\\"))
+    folder, separator, name = named[:cut], named[cut : cut + 1], named[cut + 1 :]
+    if (
+        folder in ("", *_SYSTEM_FOLDERS)
+        or len(folder) == 2
+        or path.startswith("/dev/")
+        or _WINDOWS_SYSTEM_FOLDER.fullmatch(folder)
+    ):
         return path  # a top folder (`/srv`, `C:/tools`) names no one
-    return f"{ELSEWHERE}/{name}{path[len(path.rstrip('/')) :]}"
+    return f"{ELSEWHERE}{separator}{name}{path[len(named) :]}"
 
 
 def shared(text: str) -> str:
