@@ -1689,6 +1689,27 @@ def test_ACP_1_check_acp_recording_blames_a_replay_sent_after_the_load_was_answe
     )
 
 
+def test_ACP_1_check_acp_recording_blames_a_call_shown_between_two_turns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bridge showing a background call after it answered the prompt and before the next:
+    the call is in no turn, and a card left running there was judged by none (check passed
+    it). ACP-1 at the first such tool_call, once between two turns, as after a load; the
+    next turn's cards are judged as any."""
+    first = [_prompt(1), *_ran(0, "call_1", "make", "term_1"), _stop(1, "end_turn")]
+    late = [_card("bg_1", {"command": "tail -f log"}), _card("bg_2", {"command": "top"})]
+    second = [_prompt(2), *_ran(1, "call_2", "ls", "term_2"), _stop(2, "end_turn")]
+    code, log = _check(tmp_path, [*first, *late, *second], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 8)])
+    assert log["violations"][0]["message"] == (
+        "the tool_call for bg_1 comes after the session/prompt was answered (line 7) and "
+        "before the next prompt: an agent shows a call only within a prompt turn, which its "
+        "answer ends, and the editor has no turn to end this card"
+    )
+    code, log = _check(tmp_path, [*first, *second], capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
 def test_RW_1_check_acp_recording_blames_a_diff_of_another_folder_than_the_file_written(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -28,6 +28,7 @@ checkable, with why):
   the editor cancelled the turn; a `$/cancel_request` naming an id that a request of the agent's
   awaiting its answer holds too is the agent withdrawing that request), a `tool_call` after a
   `session/load` was answered and before the next prompt (ACP has the replay before the answer),
+  or after a prompt was answered and before the next (a call in no turn),
   a permission request sent with a pending one's id or asking about another input for a call
   whose request is pending (two calls under one id), an agent's message naming a session the
   editor never named nor was given (once a session, for a recording holding `initialize`), a
@@ -368,6 +369,9 @@ class _Recording:
         # `session/load` requests awaiting their answer: request id -> session. The history
         # a load replays shows calls that ended again.
         self.loads: dict[str, str] = {}
+        # Per session, the line answering its last prompt, until its next (-1 once a call shown
+        # in between was blamed): a call shown then is in no turn.
+        self.idle: dict[str, int] = {}
         # Per session a load is replaying or replayed last, the cards its replay showed.
         self.replayed: dict[str, list[tuple[str, str]]] = {}
         # What the editor's `initialize` said it can do (None: the recording holds none).
@@ -555,6 +559,7 @@ class _Recording:
             self.started_after_cancel.discard(session)
             self._unplaced_dropped(session)
             self.loaded.pop(session, None)
+            self.idle.pop(session, None)
             self.unshown_writes.pop(session, None)
             self.withdrawn.pop(session, None)
             return []
@@ -919,6 +924,12 @@ class _Recording:
                 self.loaded[key[0]] = -1
                 if loaded >= 0:
                     found.append(_after_load(key[1], loaded, line))
+            elif (idle := self.idle.get(key[0])) is not None and (card is None or card.final):
+                if key[0] not in self.loading:
+                    # Blamed once between two turns, as after a load.
+                    self.idle[key[0]] = -1
+                    if idle >= 0:
+                        found.append(_between_turns(key[1], idle, line))
             elif card is not None and card.final and key[0] not in self.loading:
                 found.append(_reused(key[1], card, line))
             if card is not None and card.final and key[0] not in self.loading:
@@ -1603,6 +1614,7 @@ class _Recording:
         if "stopReason" in result and request in self.prompts:
             session = self.prompts.pop(request)
             self.prompt_answers[request] = line
+            self.idle[session] = line
             self.read_cancel.pop(session, None)
             found = _prompt_answer(result, line)
             open_cards = [
@@ -2020,6 +2032,18 @@ def _after_load(call: str, answered: int, line: int) -> Violation:
         f"the tool_call for {call} comes after the session/load was answered (line "
         f"{answered}) and before any prompt: an agent replays a loaded session's history "
         "before it answers the load, and shows a new call only within a prompt turn"
+    )
+    return Violation("ACP-1", line, message, (line, answered))
+
+
+def _between_turns(call: str, answered: int, line: int) -> Violation:
+    """ACP-1 for a `tool_call` after the session's prompt was answered and before its next
+    prompt: a call is shown within a prompt turn, which the answer ended (an editor may show
+    it nowhere, or left running with no turn to end it)."""
+    message = (
+        f"the tool_call for {call} comes after the session/prompt was answered (line "
+        f"{answered}) and before the next prompt: an agent shows a call only within a prompt "
+        "turn, which its answer ends, and the editor has no turn to end this card"
     )
     return Violation("ACP-1", line, message, (line, answered))
 
