@@ -429,9 +429,10 @@ DEPTH_FREE_CHARS = 2 * MAX_LOG_DEPTH + 1
 """A JSON value this long or shorter cannot nest past `MAX_LOG_DEPTH`: each level takes two
 characters, its brackets."""
 # `nested_deeper`'s tables: an opening bracket byte steps +1 (0x01 as a signed byte), a closing
-# one -1 (0xFF), every other byte is dropped.
+# one -1 (0xFF), every other byte is dropped (every byte but the brackets, made at C speed: a
+# generator over the 256 took a clean check 0.1M instructions).
 _BRACKET_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
-_NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in b"[]{}")
+_NOT_BRACKETS = bytes(range(256)).translate(None, b"[]{}")
 _JSON_SPACE = " \t\n\r"
 GZIP_MAGIC = b"\x1f\x8b"
 SNIFF_BYTES = 64 * 1024
