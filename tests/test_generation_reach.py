@@ -8,10 +8,11 @@ user's, arguments blank to one of Python's `strip` and JavaScript's `trim` alone
 arguments a body starts with (a tool without required keys), a context of only whitespace, two
 calls' own contexts settling out of model order, a hook allowing with a reason beside another's
 deny or ask, a body's empty context, a failed request's empty message,
-a body's failure named otherwise than ToolError, a block without a reason) and the features
-every rule family needs (rewrites, several hooks on one call, parallel calls, approvals, aborts,
-crashes). The test runs the conformance machine on the model itself, counts per situation the
-programs that reach it, prints the counts (`-s`), and requires each to be reached by some.
+a body's failure named otherwise than ToolError or with an empty code, a block without a reason)
+and the features every rule family needs (rewrites, several hooks on one call, parallel calls,
+approvals, aborts, crashes). The test runs the conformance machine on the model itself, counts
+per situation the programs that reach it, prints the counts (`-s`), and requires each to be
+reached by some.
 
 The same run is the conformance machine's control (MODEL-1): the correct implementation, the
 model as a target, is never rejected; a divergence in any of its programs fails the test.
@@ -129,6 +130,7 @@ SITUATIONS = (
     "empty tool context",
     "failed request with an empty message",
     "failure with a code and an error name of its own",
+    "failure with an empty code",
     "PostToolUse block without a reason",
     "arguments holding a lone surrogate escape",
     "arguments holding an integer past 2^53",
@@ -212,6 +214,10 @@ OFTEN = {
     # A loop that named every failed body ToolError passed 200 programs on every seed while
     # every failure was one (the first batch now has 20).
     "failure with a code and an error name of its own": 10,
+    # A Go loop that read a body's empty code as none (`if code != ""`, a string's zero value)
+    # passed 200 programs on both seeds while no failure reported one (the first batch now has
+    # 25).
+    "failure with an empty code": 10,
     # A loop that wrote an empty text block for a PostToolUse block without a reason passed
     # every program while every block gave one; blocks are rare (the first batch has 6).
     "PostToolUse block without a reason": 3,
@@ -493,6 +499,8 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
         outcome = command.outcome
         if isinstance(outcome, ToolFailed) and outcome.code and outcome.error_name != "ToolError":
             found.add("failure with a code and an error name of its own")
+        if isinstance(outcome, ToolFailed) and outcome.code == "":
+            found.add("failure with an empty code")
         if _contexts_out_of_model_order(command, before):
             found.add("bodies' contexts of two calls settled out of model order")
     if isinstance(command, HookAnswers) and after is not before:

@@ -814,7 +814,11 @@ _META: tuple[JsonValue, ...] = (
     FrozenMap({"lines": 3, "bytes": 98765432109876543210, "load": 0.30000000000000004}),
 )
 _FAILURE_MESSAGES = (exacting_text("boom"), "permission denied")
-_FAILURE_CODES = (None, "EACCES")
+# The codes a failure of each message may report, drawn as one of two: none, or a code, the
+# empty string for one of them (EXE-4: a body that reported a code has it as error.code, ""
+# included), where a loop that reads an empty code as none (Go's `if code != ""`, a missing
+# field's zero value) passed every program. Tied to the message, so programs draw as before.
+_FAILURE_CODES = {exacting_text("boom"): (None, ""), "permission denied": (None, "EACCES")}
 # The error name each failure message comes with, the result's `error.name` beside its code
 # (EXE-4's outcome, TEXT-1): every failure was a ToolError, and a loop that named every one so
 # passed every program.
@@ -841,7 +845,7 @@ def any_tool_outcome(choose: Choose, call_id: str) -> ToolOutcome:
         contexts = ((), (own,), (own, "", own))[choose(3)]
         return ToolSucceeded(text, contexts, pick(choose, _META))
     message = pick(choose, _FAILURE_MESSAGES)
-    return ToolFailed(message, pick(choose, _FAILURE_CODES), _FAILURE_NAMES[message])
+    return ToolFailed(message, pick(choose, _FAILURE_CODES[message]), _FAILURE_NAMES[message])
 
 
 def tool_outcomes(choose: Choose, swarm: Swarm, call_id: str) -> ToolOutcome:
