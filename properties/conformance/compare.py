@@ -974,9 +974,18 @@ def _blank_to_javascript_only(original: object) -> bool:
 
 # EXE-2's reading of arguments that Python's strip and JavaScript's trim judge apart, said the
 # same way wherever a hook's run or wait, or a reply's commit, follows the other reading.
+# Said where a denied call that a hook also asked about was found unstarted by an abort: a
+# merge letting ask win holds it at the gate too, for its approval, and no log tells which.
+_ASK_OUTRANKING_DENY = (
+    "; a hook asked about it too: a loop whose merge lets the ask win (HOOK-2 says deny > ask "
+    "> allow > pass) holds it so as well, waiting for a free slot to ask for its approval, "
+    "which no log before the abort tells apart from a denied call held at the gate"
+)
+
 _BLANK_TO_ONE_READER = (
-    "arguments are blank to one of Python's strip and JavaScript's trim alone; as the model "
-    "reads them (blank means {}, as Python's str.strip reads it)"
+    "arguments are blank to one of Python's strip and JavaScript's trim alone (Go's "
+    "strings.TrimSpace keeps U+001C..U+001F as trim does); as the model reads them (blank "
+    "means {}, as Python's str.strip reads it)"
 )
 
 # Said to a loop in any language: one that strips nothing finds no object in them either.
@@ -984,8 +993,8 @@ _BLANK_TO_PYTHON_ONLY = (
     "; these arguments are blank as Python's str.strip reads them (U+001C..U+001F and U+0085 "
     "are), so {} (EXE-2): a loop that finds no JSON object in them strips less than that "
     "(JavaScript's trim keeps these characters; Rust's str::trim and char::is_whitespace keep "
-    "U+001C..U+001F; Java's isBlank and strip keep U+0085; a loop that tests only for the "
-    "empty string keeps any whitespace)"
+    "U+001C..U+001F, and so do Go's strings.TrimSpace and unicode.IsSpace; Java's isBlank and "
+    "strip keep U+0085; a loop that tests only for the empty string keeps any whitespace)"
 )
 
 # Blank text as EXE-2 reads it, said where a cancelled reply's text is blank (ABORT-2).
@@ -1425,6 +1434,7 @@ def _result_rule(
             f"so the abort found call {call_id} denied, not unstarted: its result is the "
             f"denial, {json.dumps(_result_text(want))}, where the target answers it "
             "ABORTED_BEFORE_DISPATCH"
+            + (_ASK_OUTRANKING_DENY if "ask" in situation.hook_decisions else "")
         )
     if "deny" in situation.hook_decisions:
         # Several denying hooks: their reasons are joined (HOOK-2), unless only the
@@ -2145,6 +2155,15 @@ def _changed(
                     f"{named}: call {skipped_call}'s arguments are a JSON object as EXE-2 reads "
                     f"them{_LONE_SURROGATE_WORDS}, so its PreToolUse hooks run"
                 )
+            invalid = _invalid_call_hooked(config, got, _reply_in_hand(command, program))
+            if invalid is not None:
+                # It read as the model's call skipped (EXE-5, when that call's tool is not
+                # registered), where the target ran a hook no call with invalid input gets.
+                return "HOOK-4", (
+                    f"{named}: the target runs {hook_named(got)} for {invalid}, and no "
+                    "PreToolUse hook runs for a call with invalid input (its error comes at the "
+                    "gate, EXE-5)"
+                )
             mine_pair = (_data(want).get("callId"), _data(want).get("handlerId"))
             skipped = _skipped_hook_rule(
                 config, _reply_in_hand(command, program), history, mine_pair
@@ -2813,6 +2832,22 @@ def _tool_name(call_id: object, command: Command, history: Sequence[Event]) -> s
     return None
 
 
+def _invalid_call_hooked(
+    config: LoopConfig | None, invoked: Event | None, reply: ModelReplies | None
+) -> str | None:
+    """`call ID, whose input is invalid (...)` when the target's hook/invoked `invoked` names a
+    call of `reply` whose input the model finds invalid (not an object, or missing a key its
+    registered tool requires: EXE-5 (1)); None otherwise."""
+    if config is None or reply is None:
+        return None
+    call_id = _data(invoked).get("callId")
+    call = next((c for c in reply.tool_calls if c.id == call_id), None)
+    problem = None if call is None else input_problem(call, config)
+    if problem is None:
+        return None
+    return f"call {call_id}, whose input is invalid ({problem})"
+
+
 def _reply_in_hand(command: Command, program: Sequence[Command]) -> ModelReplies | None:
     """The reply whose PreToolUse hooks are running: this command's, or the program's last."""
     if isinstance(command, ModelReplies):
@@ -3131,6 +3166,13 @@ def _hooked_invalid_call(config: LoopConfig | None, reply: Event) -> str | None:
         except (KeyError, InvalidEventError):
             continue
         problem = input_problem(call, config)
+        if problem is not None and config.tool(call.name) is None:
+            # A loop judging only a registered tool's input lets hooks see this call.
+            return (
+                f"call {call.id}'s input is invalid ({problem}), though its tool {call.name} is "
+                "not registered: EXE-5 (1) judges the input of every call, registered tool or "
+                "not"
+            )
         if problem is not None:
             return f"call {call.id}'s input is invalid ({problem})"
     return None
@@ -3179,10 +3221,33 @@ def _commits_as_javascript(config: LoopConfig | None, command: ModelReplies) -> 
     calls blank (invalid JSON to JavaScript, so no hook runs for it). A call with other
     arguments that a hook matches keeps any loop waiting: the reply's early commit is then not
     the reading's (RW-3, ORD-1)."""
+    waited_on = _waited_on(config, command)
+    return bool(waited_on) and all(_blank_to_python_only(call.arguments) for call in waited_on)
+
+
+def _waited_on(config: LoopConfig | None, command: ModelReplies) -> list[ToolCallBlock]:
+    """The calls of `command` a PreToolUse hook matches, but those whose input the model finds
+    invalid whatever reading a loop gives their arguments (EXE-5 (1): no hook sees them)."""
     calls = command.tool_calls
     hooked = _hooked_names(config, [call.name for call in calls])
-    waited_on = [call for call, matched in zip(calls, hooked, strict=True) if matched]
-    return bool(waited_on) and all(_blank_to_python_only(call.arguments) for call in waited_on)
+    return [
+        call
+        for call, matched in zip(calls, hooked, strict=True)
+        if matched and (config is None or not _invalid_to_every_reader(call, config))
+    ]
+
+
+def _invalid_to_every_reader(call: ToolCallBlock, config: LoopConfig) -> bool:
+    """Whether the model finds `call`'s input invalid with its arguments neither blank nor held
+    apart by a reader of another language (a registered tool's required key missing from an
+    object, or text that is no JSON to any reader)."""
+    return (
+        input_problem(call, config) is not None
+        and bool(call.arguments.strip())
+        and not (
+            _blank_to_javascript_only(call.arguments) or _object_only_when_lossy(call.arguments)
+        )
+    )
 
 
 def _commits_as_strict_parser(config: LoopConfig | None, command: ModelReplies) -> str | None:
@@ -3190,9 +3255,7 @@ def _commits_as_strict_parser(config: LoopConfig | None, command: ModelReplies) 
     object, where the model reads it as one and waits for the PreToolUse hooks matching it: the
     first such hooked call when every hooked call of the reply is one (so no hook runs in such a
     loop, which commits the reply at once); else None."""
-    calls = command.tool_calls
-    hooked = _hooked_names(config, [call.name for call in calls])
-    waited_on = [call for call, matched in zip(calls, hooked, strict=True) if matched]
+    waited_on = _waited_on(config, command)
     if waited_on and all(_object_holding_lone_surrogate(call.arguments) for call in waited_on):
         return waited_on[0].id
     return None

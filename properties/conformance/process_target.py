@@ -743,14 +743,35 @@ def _thread_died(stderr: str) -> str:
 
 
 def _null_hint(wrong: Any) -> str:
-    """What to do about a member written `null` where the schema wants a value: a typed
-    struct's empty optional field (Rust's serde writes `None` so unless told not to)."""
+    """What to do about a member written `null` where the schema wants a value: a required list
+    left empty (Go's encoding/json writes a nil slice so), or a typed struct's empty optional
+    field (Rust's serde writes `None` so unless told not to)."""
     if wrong.validator != "type" or wrong.instance is not None or not wrong.absolute_path:
         return ""
+    if wrong.validator_value == "array" and _required_member(wrong):
+        return (
+            "; an empty list is written [], never null (Go's encoding/json writes a nil slice "
+            "as null: make it with make([]T, 0) or []T{})"
+        )
     return (
         "; a member with no value is left out, not written null (Rust's serde: "
         '#[serde(skip_serializing_if = "Option::is_none")])'
     )
+
+
+def _required_member(wrong: Any) -> bool:
+    """Whether the member `wrong` is about is one its object's schema requires, so that leaving
+    it out is no answer either (False where the schema path cannot be followed, past a $ref)."""
+    if len(wrong.absolute_schema_path) < 3:
+        return False
+    *parent_path, properties, member, _ = wrong.absolute_schema_path
+    schema: Any = FROM_IMPLEMENTATION
+    for step in parent_path:
+        try:
+            schema = schema[step]
+        except (KeyError, IndexError, TypeError):
+            return False
+    return properties == "properties" and member in schema.get("required", ())
 
 
 def _commits_hint(wrong: Any, answer: Any) -> str:

@@ -1,0 +1,245 @@
+"""Fresh bugs of session 32, found by the programs and blamed on the rule their author must fix.
+
+Session 32 wrote a loop in Go (1.19, the standard library's encoding/json alone) outside the
+project, from docs/tutorial.md, docs/conform.md, SPEC.md and `loopspec schema`, declaring
+parallel, pre-hooks, approval, abort, crash-repair, max-tokens, queued-input and result-meta;
+once it passed 200 programs on seeds 1 and 2, thirty one-line bugs were planted in copies of
+it and `loopspec conform` ran on each with both seeds. Where a bug passed, or the report named
+another rule than the one the bug breaks, or its words led away from the bug, the difference
+is planted here in the model and the program that showed it is played (the Go loop is not
+kept: the suite runs no Go toolchain):
+
+- the loop's first answer to a `Crash` sent before any event was `"events": null` (a Go nil
+  slice): the words said to leave out a member with no value, serde's way, where `events` is
+  required; they now say an empty list is written `[]`, and how Go writes a nil slice;
+- a body's failure with the code `""` recorded without error info (`if r.errCode != ""`, a Go
+  string's zero value taken for none): passed every program of both seeds, where no failure
+  reported an empty code; the programs now draw one (tests/test_generation_reach.py);
+- arguments blank to Python's `str.strip` alone (U+001C..U+001F, which Go's
+  `strings.TrimSpace` keeps) of a call to a tool that is not registered, beside a call whose
+  input is invalid: named EXE-5 (hooks run for a call of an unregistered tool), which the loop
+  did; now EXE-2, the reading of the blank arguments;
+- a hook run for a call missing a required key, where the model runs it for a later call of an
+  unregistered tool: named EXE-5 (the target skips the later call's hook); now HOOK-4, naming
+  the call with invalid input the target ran it for;
+- a hook run for a call of an unregistered tool whose arguments are no object (a loop judging
+  only a registered tool's input): named right (HOOK-4), in words now saying that EXE-5 (1)
+  judges every call's input, registered tool or not;
+- a merge letting an ask outrank a deny, shown by an abort finding the call unstarted: named
+  DEC-1 (a denied call held at the gate), which no log before the abort tells apart; the words
+  now say a hook asked too, and what a merge letting the ask win does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fresh_bugs import AskOutranksDeny, FreshBug, assert_found, calls
+
+from loopspec.model import handlers, messages, rewrite
+from loopspec.model.commands import (
+    Abort,
+    Ask,
+    Command,
+    Deny,
+    HookAnswers,
+    ModelReplies,
+    Pass,
+    PreVerdict,
+    SubmitUser,
+    ToolFailed,
+    ToolFinishes,
+)
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.jsonvalue import EMPTY, JsonValue, parse_arguments
+from loopspec.model.messages import ToolCallBlock
+from loopspec.properties.conformance import process_target
+from loopspec.properties.conformance.target import ModelTarget, Observation
+
+READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
+WRITE = ToolSpec("write", concurrency_safe=False, required_keys=("file_path", "content"))
+EVERY_TOOL = HookSpec("late", "PreToolUse", ".*")
+
+# What Go's strings.TrimSpace removes (unicode.IsSpace): Python's str.strip but U+001C..U+001F.
+GO_TRIMMED = (
+    "\t\n\v\f\r \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def _reply(*made: tuple[str, str, str]) -> ModelReplies:
+    """A completed reply making the calls `made`, each (id, tool, arguments), in order."""
+    return ModelReplies(tuple(block for call in made for block in calls(*call).blocks))
+
+
+def _parsed_the_go_way(raw: str) -> JsonValue:
+    """Blank as Go's strings.TrimSpace reads it; text blank to Python alone is no JSON."""
+    if not raw.strip(GO_TRIMMED):
+        return EMPTY
+    if not raw.strip():
+        return raw
+    return parse_arguments(raw)
+
+
+def _patched(*patches: tuple[object, str, Any], what: str) -> type[ModelTarget]:
+    """The model with each (owner, attribute, wrong) of `patches` in place while it applies a
+    command; `what` says the bug."""
+
+    class Patched(ModelTarget):
+        def apply(self, command: Command) -> Observation:
+            with pytest.MonkeyPatch.context() as patch:
+                for owner, attribute, wrong in patches:
+                    patch.setattr(owner, attribute, wrong)
+                return super().apply(command)
+
+    Patched.__doc__ = what
+    return Patched
+
+
+_real_input_problem = rewrite.input_problem
+
+
+def _registered_input_only(call: ToolCallBlock, config: LoopConfig) -> str | None:
+    """Input judged only for a registered tool (an unregistered one's is never invalid)."""
+    return None if config.tool(call.name) is None else _real_input_problem(call, config)
+
+
+def _no_input_problem(call: ToolCallBlock, config: LoopConfig) -> str | None:
+    return None
+
+
+BLANK_TO_PYTHON_ALONE_UNREGISTERED: FreshBug = (
+    "arguments blank to Python alone, of an unregistered tool, beside invalid input",
+    _patched(
+        (messages, "parse_arguments", _parsed_the_go_way),
+        (rewrite, "parse_arguments", _parsed_the_go_way),
+        what="The model, except that blank arguments are those Go's strings.TrimSpace "
+        "empties: U+001C..U+001F alone are no JSON, so not an object.",
+    ),
+    LoopConfig(tools=(READ,), hooks=(EVERY_TOOL,), max_parallel=1),
+    (SubmitUser(""), _reply(("c1", "read", "{}"), ("c2", "missing_tool", "\x1c\x1d\x1e\x1f\x85"))),
+    "EXE-2",
+)
+
+HOOKED_INVALID_BEFORE_UNREGISTERED: FreshBug = (
+    "a hook run for a call missing a required key, before an unregistered tool's call",
+    _patched(
+        (handlers, "input_problem", _no_input_problem),
+        what="The model, except that PreToolUse hooks run for every call, whatever its input.",
+    ),
+    LoopConfig(tools=(WRITE,), hooks=(HookSpec("everything", "PreToolUse", "*"),)),
+    (
+        SubmitUser(""),
+        _reply(("c1", "write", '{"file_path":""}'), ("c2", "missing_tool", "{}")),
+        HookAnswers(Pass()),
+    ),
+    "HOOK-4",
+)
+
+UNREGISTERED_INPUT_UNJUDGED: FreshBug = (
+    "hooks run for an unregistered tool's call whose arguments are no object",
+    _patched(
+        (handlers, "input_problem", _registered_input_only),
+        (rewrite, "input_problem", _registered_input_only),
+        what="The model, except that only a registered tool's input is judged (EXE-5 (1)).",
+    ),
+    LoopConfig(hooks=(EVERY_TOOL,)),
+    (SubmitUser(""), calls("c1", "missing_tool", "[]")),
+    "HOOK-4",
+)
+
+
+def _answers(*verdicts: PreVerdict) -> tuple[HookAnswers, ...]:
+    return tuple(HookAnswers(verdict) for verdict in verdicts)
+
+
+ASK_OVER_DENY_FOUND_BY_AN_ABORT: FreshBug = (
+    "an ask outranking a deny, found unstarted by an abort",
+    AskOutranksDeny,
+    LoopConfig(
+        tools=(READ, ToolSpec("grep", concurrency_safe=True, required_keys=("pattern",))),
+        hooks=(HookSpec("everything", "PreToolUse", "*"), EVERY_TOOL),
+        max_parallel=1,
+    ),
+    (
+        SubmitUser(""),
+        _reply(("c1", "read", '{"file_path":""}'), ("c2", "grep", '{"pattern":""}')),
+        *_answers(Pass(), Pass(), Deny(""), Ask()),
+        Abort("user"),
+        ToolFinishes("c1", ToolFailed("")),
+    ),
+    "DEC-1",
+)
+
+
+def test_EXE_2_blank_arguments_of_an_unregistered_tool_read_as_go_trims_them() -> None:
+    """EXE-2: a Go loop trimming with strings.TrimSpace found call c2's arguments (U+001C..U+001F
+    and U+0085) no JSON, so ran no hook for it and committed the reply; the model waits for the
+    hook. Because c2's tool is not registered, the report said PreToolUse hooks run for such a
+    call too (EXE-5), which the loop did; call c1, whose missing key keeps every hook from it,
+    hid that the blank arguments were the difference."""
+    assert_found(
+        BLANK_TO_PYTHON_ALONE_UNREGISTERED,
+        "blank to one of Python's strip and JavaScript's trim alone",
+        "Go's strings.TrimSpace keeps U+001C..U+001F",
+        lacks=("whose tool is not registered too",),
+    )
+
+
+def test_HOOK_4_a_hook_run_for_invalid_input_before_an_unregistered_tools_call() -> None:
+    """HOOK-4: the loop ran the hook for call c1, missing the key content, where the model runs
+    it for call c2 of a tool that is not registered; the report read the model's hook as one the
+    target skipped for c2's tool (EXE-5). It now names the call with invalid input the target
+    ran the hook for."""
+    assert_found(
+        HOOKED_INVALID_BEFORE_UNREGISTERED,
+        "the target runs hook everything for call c1, whose input is invalid",
+        "missing required 'content'",
+        lacks=("is not registered",),
+    )
+
+
+def test_HOOK_4_hooks_for_an_unregistered_tools_invalid_input_name_EXE_5() -> None:
+    """HOOK-4: a loop judging only a registered tool's input ran the hook for a call of an
+    unregistered tool whose arguments, [], are no object; the words now say that EXE-5 (1)
+    judges every call's input, where they named only the invalid input."""
+    assert_found(
+        UNREGISTERED_INPUT_UNJUDGED,
+        "though its tool missing_tool is not registered: EXE-5 (1) judges the input of every "
+        "call, registered tool or not",
+    )
+
+
+def test_DEC_1_an_abort_finding_a_call_a_hook_denied_and_another_asked_about() -> None:
+    """DEC-1: a merge letting c2's ask outrank its deny left c2 waiting for a free slot, to ask
+    for approval, where the model denies it at the gate; the abort found it unstarted. A denied
+    call held at the gate reads the same until then, so the rule stays DEC-1, and the words now
+    say a hook asked too, and what a merge letting the ask win does (HOOK-2)."""
+    assert_found(
+        ASK_OVER_DENY_FOUND_BY_AN_ABORT,
+        "a denied call passes the gate without waiting for a free slot",
+        "a hook asked about it too: a loop whose merge lets the ask win (HOOK-2 says deny > ask",
+    )
+
+
+@pytest.mark.parametrize(
+    ("member", "says"),
+    [
+        ("events", "an empty list is written [], never null (Go's encoding/json"),
+        ("executed", "an empty list is written [], never null (Go's encoding/json"),
+        ("presented", "a member with no value is left out, not written null (Rust's serde"),
+    ],
+)
+def test_PROTO_1_a_list_written_null_is_told_whether_to_be_empty_or_left_out(
+    member: str, says: str
+) -> None:
+    """PROTO-1: the Go loop's first answer, to a Crash sent before any event, carried
+    "events": null, as encoding/json writes a nil slice. The report said a member with no
+    value is left out (serde's skip_serializing_if), which for a required member is no answer
+    either; for a required list it now says to write [], and how Go makes one."""
+    answer: dict[str, object] = {"type": "observed", "seq": 0, "accepted": True,
+                                 "events": [], "commits": [], "executed": []}  # fmt: skip
+    answer[member] = None
+    wrong = process_target._most_specific_error(answer)
+    assert says in process_target._null_hint(wrong)
