@@ -13,7 +13,7 @@ the file or that id runs the case alone): the `*.json` files of the case directo
 `--loopspec-cases=PATH` (a directory, or one case file; repeatable), and each file named on the
 command line that holds a case, by its content, whatever its name (`pytest
 ~/Downloads/alice-case.json --loopspec-cmd=...`; named without a target, it stops pytest saying
-to name one). Each replays as
+to name one), and each case file of a folder named there, as `replay DIR` reads one. Each replays as
 `loopspec replay CASE` does, on the target the command line names (never the one the case
 records, SPEC SAFE-1) and with the profile the case names. It fails with replay's report when the
 case still diverges and with replay's one-line error when the file cannot be used; it is skipped,
@@ -213,22 +213,33 @@ def _saved_cases(config: pytest.Config, as_paths: Sequence[str] = ()) -> list[tu
     ]
 
 
-def _cases_named_as_paths(config: pytest.Config) -> list[str]:
+def _cases_named_as_paths(config: pytest.Config, *, in_folders: bool) -> list[str]:
     """The command-line paths (`pytest ~/Downloads/alice-case.json`, maybe with `::test`) that
     name a file holding a loopspec case, by its content: pytest collects no such file outside
     the case folders, and said "not found" of a colleague's case named so, where naming it with
-    `--loopspec-cases` replayed it. Only files pytest would not collect as Python are read."""
-    named = []
+    `--loopspec-cases` replayed it. Only files pytest would not collect as Python are read.
+    `in_folders`: also each case file (`*.json` holding a case) of a folder named there, as
+    `replay DIR` reads one: `pytest ~/Downloads --loopspec-cmd=...` ran the random suite alone
+    and passed, as if the cases there had. Only paths typed count, not pytest's default ones."""
+    named: list[str] = []
+    typed_args = set(config.invocation_params.args)
     for argument in config.args:
+        if argument not in typed_args:
+            continue  # pytest's testpaths or current folder: nothing the user named
         typed = argument.partition("::")[0]
         path = Path(config.invocation_params.dir, _typed_path(typed))
-        if path.suffix == ".py" or not path.is_file():
-            continue
-        # Imported here: the plugin loads in every pytest run, this only given a file to read.
-        from loopspec.properties.conformance.case_text import holds_a_case  # noqa: PLC0415
+        if path.is_file() and path.suffix != ".py":
+            # Imported here: the plugin loads in every pytest run, this only given a file to read.
+            from loopspec.properties.conformance.case_text import holds_a_case  # noqa: PLC0415
 
-        if holds_a_case(path):
-            named.append(typed)
+            if holds_a_case(path):
+                named.append(typed)
+        elif in_folders and path.is_dir():
+            from loopspec.properties.conformance.case_folder import folder_cases  # noqa: PLC0415
+            from loopspec.properties.conformance.case_text import holds_a_case  # noqa: PLC0415
+
+            listed = folder_cases(path).cases
+            named += [os.path.join(typed, case.name) for case in listed if holds_a_case(case)]
     return named
 
 
@@ -254,12 +265,12 @@ def pytest_configure(config: pytest.Config) -> None:
     timeout = config.getoption("--loopspec-answer-timeout")
     if timeout is not None and not config.getoption("--loopspec-cmd"):  # as conform refuses it
         raise refused("--loopspec-answer-timeout applies to --loopspec-cmd only")
-    as_paths = _cases_named_as_paths(config)
     if config.getoption("--loopspec-impl") or config.getoption("--loopspec-cmd"):
         _check_target(config)
+        as_paths = _cases_named_as_paths(config, in_folders=True)
         config.stash[SAVED_CASES] = _saved_cases(config, as_paths)
         _clean_up_at_sigterm(config)
-    elif as_paths:
+    elif as_paths := _cases_named_as_paths(config, in_folders=False):
         # Without a target the plugin collects nothing, and pytest said "not found" of it.
         raise refused(
             f"{as_paths[0]} is a loopspec case: name the loop to replay it on, "

@@ -570,15 +570,23 @@ def test_PROTO_1_plugin_runs_one_saved_case_by_its_file_or_node_id(
     named by its id and the one named by its file run in one pytest (each run costs a second
     or two of CPU); the third case, named by neither, must not run. A colleague's case saved
     outside the case folder, named `alice-case` with no `.json`, is read by its content: pytest
-    said "not found" of it unless `--loopspec-cases` named it too."""
+    said "not found" of it unless `--loopspec-cases` named it too. A folder named so has its
+    cases replayed as `replay DIR` reads them (its other JSON left alone): pytest ran the
+    random suite alone and passed, as if they had."""
     _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
     _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-1.json", "TURN-2", _ASKS)
     _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-2.json", "TURN-2", _ASKS, _ANSWERS)
     _write_case(tmp_path / "Downloads" / "alice-case", "TURN-2", _ASKS)
+    _write_case(tmp_path / "Downloads" / "bob.json", "TURN-2", _ASKS)
+    (tmp_path / "Downloads" / "data.json").write_text('{"loopspec": "data"}', encoding="utf-8")
     target = "plugin_targets:turn_end_with_step_open"
-    done = inner_pytest(tmp_path, target, "--loopspec-impl", 1, "-vv", "-k", "saved_case")
+    done = inner_pytest(
+        tmp_path, target, "--loopspec-impl", 1, "-vv", "-k", "saved_case", "Downloads"
+    )
     failing = "loopspec-cases/case-TURN-2-0.json::test_saved_case_replays[case-TURN-2-0.json]"
     assert f"{failing} FAILED" in done.stdout, done.stdout
+    assert "Downloads/bob.json::test_saved_case_replays[bob.json] PASSED" in done.stdout
+    assert "data.json" not in done.stdout, done.stdout
     assert f"FAILED {failing}" in done.stdout, done.stdout  # the summary line, to copy
     passing = "loopspec-cases/case-TURN-2-1.json"
     sent = "Downloads/alice-case"
