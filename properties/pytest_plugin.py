@@ -350,7 +350,39 @@ def _check_target(config: pytest.Config) -> None:
         if cannot_start is not None:
             raise refused(cannot_start)
     if unusable is not None:  # raised outside the `except`: pytest would print the context
-        raise refused(unusable.message, unusable.rule_id)
+        raise refused(unusable.message + _configuration_unread(config), unusable.rule_id)
+
+
+# pytest's configuration files, and what marks one as holding pytest's settings ("": any).
+_CONFIGURATION_FILES = (
+    ("pytest.ini", ""),
+    (".pytest.ini", ""),
+    ("pyproject.toml", "[tool.pytest"),
+    ("tox.ini", "[pytest]"),
+    ("setup.cfg", "[tool:pytest]"),
+)
+
+
+def _configuration_unread(config: pytest.Config) -> str:
+    """A note when pytest read no configuration file though the current folder holds one: it
+    looks for one from the paths given, and given a case outside the project
+    (`pytest ../Downloads/alice-case.json`), read no `pythonpath`, and the advice to name the
+    loop's folder there sent the user to a setting they had. "" otherwise."""
+    if config.inipath is not None:
+        return ""
+    here = config.invocation_params.dir
+    for name, mark in _CONFIGURATION_FILES:
+        path = here / name
+        try:
+            found = path.is_file() and mark in path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if found:
+            return (
+                f"; pytest read no {name} (it looks for its settings from the paths given, not "
+                f"from the current folder): add -c {name}"
+            )
+    return ""
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -629,6 +629,15 @@ def test_PROTO_1_plugin_replay_alone_line_of_a_case_sent_from_outside_reads_the_
     # summary's line read `FAILED ::test_saved_case_replays[alice-case.json]`.
     case_id = "../Downloads/alice-case.json::test_saved_case_replays[alice-case.json]"
     assert f"\nFAILED {case_id}" in again.stdout, again.stdout
+    # Named as a plain path, without `-c`: pytest reads no pytest.ini, and the error's advice,
+    # to name the loop's folder in `pythonpath`, sent Bob to the setting his file holds.
+    case = "../Downloads/alice-case.json"
+    plain = inner_pytest.run(project, project, case, "--loopspec-impl=bobs_loop:make")
+    assert plain.returncode == pytest.ExitCode.USAGE_ERROR, plain.stdout + plain.stderr
+    assert plain.stderr.rstrip().endswith(
+        "; pytest read no pytest.ini (it looks for its settings from the paths given, not from "
+        "the current folder): add -c pytest.ini"
+    ), plain.stderr
 
 
 def test_PROTO_1_plugin_skips_a_saved_case_needing_what_the_target_does_not_declare(
