@@ -17,8 +17,8 @@ kept: the suite runs no Go toolchain):
   reported an empty code; the programs now draw one (tests/test_generation_reach.py);
 - arguments blank to Python's `str.strip` alone (U+001C..U+001F, which Go's
   `strings.TrimSpace` keeps) of a call to a tool that is not registered, beside a call whose
-  input is invalid: named EXE-5 (hooks run for a call of an unregistered tool), which the loop
-  did; now EXE-2, the reading of the blank arguments;
+  input is invalid or after another call's hook: named EXE-5 (hooks run for a call of an
+  unregistered tool), which the loop did; now EXE-2, the reading of the blank arguments;
 - a hook run for a call missing a required key, where the model runs it for a later call of an
   unregistered tool: named EXE-5 (the target skips the later call's hook); now HOOK-4, naming
   the call with invalid input the target ran it for;
@@ -122,6 +122,18 @@ BLANK_TO_PYTHON_ALONE_UNREGISTERED: FreshBug = (
     "EXE-2",
 )
 
+BLANK_TO_PYTHON_ALONE_AFTER_A_HOOK: FreshBug = (
+    "arguments blank to Python alone, of an unregistered tool, after another call's hook",
+    BLANK_TO_PYTHON_ALONE_UNREGISTERED[1],
+    BLANK_TO_PYTHON_ALONE_UNREGISTERED[2],
+    (
+        SubmitUser(""),
+        _reply(("c1", "read", '{"file_path":""}'), ("c2", "missing_tool", "\x1c\x1d\x1e\x1f")),
+        HookAnswers(Pass()),
+    ),
+    "EXE-2",
+)
+
 HOOKED_INVALID_BEFORE_UNREGISTERED: FreshBug = (
     "a hook run for a call missing a required key, before an unregistered tool's call",
     _patched(
@@ -173,14 +185,22 @@ ASK_OVER_DENY_FOUND_BY_AN_ABORT: FreshBug = (
 )
 
 
-def test_EXE_2_blank_arguments_of_an_unregistered_tool_read_as_go_trims_them() -> None:
+@pytest.mark.parametrize(
+    "row",
+    [BLANK_TO_PYTHON_ALONE_UNREGISTERED, BLANK_TO_PYTHON_ALONE_AFTER_A_HOOK],
+    ids=["with the reply", "after c1's hook"],
+)
+def test_EXE_2_blank_arguments_of_an_unregistered_tool_read_as_go_trims_them(
+    row: FreshBug,
+) -> None:
     """EXE-2: a Go loop trimming with strings.TrimSpace found call c2's arguments (U+001C..U+001F
-    and U+0085) no JSON, so ran no hook for it and committed the reply; the model waits for the
-    hook. Because c2's tool is not registered, the report said PreToolUse hooks run for such a
-    call too (EXE-5), which the loop did; call c1, whose missing key keeps every hook from it,
-    hid that the blank arguments were the difference."""
+    and U+0085) no JSON, so ran no hook for it and committed the reply (with the reply, or once
+    c1's hook answered); the model waits for c2's hook. Because c2's tool is not registered,
+    the report said PreToolUse hooks run for such a call too (EXE-5), which the loop did; that
+    the blank arguments were the difference was hidden by call c1, whose missing key keeps every
+    hook from it, or whose hook the loop ran."""
     assert_found(
-        BLANK_TO_PYTHON_ALONE_UNREGISTERED,
+        row,
         "blank to one of Python's strip and JavaScript's trim alone",
         "Go's strings.TrimSpace keeps U+001C..U+001F",
         lacks=("whose tool is not registered too",),

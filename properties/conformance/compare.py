@@ -2902,6 +2902,12 @@ def _skipped_hook_rule(
     if not pairs:
         return None
     call, hook = pairs[0]
+    if all(_blank_to_python_only(c.arguments) for c, _hook in pairs):
+        # Arguments a loop trimming otherwise finds no JSON in: no hook of its runs for them,
+        # whatever the tool (it read as EXE-5 when the tool is not registered).
+        return "EXE-2", (
+            f"call {call.id}'s {_BLANK_TO_ONE_READER} hook {hook.handler_id} runs for it"
+        )
     # A loop that ran another hook for the call does run hooks for its tool (HOOK-4's order).
     ran_for = {call_id for call_id, _handler in answered}
     if all(config.tool(c.name) is None and c.id not in ran_for for c, _hook in pairs):
