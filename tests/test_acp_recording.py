@@ -2037,7 +2037,8 @@ def test_REC_1_check_acp_recording_blames_a_load_whose_replay_leaves_a_card_runn
     in_progress) and answering the load: the editor shows the card running with no turn to end
     it, where a reopened session gives such a call a result (REC-1). Once a load, at its
     answer, naming the cards; an end sent in the next turn is not blamed again. Replayed
-    ended, or answered with an error (nothing loaded), it passes."""
+    ended, or answered with an error (nothing loaded), it passes. A replay running a call
+    again is REC-1's too, where check passed it."""
     initialize, initialized = _fixture()[:2]
     load_params = {"sessionId": SESSION, "cwd": "/workspace", "mcpServers": []}
     load = _request(2, "session/load", load_params)
@@ -2062,6 +2063,16 @@ def test_REC_1_check_acp_recording_blames_a_load_whose_replay_leaves_a_card_runn
     failed = {"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": "no session"}}
     code, log = _check(tmp_path, [initialize, initialized, load, *replay, failed], capsys)
     assert (code, log["violations"]) == (0, [])
+    # A replay that runs a recorded call again (its terminal made anew, twice): REC-1 at the
+    # first run, once a load.
+    rerun = [*_ran(0, "call_1", "make", "term_1"), *_ran(1, "call_2", "ls", "term_2")]
+    terminals = _initialize({"terminal": True})
+    code, log = _check(tmp_path, [terminals, initialized, load, *rerun, _result(2, {})], capsys)
+    assert (code, _rules(log)) == (1, [("REC-1", 5)])
+    assert log["violations"][0]["message"].startswith(
+        'the agent asked the editor to create a terminal running "make" while the '
+        "session/load at line 3 replayed the history, before it was answered"
+    )
 
 
 def _misspelt(message: dict[str, Any], **changed: str) -> dict[str, Any]:

@@ -80,7 +80,8 @@ checkable, with why):
 - REC-1, in part: a `session/load` answered with a result while a card its replay showed never
   got `completed` or `failed` (a call of the history without a result, which a reopened
   session answers; the editor shows it running with no turn to end it). Once a load; the card
-  stays open, so an end sent later is not blamed again.
+  stays open, so an end sent later is not blamed again. A terminal made or a file written
+  while a load replays is a recorded call run again: REC-1 too, once a load.
 - ADJ-3: a prompt turn ends (its `session/prompt` is answered) with a card that never got
   `completed` or `failed`, for any stop reason but `cancelled`: after a cancel ACP has the editor
   mark the unfinished cards cancelled itself (one answered otherwise after the editor's cancel
@@ -163,8 +164,8 @@ CHECKED_IN_PART = {
     ),
     "REC-1": (
         "only a loaded session's replay: a card it leaves neither completed nor failed when the "
-        "load is answered (a call of the history without a result); the rest of a reopen is the "
-        "agent's own"
+        "load is answered (a call of the history without a result), a terminal made or a file "
+        "written while it replays (a call run again); the rest of a reopen is the agent's own"
     ),
     "ADJ-3": (
         "a turn ended by a cancel leaves its unfinished cards to the editor, and one whose "
@@ -372,6 +373,8 @@ class _Recording:
         # Per session, the line answering its last prompt, until its next (-1 once a call shown
         # in between was blamed): a call shown then is in no turn.
         self.idle: dict[str, int] = {}
+        # The `session/load` requests (by id) during whose replay a call was run (blamed).
+        self.replay_runs: set[str] = set()
         # Per session a load is replaying or replayed last, the cards its replay showed.
         self.replayed: dict[str, list[tuple[str, str]]] = {}
         # What the editor's `initialize` said it can do (None: the recording holds none).
@@ -543,6 +546,7 @@ class _Recording:
             if method == "session/load":
                 self.loads[_request_key(message.get("id"))] = str(params.get("sessionId"))
                 self.replayed[str(params.get("sessionId"))] = []
+                self.replay_runs.discard(_request_key(message.get("id")))
             return found
         if isinstance(method, str) and method in _CLIENT_METHODS:
             shape = _client_request_shape(method, params, line)
@@ -675,6 +679,8 @@ class _Recording:
             self._names_terminal(session, params["terminalId"], line)
             found.extend(self._released(method, params["terminalId"], line))
         if method == "fs/write_text_file":
+            what = f"the agent asked the editor to write {json_dumps(params.get('path'))}"
+            found.extend(self._run_in_replay(session, what, line))
             return [*found, *self._writing(params, line)]
         if method == "fs/read_text_file":
             path = params.get("path")
@@ -686,6 +692,7 @@ class _Recording:
         elif method == "terminal/create":
             ran = json_dumps(params.get("command"))
             what = f"the agent asked the editor to create a terminal running {ran}"
+            found.extend(self._run_in_replay(session, what, line))
             command = _shell_command(params.get("command"), params.get("args"))
             owners = self._open_with_command(session, command) if command is not None else []
             started = self._after_cancel(session, what, line, owners or None)
@@ -699,6 +706,23 @@ class _Recording:
             if command is not None:
                 found = [*found, *self._creating(session, command, line)]
         return found
+
+    def _run_in_replay(self, session: str, what: str, line: int) -> list[Violation]:
+        """REC-1 for a call run (`what`: a terminal made, a file written) while a
+        `session/load` of its session replays the history, before the load is answered: a
+        reopened session shows its recorded calls again, it does not run them again (one may
+        have run already). Once a load."""
+        loading = [request for request, each in self.loads.items() if each == session]
+        if not loading or loading[0] in self.replay_runs:
+            return []
+        self.replay_runs.add(loading[0])
+        asked = self.editor_requests.get(loading[0], ("", 0))[1]
+        message = (
+            f"{what} while the session/load at line {asked} replayed the history, before it "
+            "was answered: a reopened session shows its recorded calls again and does not run "
+            "them again (one may have run already)"
+        )
+        return [Violation("REC-1", line, message, (line, asked))]
 
     def _released(self, method: str, terminal: str, line: int) -> list[Violation]:
         """ACP-1 for a terminal request naming a terminal the agent released: ACP makes its id
