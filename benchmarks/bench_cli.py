@@ -257,6 +257,13 @@ words: 17 functions and a class) is `logcheck.unreadable_lines`, imported at the
 Then `check SMALL` 43.85M, 1.23x (was 43.97M), HOOKED 45.47M (was 45.58M), once
 `checker._NOT_BRACKETS` (`nested_deeper`'s table of every byte but the brackets) is made by
 `bytes.translate` where a generator over the 256 bytes ran at every start.
+Then `check SMALL` 43.41M, 1.22x (was 43.85M), HOOKED 45.02M (was 45.47M), MARKED 45.93M (was
+46.49M), TORN 44.22M (was 44.79M), `--format json SMALL` 46.11M (was 46.97M), CLAUDE-CODE 47.60M
+(was 48.47M), CODEX 47.07M (was 47.94M), but BROKEN 47.82M (was 47.59M: the registry imports
+both modules), once JSON text's reading and writing without json (`model.json_text`: the C
+scanner, `value_of`, `loads`, `json_dumps`, `spelled`) is a module apart from the model's frozen
+values (`model.jsonvalue`: `FrozenMap`, an ABC, `freeze`, `parse_arguments`), which a check
+imports only for a call whose arguments hold more than strings (`prefix.arguments_are_an_object`).
 
 Every command runs with its bytecode cached (in a temporary `PYTHONPYCACHEPREFIX`, written by a
 warm-up run, even where `PYTHONDONTWRITEBYTECODE` is set), as an installed copy runs: otherwise

@@ -21,7 +21,7 @@ from loopspec.impl.errors import CorruptLog
 from loopspec.impl.framing import UNIT_KEY, unit_marker, without_marker
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.events import Event, SessionHeader
-from loopspec.model.jsonvalue import json_refusal, loads
+from loopspec.model.json_text import json_refusal, loads
 from loopspec.model.repeated_keys import repeated_key
 from loopspec.model.wire import event_from_wire, header_from_wire
 
@@ -90,7 +90,7 @@ def _decode(line: bytes, number: int) -> dict[str, object]:
 
 def json_line(line: bytes) -> object:
     """`json.loads(line)`. A line that opens an object and decodes as strict UTF-8 (the
-    encoding json detects for it) is read as text by json's scanner (`jsonvalue.loads`), without
+    encoding json detects for it) is read as text by json's scanner (`json_text.loads`), without
     what `json.loads` adds around it for bytes (encoding detection, a lenient decode, two
     whitespace matches): half the cost of reading a log line, which conform pays for every event
     it observes. Anything else, and every refusal, is `json.loads`'s own."""

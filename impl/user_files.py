@@ -23,7 +23,7 @@ from typing import Final
 
 from loopspec.impl.system_words import system_reason
 from loopspec.model.errors import NO_RULE_BROKEN
-from loopspec.model.jsonvalue import json_refusal
+from loopspec.model.json_text import json_refusal
 from loopspec.model.repeated_keys import RepeatedKey, given_twice, repeated_key
 
 MAX_JSON_DEPTH: Final = 200

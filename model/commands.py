@@ -23,7 +23,8 @@ from loopspec.model.facts import (
     SUPPLYING_DECISIONS,
     unknown_decision,
 )
-from loopspec.model.jsonvalue import JsonValue, NotJsonError, freeze, spelled
+from loopspec.model.json_text import spelled
+from loopspec.model.jsonvalue import JsonValue, NotJsonError, freeze
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 
 FINISH_COMPLETED = "completed"

@@ -17,7 +17,8 @@ import attrs
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.facts import HOOK_DECISIONS, dialect_problem, unknown_decision
 from loopspec.model.facts import HOOK_DIALECTS as _DIALECTS_THE_CHECKER_READS
-from loopspec.model.jsonvalue import EMPTY, FrozenMap, JsonValue, spelled
+from loopspec.model.json_text import spelled
+from loopspec.model.jsonvalue import EMPTY, FrozenMap, JsonValue
 from loopspec.model.messages import AssistantMessage, ToolResultMessage, UserMessage
 
 # Defined with the facts: the checker reads a hook's dialect without importing this module.

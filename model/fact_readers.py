@@ -24,7 +24,7 @@ from loopspec.model.facts import (
     source_names_another_call,
     unknown_decision,
 )
-from loopspec.model.jsonvalue import spelled
+from loopspec.model.json_text import spelled
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:

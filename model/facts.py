@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from _collections_abc import Mapping  # collections.abc's, without collections (see `jsonvalue`)
 
-from loopspec.model.jsonvalue import integer_written_as_double, spelled, thaw
+from loopspec.model.json_text import integer_written_as_double, spelled
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
@@ -167,6 +167,8 @@ def facts_of(event: Event) -> Fact:
             fact.call_id, fact.decision = event.call_id, event.decision
             fact.exit_code = event.exit_code
             fact.duration_ms = event.duration_ms
+            from loopspec.model.jsonvalue import thaw  # noqa: PLC0415 (the event model's values)
+
             fact.updated_input = thaw(event.updated_input)
         case ApprovalAsked():
             fact.approval_id, fact.call_id = event.id, event.call_id

@@ -26,12 +26,8 @@ from loopspec.model.facts import (
     hook_duration_valid,
     surface_op_missing,
 )
-from loopspec.model.jsonvalue import (
-    FrozenMap,
-    JsonValue,
-    parse_arguments,
-    spelled,
-)
+from loopspec.model.json_text import spelled
+from loopspec.model.jsonvalue import FrozenMap, JsonValue, parse_arguments
 from loopspec.model.prefix import (
     BLOCKING_EXIT_DECISIONS,
     CLOSING_READS,

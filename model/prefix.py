@@ -19,13 +19,7 @@ from loopspec.model.facts import (
     CallFact,
     Fact,
 )
-from loopspec.model.jsonvalue import (
-    NOT_JSON,
-    SCANNERS,
-    FrozenMap,
-    parse_arguments,
-    value_of,
-)
+from loopspec.model.json_text import NOT_JSON, SCANNERS, value_of
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
@@ -1120,6 +1114,9 @@ def arguments_are_an_object(raw: str) -> bool:
     # this, and most hold a value or two.)
     for value in parsed.values():
         if type(value) not in _FROZEN_AS_THEY_ARE:
+            # (the frozen values' module, which a check of most logs never needs: bench_cli.py)
+            from loopspec.model.jsonvalue import FrozenMap, parse_arguments  # noqa: PLC0415
+
             return isinstance(parse_arguments(raw), FrozenMap)
     return True
 

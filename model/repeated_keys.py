@@ -3,13 +3,13 @@ the last silently, so the first value is lost without a word (LOG-3): each reade
 JSON text (a log line `impl` reads back, a driver answer, a case, scenario or hooks file)
 refuses it, by `repeated_key` and `RepeatedKey`.
 
-A module of its own, apart from the JSON values (`jsonvalue`): `loopspec check`, which reads the
+A module of its own, apart from JSON text's reading (`json_text`): `loopspec check`, which reads the
 last of two as dsh does (SPEC LOG-3), imports none of it (tests/test_check_startup.py).
 """
 
 from __future__ import annotations
 
-from loopspec.model.jsonvalue import JSON_SPACE, SCANNERS, loads
+from loopspec.model.json_text import JSON_SPACE, SCANNERS, loads
 
 
 def keys_may_repeat(text: str, value: object) -> bool:

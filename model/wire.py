@@ -34,16 +34,8 @@ from loopspec.model.events import (
     SurfaceReplace,
 )
 from loopspec.model.facts import surface_op_missing
-from loopspec.model.jsonvalue import (
-    EMPTY,
-    FrozenMap,
-    JsonValue,
-    NotJsonError,
-    freeze,
-    integer_written_as_double,
-    spelled,
-    thaw,
-)
+from loopspec.model.json_text import integer_written_as_double, spelled
+from loopspec.model.jsonvalue import EMPTY, FrozenMap, JsonValue, NotJsonError, freeze, thaw
 from loopspec.model.log_layout import (
     BLOCK_CLASSES,
     ENVELOPE_KEYS,

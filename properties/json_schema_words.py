@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from loopspec.model.jsonvalue import spelled
+from loopspec.model.json_text import spelled
 
 
 def _listed(values: Iterable[object]) -> str:

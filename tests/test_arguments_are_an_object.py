@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loopspec.model import jsonvalue
-from loopspec.model.jsonvalue import FrozenMap, loads, parse_arguments
+from loopspec.model import json_text, jsonvalue
+from loopspec.model.json_text import loads
+from loopspec.model.jsonvalue import FrozenMap, parse_arguments
 from loopspec.model.prefix import arguments_are_an_object
 
 # Objects whose values `freeze` refuses (NaN, infinities, -0), nested or not, next to ones it
@@ -188,8 +189,8 @@ FAST_PATH_EDGES = [
 
 @pytest.mark.parametrize("raw", FAST_PATH_EDGES)
 def test_EXE_2_arguments_read_on_the_scanner_s_path_on_edge_cases(raw: str) -> None:
-    jsonvalue.value_of("{}")  # the scanner made, as any check has by a hooked call's reply
-    assert jsonvalue.SCANNERS
+    json_text.value_of("{}")  # the scanner made, as any check has by a hooked call's reply
+    assert json_text.SCANNERS
     assert arguments_are_an_object(raw) == _as_parsed(raw)
 
 
@@ -197,5 +198,5 @@ def test_EXE_2_arguments_read_on_the_scanner_s_path_on_edge_cases(raw: str) -> N
 @settings(max_examples=500, deadline=None)
 @given(_argument_texts())
 def test_EXE_2_arguments_read_on_the_scanner_s_path_as_parse_arguments_reads_them(raw: str) -> None:
-    jsonvalue.value_of("{}")
+    json_text.value_of("{}")
     assert arguments_are_an_object(raw) == _as_parsed(raw)

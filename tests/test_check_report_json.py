@@ -1,5 +1,5 @@
 """`loopspec check --format json` writes its document as `json.dump(document, out, indent=2)`
-would, without importing json (`report.json_text`, by `jsonvalue.json_dumps`, which also shows
+would, without importing json (`report.json_text`, by `json_text.json_dumps`, which also shows
 the values a Claude Code or Codex log's violation names as `json.dumps(value, sort_keys=True)`
 would): the same text for any JSON value, and json's own answer, error included, for a value it
 leaves to json."""
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loopspec.model.jsonvalue import json_dumps
+from loopspec.model.json_text import json_dumps
 from loopspec.properties.logcheck.report import json_text
 
 _KEYS = st.text(alphabet=st.characters(exclude_categories=()), max_size=4)

@@ -247,8 +247,8 @@ def test_checking_another_loops_log_imports_its_reader_but_no_attrs(
 # PostToolUse hook's context after the output), or RW-1, as both CLIs do on every rewrite: read
 # without json, typing, re, collections nor shlex, each, with what it imports, as long to import
 # as the interpreter takes to start (benchmarks/bench_cli.py). Their JSON lines are parsed by
-# json's scanner alone (`jsonvalue.loads`), the inputs RW-1 names written without json
-# (`jsonvalue.json_dumps`), the readers' records are plain records, and a hook command is split
+# json's scanner alone (`json_text.loads`), the inputs RW-1 names written without json
+# (`json_text.json_dumps`), the readers' records are plain records, and a hook command is split
 # (`hook_audit.hook_of`, imported with the harness driver's package) only where `loopspec run
 # --harness` wrapped it. Neither dsh's clean-event judges (`logcheck.clean_events`, imported
 # where a dsh log is checked), the rule registry (`model.invariants`: a report names its
@@ -353,14 +353,14 @@ def test_json_is_read_as_the_c_scanner_reads_it_where_an_interpreter_lacks_that_
 ) -> None:
     """`_json` is CPython's; where it is missing, the readers fall back to json's own scanner,
     which reads a decoder's parsers besides its settings: a hooked log's call arguments
-    (`jsonvalue.value_of`) and its lines (`checker.scan_json`) are read as with it, NaN refused
+    (`json_text.value_of`) and its lines (`checker.scan_json`) are read as with it, NaN refused
     in a line and read in arguments as json.loads reads it."""
     log = tmp_path / "hooked.jsonl"
     log.write_text("".join(json.dumps(row) + "\n" for row in [HEADER, *_HOOKED_TURNS]))
     script = (
         "import sys\n"
         "sys.modules['_json'] = None  # as an interpreter without it: importing it fails\n"
-        "from loopspec.model.jsonvalue import NOT_JSON, value_of\n"
+        "from loopspec.model.json_text import NOT_JSON, value_of\n"
         "from loopspec.properties.logcheck.checker import SCAN_ERRORS, scan_json\n"
         "assert value_of(' {\"a\": [1, 2.5, true]} ') == {'a': [1, 2.5, True]}\n"
         "assert value_of('{\"a\": 1') is NOT_JSON\n"
@@ -558,7 +558,7 @@ def test_an_infinite_header_time_is_a_bad_header_not_a_crash(
 # fault kinds', read when a hook's audit summary is); collections (a fifth of the interpreter's
 # start), with functools and array, which import it. Each was most of what separated
 # `loopspec check` from the bare interpreter (benchmarks/bench_cli.py). A hooked call's
-# arguments are parsed without json too (`jsonvalue.loads`). bisect: its C accelerator is
+# arguments are parsed without json too (`json_text.loads`). bisect: its C accelerator is
 # imported alone. `foreign`, which tells the logs of other loops: a log opening with a dsh header
 # is none. The model's errors: only for a header of an unusual shape, or a verb that raised one.
 # The reader of hooks' faults (`hook_faults`): only for a hook/result the judge leaves to the
@@ -662,14 +662,16 @@ def test_the_rules_check_names_without_the_registry_are_the_registry_s() -> None
 # usual command line is read in `cli.check`, PlainRecord lives in `loopspec.model`, the bounds in
 # `logcheck`: none has a module of its own. A line json's scanner cannot read is judged in
 # `logcheck.unreadable_lines`, imported at the first such line (0.3M instructions a clean check
-# no longer spent unmarshalling its words). The `cli` package takes the ending signals over
-# before the command line's modules load (a SIGTERM meanwhile ended check with a bare 143), in
-# its own code: a module of its own for it cost 0.4M instructions.
+# no longer spent unmarshalling its words); the model's frozen values (`jsonvalue`: FrozenMap,
+# freeze, parse_arguments) where a call's arguments hold more than strings (0.4M). The `cli`
+# package takes the ending signals over before the command line's modules load (a SIGTERM
+# meanwhile ended check with a bare 143), in its own code: a module of its own for it cost 0.4M
+# instructions.
 LOOPSPEC_FOR_A_CLEAN_CHECK = {
     "loopspec",
     "loopspec.model",
     "loopspec.model.facts",
-    "loopspec.model.jsonvalue",
+    "loopspec.model.json_text",
     "loopspec.model.prefix",
     "loopspec.properties",
     "loopspec.properties.cli",

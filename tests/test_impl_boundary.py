@@ -25,6 +25,7 @@ ALLOWED_MODEL_MODULES = frozenset(
         "loopspec.model.messages",
         "loopspec.model.views",
         "loopspec.model.jsonvalue",
+        "loopspec.model.json_text",  # JSON text read and written as json does, without it
         "loopspec.model.repeated_keys",  # JSON's: a key given twice in an object (LOG-3)
         "loopspec.model.errors",
         "loopspec.model.commands",

@@ -1,5 +1,5 @@
 """The readers of logs parse JSON without importing json where they can
-(`jsonvalue.loads_refusing`, `foreign._first_record`, `jsonvalue.parse_arguments`): each gives
+(`json_text.loads_refusing`, `foreign._first_record`, `jsonvalue.parse_arguments`): each gives
 what `json.loads` gives, value or error (a call's arguments json refuses: kept as they are), for
 any text, so a log reads the same whichever way it went. A first line too long to read whole is
 recognised as `re` matches `foreign`'s patterns, without re."""
@@ -14,7 +14,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from loopspec.model.jsonvalue import EMPTY, freeze, loads_refusing, parse_arguments
+from loopspec.model.json_text import loads_refusing
+from loopspec.model.jsonvalue import EMPTY, freeze, parse_arguments
 from loopspec.properties.logcheck.foreign import (
     CLAUDE_SESSION,
     CLAUDE_START,
@@ -154,9 +155,9 @@ def test_arguments_are_parsed_as_json_parses_them(raw: str) -> None:
     assert repr(parse_arguments(raw)) == repr(_arguments_as_json_reads_them(raw))
 
 
-# The texts the random tests above reach every line and branch of `jsonvalue` with, fixed, so
-# that those tests may run without coverage's tracer (it tripled their CPU: they drive
-# `jsonvalue`'s readers thousands of times) and `make test`'s coverage report still holds what
+# The texts the random tests above reach every line and branch of `jsonvalue` and `json_text`
+# with, fixed, so that those tests may run without coverage's tracer (it tripled their CPU: they
+# drive those readers thousands of times) and `make test`'s coverage report still holds what
 # they reach: each text goes through the three comparisons they make.
 _FIXED_TEXTS = (
     *("null", "true", "false", "0", "-12", "1.5", "-0.0", "1e400", "2e-3", '"a"', '""'),

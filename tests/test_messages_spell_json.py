@@ -1,4 +1,4 @@
-"""Messages a person reads name a wrong value as JSON writes it (`model.jsonvalue.spelled`),
+"""Messages a person reads name a wrong value as JSON writes it (`model.json_text.spelled`),
 the spelling of the file or answer it came from, not as Python's repr does: `"x"`, not `'x'`;
 an object, not a Python dict; a block by the type its line gives it, not a Python class."""
 

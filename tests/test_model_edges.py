@@ -23,7 +23,8 @@ from loopspec.model.derive import derive_messages
 from loopspec.model.events import Event, SurfaceReplace, ToolCallRecorded, ToolResultRecorded
 from loopspec.model.facts import FactError, fact_from_wire, message_plain
 from loopspec.model.invariants import check_facts
-from loopspec.model.jsonvalue import FrozenMap, integer_written_as_double
+from loopspec.model.json_text import integer_written_as_double
+from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import TextBlock, ToolCallBlock, UserMessage
 from loopspec.model.presenters import diffs_from_meta
 from loopspec.model.pure.presentation import normalize_absolute

@@ -60,7 +60,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.events import Event
-from loopspec.model.jsonvalue import spelled
+from loopspec.model.json_text import spelled
 from loopspec.properties.conformance.command_codec import ProtocolError, command_from_json
 
 

@@ -50,7 +50,8 @@ import attrs
 from loopspec.model.commands import Command, PostVerdict, PreVerdict
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import InvalidEventError, LoopSpecError
-from loopspec.model.jsonvalue import spelled, thaw
+from loopspec.model.json_text import spelled
+from loopspec.model.jsonvalue import thaw
 from loopspec.properties.conformance.wire_layout import (
     CLASSES,
     TAGS,

@@ -57,13 +57,8 @@ from loopspec.model.invariants import (
     POST_BLOCK_NOT_AN_ERROR,
     LogMonitor,
 )
-from loopspec.model.jsonvalue import (
-    JAVASCRIPT_TRIMMED,
-    FrozenMap,
-    parse_arguments,
-    spelled,
-    thaw,
-)
+from loopspec.model.json_text import spelled
+from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, FrozenMap, parse_arguments, thaw
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.prefix import UNREPAIRED_TURN, Violation
 from loopspec.model.rewrite import input_problem

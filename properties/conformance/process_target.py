@@ -45,7 +45,7 @@ from loopspec.impl.user_files import MAX_JSON_DEPTH, json_depth, shown
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import NO_RULE_BROKEN, InvalidEventError, LoopSpecError
-from loopspec.model.jsonvalue import spelled, too_long_integer
+from loopspec.model.json_text import spelled, too_long_integer
 from loopspec.model.repeated_keys import repeated_key
 from loopspec.properties.conformance.case_portable import portable
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json

@@ -46,7 +46,7 @@ from loopspec.model.commands import (
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.invariants import LogMonitor, rule_ids
-from loopspec.model.jsonvalue import spelled
+from loopspec.model.json_text import spelled
 from loopspec.model.repeated_keys import RepeatedKey, given_twice
 from loopspec.model.transitions import TRANSITIONS
 from loopspec.properties.conformance.capability_needs import hook_capabilities, needed_capabilities

@@ -103,7 +103,7 @@ from __future__ import annotations
 import posixpath  # (os imported it: free)
 
 from loopspec.model.invariants import rule_ids
-from loopspec.model.jsonvalue import json_dumps
+from loopspec.model.json_text import json_dumps
 from loopspec.model.prefix import Violation
 from loopspec.properties.logcheck.checker import (
     ACP_DIALECT,

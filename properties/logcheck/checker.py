@@ -39,7 +39,7 @@ from loopspec.model.facts import (
     FactError,
     fact_from_wire,
 )
-from loopspec.model.jsonvalue import json_scanner
+from loopspec.model.json_text import json_scanner
 from loopspec.model.prefix import (
     HOOK_CALL_RULES,
     HOOK_CALL_RULES_IN_PART,
@@ -684,7 +684,7 @@ def _read_time(time: object, written: bool) -> None:
             raise FactError(
                 "time is missing; it must be a number of whole milliseconds (since the Unix epoch)"
             )
-        from loopspec.model.jsonvalue import spelled  # noqa: PLC0415 (a broken line only)
+        from loopspec.model.json_text import spelled  # noqa: PLC0415 (a broken line only)
 
         # What was written instead, and the usual cause: a clock read in seconds.
         seconds = type(time) is float and 1e9 <= time < 1e11

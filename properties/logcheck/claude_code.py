@@ -64,7 +64,7 @@ from __future__ import annotations
 # collections and re, several times the interpreter's start (tests/test_check_startup.py)
 from _collections_abc import Mapping
 
-from loopspec.model.jsonvalue import loads
+from loopspec.model.json_text import loads
 from loopspec.properties.logcheck.claude_code_hooks import hook_fault
 from loopspec.properties.logcheck.harness_logs import (
     Call,

@@ -25,7 +25,7 @@ from __future__ import annotations
 # collections.abc's own source (see `claude_code`)
 from _collections_abc import Mapping
 
-from loopspec.model.jsonvalue import loads_refusing
+from loopspec.model.json_text import loads_refusing
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: see `claude_code`
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from __future__ import annotations
 # collections.abc's own source (see `claude_code`)
 from _collections_abc import Mapping
 
-from loopspec.model.jsonvalue import loads
+from loopspec.model.json_text import loads
 from loopspec.properties.logcheck.harness_logs import (
     Call,
     Dialect,

@@ -15,7 +15,7 @@ dialect found is imported (each reader is several modules, tests/test_check_star
 
 from __future__ import annotations
 
-from loopspec.model.jsonvalue import loads
+from loopspec.model.json_text import loads
 from loopspec.properties.logcheck.checker import (
     DSH_HEADER_TYPE,
     SNIFF_BYTES,
@@ -176,7 +176,7 @@ def dialect_of_first_line(head: bytes) -> Dialect | None:
 
 def _first_record(first: bytes) -> object:
     """`json.loads(first)`, without json for a line of UTF-8 opening an object, as every log's
-    first line does (`jsonvalue.loads`: json's decoder imports re, enum and collections, several
+    first line does (`json_text.loads`: json's decoder imports re, enum and collections, several
     times the interpreter's start). json reads bytes in the encoding their first bytes show:
     for an object's `{` followed by no NUL byte, UTF-8, decoded with `surrogatepass`; a line
     that is not strict UTF-8, or in another encoding, is left to it."""

@@ -60,7 +60,7 @@ A call still waiting for its result when the log ends is a crash tail (a notice)
 from __future__ import annotations
 
 from loopspec.model import PlainRecord
-from loopspec.model.jsonvalue import NOT_JSON, json_dumps, json_refusal, loads_refusing, value_of
+from loopspec.model.json_text import NOT_JSON, json_dumps, json_refusal, loads_refusing, value_of
 from loopspec.model.prefix import NO_KNOWN_SHAPE, UNREPAIRED_TURN, Violation, calls_awaiting
 from loopspec.properties.logcheck import INVARIANT_RULES
 from loopspec.properties.logcheck.checker import (

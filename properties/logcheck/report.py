@@ -244,7 +244,7 @@ no rule check judges compares a time with a clock; one per log).
 
 from __future__ import annotations
 
-from loopspec.model.jsonvalue import json_dumps
+from loopspec.model.json_text import json_dumps
 from loopspec.properties.logcheck import INVARIANT_RULES
 from loopspec.properties.logcheck.checker import (
     ACP_DIALECT,
@@ -378,7 +378,7 @@ class Tally:
 
 def json_text(document: object) -> str:
     """`json.dumps(document, indent=2)`, ASCII with escapes, written without importing json
-    (`jsonvalue.json_dumps`): its encoder and decoder import re, enum, collections and more,
+    (`json_text.json_dumps`): its encoder and decoder import re, enum, collections and more,
     which made `check --format json` start at twice the interpreter's start
     (benchmarks/bench_cli.py)."""
     return json_dumps(document, indent=2)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import codecs
 import sys
 
-from loopspec.model.jsonvalue import JSON_SPACE, too_long_integer
+from loopspec.model.json_text import JSON_SPACE, too_long_integer
 from loopspec.properties.logcheck import MARKED_VERSION, is_header
 from loopspec.properties.logcheck.checker import (
     DEPTH_FREE_CHARS,

@@ -17,7 +17,7 @@ import functools
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from loopspec.model.jsonvalue import spelled
+from loopspec.model.json_text import spelled
 from loopspec.properties.json_schema_words import schema_error_words
 
 if TYPE_CHECKING:
