@@ -2183,3 +2183,35 @@ def test_ACP_1_check_acp_recording_holds_more_of_the_agents_answers_to_their_sha
         "the agent's answer to the editor's providers/list (line 5) is not valid ACP: schema: "
         'at $: "providers" is a required property',
     ]
+
+
+def test_ACP_1_check_acp_recording_reads_session_close_as_a_cancel_and_the_session_as_closed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ACP's session/close cancels the session's turn (as session/cancel) and frees the
+    session: a prompt answered cancelled after it passes, where check blamed ACP-1 for a
+    cancelled answer with no cancel; an agent's update naming the session once the close was
+    answered is ACP-1's, once a close, and not judged further (its card's late end is no
+    ADJ-2 besides). A load naming the session opens it again."""
+    initialize, initialized, new, created = _fixture()[:4]
+    close = _request(7, "session/close", {"sessionId": SESSION})
+    turn = [initialize, initialized, new, created, _prompt(3), _card("call_1", {"command": "ls"})]
+    closed = [*turn, close, _stop(3, "cancelled"), _result(7, {})]
+    code, log = _check(tmp_path, closed, capsys)
+    assert (code, log["violations"]) == (0, [])
+    late = [_status("call_1", "completed"), _status("call_1", "completed")]
+    code, log = _check(tmp_path, [*closed, *late], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 10)])
+    assert log["violations"][0]["message"] == (
+        'the session/update names the session "sess-1", which the editor closed '
+        "(session/close at line 7, answered at line 9): an agent ends a closed session's work, "
+        "and the editor shows nothing more of it"
+    )
+    load_params = {"sessionId": SESSION, "cwd": "/workspace", "mcpServers": []}
+    reopened = [
+        _request(8, "session/load", load_params),
+        _card("call_2", {}),
+        _status("call_2", "completed"),
+    ]
+    code, log = _check(tmp_path, [*closed, *reopened, _result(8, {})], capsys)
+    assert (code, log["violations"]) == (0, [])

@@ -31,7 +31,9 @@ checkable, with why):
   or after a prompt was answered and before the next (a call in no turn),
   a permission request sent with a pending one's id or asking about another input for a call
   whose request is pending (two calls under one id), an agent's message naming a session the
-  editor never named nor was given (once a session, for a recording holding `initialize`), a
+  editor never named nor was given (once a session, for a recording holding `initialize`) or
+  closed (`session/close` answered: once a close; the close cancels the turn, as
+  `session/cancel` does), a
   write naming a session none of whose open cards shows the file while one of another session
   does, and a terminal request naming a terminal the agent released are ACP-1's too.
 - ABORT-1, in part: a call started (a `terminal/create`, an `fs/write_text_file`, or a card
@@ -373,6 +375,11 @@ class _Recording:
         # Per session, the line answering its last prompt, until its next (-1 once a call shown
         # in between was blamed): a call shown then is in no turn.
         self.idle: dict[str, int] = {}
+        # `session/close` requests awaiting their answer: request id -> session. And the
+        # sessions closed: the close's line, its answer's, and whether a message of the agent
+        # naming it since was blamed.
+        self.closing: dict[str, str] = {}
+        self.closed: dict[str, tuple[int, int, bool]] = {}
         # The `session/load` requests (by id) during whose replay a call was run (blamed).
         self.replay_runs: set[str] = set()
         # Per session a load is replaying or replayed last, the cards its replay showed.
@@ -493,12 +500,34 @@ class _Recording:
         if isinstance(method, str) and isinstance(session, str):
             if method in _AGENT_METHODS:
                 found = self._unknown_session(method, session, line)
+                if session in self.closed:
+                    found.extend(self._closed_session(method, session, line))
+                    if method == "session/update":
+                        return found  # the editor shows none: not judged further
                 return [*found, *self._message(method, message, params, line)]
             self.sessions.add(session)  # the editor names it: a session it knows
+            if method != "session/close":
+                self.closed.pop(session, None)  # opened again (a load, a resume)
         result = message.get("result")
         if method is None and isinstance(result, dict) and isinstance(result.get("sessionId"), str):
             self.sessions.add(result["sessionId"])  # a session/new's (or a fork's) answer
         return self._message(method, message, params, line)
+
+    def _closed_session(self, method: str, session: str, line: int) -> list[Violation]:
+        """ACP-1 for an agent's message naming a session the editor closed (`session/close`
+        answered), once a close: the agent cancels a closed session's work and frees it, and
+        the editor shows nothing more of it."""
+        closed = self.closed.get(session)
+        if closed is None or closed[2]:
+            return []
+        self.closed[session] = (*closed[:2], True)
+        asked, answered, _blamed = closed
+        message = (
+            f"the {method} names the session {json_dumps(session)}, which the editor closed "
+            f"(session/close at line {asked}, answered at line {answered}): an agent ends a "
+            "closed session's work, and the editor shows nothing more of it"
+        )
+        return [Violation("ACP-1", line, message, (line, answered, asked))]
 
     def _unknown_session(self, method: str, session: str, line: int) -> list[Violation]:
         """ACP-1 for an agent's message naming a session the editor never named nor was given
@@ -567,8 +596,11 @@ class _Recording:
             self.unshown_writes.pop(session, None)
             self.withdrawn.pop(session, None)
             return []
-        if method == "session/cancel" and isinstance(params, dict):
+        if method in {"session/cancel", "session/close"} and isinstance(params, dict):
+            # ACP's close cancels the session's turn first, as session/cancel does.
             self.cancels[str(params.get("sessionId"))] = line
+            if method == "session/close":
+                self.closing[_request_key(message.get("id"))] = str(params.get("sessionId"))
             return []
         if method == "$/cancel_request" and isinstance(params, dict):
             request = _request_key(params.get("requestId"))
@@ -598,6 +630,9 @@ class _Recording:
             if loaded is not None and "result" in message:
                 asked = self.answered_requests[answered][1]
                 found_answer.extend(self._replayed_open(loaded, asked, line))
+            closed = self.closing.pop(answered, None)
+            if closed is not None and "result" in message:
+                self.closed[closed] = (self.answered_requests[answered][1], line, False)
         if method is None and ("result" in message or "error" in message):
             result = message.get("result")
             if not agents_answer and not (isinstance(result, dict) and "stopReason" in result):
