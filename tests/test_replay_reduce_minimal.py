@@ -1,6 +1,6 @@
-"""`replay CASE --reduce` on a case that cannot be cut any further, or cut down to a case
-already saved: it says so, and writes nothing. (tests/test_case_travel.py covers a case that
-can be cut.)"""
+"""`replay CASE --reduce` on a case that cannot be cut any further, cut down to a case
+already saved, or passing: it says so, and writes nothing. (tests/test_case_travel.py covers a
+case that can be cut.)"""
 
 from __future__ import annotations
 
@@ -44,3 +44,11 @@ def test_PROTO_1_replay_reduce_says_a_minimal_case_cannot_be_cut(
         "case-TURN-5-1.json",
     ]
     assert minimal.read_bytes() == before
+    # On a loop it passes on there is nothing to cut by: --reduce said nothing of itself.
+    model = ["--impl", "loopspec.properties.conformance.target:ModelTarget"]
+    assert main(["replay", str(minimal), *model, "--reduce"]) == 0
+    assert capsys.readouterr().out.endswith(
+        "\nreduced: nothing: the case passes on this target, and only a program that diverges "
+        "is cut down (--reduce on a loop that still diverges on it); no file written\n"
+    )
+    assert len(list(folder.iterdir())) == 2

@@ -1335,6 +1335,13 @@ def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
         replay = replay_case(factory, case.config, case.commands, profile)
         if args.reduce and replay.divergence is not None:
             reduced = _reduced_case_line(Path(case_arg), (factory, target), case, profile, replay)
+        elif args.reduce:
+            # Asked for, the cutting was passed over without a word, as if nothing could be cut.
+            reduced = (
+                "\nreduced: nothing: the case passes on this target, and only a program that "
+                "diverges is cut down (--reduce on a loop that still diverges on it); no file "
+                "written"
+            )
     except TargetError as broke:
         raise case_replay_error(case_arg, case, broke) from broke
     finally:
