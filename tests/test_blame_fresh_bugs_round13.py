@@ -27,17 +27,29 @@ kept: the suite runs no Go toolchain):
   judges every call's input, registered tool or not;
 - a merge letting an ask outrank a deny, shown by an abort finding the call unstarted: named
   DEC-1 (a denied call held at the gate), which no log before the abort tells apart; the words
-  now say a hook asked too, and what a merge letting the ask win does.
+  now say a hook asked too, and what a merge letting the ask win does;
+- a denial joining an allowing hook's reason, an audit's missing stderrSummary filled with the
+  hook's reason, a cap letting one call more run, and an abort ending only the first of the
+  calls not started: named right, but only after 57 to 123 random programs on one seed or both,
+  and by no targeted program the loop could take; one targeted program now shows all four.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import pytest
-from fresh_bugs import AskOutranksDeny, FreshBug, assert_found, calls
+from fresh_bugs import (
+    AskOutranksDeny,
+    CapOneOff,
+    FreshBug,
+    assert_found,
+    calls,
+    planted,
+)
 
-from loopspec.model import handlers, messages, rewrite
+from loopspec.model import dispatch, handlers, messages, rewrite
 from loopspec.model.commands import (
     Abort,
     Ask,
@@ -52,11 +64,21 @@ from loopspec.model.commands import (
     ToolFinishes,
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.draft import Draft
+from loopspec.model.events import ApprovalDecided
 from loopspec.model.jsonvalue import EMPTY, JsonValue, parse_arguments
 from loopspec.model.messages import ToolCallBlock
+from loopspec.model.state import ASKING, READY, WAITING, Dispatching, HookVote
 from loopspec.properties.conformance import process_target
+from loopspec.properties.conformance.compare import DivergenceFound
+from loopspec.properties.conformance.situation_sweep import sweep_situations
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
+GO_LOOP_CAPABILITIES = frozenset(
+    {"parallel", "pre-hooks", "approval", "abort", "crash-repair", "max-tokens"}
+    | {"queued-input", "result-meta"}
+)
+"""What the Go loop declared: no post-hooks, rewrite, presentation or history."""
 READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
 WRITE = ToolSpec("write", concurrency_safe=False, required_keys=("file_path", "content"))
 EVERY_TOOL = HookSpec("late", "PreToolUse", ".*")
@@ -263,3 +285,78 @@ def test_PROTO_1_a_list_written_null_is_told_whether_to_be_empty_or_left_out(
     answer[member] = None
     wrong = process_target._most_specific_error(answer)
     assert says in process_target._null_hint(wrong)
+
+
+def _aborts_the_first_unstarted_call(draft: Draft, phase: Dispatching) -> Dispatching:
+    """An abort that ends the first call not started and forgets the others (a `break` too
+    many in the loop marking them)."""
+    slots = list(phase.slots)
+    for index in range(phase.gate, len(slots)):
+        slot = slots[index]
+        if slot.status == ASKING:
+            draft.add(ApprovalDecided, slot.approval_id or "", "cancelled")
+        if slot.status in (WAITING, ASKING):
+            aborted = dispatch._aborted_before_dispatch()
+            slots[index] = attrs.evolve(slot, status=READY, result=aborted)
+            break
+    return attrs.evolve(phase, slots=tuple(slots), gate=len(slots))
+
+
+def _every_hooks_reason(votes: tuple[HookVote, ...], rank: int) -> str | None:
+    """Every hook's reason joined, whatever its hook decided (an allow's too)."""
+    texts = [text for vote in votes if (text := rewrite.verdict_reason(vote.verdict))]
+    return "; ".join(texts) if texts else None
+
+
+class WritesTheReasonAsStderr(ModelTarget):
+    """The model, except that a hook's reason is its audit's stderrSummary also when the answer
+    comes with an audit that has none."""
+
+    def apply(self, command: Command) -> Observation:
+        if isinstance(command, HookAnswers) and command.audit is not None:
+            reason = rewrite.verdict_reason(command.verdict)
+            if command.audit.stderr_summary is None and reason is not None:
+                audit = attrs.evolve(command.audit, stderr_summary=reason)
+                command = attrs.evolve(command, audit=audit)
+        return super().apply(command)
+
+
+@pytest.mark.parametrize(
+    ("target", "rule"),
+    [
+        (CapOneOff, "SCHED-1"),
+        (
+            planted(
+                dispatch,
+                "_abort_unstarted",
+                _aborts_the_first_unstarted_call,
+                _aborts_the_first_unstarted_call.__doc__ or "",
+            ),
+            "ABORT-1",
+        ),
+        (
+            planted(rewrite, "_reasons", _every_hooks_reason, "The model, joining every reason."),
+            "DEC-1",
+        ),
+        (WritesTheReasonAsStderr, "TEXT-2"),
+    ],
+    ids=[
+        "a cap letting one call more run",
+        "an abort ending only the first call not started",
+        "a denial joining an allowing hook's reason",
+        "an audit's missing stderrSummary filled with the reason",
+    ],
+)
+def test_SCHED_1_ABORT_1_DEC_1_TEXT_2_round_13s_late_bugs_are_found_by_targeted_programs(
+    target: type[ModelTarget], rule: str
+) -> None:
+    """SCHED-1, ABORT-1, DEC-1, TEXT-2: four of the Go loop's bugs were found only after 57 to
+    123 random programs on one seed or both, and no targeted program the Go loop could take
+    showed them (the one giving an audit without stderrSummary needs post-hooks); one targeted
+    program now makes all four situations: a call denied beside an allowing hook's reason, whose
+    answer comes with such an audit, two calls at a cap of 2, and two waiting for a slot when an
+    abort lands."""
+    with pytest.raises(DivergenceFound) as found:
+        sweep_situations(target, GO_LOOP_CAPABILITIES)
+    divergence = found.value.divergence
+    assert divergence.rule_id == rule, divergence.what

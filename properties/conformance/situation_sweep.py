@@ -36,7 +36,10 @@ one's cause), allowing a tool for the rest of a reply once a call of it was allo
 result of empty text from the history, or repairing a call whose approval was refused as never
 started; and one seed dropping what the user typed before a reply cut off at max-tokens, or
 showing a permission request's title with the raw path its card made relative. Session 29's
-passed a seed settling a call that waited for its approval when its tool's outcome came. Each
+passed a seed settling a call that waited for its approval when its tool's outcome came.
+Session 32's Go loop was found only after 57 to 123 programs joining an allowing hook's reason
+into a denial, filling an audit's missing stderrSummary with the reason, letting one call past
+the cap, or ending only the first of the calls an abort found unstarted. Each
 situation below is one short program, compared with the model as any program is
 (`exhaustive.run_program`, which drives it to a quiet end); a program needing a capability the
 target does not declare is not played.
@@ -701,6 +704,41 @@ SITUATIONS: tuple[Situation, ...] = (
             SubmitUser("and b.txt"),
             ModelReplies((TextBlock("reading"),), FINISH_MAX_TOKENS),
             SubmitUser("go on"),
+        ),
+    ),
+    Situation(
+        "a call denied beside an allowing hook's reason, two calls at the cap and two waiting "
+        "for a slot when an abort lands",
+        ("DEC-1", "TEXT-2", "SCHED-1", "ABORT-1"),
+        frozenset({"pre-hooks", "parallel", "abort"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("audit", "bash"), ("guard", "bash")), max_parallel=2),
+        # A Go loop joining the allowing hook's reason into the denial, writing a reason as the
+        # stderrSummary of an audit that has none, letting one call past the cap, or aborting
+        # only the first call not started, was found after 57 to 123 random programs on one
+        # seed or both, and by no other targeted program (session 32).
+        (
+            SubmitUser("look around"),
+            ModelReplies(
+                (
+                    ToolCallBlock("c1", "bash", _BASH),
+                    ToolCallBlock("c2", "read", _READ),
+                    ToolCallBlock("c3", "read", '{"file_path":"b.txt"}'),
+                    ToolCallBlock("c4", "read", '{"file_path":"c.txt"}'),
+                    ToolCallBlock("c5", "grep", '{"pattern":"TODO"}'),
+                )
+            ),
+            HookAnswers(
+                Allow(reason="looks harmless"),
+                HookAudit(decision="allow", exit_code=0, duration_ms=12.0),
+            ),
+            HookAnswers(Deny("no shell today")),
+            Abort("user"),
+            ToolFinishes("c3", ToolSucceeded("B")),
+            ToolFinishes("c2", ToolSucceeded("A")),
+        ),
+        unplayable_under_profiles=(
+            "a real CLI's adapter does not hold the CLI to a cap of 2 calls at once, and "
+            "answers each hook with its verdict, which the CLI records in its own word"
         ),
     ),
     Situation(
