@@ -1708,6 +1708,14 @@ def test_ACP_1_check_acp_recording_blames_a_call_shown_between_two_turns(
     )
     code, log = _check(tmp_path, [*first, *second], capsys)
     assert (code, log["violations"]) == (0, [])
+    # Before the first prompt of a session the editor opened: in no turn either.
+    opened = [*_fixture()[:4], *late[:1], _prompt(2), _stop(2, "end_turn")]
+    code, log = _check(tmp_path, opened, capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 5)])
+    assert log["violations"][0]["message"].startswith(
+        "the tool_call for bg_1 comes after the session/new was answered (line 4) and before "
+        "any prompt"
+    )
 
 
 def test_RW_1_check_acp_recording_blames_a_diff_of_another_folder_than_the_file_written(

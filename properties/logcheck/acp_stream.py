@@ -28,7 +28,8 @@ checkable, with why):
   the editor cancelled the turn; a `$/cancel_request` naming an id that a request of the agent's
   awaiting its answer holds too is the agent withdrawing that request), a `tool_call` after a
   `session/load` was answered and before the next prompt (ACP has the replay before the answer),
-  or after a prompt was answered and before the next (a call in no turn),
+  or after a prompt was answered, or the session opened, and before the next (a call in no
+  turn),
   a permission request sent with a pending one's id or asking about another input for a call
   whose request is pending (two calls under one id), an agent's message naming a session the
   editor never named nor was given (once a session, for a recording holding `initialize`) or
@@ -372,9 +373,10 @@ class _Recording:
         # `session/load` requests awaiting their answer: request id -> session. The history
         # a load replays shows calls that ended again.
         self.loads: dict[str, str] = {}
-        # Per session, the line answering its last prompt, until its next (-1 once a call shown
-        # in between was blamed): a call shown then is in no turn.
-        self.idle: dict[str, int] = {}
+        # Per session, the line answering its last prompt, or the request that opened it
+        # (session/new, session/fork), with that method, until its next prompt (-1 once a call
+        # shown in between was blamed): a call shown then is in no turn.
+        self.idle: dict[str, tuple[int, str]] = {}
         # `session/close` requests awaiting their answer: request id -> session. And the
         # sessions closed: the close's line, its answer's, and whether a message of the agent
         # naming it since was blamed.
@@ -630,6 +632,10 @@ class _Recording:
             if loaded is not None and "result" in message:
                 asked = self.answered_requests[answered][1]
                 found_answer.extend(self._replayed_open(loaded, asked, line))
+            opened = self.answered_requests[answered][0]
+            session_id = _result_session(message)
+            if opened in _OPENING and session_id is not None and session_id not in self.idle:
+                self.idle[session_id] = (line, opened)
             closed = self.closing.pop(answered, None)
             if closed is not None and "result" in message:
                 self.closed[closed] = (self.answered_requests[answered][1], line, False)
@@ -986,8 +992,8 @@ class _Recording:
             elif (idle := self.idle.get(key[0])) is not None and (card is None or card.final):
                 if key[0] not in self.loading:
                     # Blamed once between two turns, as after a load.
-                    self.idle[key[0]] = -1
-                    if idle >= 0:
+                    self.idle[key[0]] = (-1, idle[1])
+                    if idle[0] >= 0:
                         found.append(_between_turns(key[1], idle, line))
             elif card is not None and card.final and key[0] not in self.loading:
                 found.append(_reused(key[1], card, line))
@@ -1673,7 +1679,7 @@ class _Recording:
         if "stopReason" in result and request in self.prompts:
             session = self.prompts.pop(request)
             self.prompt_answers[request] = line
-            self.idle[session] = line
+            self.idle[session] = (line, "session/prompt")
             self.read_cancel.pop(session, None)
             found = _prompt_answer(result, line)
             open_cards = [
@@ -2095,16 +2101,30 @@ def _after_load(call: str, answered: int, line: int) -> Violation:
     return Violation("ACP-1", line, message, (line, answered))
 
 
-def _between_turns(call: str, answered: int, line: int) -> Violation:
-    """ACP-1 for a `tool_call` after the session's prompt was answered and before its next
-    prompt: a call is shown within a prompt turn, which the answer ended (an editor may show
-    it nowhere, or left running with no turn to end it)."""
+def _between_turns(call: str, idle: tuple[int, str], line: int) -> Violation:
+    """ACP-1 for a `tool_call` after the session's prompt was answered (or the session was
+    opened) and before its next prompt: a call is shown within a prompt turn, which the answer
+    ended (an editor may show it nowhere, or left running with no turn to end it)."""
+    answered, method = idle
+    before = "the next prompt" if method == "session/prompt" else "any prompt"
     message = (
-        f"the tool_call for {call} comes after the session/prompt was answered (line "
-        f"{answered}) and before the next prompt: an agent shows a call only within a prompt "
-        "turn, which its answer ends, and the editor has no turn to end this card"
+        f"the tool_call for {call} comes after the {method} was answered (line {answered}) "
+        f"and before {before}: an agent shows a call only within a prompt turn, which its "
+        "answer ends, and the editor has no turn to end this card"
     )
     return Violation("ACP-1", line, message, (line, answered))
+
+
+# The editor's requests whose answer opens a session, named by its sessionId (a load replays
+# before it answers, and is told apart; a resume's answer names none).
+_OPENING = frozenset({"session/new", "session/fork"})
+
+
+def _result_session(message: Mapping[str, Any]) -> str | None:
+    """The sessionId an answer's result names, if any."""
+    result = message.get("result")
+    session = result.get("sessionId") if isinstance(result, dict) else None
+    return session if isinstance(session, str) else None
 
 
 def _unwritten_diff(
