@@ -264,6 +264,21 @@ both modules), once JSON text's reading and writing without json (`model.json_te
 scanner, `value_of`, `loads`, `json_dumps`, `spelled`) is a module apart from the model's frozen
 values (`model.jsonvalue`: `FrozenMap`, an ABC, `freeze`, `parse_arguments`), which a check
 imports only for a call whose arguments hold more than strings (`prefix.arguments_are_an_object`).
+What is left (`--rounds 1 --instructions --breakdown`, after those): `check SMALL` 43.59M, 1.22x
+(44.43M, 1.24x, at the session's start; the figures above, counted alone from the wheel's own
+bytecode, read ~0.2M less than these rows, whose bytecode sits under a temporary
+PYTHONPYCACHEPREFIX). 1.10x is 39.26M: 4.3M fewer. Past the interpreter's start check spends
+14.9M: the import system's work for sixteen modules (fourteen of loopspec's, five of them
+packages, `__future__` and `_json`), 0.34M-0.54M each, ~6.4M with `gc`; unmarshalling 4.83M;
+34 classes 2.37M; the check itself 1.12M. Counted in a copy of the installed modules: every
+function a clean check of SMALL, HOOKED and MARKED never calls removed (not moved: no module
+more for the runs that call them) saves 1.42M (to 1.18x); no `from __future__ import
+annotations` in any of them 0.49M (every annotation naming a TYPE_CHECKING import then quoted);
+a class ~0.07M (an exception ~0.08M); a module merged into another ~0.30M. So 1.10x needs all of
+those and some eight of the fourteen modules merged into others: the one-blob shape, not taken.
+Nor is the one collection check adds to the interpreter's (0.25M) a choice: it runs while
+`loopspec.properties` is imported, before the program can hold the collector (`python -c pass`
+leaves 589 of the 700 allocations that set one off; `loopspec` alone takes 81).
 
 Every command runs with its bytecode cached (in a temporary `PYTHONPYCACHEPREFIX`, written by a
 warm-up run, even where `PYTHONDONTWRITEBYTECODE` is set), as an installed copy runs: otherwise
