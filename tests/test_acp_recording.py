@@ -2081,6 +2081,12 @@ def test_REC_1_check_acp_recording_blames_a_load_whose_replay_leaves_a_card_runn
         'the agent asked the editor to create a terminal running "make" while the '
         "session/load at line 3 replayed the history, before it was answered"
     )
+    asked = _asking({"toolCallId": "call_1", "rawInput": {"command": "ls"}})
+    code, log = _check(tmp_path, [initialize, initialized, load, *replay[:1], asked], capsys)
+    assert _rules(log) == [("REC-1", 5)]
+    assert log["violations"][0]["message"].startswith(
+        "the agent asked the editor's permission to run call_1 while the session/load"
+    )
 
 
 def _misspelt(message: dict[str, Any], **changed: str) -> dict[str, Any]:

@@ -83,8 +83,8 @@ checkable, with why):
 - REC-1, in part: a `session/load` answered with a result while a card its replay showed never
   got `completed` or `failed` (a call of the history without a result, which a reopened
   session answers; the editor shows it running with no turn to end it). Once a load; the card
-  stays open, so an end sent later is not blamed again. A terminal made or a file written
-  while a load replays is a recorded call run again: REC-1 too, once a load.
+  stays open, so an end sent later is not blamed again. A terminal made, a file written or a
+  permission asked while a load replays is a recorded call run again: REC-1 too, once a load.
 - ADJ-3: a prompt turn ends (its `session/prompt` is answered) with a card that never got
   `completed` or `failed`, for any stop reason but `cancelled`: after a cancel ACP has the editor
   mark the unfinished cards cancelled itself (one answered otherwise after the editor's cancel
@@ -749,7 +749,8 @@ class _Recording:
         return found
 
     def _run_in_replay(self, session: str, what: str, line: int) -> list[Violation]:
-        """REC-1 for a call run (`what`: a terminal made, a file written) while a
+        """REC-1 for a call run (`what`: a terminal made, a file written, permission asked to
+        run it) while a
         `session/load` of its session replays the history, before the load is answered: a
         reopened session shows its recorded calls again, it does not run them again (one may
         have run already). Once a load."""
@@ -1529,6 +1530,8 @@ class _Recording:
         tool_call = params["toolCall"]
         found.extend(_shared_option_ids(params["options"], line))
         key = (str(params["sessionId"]), str(tool_call["toolCallId"]))
+        what = f"the agent asked the editor's permission to run {key[1]}"
+        found.extend(self._run_in_replay(key[0], what, line))
         card = self.cards.get(key)
         if card is None:  # ACP lets a request show the call itself
             card = self.cards[key] = _Card(line)
