@@ -30,6 +30,9 @@ the job of `loopspec.properties.logcheck`'s layout readers (`header_version`).
 
 from __future__ import annotations
 
+import codecs
+import io
+
 from loopspec.model import PlainRecord
 from loopspec.model.facts import (
     READ_TYPES,
@@ -72,7 +75,7 @@ if TYPE_CHECKING:
     # about a third of the interpreter's start (tests/test_check_startup.py).
     from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
     from json import JSONDecoder
-    from typing import Any, BinaryIO, NoReturn
+    from typing import Any, BinaryIO, NoReturn, TextIO
 
     # imported at the first event the full path reads (`_monitor`)
     from loopspec.model.invariants import LogMonitor
@@ -562,6 +565,178 @@ class RestOfLog:
                 return
 
 
+TEXT_CHUNK = 1 << 16
+"""Bytes `LineReader` reads at a time as text: a line a chunk holds whole is shorter, so a bound
+on lines of at least this much is kept by measuring only the lines that span chunks."""
+
+
+class _Unreadable(Exception):
+    """Raised through the text reader (`LineReader`) at a line it cannot hand over: one past the
+    line bound (`_Chunks`), or bytes that are not UTF-8 (the decoder's error handler below)."""
+
+
+def _unreadable(error: UnicodeError) -> tuple[str, int]:
+    raise _Unreadable from error
+
+
+_TO_BYTES = "loopspec.check.lines-as-bytes"
+codecs.register_error(_TO_BYTES, _unreadable)
+
+
+class _Chunks:
+    """The bytes a text reader (`io.TextIOWrapper`) reads a log's lines from, `TEXT_CHUNK` at a
+    time, stopping it (`_Unreadable`) before it holds more than `limit` bytes of a line. `unread`
+    is what the text reader has not made lines of when it stops: it asks for a chunk only once
+    it holds no whole line, so the bytes after the last newline, and the last chunk."""
+
+    __slots__ = ("left", "left_bytes", "limit", "read", "unread")
+    # The text reader asks it before each line (a class attribute: the cheapest to look up).
+    closed = False
+
+    def __init__(self, stream: BinaryIO, limit: int) -> None:
+        self.read: Callable[[int], bytes] = getattr(stream, "read1", stream.read)
+        self.limit = limit
+        # The bytes after the last newline (in pieces: a long line is read in many), how many.
+        self.left: list[bytes] = []
+        self.left_bytes = 0
+        self.unread: list[bytes] = []
+
+    def readable(self) -> bool:
+        return True
+
+    def writable(self) -> bool:
+        return False
+
+    def seekable(self) -> bool:
+        return False
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass  # (the stream is the caller's to close)
+
+    def read1(self, _size: int = -1) -> bytes:
+        chunk = self.read(TEXT_CHUNK)
+        left = self.left
+        self.unread = [*left, chunk]
+        last = chunk.rfind(b"\n")
+        if last < 0:
+            self.left_bytes += len(chunk)
+            if self.left_bytes > self.limit:
+                raise _Unreadable
+            left.append(chunk)
+        elif self.left_bytes + chunk.find(b"\n") > self.limit:
+            raise _Unreadable
+        else:
+            tail = chunk[last + 1 :]
+            self.left, self.left_bytes = [tail], len(tail)
+        return chunk
+
+
+class _Replay:
+    """`readline(size)` over the bytes `head`, then on in `stream`."""
+
+    __slots__ = ("head", "stream")
+
+    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+        self.head: io.BytesIO | None = io.BytesIO(head) if head else None
+        self.stream = stream
+
+    def readline(self, size: int) -> bytes:
+        if self.head is not None:
+            raw = self.head.readline(size)
+            if raw.endswith(b"\n") or len(raw) == size:
+                return raw
+            self.head = None  # it ran out in a line, which goes on in the stream
+            if raw:
+                return raw + self.stream.readline(size - len(raw))
+        return self.stream.readline(size)
+
+
+class RawLine(str):
+    """A line `LineReader` does not hand over as text, and its bytes (`raw`): one cut at the
+    line bound, or not UTF-8. Empty, so json's scanner refuses it at once."""
+
+    raw: bytes
+
+
+class LineReader:
+    """A log's lines: `lines`, and when they stop at a line they cannot hand over
+    (`_Unreadable`), `to_bytes()`'s.
+
+    Read as text, in chunks (`_Chunks`), where each line's bytes read and decoded one at a time
+    cost twice as much; from a line the text reader cannot hand over on, read as bytes (a line
+    cut at the bound, or not UTF-8, as a `RawLine`). A bound below `TEXT_CHUNK` reads bytes
+    from the start. `readline` reads the bytes after the last line handed over (`RestOfLog`)."""
+
+    __slots__ = ("bytes_readline", "chunks", "lines", "size", "stream", "text")
+
+    def __init__(self, stream: BinaryIO, size: int) -> None:
+        self.stream, self.size = stream, size
+        self.chunks = _Chunks(stream, size - 1)
+        self.bytes_readline: Callable[[int], bytes] = stream.readline
+        self.text: TextIO | None = None
+        self.lines: Iterator[str]
+        if size > TEXT_CHUNK:
+            # (`chunks` is a buffer enough for reading text, not typeshed's whole protocol.)
+            text = io.TextIOWrapper(
+                self.chunks,  # type: ignore[type-var]
+                encoding="utf-8",
+                errors=_TO_BYTES,
+                newline="\n",
+            )
+            self.text = self.lines = text
+        else:
+            self.lines = self._bytes_lines()
+
+    def to_bytes(self) -> Iterator[str]:
+        """The lines from the one the text reader stopped at, read as bytes."""
+        if self.text is not None:
+            self.text = None
+            head = b"".join(self.chunks.unread)
+            self.bytes_readline = _Replay(head, self.stream).readline
+        self.lines = self._bytes_lines()
+        return self.lines
+
+    def _bytes_lines(self) -> Iterator[str]:
+        readline, size = self.bytes_readline, self.size
+        while raw := readline(size):
+            if len(raw) < size or raw.endswith(b"\n"):
+                try:
+                    yield raw.decode()
+                    continue
+                except UnicodeDecodeError:
+                    pass
+            line = RawLine()
+            line.raw = raw
+            yield line
+
+    def readline(self, size: int) -> bytes:
+        """The bytes after the last line handed over, up to the next newline, at most `size` of
+        them (of characters, read as text)."""
+        if self.text is not None:
+            try:
+                return self.text.readline(size).encode()
+            except _Unreadable:
+                self.to_bytes()
+        return self.bytes_readline(size)
+
+
+def _nested_deeper_text(text: str) -> bool:
+    """`nested_deeper` of a line read as text."""
+    return text.count("[") + text.count("{") > MAX_LOG_DEPTH and nested_deeper(text.encode())
+
+
+def _decode_error(raw: bytes) -> Exception:
+    """Why the line `raw` is no text: its UTF-8 error."""
+    try:
+        raw.decode()
+    except UnicodeDecodeError as error:
+        return error
+    return ValueError("not UTF-8")  # (not reached: a `RawLine` within the bound does not decode)
+
+
 class CannotCheckFurther(Exception):
     """The current log cannot be checked further; the report says why."""
 
@@ -870,9 +1045,9 @@ def _check_lines(
     quick: bool,
 ) -> None:
     # The checker's hot path: one loop over locals; counts reach the report when it ends.
-    readline = stream.readline
-    rest = RestOfLog(readline)
     size = limits.max_line_bytes + 1
+    reader = LineReader(stream, size)
+    rest = RestOfLog(reader.readline)
     prefix = Prefix()
     # The invariants' monitor over `prefix`, made at the first event the full path reads: a log
     # whose every event the judges and the quiet path settle is checked without the rule
@@ -948,270 +1123,314 @@ def _check_lines(
     # torn one) is followed by none but blank ones.
     earlier: Any = None
     obj: Any = None
+    lines: Iterator[str] = reader.lines
     try:
-        while raw := readline(size):
-            line += 1
-            earlier = obj
+        while True:
             try:
-                text = raw.decode()
-                obj, end = scan(text, 0)
-                # Past the value, nothing but whitespace: usually just the newline (the only
-                # one, which ends the line). A line cut at the length limit ends otherwise, or
-                # does not decode or parse at all. A value of `depth_free` characters or more
-                # (its slice is empty) is looked at too: only such a value may nest too deeply
-                # for every Python to read. (The slice's stop costs the others some 80
-                # instructions a line, less than a test of `end` of its own, about 100.)
-                if text[end:depth_free] != "\n":
-                    if end > depth_free and nested_deeper(raw):
-                        raise RecursionError  # refused in `parse_slowly`, as json's own
-                    if text[end:] != "\n":
-                        if len(raw) == size:
-                            _too_long(report, raw, line, limits, rest)
-                        if text[end:].strip(_JSON_SPACE):
-                            raise ValueError("extra data after the JSON value")
-            except SCAN_ERRORS as error:
-                if len(raw) == size:
-                    _too_long(report, raw, line, limits, rest)
-                # (imported at the first such line: a log that reads cleanly needs none of it)
-                from loopspec.properties.logcheck import unreadable_lines  # noqa: PLC0415
-
-                obj = unreadable_lines.parse_slowly(report, raw, line, error, rest)
-                if obj is unreadable_lines.SKIP:
-                    events_past_lines -= 1
-                    continue
-                if obj is unreadable_lines.TORN:
-                    torn_raw = raw
-                    events_past_lines -= 1
-                    continue
-            if opening:
-                header_read, opening = True, not header_read
-                if not opening:  # the first event's line
-                    _note_seconds(report, obj, line, header_seconds)
-                elif _is_checked_header(report, obj, line):
-                    header_seconds = _note_header_seconds(report, obj, line)
-                    if report.version == MARKED_VERSION:
-                        from loopspec.properties.logcheck.commit_units import (  # noqa: PLC0415
-                            CommitUnits,
-                        )
-
-                        units = CommitUnits(prefix)
-                        recorded = units.records()
-                        record_call = recorded.add
-                        # Its judge of replies hands their calls to the commit reader.
-                        reply_judge = judges.get("assistant/message")
-                        if reply_judge is not None:
-                            judges["assistant/message"] = units.judging_replies(reply_judge)
-                        report.commits_checked = True
-                    events_past_lines -= 1
-                    obj = None
-                    continue
-            try:
-                # (Subscripts: a `get` is a method call. An event without a seq or a time, as
-                # a compact row, reads them in `_envelope`.)
-                seq, kind, stamp = obj["seq"], obj["type"], obj["time"]
-                judge = judges[kind]
-            except (KeyError, TypeError):  # one missing, no object, not a string
-                seq, kind, stamp, judge = _envelope(obj, judges)
-            seq_int = is_type(seq) is integer
-            # (A type read means an object: only a dict takes a string subscript.)
-            if units is not None and (kind is not None or is_type(obj) is dict):
-                # LOG-8: the usual lines judged here as `CommitUnits.take` judges them, the
-                # commit the loop opened in locals; the reader takes the rest (see `adopt`).
-                marker = obj.get(unit_key)
-                # `position`: the k of a line of the commit the loop reads (the next of the
-                # open one, or the first of a new one), None for any other line.
-                if unit_size:
+                for text in lines:
+                    line += 1
+                    earlier = obj
                     try:
-                        position, of = marker
-                    except (TypeError, ValueError):  # not a pair: the reader's to judge
-                        position = None
-                    # `is`: of ints equal to them, only an int is the same object (a large
-                    # int may be another: the reader judges it)
-                    if position is unit_at + 1 and of is unit_size and seq_int:
-                        unit_at = position
-                    else:
-                        if held_calls is not None:
-                            units.take_held_reply(held_seq, held_line, held_calls)
-                            held_calls = None
-                        units.adopt(unit_size, unit_at, unit_first_line, unit_first_seq, unit_noted)
-                        unit_size = 0
-                        position = None
-                        if _take_unit(units, report, obj, line, seq, kind=kind, limits=limits):
-                            hole_line = line
-                        units_open = units.is_open()
-                elif units_open:
-                    position = None
-                    if _take_unit(units, report, obj, line, seq, kind=kind, limits=limits):
-                        hole_line = line
-                    units_open = units.is_open()
-                elif marker is None and seq_int and kind != "assistant/message":
-                    position = None  # a commit by itself
-                else:
-                    try:
-                        position, of = marker
-                    except (TypeError, ValueError):
-                        position = None
-                    if position is first_unit and is_type(of) is integer and of >= 2 and seq_int:
-                        unit_size, unit_at, unit_first_line, unit_first_seq = of, 1, line, seq
-                        unit_noted = False
-                    else:
-                        position = None
-                        if _take_unit(units, report, obj, line, seq, kind=kind, limits=limits):
-                            hole_line = line
-                        units_open = units.is_open()
-                if position is not None:
-                    if kind in {"tool/call", "assistant/message"}:
-                        if kind == "tool/call" and unit_noted:  # `note`'s, inlined
-                            try:
-                                call_id = obj["data"]["callId"]
-                            except (KeyError, TypeError):  # no data, or not an object
-                                call_id = None
-                            if is_type(call_id) is string:
-                                record_call(call_id)
-                        elif (
-                            not unit_noted
-                            and position is not unit_size
-                            and reply_judge is not None
-                            and seq == prefix.expected_seq
-                            and seq < seq_bound
-                            and is_type(stamp) is integer
-                            and kind == "assistant/message"
-                        ):
-                            # The commit's first noted line, a reply the quick path below
-                            # would judge: judged here, and held if clean (the commit goes on,
-                            # its end checks the calls).
-                            recorded.clear()  # `note`'s, inlined: the commit's records
-                            unit_noted = True
-                            if reply_judge(prefix, obj, seq):
-                                held_calls, held_seq, held_line = prefix.reply_ids, seq, line
-                                continue
-                            units.note(obj, line, seq, kind, False)  # as when not held
-                            judge = None  # (judged: it takes the full path)
+                        obj, end = scan(text, 0)
+                        # Past the value, nothing but whitespace: usually just the newline (the only
+                        # one, which ends the line). A line cut at the length limit, or not UTF-8,
+                        # is a `RawLine`, which json refuses. A value of `depth_free` characters or
+                        # more (its slice is empty) is looked at too: only such a value may nest too
+                        # deeply for every Python to read. (The slice's stop costs the others some
+                        # 80 instructions a line, less than a test of `end` of its own, about 100.)
+                        if text[end:depth_free] != "\n":
+                            if end > depth_free and _nested_deeper_text(text):
+                                raise RecursionError  # refused in `parse_slowly`, as json's own
+                            if text[end:] != "\n" and text[end:].strip(_JSON_SPACE):
+                                raise ValueError("extra data after the JSON value")
+                    except SCAN_ERRORS as error:
+                        # (imported at the first such line: a log that reads cleanly needs none of
+                        # it)
+                        from loopspec.properties.logcheck import unreadable_lines  # noqa: PLC0415
+
+                        if type(text) is RawLine:
+                            raw = text.raw
+                            if len(raw) == size:
+                                _too_long(report, raw, line, limits, rest)
+                            obj = unreadable_lines.parse_slowly(
+                                report, raw, line, _decode_error(raw), rest
+                            )
                         else:
-                            if held_calls is not None:
-                                units.take_held_reply(held_seq, held_line, held_calls)
-                                held_calls = None
-                            units.note(obj, line, seq, kind, unit_noted)
-                            unit_noted = True
-                    if position is unit_size:
-                        unit_size = 0
-                        # (`end` never finds events missing: no hole follows)
-                        if held_calls is not None:
-                            if held_calls and not recorded.issuperset(held_calls):
-                                units.take_held_reply(held_seq, held_line, held_calls)
-                                report.record(line, units.end(line, seq), limits)
-                            held_calls = None
-                        elif unit_noted and units.awaits_end and (broken := units.end(line, seq)):
-                            report.record(line, broken, limits)
-            # Nearly every event is at the expected seq, and then most need no fact: a
-            # judge of its type tells a clean one from its JSON and folds it (see
-            # `clean_events`); of a quiet type (stream chunks, plugin events; see
-            # `LogMonitor.quiet_kind`) it commits nothing when it carries no surface
-            # metadata and, for a chunk, names the open turn and step. The rest, and
-            # anything unusual, go down the full path below.
-            # (A time in whole milliseconds written as a float, or none, is read with the fact.)
-            if (
-                seq == prefix.expected_seq
-                and seq_int
-                and seq < seq_bound
-                and is_type(stamp) is integer
-            ):
-                if judge is not None:
-                    if judge(prefix, obj, seq):
-                        continue
-                elif kind == "turn/start":  # (before the quiet kinds: one line a turn)
-                    if start_turn is not None and start_turn(prefix, obj, seq):
-                        turn_line, turn_seq = line, seq  # where a crash tail's turn began
-                        continue
-                else:
-                    quiet = quiet_of.get(kind, QUIET_NEVER)
-                    if (
-                        quiet != QUIET_NEVER
-                        and "surfaceOp" not in obj
-                        and "sourceEventSeqs" not in obj
-                    ):
-                        if quiet == QUIET_IN_STEP:
-                            try:
-                                data = obj["data"]
-                                turn, step = data["turn"], data["step"]
-                            except (KeyError, TypeError):  # no data, or not an object
-                                turn = step = None
-                            if (
-                                type(turn) is int
-                                and type(step) is int
-                                and turn == prefix.open_turn
-                                and step == prefix.open_step
-                            ):
-                                prefix.expected_seq = seq + 1
-                                continue
-                        elif quiet == QUIET_ANYWHERE or prefix.open_turn is not None:
-                            seen = unread.get(kind)
-                            if seen is not None:  # the first of a type is counted below
-                                unread[kind] = seen + 1
-                                prefix.expected_seq = seq + 1
-                                continue
-            if type(obj) is dict and "seq" in obj:
-                try:
-                    fact = fact_from_wire(obj)
-                    time = obj.get("time")
-                    if type(time) is not int:
-                        _read_time(time, "time" in obj)
-                except FactError as error:
-                    _bad_event(report, obj, line, error)
-                kind = fact.type
-                if monitor is None:
-                    monitor = _monitor(prefix)
-                if quick and kind not in quiet_of and len(quiet_of) < _QUIET_CACHE_LIMIT:
-                    quiet_of[kind] = monitor.quiet_kind(kind)
-                    judges.setdefault(kind, None)
-                if kind not in READ_TYPES:
-                    seen = unread.get(kind)
-                    if seen is None:
-                        _first_unread(report, kind, line)
-                    else:
-                        unread[kind] = seen + 1
-                elif kind == "turn/start":
-                    _refuse_trigger(report, obj, line)
-                    turn_line, turn_seq = line, fact.seq
-                elif kind == "hook/result":
-                    if not hook_runs:
-                        hook_runs.append(_hook_runs(run_counts))
-                    hook_runs[0].see_wire(obj.get("data"), line, fact.seq)
-                prefix.last_time = _time_of(earlier)
-                found = monitor.feed(fact)
-                if found:
-                    if _in_hole(hole_line, turn_line, line):
-                        found = _beyond_the_hole(found)
-                    report.record(line, found, limits)
-            else:
-                if count_fields is None:
-                    chunk_type, count_fields = _compact_format()
-                # A compact chunk row with the expected first seq that names the open turn and
-                # step holds a quiet run (see `quiet_kind`): its length is all there is to count.
-                if type(obj) is dict and quick and quiet_of.get(chunk_type) == QUIET_IN_STEP:
-                    seq = obj.get("seq0")
-                    data = obj.get("data")
-                    if type(seq) is int and seq == prefix.expected_seq and type(data) is dict:
-                        kind = obj.get("type")
-                        count_field = count_fields.get(kind) if type(kind) is str else None
-                        items = None if count_field is None else data.get(count_field)
-                        turn, step = data.get("turn"), data.get("step")
-                        if (
-                            type(items) is list
-                            and items
-                            and type(turn) is int
-                            and type(step) is int
-                            and turn == prefix.open_turn
-                            and step == prefix.open_step
-                        ):
-                            prefix.expected_seq = seq + len(items)
-                            events_past_lines += len(items) - 1
+                            raw = text.encode()
+                            obj = unreadable_lines.parse_slowly(report, raw, line, error, rest)
+                        if obj is unreadable_lines.SKIP:
+                            events_past_lines -= 1
                             continue
-                in_hole = _in_hole(hole_line, turn_line, line)
-                if monitor is None:
-                    monitor = _monitor(prefix)
-                run = _compact_row(report, monitor, obj, line, limits, in_hole=in_hole)
-                events_past_lines += run - 1
+                        if obj is unreadable_lines.TORN:
+                            torn_raw = raw
+                            events_past_lines -= 1
+                            continue
+                    if opening:
+                        header_read, opening = True, not header_read
+                        if not opening:  # the first event's line
+                            _note_seconds(report, obj, line, header_seconds)
+                        elif _is_checked_header(report, obj, line):
+                            header_seconds = _note_header_seconds(report, obj, line)
+                            if report.version == MARKED_VERSION:
+                                from loopspec.properties.logcheck.commit_units import (  # noqa: PLC0415
+                                    CommitUnits,
+                                )
+
+                                units = CommitUnits(prefix)
+                                recorded = units.records()
+                                record_call = recorded.add
+                                # Its judge of replies hands their calls to the commit reader.
+                                reply_judge = judges.get("assistant/message")
+                                if reply_judge is not None:
+                                    judges["assistant/message"] = units.judging_replies(reply_judge)
+                                report.commits_checked = True
+                            events_past_lines -= 1
+                            obj = None
+                            continue
+                    try:
+                        # (Subscripts: a `get` is a method call. An event without a seq or a time,
+                        # as a compact row, reads them in `_envelope`.)
+                        seq, kind, stamp = obj["seq"], obj["type"], obj["time"]
+                        judge = judges[kind]
+                    except (KeyError, TypeError):  # one missing, no object, not a string
+                        seq, kind, stamp, judge = _envelope(obj, judges)
+                    seq_int = is_type(seq) is integer
+                    # (A type read means an object: only a dict takes a string subscript.)
+                    if units is not None and (kind is not None or is_type(obj) is dict):
+                        # LOG-8: the usual lines judged here as `CommitUnits.take` judges them, the
+                        # commit the loop opened in locals; the reader takes the rest (see `adopt`).
+                        marker = obj.get(unit_key)
+                        # `position`: the k of a line of the commit the loop reads (the next of the
+                        # open one, or the first of a new one), None for any other line.
+                        if unit_size:
+                            try:
+                                position, of = marker
+                            except (TypeError, ValueError):  # not a pair: the reader's to judge
+                                position = None
+                            # `is`: of ints equal to them, only an int is the same object (a large
+                            # int may be another: the reader judges it)
+                            if position is unit_at + 1 and of is unit_size and seq_int:
+                                unit_at = position
+                            else:
+                                if held_calls is not None:
+                                    units.take_held_reply(held_seq, held_line, held_calls)
+                                    held_calls = None
+                                units.adopt(
+                                    unit_size, unit_at, unit_first_line, unit_first_seq, unit_noted
+                                )
+                                unit_size = 0
+                                position = None
+                                if _take_unit(
+                                    units, report, obj, line, seq, kind=kind, limits=limits
+                                ):
+                                    hole_line = line
+                                units_open = units.is_open()
+                        elif units_open:
+                            position = None
+                            if _take_unit(units, report, obj, line, seq, kind=kind, limits=limits):
+                                hole_line = line
+                            units_open = units.is_open()
+                        elif marker is None and seq_int and kind != "assistant/message":
+                            position = None  # a commit by itself
+                        else:
+                            try:
+                                position, of = marker
+                            except (TypeError, ValueError):
+                                position = None
+                            if (
+                                position is first_unit
+                                and is_type(of) is integer
+                                and of >= 2
+                                and seq_int
+                            ):
+                                unit_size, unit_at, unit_first_line, unit_first_seq = (
+                                    of,
+                                    1,
+                                    line,
+                                    seq,
+                                )
+                                unit_noted = False
+                            else:
+                                position = None
+                                if _take_unit(
+                                    units, report, obj, line, seq, kind=kind, limits=limits
+                                ):
+                                    hole_line = line
+                                units_open = units.is_open()
+                        if position is not None:
+                            if kind in {"tool/call", "assistant/message"}:
+                                if kind == "tool/call" and unit_noted:  # `note`'s, inlined
+                                    try:
+                                        call_id = obj["data"]["callId"]
+                                    except (KeyError, TypeError):  # no data, or not an object
+                                        call_id = None
+                                    if is_type(call_id) is string:
+                                        record_call(call_id)
+                                elif (
+                                    not unit_noted
+                                    and position is not unit_size
+                                    and reply_judge is not None
+                                    and seq == prefix.expected_seq
+                                    and seq < seq_bound
+                                    and is_type(stamp) is integer
+                                    and kind == "assistant/message"
+                                ):
+                                    # The commit's first noted line, a reply the quick path below
+                                    # would judge: judged here, and held if clean (the commit goes
+                                    # on, its end checks the calls).
+                                    recorded.clear()  # `note`'s, inlined: the commit's records
+                                    unit_noted = True
+                                    if reply_judge(prefix, obj, seq):
+                                        held_calls, held_seq, held_line = (
+                                            prefix.reply_ids,
+                                            seq,
+                                            line,
+                                        )
+                                        continue
+                                    units.note(obj, line, seq, kind, False)  # as when not held
+                                    judge = None  # (judged: it takes the full path)
+                                else:
+                                    if held_calls is not None:
+                                        units.take_held_reply(held_seq, held_line, held_calls)
+                                        held_calls = None
+                                    units.note(obj, line, seq, kind, unit_noted)
+                                    unit_noted = True
+                            if position is unit_size:
+                                unit_size = 0
+                                # (`end` never finds events missing: no hole follows)
+                                if held_calls is not None:
+                                    if held_calls and not recorded.issuperset(held_calls):
+                                        units.take_held_reply(held_seq, held_line, held_calls)
+                                        report.record(line, units.end(line, seq), limits)
+                                    held_calls = None
+                                elif (
+                                    unit_noted
+                                    and units.awaits_end
+                                    and (broken := units.end(line, seq))
+                                ):
+                                    report.record(line, broken, limits)
+                    # Nearly every event is at the expected seq, and then most need no fact: a judge
+                    # of its type tells a clean one from its JSON and folds it (see `clean_events`);
+                    # of a quiet type (stream chunks, plugin events; see `LogMonitor.quiet_kind`) it
+                    # commits nothing when it carries no surface metadata and, for a chunk, names
+                    # the open turn and step. The rest, and anything unusual, go down the full path
+                    # below. (A time in whole milliseconds written as a float, or none, is read with
+                    # the fact.)
+                    if (
+                        seq == prefix.expected_seq
+                        and seq_int
+                        and seq < seq_bound
+                        and is_type(stamp) is integer
+                    ):
+                        if judge is not None:
+                            if judge(prefix, obj, seq):
+                                continue
+                        elif kind == "turn/start":  # (before the quiet kinds: one line a turn)
+                            if start_turn is not None and start_turn(prefix, obj, seq):
+                                turn_line, turn_seq = line, seq  # where a crash tail's turn began
+                                continue
+                        else:
+                            quiet = quiet_of.get(kind, QUIET_NEVER)
+                            if (
+                                quiet != QUIET_NEVER
+                                and "surfaceOp" not in obj
+                                and "sourceEventSeqs" not in obj
+                            ):
+                                if quiet == QUIET_IN_STEP:
+                                    try:
+                                        data = obj["data"]
+                                        turn, step = data["turn"], data["step"]
+                                    except (KeyError, TypeError):  # no data, or not an object
+                                        turn = step = None
+                                    if (
+                                        type(turn) is int
+                                        and type(step) is int
+                                        and turn == prefix.open_turn
+                                        and step == prefix.open_step
+                                    ):
+                                        prefix.expected_seq = seq + 1
+                                        continue
+                                elif quiet == QUIET_ANYWHERE or prefix.open_turn is not None:
+                                    seen = unread.get(kind)
+                                    if seen is not None:  # the first of a type is counted below
+                                        unread[kind] = seen + 1
+                                        prefix.expected_seq = seq + 1
+                                        continue
+                    if type(obj) is dict and "seq" in obj:
+                        try:
+                            fact = fact_from_wire(obj)
+                            time = obj.get("time")
+                            if type(time) is not int:
+                                _read_time(time, "time" in obj)
+                        except FactError as error:
+                            _bad_event(report, obj, line, error)
+                        kind = fact.type
+                        if monitor is None:
+                            monitor = _monitor(prefix)
+                        if quick and kind not in quiet_of and len(quiet_of) < _QUIET_CACHE_LIMIT:
+                            quiet_of[kind] = monitor.quiet_kind(kind)
+                            judges.setdefault(kind, None)
+                        if kind not in READ_TYPES:
+                            seen = unread.get(kind)
+                            if seen is None:
+                                _first_unread(report, kind, line)
+                            else:
+                                unread[kind] = seen + 1
+                        elif kind == "turn/start":
+                            _refuse_trigger(report, obj, line)
+                            turn_line, turn_seq = line, fact.seq
+                        elif kind == "hook/result":
+                            if not hook_runs:
+                                hook_runs.append(_hook_runs(run_counts))
+                            hook_runs[0].see_wire(obj.get("data"), line, fact.seq)
+                        prefix.last_time = _time_of(earlier)
+                        found = monitor.feed(fact)
+                        if found:
+                            if _in_hole(hole_line, turn_line, line):
+                                found = _beyond_the_hole(found)
+                            report.record(line, found, limits)
+                    else:
+                        if count_fields is None:
+                            chunk_type, count_fields = _compact_format()
+                        # A compact chunk row with the expected first seq that names the open turn
+                        # and step holds a quiet run (see `quiet_kind`): its length is all there is
+                        # to count.
+                        if (
+                            type(obj) is dict
+                            and quick
+                            and quiet_of.get(chunk_type) == QUIET_IN_STEP
+                        ):
+                            seq = obj.get("seq0")
+                            data = obj.get("data")
+                            if (
+                                type(seq) is int
+                                and seq == prefix.expected_seq
+                                and type(data) is dict
+                            ):
+                                kind = obj.get("type")
+                                count_field = count_fields.get(kind) if type(kind) is str else None
+                                items = None if count_field is None else data.get(count_field)
+                                turn, step = data.get("turn"), data.get("step")
+                                if (
+                                    type(items) is list
+                                    and items
+                                    and type(turn) is int
+                                    and type(step) is int
+                                    and turn == prefix.open_turn
+                                    and step == prefix.open_step
+                                ):
+                                    prefix.expected_seq = seq + len(items)
+                                    events_past_lines += len(items) - 1
+                                    continue
+                        in_hole = _in_hole(hole_line, turn_line, line)
+                        if monitor is None:
+                            monitor = _monitor(prefix)
+                        run = _compact_row(report, monitor, obj, line, limits, in_hole=in_hole)
+                        events_past_lines += run - 1
+            except _Unreadable:  # a line the text reader cannot hand over: read on as bytes
+                lines = reader.to_bytes()
+                continue
+            break
     except CannotCheckFurther:
         events_past_lines -= 1  # the line it stopped at is no event read
         report.lines_unread = lines_follow(rest)
