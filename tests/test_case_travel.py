@@ -94,7 +94,7 @@ def test_SAFE_1_a_saved_case_names_neither_omar_s_folders_nor_his_secrets(omar: 
     # Replayed with the command typed as before, in the same folder: the recorded one.
     header = replay_header(str(saved), {"cmd": cmd}, load_case(saved), profile_note=None)
     assert header[1] == (
-        f"  the case was found on --cmd {shlex.quote(portable)}, the same target as this replay's"
+        f"  the case was found on --cmd {shlex.quote(portable)}, the same command as this replay's"
     )
 
 

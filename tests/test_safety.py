@@ -190,7 +190,7 @@ def test_SAFE_1_replay_says_whether_it_runs_the_command_the_case_records(
     note = replay_header("case.json", {"cmd": typed}, case, profile_note=None)[1]
     recorded = "  the case was found on --cmd 'examples/dsh-adapter/run.sh --fast'"
     if same:
-        assert note == f"{recorded}, the same target as this replay's"
+        assert note == f"{recorded}, the same command as this replay's"
     else:
         assert note == (
             f"{recorded} (as conform was given it, in the folder it ran in), not this replay's "
@@ -1972,3 +1972,14 @@ def test_SAFE_2_a_log_with_an_integer_too_long_to_read_is_refused_in_loopspec_s_
     said = capsys.readouterr().err
     assert "(line 2 is not JSON: an integer of 5000 digits, more than the 4300 digits " in said
     assert "set_int_max_str_digits" not in said
+
+
+def test_SAFE_1_replay_of_the_recorded_factory_names_it_the_same_factory_not_the_same_loop(
+    tmp_path: Path,
+) -> None:
+    """SAFE-1: a case found on `--impl my_loop:make` replayed with the same words said "the same
+    target", which vouched for a loop replay cannot tell apart (a colleague's own my_loop.py):
+    the same words are the same factory named, and the note says that much only."""
+    case = load_case(_case_recording(tmp_path, {"impl": "my_loop:make"}))
+    note = replay_header("case.json", {"impl": "my_loop:make"}, case, profile_note=None)[1]
+    assert note == "  the case was found on --impl my_loop:make, the same factory as this replay's"

@@ -999,7 +999,10 @@ def _recorded_target_note(
     runs = replayed_target(named)
     on_this_one = f"the program runs on {runs}, not on the recorded one"
     if same_target(recorded, named):
-        return f"{found} {recorded_as}, the same target as this replay's"
+        # Bob's own copy at Alice's relative path is the same command, not the same loop:
+        # "the same target" vouched for a loop replay cannot tell apart.
+        what = "command" if option == "--cmd" else "factory"
+        return f"{found} {recorded_as}, the same {what} as this replay's"
     if _same_but_for_folders(recorded, named):
         # "The same target" told Bob his /opt/bob/main.mjs was Alice's /srv/alice/main.mjs.
         return (
