@@ -3,8 +3,10 @@
 `checker._check_lines` reads a line with json's C scanner; a line it refuses (blank, cut off by
 a crash, binary data, not UTF-8, invalid or too deep JSON, two events glued together) comes here
 (`parse_slowly`), where json's own decoder says why, and the line is skipped, kept as the log's
-torn last line, or reported as an input error that stops the log. A module of its own so that a
-log whose every line reads is checked without it, nor its words (benchmarks/bench_cli.py).
+torn last line, or reported as an input error that stops the log. The readers of the other
+loops' logs and of ACP recordings word such lines with the same words (`torn_write`,
+`torn_line_words`, `not_utf8_words`). A module of its own so that a log whose every line reads
+is checked without it, nor its words (benchmarks/bench_cli.py).
 """
 
 from __future__ import annotations
