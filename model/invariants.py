@@ -1052,8 +1052,12 @@ def pre_hooks_answer_calls_of_the_reply(prefix: Prefix, fact: Fact) -> Sequence[
     for a call that never was one. Judged when the step ends, when no reply can follow. A
     reply cancelled while its hooks ran keeps no call (ABORT-2), and a step that ends without
     a reply (an abort or a failed request, a crash repair) shows no calls: neither is judged.
+    A reply of text alone shows none either: a hook naming a call there (an earlier step's,
+    audited late) was judged by no rule.
     """
-    if fact.type != "step/end" or not prefix.reply_calls or not prefix.pre_hook_runs:
+    if fact.type != "step/end" or not prefix.pre_hook_runs:
+        return NO_VIOLATIONS
+    if not prefix.reply_calls and (prefix.reply_seq is None or prefix.closing is not None):
         return NO_VIOLATIONS
     found: list[Violation] = []
     blamed: set[str] = set()
@@ -1393,9 +1397,13 @@ facet (`RW-2:` + this) and leave the call to the comparison, which tells what th
 (RW-1 where it keeps the model's input while the hook's ran)."""
 
 
-@invariant("supplied_rewrite_applied_or_refused", "RW-2", reads=of_types("tool/result"))
+@invariant(
+    "supplied_rewrite_applied_or_refused", "RW-2", reads=of_types("tool/result", "hook/result")
+)
 def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """An input a hook supplied is either recorded in the sidecar or the call fails, refused."""
+    if fact.type == "hook/result":
+        return _supplied_after_its_result(prefix, fact)
     if (
         fact.type == "tool/result"
         and fact.surface != "replace"
@@ -1443,6 +1451,41 @@ def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Sequence[
             )
         ]
     return NO_VIOLATIONS
+
+
+def _supplied_after_its_result(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
+    """RW-2 of a PreToolUse hook/result `fact` that supplies an input for a call whose result,
+    a success, is already in the log, its tool/call without a sidecar: that input was neither
+    recorded nor refused (audited so late, the hook is HOOK-4's too, at its hook/invoked)."""
+    if (
+        fact.point != "PreToolUse"
+        or fact.updated_input is None
+        or fact.decision not in SUPPLYING_DECISIONS
+        or fact.turn is None
+    ):
+        return NO_VIOLATIONS
+    call_id = prefix.pending_hook_calls.get((fact.turn, fact.point, fact.handler_id or ""))
+    call_id = fact.call_id if call_id is None else call_id
+    if call_id is None or call_id not in prefix.results:
+        return NO_VIOLATIONS
+    result = prefix.results[call_id]
+    record = prefix.call_records.get(call_id)
+    if (
+        record is None
+        or record.rewritten
+        or prefix.failed_results.get(call_id) == result
+        or call_id in prefix.pre_denied  # (a deny discards every input, HOOK-3)
+        or call_id in prefix.unapplied_rewrites  # (blamed at the result, or just before)
+        or call_id in prefix.repeated  # (EXE-1 blames a repeated id)
+    ):
+        return NO_VIOLATIONS
+    message = (
+        f"hook {fact.handler_id} supplied an input for {call_id} after that call's tool/result "
+        f"(seq {result}), which reports success: the input was neither recorded as a rewrite "
+        f"nor refused, its tool/call (seq {record.seq}) carrying no rewrite sidecar; a "
+        "PreToolUse hook answers before its call is decided"
+    )
+    return [Violation("RW-2", fact.seq, message, (result, record.seq), SUPPLIED_WITHOUT_SIDECAR)]
 
 
 DENIED_NOT_AN_ERROR = "denied-not-an-error"

@@ -247,6 +247,7 @@ class Prefix:
         "dangling",
         "dangling_before_last_step",
         "expected_seq",
+        "failed_results",
         "first_unanswered",
         "forgotten_upto",
         "gone",
@@ -321,6 +322,10 @@ class Prefix:
         self.reply_calls: dict[str, tuple[int, CallFact]] = {}
         self.call_records: dict[str, RecordedCall] = {}
         self.results: dict[str, int] = {}
+        # The open turn's results that are errors: call id -> that result's seq (a later step
+        # may reuse the id, so a result is this one when the seqs agree). A PreToolUse input
+        # supplied after its call's result is held to RW-2 only where that result succeeded.
+        self.failed_results: dict[str, int] = {}
         # The reply's call ids in model order, and the position of the first without a result.
         self.reply_ids: tuple[str, ...] = ()
         self.first_unanswered = 0
@@ -465,6 +470,8 @@ class Prefix:
             if scope == "turn":
                 if self.dangling:
                     self.dangling = []
+                if self.failed_results:
+                    self.failed_results = {}
                 if self.aborted_result is not None:
                     self.aborted_result = None
                 self.dangling_before_last_step = 0
@@ -751,6 +758,8 @@ class Prefix:
         elif fact.surface != "replace" and fact.call_id is not None:
             waited = self.messages_wait_after, self.messages_wait_kind
             self.take_result(fact.call_id, fact.seq)
+            if fact.is_error:
+                self.failed_results[fact.call_id] = fact.seq
             if fact.call_id not in self.reply_calls:
                 # A result for no call of the step's reply is ADJ-2's alone: a message after it
                 # is not blamed again for following it (ADJ-4).

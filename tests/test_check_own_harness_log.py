@@ -189,6 +189,61 @@ def test_RW_2_a_forgotten_sidecar_says_which_to_add(
     ) in out
 
 
+def _audited_late(at_seq: int, *, failed: bool = False) -> list[dict[str, object]]:
+    """The docs example's events with the model's input run and recorded (no sidecar), and
+    the PreToolUse hook pair that supplied the other input moved to just after the event of
+    seq `at_seq` (numbered again from 0); `failed`: the call's result is an error."""
+    events = docs_events()
+    record = edited(events, 6)["data"]
+    assert isinstance(record, dict)
+    model_input = record.pop("rewrite")["originalArguments"]
+    record["arguments"] = model_input
+    reply = edited(events, 5)["data"]
+    assert isinstance(reply, dict)
+    reply["message"]["content"][0]["arguments"] = model_input
+    if failed:
+        result = edited(events, 7)["data"]
+        assert isinstance(result, dict)
+        result["message"]["content"][0]["isError"] = True
+    hooks = [events.pop(3), events.pop(3)]
+    at = next(i for i, each in enumerate(events) if each["seq"] == at_seq) + 1
+    events[at:at] = hooks
+    for seq, event in enumerate(events):
+        event["seq"] = seq
+    (result,) = [each for each in events if each["type"] == "tool/result"]
+    result["sourceEventSeqs"] = [next(e["seq"] for e in events if e["type"] == "tool/call")]
+    return events
+
+
+def test_HOOK_4_RW_2_a_rewrite_audited_after_its_calls_result_is_held_to_RW_2_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A writer that audits a PreToolUse hook once its call's result is written, the model's
+    input run and recorded: HOOK-4 at the hook/invoked, and nothing said of the input the hook
+    supplied, which the same audit before the result makes RW-2 (neither recorded as a rewrite
+    nor refused). RW-2 now at the hook/result, as a transcript's late hook is still RW-1's;
+    where the result is an error (a refusal, maybe), HOOK-4 alone. Audited in the next step,
+    whose reply makes no call, the hook was judged by no rule: HOOK-4 at that step's end."""
+    log = docs_log(tmp_path / "late.jsonl", _audited_late(7))
+    code, out = run(capsys, log)
+    assert (code, out.splitlines()[-1]) == (
+        1,
+        "checked 1 log, 13 events: 2 violations (HOOK-4: 1, RW-2: 1)",
+    )
+    assert ":8: HOOK-4 (seq 6): PreToolUse hook policy is invoked for call c1 after " in out
+    assert (
+        ":9: RW-2 (seq 7): hook policy supplied an input for c1 after that call's tool/result "
+        "(seq 5), which reports success: the input was neither recorded as a rewrite nor "
+        "refused, its tool/call (seq 4) carrying no rewrite sidecar; a PreToolUse hook answers "
+        "before its call is decided [events 7 (line 9), 5 (line 7), 4 (line 6)]"
+    ) in out
+    code, out = run(capsys, docs_log(tmp_path / "failed.jsonl", _audited_late(7, failed=True)))
+    assert (code, out.splitlines()[-1]) == (1, "checked 1 log, 13 events: 1 violation (HOOK-4: 1)")
+    code, out = run(capsys, docs_log(tmp_path / "next-step.jsonl", _audited_late(9)))
+    assert (code, out.splitlines()[-1]) == (1, "checked 1 log, 13 events: 1 violation (HOOK-4: 1)")
+    assert ":13: HOOK-4 (seq 11): PreToolUse hook policy answered for call c1, which the " in out
+
+
 def test_ADJ_3_an_aborted_turn_that_left_a_call_unanswered_says_what_the_abort_writes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

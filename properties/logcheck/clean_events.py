@@ -199,7 +199,7 @@ def _step_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # the turn is not closing (a closing turn's step/end moves it on, read with the fact).
     if prefix.closing is not None:
         return False
-    if prefix.pre_hook_runs and prefix.reply_calls:
+    if prefix.pre_hook_runs:
         for call_id, _handler in prefix.pre_hook_runs:
             if call_id not in prefix.reply_calls:
                 return False
@@ -397,15 +397,16 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     ) and (not _cites_earlier(sources, seq, False) or record.seq not in sources):
         return False
     flag = block.get("isError")
-    # HOOK-5: a failed call a PostToolUse hook was audited for may be one that never ran.
-    if flag is True and (
-        (call_id in prefix.hook_results and post_answer(prefix, call_id))
-        or call_id in prefix.unnamed_post_runs
-    ):
-        return False
+    if flag is True:
+        # HOOK-5: a failed call a PostToolUse hook was audited for may be one that never ran.
+        if (call_id in prefix.hook_results and post_answer(prefix, call_id)) or (
+            call_id in prefix.unnamed_post_runs
+        ):
+            return False
+        prefix.failed_results[call_id] = seq  # (RW-2 of an input supplied after it)
     # (Each of what bars a success asked first whether it holds anything: most hold nothing, and
     # an empty one's truth costs less than a lookup.)
-    if flag is not True and (
+    elif (
         (flag is not False and flag is not None)  # LOG-4, read with the fact
         or (prefix.unapplied_rewrites and call_id in prefix.unapplied_rewrites)
         or (prefix.refused_calls and call_id in prefix.refused_calls)
@@ -604,7 +605,8 @@ class _HookResultJudge:
         runs = self.runs
         # LOG-2: no surface metadata. TURN-3: it names the open turn. HOOK-1: it answers a pending
         # hook/invoked, for the call it names (when both name one), its decision is a known word,
-        # and (read with the fact) its duration is finite and not negative. With `runs`, it counts
+        # and (read with the fact) its duration is finite and not negative. RW-2: a PreToolUse
+        # input it supplies is for a call yet to be answered. With `runs`, it counts
         # the hook's run there (`hook_faults.HookRuns`), and leaves a run that records a fault of
         # the hook's own to the full path, where its line is known for the notice (HOOK-7). A
         # PostToolUse hook never asks (HOOK-1, `post_hook_words_fit_the_result`), and answers in a
@@ -659,11 +661,22 @@ class _HookResultJudge:
             or (": " in summary and _fault_prefix(summary) is not None)
         ):
             return False
+        # (Tested before it is read, as the summary above.)
+        if "updatedInput" in data:
+            supplied = data["updatedInput"]
+            # RW-2: an input supplied for a call whose result is already in the log.
+            if (
+                point == "PreToolUse"
+                and prefix.results
+                and prefix.pending_hook_calls.get(pending, call_id) in prefix.results
+            ):
+                return False
+        else:
+            supplied = None
         prefix.expected_seq = seq + 1
         answer = _new(HookAnswer)
         answer.seq, answer.point, answer.handler_id, answer.decision = seq, point, handler, decision
-        # (Tested before it is read, as the summary above.)
-        answer.updated_input = data["updatedInput"] if "updatedInput" in data else None  # noqa: SIM401
+        answer.updated_input = supplied
         prefix.take_hook_answer(turn, call_id, answer)
         if runs is not None:
             count = runs.get(handler)
@@ -843,6 +856,7 @@ JUDGES: dict[str, CleanJudge] = {
             "post_hook_words_fit_the_result",
             "blocking_exit_is_audited_as_blocking",
             "post_hooks_judge_results_that_ran",
+            "supplied_rewrite_applied_or_refused",
             *_CLOSING,
         ),
     ),
