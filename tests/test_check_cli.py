@@ -974,6 +974,17 @@ def test_LOG_5_a_header_written_again_on_resume_says_what_to_fix(
         "one, on line 1, and a resumed session appends its events without writing another; "
         "nothing after this line is checked"
     )
+    # A header after events, line 1 an event: no second header, and line 1 holds no first one.
+    late = tmp_path / "late.jsonl"
+    late.write_text("".join([*lines[1:3], lines[0], *lines[3:]]), encoding="utf-8")
+    code, out = run(capsys, str(late))
+    assert code == 2
+    assert out.splitlines()[0] == (
+        f"{late}:3: error bad-event LOG-5: the session header, after events: a log opens with its "
+        "header, on line 1, before every event (line 1 is an event); nothing after this line is "
+        "checked"
+    )
+    assert f"{late}:1: error bad-header LOG-5: the first line must be the session header" in out
 
 
 @pytest.mark.parametrize("quick", [True, False], ids=["quick", "every fact"])

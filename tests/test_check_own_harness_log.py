@@ -602,6 +602,30 @@ def test_LOG_4_a_log_timed_in_seconds_is_noted_once_at_its_first_event(
     )
 
 
+def test_LOG_4_a_clock_that_turned_to_seconds_mid_log_is_noted_at_the_last_event(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A writer whose first events are timed in milliseconds and its later ones in seconds (a
+    resumed writer reading `int(time.time())`) got no notice: only the first event's time was
+    looked at. The last event's is looked at too, once, at the end (no line pays for it)."""
+    events = docs_events()
+    for event in events[6:]:
+        assert isinstance(event["time"], int)
+        event["time"] //= 1000
+    code, out = run(capsys, docs_log(tmp_path / "changed.jsonl", events))
+    said = out.splitlines()
+    assert code == 0
+    assert said[0].endswith(
+        ":14: notice time-in-seconds LOG-4: the last event's time 1765000000 is 6 December 2025 "
+        "in seconds since the Unix epoch, but 21 January 1970 in milliseconds, where the first "
+        "event's, at line 2, counts milliseconds: the writer's clock changed after line 2 (a "
+        "resumed writer, say) to a clock read in seconds (int(time.time())) where "
+        "int(time.time() * 1000) is due; no rule check judges compares a time with a clock, so "
+        "no verdict rests on it (conform blames it)"
+    ), said[0]
+    assert said[1:] == ["checked 1 log, 13 events: 0 violations; 1 notice (time-in-seconds: 1)"]
+
+
 def test_LOG_5_a_header_created_in_seconds_is_noted_in_the_log_s_one_notice(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

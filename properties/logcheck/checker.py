@@ -152,7 +152,7 @@ class NoticeKind:
     HOOK_FAULT = "hook-fault"  # a hook's own output or process went wrong (HOOK-7)
     REPEATED_RECORD = "repeated-record"  # a transcript's record written twice, whole: read once
     REWRITTEN_RECORD = "rewritten-record"  # a transcript's record given again, other content
-    TIME_IN_SECONDS = "time-in-seconds"  # a header or first event timed in seconds (LOG-5, 4)
+    TIME_IN_SECONDS = "time-in-seconds"  # a header, first or last event in seconds (LOG-5, 4)
 
 
 class FoundViolation(PlainRecord):
@@ -851,6 +851,36 @@ def _note_seconds(
     report.notices.append(Notice(line, NoticeKind.TIME_IN_SECONDS, message, "LOG-4", at))
 
 
+def _note_clock_change(report: LogReport, first: tuple[int, Any], last: Any, line: int) -> None:
+    """Note a log whose first event is timed in milliseconds and whose last event, at `line`,
+    in seconds since the Unix epoch: a writer whose clock changed mid-log (a resumed writer
+    reading `int(time.time())`). Looked at once, at the end, so that no line pays for it: which
+    line the clock changed at is not looked for."""
+    first_line, first_event = first
+    first_time = first_event.get("time") if type(first_event) is dict else None
+    if (
+        line == first_line
+        or type(first_time) is not int
+        or first_time < SECONDS_SINCE_EPOCH.stop  # (in seconds, noted; or a test's small clock)
+        or type(last) is not dict
+        or "seq" not in last
+        or any(notice.kind == NoticeKind.TIME_IN_SECONDS for notice in report.notices)
+    ):
+        return
+    time = last.get("time")
+    words = _in_seconds(f"the last event's time {time}", time)
+    if words is None:
+        return
+    message = (
+        f"{words}, where the first event's, at line {first_line}, counts milliseconds: the "
+        f"writer's clock changed after line {first_line} (a resumed writer, say) to "
+        f"{_CLOCK_IN_SECONDS} (conform blames it)"
+    )
+    seq = last.get("seq")
+    at = seq if type(seq) is int else None
+    report.notices.append(Notice(line, NoticeKind.TIME_IN_SECONDS, message, "LOG-4", at))
+
+
 def _read_time(time: object, written: bool) -> None:
     """LOG-4: an event's `time` is a number of whole milliseconds, as the model's reader asks
     (REC-1 alone reads its value; a float is read when whole, as the model reads it)."""
@@ -876,11 +906,19 @@ def _bad_event(report: LogReport, obj: Any, line: int, error: Exception) -> NoRe
         _refuse_layout(report, line, marker)
     if isinstance(obj, dict) and is_header(obj):
         # A harness that reopens its log on resume and writes the header again: say the fix,
-        # and why the rest of the log went unjudged.
-        message = (
-            "a second session header: a log has one, on line 1, and a resumed session appends "
-            "its events without writing another; nothing after this line is checked"
-        )
+        # and why the rest of the log went unjudged. One whose first line was an event wrote
+        # its header late (or the lines above it came from elsewhere): it is the only one.
+        first = report.errors[0] if report.errors else None
+        if first is not None and first.line == 1 and first.message == FIRST_LINE_NO_HEADER:
+            message = (
+                "the session header, after events: a log opens with its header, on line 1, "
+                "before every event (line 1 is an event); nothing after this line is checked"
+            )
+        else:
+            message = (
+                "a second session header: a log has one, on line 1, and a resumed session "
+                "appends its events without writing another; nothing after this line is checked"
+            )
         report.fail(line, ErrorKind.BAD_EVENT, message, "LOG-5")
     else:
         kind = obj.get("type") if isinstance(obj, dict) else None
@@ -1085,6 +1123,8 @@ def _check_lines(
     header_read, opening = False, True
     # The header's notice of a createdAt in seconds, which the first event's time joins.
     header_seconds: tuple[int, str] | None = None
+    # The first event's line and value, whose clock the last event's is held to at the end.
+    first_event: tuple[int, Any] | None = None
     # The reader of commit markers, on a log that writes them (LOG-8); None on a dsh log.
     units: CommitUnits | None = None
     # The commit the loop opened and reads (LOG-8): its size n (0: none open, or the reader's
@@ -1169,6 +1209,7 @@ def _check_lines(
                         header_read, opening = True, not header_read
                         if not opening:  # the first event's line
                             _note_seconds(report, obj, line, header_seconds)
+                            first_event = line, obj
                         elif _is_checked_header(report, obj, line):
                             header_seconds = _note_header_seconds(report, obj, line)
                             if report.version == MARKED_VERSION:
@@ -1447,6 +1488,8 @@ def _check_lines(
         )
         notice = Notice(turn_line, NoticeKind.CRASH_TAIL, message, "REC-2", turn_seq)
         report.notices.append(notice)
+    if first_event is not None:
+        _note_clock_change(report, first_event, obj, line)
     if prefix.tool_hooks_unnamed:
         hooks_naming_no_call(report, prefix.tool_hooks_unnamed, prefix.tool_hooks_named)
     if units is not None and unit_size:
@@ -1476,6 +1519,13 @@ def _check_lines(
         report.notices.append(Notice(line, NoticeKind.TORN_COMMIT, message, "LOG-8"))
 
 
+FIRST_LINE_NO_HEADER = (
+    'the first line must be the session header, {"type": "session", "version": 0, "id": '
+    '"...", "createdAt": <ms>, "cwd": "..."}, with no seq'
+)
+"""LOG-5's words for a log whose first line is no header (an event, say)."""
+
+
 def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
     """Check the first line as the header; False when it is not one (it is then an event)."""
     if type(obj) is LossyHeader:  # its error is said: only its version is read on
@@ -1495,10 +1545,7 @@ def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
                 return True
         _take_version(report, version, line)
         return True
-    message = (
-        'the first line must be the session header, {"type": "session", "version": 0, "id": '
-        '"...", "createdAt": <ms>, "cwd": "..."}, with no seq'
-    )
+    message = FIRST_LINE_NO_HEADER
     if not isinstance(obj, dict) or ("seq" not in obj and "seq0" not in obj):
         # Neither a header nor an event (nor a compact row), nor a transcript's or a rollout's
         # record (`foreign`): not a log check reads. Read as an event, the same line would be

@@ -238,8 +238,9 @@ resuming, and so does check; one per log, naming each such line), rewritten-reco
 record given an earlier record's `uuid` with other content, judged as it stands, which Claude
 Code sends on resuming in place of what the model was sent; one per log), time-in-seconds
 (LOG-4: a log's first event timed in seconds since the Unix epoch, `int(time.time())`, where its
-time counts milliseconds, or LOG-5: its header's createdAt so, the first event's named with it;
-no rule check judges compares a time with a clock; one per log).
+time counts milliseconds, or its last event where the first counts milliseconds, or LOG-5: its
+header's createdAt so, the first event's named with it; no rule check judges compares a time
+with a clock; one per log).
 """
 
 from __future__ import annotations
