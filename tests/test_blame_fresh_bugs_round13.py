@@ -28,6 +28,10 @@ kept: the suite runs no Go toolchain):
 - a merge letting an ask outrank a deny, shown by an abort finding the call unstarted: named
   DEC-1 (a denied call held at the gate), which no log before the abort tells apart; the words
   now say a hook asked too, and what a merge letting the ask win does;
+- a body's contexts queued as it finished, so that one succeeding after an abort (its result
+  ABORTED) still had its context delivered next turn: named right (ADJ-4), in words saying that
+  messages a turn left queued open the next one, which the loop did; they now name the context,
+  its call and that contexts join the queue when the result commits;
 - a denial joining an allowing hook's reason, an audit's missing stderrSummary filled with the
   hook's reason, a cap letting one call more run, and an abort ending only the first of the
   calls not started: named right, but only after 57 to 123 random programs on one seed or both,
@@ -46,7 +50,9 @@ from fresh_bugs import (
     FreshBug,
     assert_found,
     calls,
+    copied,
     planted,
+    renumbered,
 )
 
 from loopspec.model import dispatch, handlers, messages, rewrite
@@ -62,6 +68,7 @@ from loopspec.model.commands import (
     SubmitUser,
     ToolFailed,
     ToolFinishes,
+    ToolSucceeded,
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.draft import Draft
@@ -360,3 +367,67 @@ def test_SCHED_1_ABORT_1_DEC_1_TEXT_2_round_13s_late_bugs_are_found_by_targeted_
         sweep_situations(target, GO_LOOP_CAPABILITIES)
     divergence = found.value.divergence
     assert divergence.rule_id == rule, divergence.what
+
+
+class QueuesContextsAsBodiesFinish(ModelTarget):
+    """The model, except that a body's contexts are queued when it finishes, also when its
+    result is the abort's (a success landing after an abort), and so delivered after the next
+    step/start, the next turn's first."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self.queued: list[str] = []
+        return super().reset(config)
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not observed.accepted:
+            return observed
+        events = copied(observed)
+        aborted = any(e["data"].get("error", {}).get("code") == "ABORTED" for e in events)
+        if aborted and isinstance(command, ToolFinishes):
+            outcome = command.outcome
+            self.queued += outcome.contexts if isinstance(outcome, ToolSucceeded) else ()
+        opened = next((i for i, e in enumerate(events) if e["type"] == "step/start"), None)
+        if opened is None or not self.queued:
+            return observed
+        source = {"kind": "plugin", "plugin": "tool-context"}
+        delivered = [
+            {"type": "user/message", "seq": 0, "time": events[opened]["time"],
+             "data": {"role": "user", "content": [{"type": "text", "text": text}],
+                      "source": source, "id": f"queued-{n}"},
+             "surfaceOp": "append"}
+            for n, text in enumerate(self.queued)
+        ]  # fmt: skip
+        events[opened + 1 : opened + 1] = delivered
+        self.queued = []
+        commits = (*observed.commits[:-1], observed.commits[-1] + len(delivered))
+        return attrs.evolve(renumbered(observed, events), commits=commits)
+
+
+ABORTED_SUCCESS_CONTEXT_QUEUED: FreshBug = (
+    "an aborted success's context queued as its body finished",
+    QueuesContextsAsBodiesFinish,
+    LoopConfig(tools=(READ,), max_parallel=1),
+    (
+        SubmitUser(""),
+        calls("c1", "read", '{"file_path":""}'),
+        Abort("user"),
+        ToolFinishes("c1", ToolSucceeded("", ("d",))),
+        SubmitUser(""),
+    ),
+    "ADJ-4",
+)
+
+
+def test_ADJ_4_a_context_of_a_success_the_abort_made_aborted_is_named_so() -> None:
+    """ADJ-4: the Go loop queued a body's contexts as the body finished, so a body succeeding
+    after an abort, whose result is ABORTED, still had its context delivered in the next turn.
+    The words said that messages a turn left queued open the next turn, which the loop did;
+    they now name the context, its call and that contexts join the queue when the result
+    commits."""
+    assert_found(
+        ABORTED_SUCCESS_CONTEXT_QUEUED,
+        'the target delivers "d", a context that call c1\'s body gave when it settled after the '
+        "abort",
+        lacks=("those the last turn left queued",),
+    )

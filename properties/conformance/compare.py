@@ -2027,6 +2027,15 @@ def _changed(
             )
         case "user/message" if _empty_context(got) and not _empty_context(want):
             return "ADJ-4", f"{named}: the target's is {_NO_CONTEXT}"
+        case "user/message" if (
+            aborted := _context_of_an_aborted_success(got, program, history)
+        ) is not None:
+            return "ADJ-4", (
+                f"{named}: the target delivers {_message_words(got)}, a context that call "
+                f"{aborted}'s body gave when it settled after the abort, where its result is the "
+                "abort's (ABORTED) and queues nothing of the body's: a call's contexts join the "
+                "queue when its result commits, not when its body finishes"
+            )
         case "user/message":
             contexts = all(
                 _source_of(event) == {"kind": "plugin", "plugin": "tool-context"}
@@ -3035,6 +3044,34 @@ def _empty_context(message: Event) -> bool:
         and bool(content)
         and all(isinstance(block, dict) and block.get("text") == "" for block in content)
     )
+
+
+def _context_of_an_aborted_success(
+    message: Event | None, program: Sequence[Command], history: Sequence[Event]
+) -> str | None:
+    """The id of a call whose body succeeded after an abort (its result ABORTED in the model's
+    log, `history`) with a context `message` delivers as a tool context; None otherwise. A loop
+    queueing contexts as bodies finish delivers it, where the result the model commits is the
+    abort's."""
+    data = _data(message)
+    if data.get("source") != {"kind": "plugin", "plugin": "tool-context"}:
+        return None
+    content = data.get("content") or []
+    texts = {block.get("text") for block in content if isinstance(block, dict)}
+    aborted = {
+        _call_id_of(event)
+        for event in history
+        if event.get("type") == "tool/result" and _error_code(event) == "ABORTED"
+    }
+    for sent in program:
+        if (
+            isinstance(sent, ToolFinishes)
+            and sent.call_id in aborted
+            and isinstance(sent.outcome, ToolSucceeded)
+            and texts & set(sent.outcome.contexts)
+        ):
+            return sent.call_id
+    return None
 
 
 def _context_of_a_block(message: Event, command: Command, *, hooks: bool) -> bool:
