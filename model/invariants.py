@@ -728,24 +728,38 @@ def nothing_visible_between_call_and_result(prefix: Prefix, fact: Fact) -> Seque
         or prefix.closing is not None
     ):
         return NO_VIOLATIONS
-    if fact.surface_end is not None and fact.surface_end < prefix.reply_seq:
+    reply_seq = prefix.reply_seq
+    if fact.surface_end is not None and _stands_before(prefix, fact.surface_end, reply_seq):
         # A replacement takes the place of the nodes it replaces (LOG-7): of nodes before the
         # reply, it lands before the calls, not between them and their results.
         return NO_VIOLATIONS
     missing = prefix.unanswered()
     if missing:
         ids = [call_id for call_id, _ in missing]
-        # What to do instead: a message that arises mid-batch is queued for the step boundary.
-        fix = "; hold it for the next step/start (ADJ-4)" if fact.type == "user/message" else ""
-        return [
-            Violation(
-                "ADJ-1",
-                fact.seq,
-                f"{fact.type} lands while {calls_awaiting(ids)}{fix}",
-                (prefix.reply_seq,),
+        if fact.surface_end is not None:
+            # Which part of ADJ-1 it breaks: a replacement is allowed there, of earlier nodes.
+            where = (
+                f"replaces nodes {fact.surface_start}..{fact.surface_end}, not all before the "
+                f"reply (seq {reply_seq}), while {calls_awaiting(ids)}: a replacement then "
+                "replaces only nodes before the reply, taking their place before the calls"
             )
-        ]
+        else:
+            # What to do instead: a message that arises mid-batch is queued for the step
+            # boundary.
+            fix = "; hold it for the next step/start (ADJ-4)" if fact.type == "user/message" else ""
+            where = f"lands while {calls_awaiting(ids)}{fix}"
+        return [Violation("ADJ-1", fact.seq, f"{fact.type} {where}", (reply_seq,))]
     return NO_VIOLATIONS
+
+
+def _stands_before(prefix: Prefix, seq: int, reply_seq: int) -> bool:
+    """Whether surface node `seq` stands before the reply: in surface order, where a
+    replacement stands in the place of the first node it replaced (LOG-7), so an earlier
+    compaction's node, written after the reply, stands before it."""
+    node, reply = prefix.surface_position(seq), prefix.surface_position(reply_seq)
+    if node is None or reply is None:
+        return seq < reply_seq  # a node not current is LOG-7's: seq order is all there is
+    return node < reply
 
 
 @invariant("messages_wait_for_step_start", "ADJ-4", reads=of_types("user/message"))

@@ -430,12 +430,16 @@ def test_ADJ_1_a_replacement_of_nodes_before_the_reply_lands_before_the_calls() 
     that replaces (LOG-7) the turn's opening message while c1 awaits its result takes that
     message's place, before the call: the history is summary, call, result, which every provider
     accepts. check blamed ADJ-1 (it read any user/message there as landing between); ADJ-1's
-    text said only 'appended', leaving a replacement undecided. One that replaces the reply
-    itself does land where the call was, and is still blamed."""
-    report = check(BLAME / "valid" / "ADJ-1-replace-before-the-reply-while-a-call-awaits.jsonl")
-    assert (blamed(report), report.status) == ([], "ok")
+    text said only 'appended', leaving a replacement undecided. Before the reply is in surface
+    order (LOG-7): a second summary replacing the first, whose seq is after the reply's but
+    which stands before it, was blamed (check compared seqs). One that replaces the reply
+    itself does land where the call was, and is still blamed, saying which part it broke."""
+    for name in ("replace-before-the-reply", "replace-of-an-earlier-summary"):
+        report = check(BLAME / "valid" / f"ADJ-1-{name}-while-a-call-awaits.jsonl")
+        assert (blamed(report), report.status) == ([], "ok"), name
     report = check(BLAME / "violations" / "ADJ-1-replace-of-the-reply-while-its-call-awaits.jsonl")
     assert blamed(report) == [("ADJ-1", 7)]
+    assert "not all before the reply (seq 3)" in report.violations[0].violation.message
     assert "nor replaces (LOG-7) nodes from the reply on" in spec_text("ADJ-1")
 
 
