@@ -18,6 +18,7 @@ import pytest
 from blame_logs import BLAME, blamed, check
 from check_fixtures import FIXTURES
 
+from loopspec import spec_text as spec_document
 from loopspec.model.commands import HookAudit
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.facts import HOOK_DECISION_WORDS, HOOK_DECISIONS, FactError, fact_from_wire
@@ -166,10 +167,19 @@ def test_LOG_5_a_header_with_a_seq_is_blamed_alone() -> None:
 def test_RW_1_RW_4_arguments_are_compared_as_the_values_they_denote() -> None:
     """RW-1, RW-4: the readers must hold the same value (EXE-2 parses every reader's string
     alike); a tool/call or an approval/asked that spells the reply's arguments with other
-    whitespace keeps the rules (both were flagged, comparing the strings)."""
-    for name in ("RW-1-same-value-other-spelling.jsonl", "RW-4-same-value-other-spelling.jsonl"):
+    whitespace keeps the rules (both were flagged, comparing the strings), and so does one
+    spelling a number otherwise (`1.0` for `1`, `2e1` for `20`): section 2 says so, where a
+    reader of "another JSON value" predicted RW-1 for it (SPEC.md named no number's spelling)."""
+    for name in (
+        "RW-1-same-value-other-spelling.jsonl",
+        "RW-1-one-number-other-spelling.jsonl",
+        "RW-4-same-value-other-spelling.jsonl",
+    ):
         report = check(BLAME / "valid" / name)
         assert (blamed(report), report.status) == ([], "ok"), name
+    said = " ".join(spec_document().split())
+    assert "so `1`, `1.0` and `1e0` are one value" in said
+    assert "while `true` is not `1` and an integer keeps every digit" in said
 
 
 def test_RW_1_true_is_not_the_number_1() -> None:
