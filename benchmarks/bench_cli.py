@@ -284,6 +284,10 @@ Then `check SMALL` 44.04M, 1.24x (was 43.43M), HOOKED 45.65M (was 45.04M), MARKE
 through `io.TextIOWrapper` (`checker.LineReader`, which saves 7.6M on bench_check.py's
 20,000-event log): its five classes and their code cost the checker's import 0.54M, the text
 reader a log 0.07M; the trade pays from some 1,600 events a log.
+Then `check SMALL` 43.81M (was 43.97M on the main of the day), HOOKED 45.42M (was 45.58M),
+BROKEN 48.22M (was 48.38M), TORN 44.82M (was 44.80M), once the line `LineReader` cannot hand
+over as text (`RawLine`) and its reading on as bytes (`Replay`) are `logcheck.unreadable_lines`'.
+(A venv whose path is five characters longer counts ~0.06M more: compare counts from one path.)
 
 Every command runs with its bytecode cached (in a temporary `PYTHONPYCACHEPREFIX`, written by a
 warm-up run, even where `PYTHONDONTWRITEBYTECODE` is set), as an installed copy runs: otherwise

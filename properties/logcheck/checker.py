@@ -634,40 +634,14 @@ class _Chunks:
         return chunk
 
 
-class _Replay:
-    """`readline(size)` over the bytes `head`, then on in `stream`."""
-
-    __slots__ = ("head", "stream")
-
-    def __init__(self, head: bytes, stream: BinaryIO) -> None:
-        self.head: io.BytesIO | None = io.BytesIO(head) if head else None
-        self.stream = stream
-
-    def readline(self, size: int) -> bytes:
-        if self.head is not None:
-            raw = self.head.readline(size)
-            if raw.endswith(b"\n") or len(raw) == size:
-                return raw
-            self.head = None  # it ran out in a line, which goes on in the stream
-            if raw:
-                return raw + self.stream.readline(size - len(raw))
-        return self.stream.readline(size)
-
-
-class RawLine(str):
-    """A line `LineReader` does not hand over as text, and its bytes (`raw`): one cut at the
-    line bound, or not UTF-8. Empty, so json's scanner refuses it at once."""
-
-    raw: bytes
-
-
 class LineReader:
     """A log's lines: `lines`, and when they stop at a line they cannot hand over
     (`_Unreadable`), `to_bytes()`'s.
 
     Read as text, in chunks (`_Chunks`), where each line's bytes read and decoded one at a time
     cost twice as much; from a line the text reader cannot hand over on, read as bytes (a line
-    cut at the bound, or not UTF-8, as a `RawLine`). A bound below `TEXT_CHUNK` reads bytes
+    cut at the bound, or not UTF-8, as an `unreadable_lines.RawLine`, with what reads on as
+    bytes: imported at the first such line). A bound below `TEXT_CHUNK` reads bytes
     from the start. `readline` reads the bytes after the last line handed over (`RestOfLog`)."""
 
     __slots__ = ("bytes_readline", "chunks", "lines", "size", "stream", "text")
@@ -695,7 +669,9 @@ class LineReader:
         if self.text is not None:
             self.text = None
             head = b"".join(self.chunks.unread)
-            self.bytes_readline = _Replay(head, self.stream).readline
+            from loopspec.properties.logcheck.unreadable_lines import Replay  # noqa: PLC0415
+
+            self.bytes_readline = Replay(head, self.stream).readline
         self.lines = self._bytes_lines()
         return self.lines
 
@@ -708,6 +684,8 @@ class LineReader:
                     continue
                 except UnicodeDecodeError:
                     pass
+            from loopspec.properties.logcheck.unreadable_lines import RawLine  # noqa: PLC0415
+
             line = RawLine()
             line.raw = raw
             yield line
@@ -726,15 +704,6 @@ class LineReader:
 def _nested_deeper_text(text: str) -> bool:
     """`nested_deeper` of a line read as text."""
     return text.count("[") + text.count("{") > MAX_LOG_DEPTH and nested_deeper(text.encode())
-
-
-def _decode_error(raw: bytes) -> Exception:
-    """Why the line `raw` is no text: its UTF-8 error."""
-    try:
-        raw.decode()
-    except UnicodeDecodeError as error:
-        return error
-    return ValueError("not UTF-8")  # (not reached: a `RawLine` within the bound does not decode)
 
 
 class CannotCheckFurther(Exception):
@@ -1188,12 +1157,12 @@ def _check_lines(
                         # it)
                         from loopspec.properties.logcheck import unreadable_lines  # noqa: PLC0415
 
-                        if type(text) is RawLine:
+                        if type(text) is unreadable_lines.RawLine:
                             raw = text.raw
                             if len(raw) == size:
                                 _too_long(report, raw, line, limits, rest)
                             obj = unreadable_lines.parse_slowly(
-                                report, raw, line, _decode_error(raw), rest
+                                report, raw, line, unreadable_lines.decode_error(raw), rest
                             )
                         else:
                             raw = text.encode()

@@ -1,7 +1,8 @@
 """Why a line of a log that check's fast path could not read is no event, in the report's words.
 
 `checker._check_lines` reads a line with json's C scanner; a line it refuses (blank, cut off by
-a crash, binary data, not UTF-8, invalid or too deep JSON, two events glued together) comes here
+a crash, binary data, not UTF-8, invalid or too deep JSON, two events glued together; one its
+`LineReader` could not hand over as text comes as a `RawLine`, its bytes) comes here
 (`parse_slowly`), where json's own decoder says why, and the line is skipped, kept as the log's
 torn last line, or reported as an input error that stops the log. The readers of the other
 loops' logs and of ACP recordings word such lines with the same words (`torn_write`,
@@ -12,6 +13,7 @@ is checked without it, nor its words (benchmarks/bench_cli.py).
 from __future__ import annotations
 
 import codecs
+import io
 import sys
 
 from loopspec.model.json_text import JSON_SPACE, too_long_integer
@@ -35,7 +37,7 @@ from loopspec.properties.logcheck.checker import (
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
     from json import JSONDecodeError
-    from typing import Any, TypeGuard
+    from typing import Any, BinaryIO, TypeGuard
 
     from loopspec.properties.logcheck.checker import LogReport, RestOfLog
 
@@ -47,6 +49,43 @@ SKIP = object()
 class CutShortDeep(Exception):
     """A line json's reader could not read for its depth (`RecursionError`), whose value stops
     before it ends (`value_cut_short`): judged as a write cut off, whatever the depth."""
+
+
+class RawLine(str):
+    """A line `LineReader` does not hand over as text, and its bytes (`raw`): one cut at the
+    line bound, or not UTF-8. Empty, so json's scanner refuses it at once."""
+
+    raw: bytes
+
+
+class Replay:
+    """`readline(size)` over the bytes `head`, then on in `stream`: how `checker.LineReader`
+    reads on as bytes from a line its text reader could not hand over."""
+
+    __slots__ = ("head", "stream")
+
+    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+        self.head: io.BytesIO | None = io.BytesIO(head) if head else None
+        self.stream = stream
+
+    def readline(self, size: int) -> bytes:
+        if self.head is not None:
+            raw = self.head.readline(size)
+            if raw.endswith(b"\n") or len(raw) == size:
+                return raw
+            self.head = None  # it ran out in a line, which goes on in the stream
+            if raw:
+                return raw + self.stream.readline(size - len(raw))
+        return self.stream.readline(size)
+
+
+def decode_error(raw: bytes) -> Exception:
+    """Why the line `raw` is no text: its UTF-8 error."""
+    try:
+        raw.decode()
+    except UnicodeDecodeError as error:
+        return error
+    return ValueError("not UTF-8")  # (not reached: a `RawLine` within the bound does not decode)
 
 
 TORN = object()
