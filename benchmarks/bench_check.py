@@ -11,7 +11,7 @@ logs to a temporary directory and prints, from one run:
 - memory: peak memory checking a 1,000,000-event log against a 100,000-event log, each measured
   in a fresh subprocess (target: less than 20 MB apart);
 - where the checker's time goes, on a small log of each shape, each part as a multiple of the bare
-  `json.loads` pass: its own reading (bytes lines, strict UTF-8, the json scanner it calls, and
+  `json.loads` pass: its own reading (text lines from 64 KiB chunks, the json scanner it calls, and
   nothing else), the clean-event judges (`logcheck.clean_events`) on the events past the quiet
   path (with the full path for those a judge sends on), and the rest (the loop, the quiet
   events judged without a fact, and what the judges cost more between parses than timed
@@ -223,6 +223,28 @@ to 392.4M against 351.0M (1.118x), the model's events only 758.5M against 620.1M
 key handed from its judge to `take_hook_answer` (about 0.5M, for a parameter the fact's fold
 would not use); what is left is spread over bytecodes each reading a rule.
 
+Where session 32 took the three logs (instructions, 20,000 events, `--instructions` views of
+6f0c882 and of its child, one after the other): a log's lines read as text from 64 KiB chunks
+through `io.TextIOWrapper` (`checker.LineReader`: the line bound kept on the lines that span
+chunks; a line past it, or not UTF-8, read on as bytes from its start), where each line was read
+as bytes (`readline(size)`) and decoded alone: two method calls a line, about 540 instructions
+with their loads, where the text reader's next costs about 310 (its `closed` asked of the chunk
+reader, a Python object, about 105 of them). Harness-written 392.3M against 350.2M (1.120x) to
+388.5M against 350.7M (1.108x), the model's events only 755.1M against 619.8M (1.218x) to
+749.1M against 621.2M (1.206x), version 1 844.7M against 677.7M (1.246x) to 838.8M against
+679.5M (1.235x). With the collector off (its collections move with the objects a module adds at
+import, in the run that reads nothing too, by up to 6M): version 1 852.8M to 845.2M, the model's
+events 763.3M to 757.1M, harness-written 396.7M to 392.2M. Measured, not kept: chunks handed to
+the text reader in whole lines, tested for UTF-8 with `bytes.isascii` (+6M against the bytes
+reading: the slices and joins copy every byte once more, which callgrind counts about an
+instruction a byte, `rep movsb`, and `isascii` is 4M); lines split from decoded blocks with
+`str.split` (its loop reads every character: 28M for the 5.6 MB); `kind == "tool/call" or ...`
+where LOG-8 asks `kind in {...}` (no change). Where the version-1 log's excess lies now: LOG-8
+33.6M (the same lines under a version-0 header, markers unread: 811.2M against 844.8M, the
+collector off), of which the marker's `get` 6.7M and the loop's 59 bytecodes a marked line the
+rest; the judges and their folds as before. 1.20x (815M) needs 24M more: LOG-8 nearly free, or
+a tenth of what the judges and folds cost, where every test left in the loop is under 1M.
+
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
 settle a third to a half of the lines (`len(obj) + len(data)` equal to the colons: no member was
@@ -259,7 +281,7 @@ from loopspec.model.prefix import QUIET_NEVER
 from loopspec.model.repeated_keys import keys_may_repeat
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.logcheck import DEFAULT_MAX_LINE_BYTES, MARKED_VERSION
-from loopspec.properties.logcheck.checker import check_paths
+from loopspec.properties.logcheck.checker import LineReader, check_paths
 from loopspec.properties.logcheck.clean_events import clean_judges
 from loopspec.properties.logcheck.commit_units import CommitUnits
 from loopspec.properties.logcheck.synth import (
@@ -447,15 +469,14 @@ def bare_fast(loads: Callable[[bytes], object], path: Path) -> None:
 
 
 def own_reading(path: Path) -> None:
-    """The checker's reading without its judging: bytes lines (bounded, as it reads them),
-    strict UTF-8, and the json module's scanner called directly, as the checker calls it."""
+    """The checker's reading without its judging: text lines from 64 KiB chunks of strict UTF-8
+    (`checker.LineReader`, bounded as it reads them), and the json module's scanner called
+    directly, as the checker calls it."""
     # typeshed types the scanner's context as another scanner; it is the decoder, as in `json`.
     scan = make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
-    with path.open("rb") as lines:
-        readline = lines.readline
-        size = DEFAULT_MAX_LINE_BYTES + 1
-        while raw := readline(size):
-            scan(raw.decode(), 0)
+    with path.open("rb") as stream:
+        for text in LineReader(stream, DEFAULT_MAX_LINE_BYTES + 1).lines:
+            scan(text, 0)
 
 
 def checker(path: Path) -> None:
