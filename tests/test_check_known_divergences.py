@@ -70,8 +70,17 @@ def known_in_one_shape_only(
 def test_RW_1_ORD_3_known_claude_code_sets_its_known_divergences_aside(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """RW-1, ORD-3: Claude Code's known divergences, listed as known, leave the exit code 0."""
+    """RW-1, ORD-3: Claude Code's known divergences, listed as known, leave the exit code 0;
+    without --known, the report says which of its violations they are, and what sets them
+    aside (a user seeing RW-1 in a transcript of theirs was left to find out it is the CLI's)."""
+    status, out, _ = check(capsys, CC_RW_1, CC_ORD_3)
+    assert status == 1
+    assert (
+        "known divergences of claude-code among these (ORD-3: 1, RW-1: 1): its own logs break "
+        "these rules in this shape; --known claude-code sets them aside\n"
+    ) in out
     status, out, _ = check(capsys, "--known", "claude-code", CC_RW_1, CC_ORD_3)
+    assert "known divergences of claude-code among these" not in out
     assert status == 0, out
     assert f"{CC_RW_1}:4: known divergence of claude-code: RW-1: " in out
     assert ": known divergence of claude-code: ORD-3: " in out
@@ -710,6 +719,8 @@ def test_HOOK_5_known_dsh_sets_aside_a_post_hook_dsh_ran_for_a_denied_call(
     denied = _dsh_log(tmp_path, "denied.jsonl")
     status, out, _ = check(capsys, denied)
     assert status == 1, out
+    hint = "known divergences of dsh among these (HOOK-5: 1): "
+    assert hint in out
     status, out, _ = check(capsys, "--known", "dsh", denied)
     assert f"{denied}:11: known divergence of dsh: HOOK-5 (seq 9): " in out
     assert out.endswith("0 violations; 1 known divergence (HOOK-5: 1)\n")
@@ -723,6 +734,9 @@ def test_HOOK_5_known_dsh_sets_aside_a_post_hook_dsh_ran_for_a_denied_call(
     # converter or another harness wrote it, which dsh's name does not excuse.
     named = _dsh_log(tmp_path, "named.jsonl", named=True)
     known_in_one_shape_only(capsys, "dsh", (denied, named), why)
+    status, out, _ = check(capsys, named)
+    assert status == 1
+    assert hint not in out
     # The document `--format json` writes of it is one the published schema accepts.
     status, out, _ = check(capsys, "--format", "json", "--known", "dsh", denied)
     (log,) = json.loads(out)["logs"]

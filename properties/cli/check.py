@@ -369,6 +369,13 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
             print(line)
         for line in stale_lines(fates, strict=args.strict_known) if fates else ():
             print(line)
+        if known is None and any(report.facet_counts for report in reports):
+            from loopspec.properties.logcheck.known_divergences import (  # noqa: PLC0415
+                known_hint_lines,
+            )
+
+            for line in known_hint_lines(reports):
+                print(line)
         tally = Tally(reports)
         named = sorted({*tally.rules, *(tally.known or ())})
         if named:  # the lines above name rules by ID; say where their text is

@@ -342,6 +342,31 @@ def stale_known(reports: Iterable[LogReport], known: KnownDivergences) -> list[L
     return fates
 
 
+def known_hint_lines(reports: Iterable[LogReport]) -> list[str]:
+    """For a run without `--known`: per loop, the violations in its own logs of the shape its
+    known divergence takes (`KNOWN_SHAPES`), with the `--known` that sets them aside. A reader
+    who finds Claude Code's own RW-1 in a transcript of theirs is told it is the CLI's, not
+    their fault to chase; a violation of another shape is no known divergence, and not named."""
+    counts: dict[str, dict[str, int]] = {}
+    for report in reports:
+        loop = loop_of(report)
+        shapes = KNOWN_SHAPES.get(loop)
+        if not shapes or not report.facet_counts:
+            continue
+        for name, count in report.facet_counts.items():
+            rule, _, facet = name.partition(":")
+            shape = shapes.get(rule)
+            if shape is not None and facet in shape.facets:
+                per_rule = counts.setdefault(loop, {})
+                per_rule[rule] = per_rule.get(rule, 0) + count
+    return [
+        f"known divergences of {loop} among these ("
+        + ", ".join(f"{rule}: {count}" for rule, count in sorted(per_rule.items()))
+        + f"): its own logs break these rules in this shape; --known {loop} sets them aside"
+        for loop, per_rule in sorted(counts.items())
+    ]
+
+
 def stale_lines(fates: Iterable[LoopFates], *, strict: bool) -> list[str]:
     """The text report of `stale_known`: a line per known divergence that did not occur, and one
     per loop naming those not exercised."""
