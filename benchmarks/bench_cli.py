@@ -7,7 +7,7 @@ other load on the machine disturbs less), each with its ratio to `python -c pass
 
 - issue #11: `loopspec --help` answers in under 0.5 s (the exit status says whether it did); the
   verbs' own modules (Hypothesis, the checker, the model) are imported only by the verb that runs;
-- issue #15: `loopspec check` starts near the interpreter (≈1.5x `python -c pass` in CPU time,
+- issue #15: `loopspec check` starts near the interpreter (1.10x `python -c pass` in CPU time,
   where the wheel is installed; printed as a verdict, not an exit status): it imports neither
   attrs, cattrs, Hypothesis nor the event model (`tests/test_check_startup.py` holds it to that;
   the time is only measured here). The floor any Python command line of its kind pays,
@@ -316,7 +316,7 @@ from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.logcheck.synth import HEADER, MARKED_HEADER, marked_model_rows, model_rows
 
 HELP_TARGET_SECONDS = 0.5
-CHECK_TARGET_RATIO = 1.5
+CHECK_TARGET_RATIO = 1.10  # (was 1.5, met since 2026-12-03; the instructions' view says 1.23x)
 BASELINE = "python -c pass"
 FLOOR_PROGRAM = """\
 import json, sys
