@@ -1380,7 +1380,9 @@ def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
                 Violation(
                     "RW-3",
                     fact.seq,
-                    f"call {fact.call_id}: hook {handler} answered after the reply was committed",
+                    f"call {fact.call_id}: hook {handler}, which its rewrite sidecar names, "
+                    "answered after the reply was committed: every PreToolUse answer for a "
+                    "call is audited before the assistant/message carrying it",
                     (answer.seq, prefix.reply_seq),
                 )
             )
@@ -1396,8 +1398,10 @@ def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
             Violation(
                 "RW-2",
                 fact.seq,
-                f"call {fact.call_id}: the effective arguments are "
-                f"not the input hook {in_effect.handler_id} supplied",
+                f"call {fact.call_id}: its tool/call records {spelled(fact.arguments)}, not "
+                f"the input hook {in_effect.handler_id} supplied, "
+                f"{spelled(in_effect.updated_input)}, the last its sidecar names: a rewrite "
+                "is recorded as the JSON value the hook gave",
                 (in_effect.seq,),
             )
         )

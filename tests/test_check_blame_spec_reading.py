@@ -59,6 +59,23 @@ def test_RW_2_a_sidecar_that_leaves_out_a_hook_that_supplied_an_input_is_blamed(
     assert (blamed(report), report.status) == ([], "ok")
 
 
+@pytest.mark.parametrize(("recorded", "blamed_at"), [("true", [("RW-2", 10)]), ("1.0", [])])
+def test_RW_2_the_record_holds_the_hook_s_input_as_the_json_value_it_gave(
+    recorded: str, blamed_at: list[tuple[str, int]], tmp_path: Path
+) -> None:
+    """RW-2: a rewrite is recorded as the JSON value the hook gave, compared as section 2 says:
+    h2 supplied `"timeout": 1` and the record says `true`, another value, which check passed
+    (it compared with Python's ==, where True == 1); `1.0` is the same number."""
+    name = "RW-2-hook-gave-1-record-says-true.jsonl"
+    text = (BLAME / "violations" / name).read_text()
+    log = tmp_path / name
+    log.write_text(text.replace('\\"timeout\\":true', f'\\"timeout\\":{recorded}'))
+    report = check(log)
+    assert blamed(report) == blamed_at
+    if blamed_at:
+        assert '{"command": "ls --safe", "timeout": 1}' in report.violations[0].violation.message
+
+
 def test_RW_2_a_sidecar_on_a_call_a_hook_denied_is_blamed() -> None:
     """RW-2 with HOOK-3: a deny discards every rewrite, and the sidecar is present exactly
     when an input was applied. h1 rewrote c1 and h2 denied it; the record still carried h1's
