@@ -3,7 +3,7 @@
 Session 32 wrote a loop in Go (1.19, the standard library's encoding/json alone) outside the
 project, from docs/tutorial.md, docs/conform.md, SPEC.md and `loopspec schema`, declaring
 parallel, pre-hooks, approval, abort, crash-repair, max-tokens, queued-input and result-meta;
-once it passed 200 programs on seeds 1 and 2, thirty one-line bugs were planted in copies of
+once it passed 200 programs on seeds 1 and 2, thirty-three one-line bugs were planted in copies of
 it and `loopspec conform` ran on each with both seeds. Where a bug passed, or the report named
 another rule than the one the bug breaks, or its words led away from the bug, the difference
 is planted here in the model and the program that showed it is played (the Go loop is not
@@ -32,6 +32,11 @@ kept: the suite runs no Go toolchain):
   ABORTED) still had its context delivered next turn: named right (ADJ-4), in words saying that
   messages a turn left queued open the next one, which the loop did; they now name the context,
   its call and that contexts join the queue when the result commits;
+- a Go loop decoding commands without `json.Decoder.UseNumber` (a meta's integer past 2^53 read
+  as a float64): named right (EXE-4), its note naming JavaScript alone; it names Go's cure too;
+- results committed by iterating a Go map (an order that changes each time): the program that
+  showed ORD-3 answered otherwise when rerun, which conform reports as a target that must answer
+  alike every time; those words now name a Go map's order;
 - a denial joining an allowing hook's reason, an audit's missing stderrSummary filled with the
   hook's reason, a cap letting one call more run, and an abort ending only the first of the
   calls not started: named right, but only after 57 to 123 random programs on one seed or both,
@@ -80,6 +85,7 @@ from loopspec.properties.conformance import process_target
 from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.situation_sweep import sweep_situations
 from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.conformance.value_notes import number_note
 
 GO_LOOP_CAPABILITIES = frozenset(
     {"parallel", "pre-hooks", "approval", "abort", "crash-repair", "max-tokens"}
@@ -431,3 +437,13 @@ def test_ADJ_4_a_context_of_a_success_the_abort_made_aborted_is_named_so() -> No
         "abort",
         lacks=("those the last turn left queued",),
     )
+
+
+def test_EXE_4_an_integer_a_go_loop_read_as_a_float64_is_told_how_to_keep_it() -> None:
+    """EXE-4: the Go loop decoding without UseNumber read a result meta's integer past 2^53 into
+    a float64 and wrote it back with zeros; the note named JavaScript's JSON.parse alone, and now
+    Go's encoding/json and its cure too."""
+    note = number_note([("events[0].data.meta.bytes", 98765432109876543210, 98765432109876540000)])
+    assert note is not None
+    assert "and Go's encoding/json into an interface{} (a float64)" in note
+    assert "Go: json.Decoder's UseNumber" in note

@@ -1520,7 +1520,8 @@ def _unrepeatable(found: DivergenceFound) -> str:
         f"the target answered a program differently when it ran again (conform reruns a "
         f"diverging program to confirm and shrink it); the first run found {found}; a target "
         "must answer a program alike every time: `reset` starts an empty session, and nothing "
-        "may carry over from an earlier program or depend on time or chance"
+        "may carry over from an earlier program or depend on time or chance (a Go map is "
+        "iterated in another order each time: order by the reply's calls or the configuration)"
     )
 
 
