@@ -131,20 +131,27 @@ def test_LOG_4_section_2_lists_no_rule_an_unreadable_line_does_not_name() -> Non
 
 @pytest.mark.parametrize(
     ("kind", "key", "refused_under"),
-    [("tool/call", "rewrite", "RW-2"), ("assistant/message", "usage", None)],
+    [
+        ("tool/call", "rewrite", "RW-2"),
+        ("assistant/message", "usage", None),
+        ("hook/invoked", "callId", "LOG-4"),
+        ("hook/result", "exitCode", "LOG-4"),
+    ],
 )
 def test_LOG_4_an_optional_object_written_null_is_read_as_section_2_says(
     kind: str, key: str, refused_under: str | None
 ) -> None:
     """Section 2: `null` reads as left out only for an optional object whose members section
     10 leaves open (`usage`); the `rewrite` sidecar, whose members it gives, is refused under
-    RW-2 (section 2 said every optional object may be null)."""
+    RW-2 (section 2 said every optional object may be null), and a hook's typed member under
+    LOG-4, not HOOK-1, the hook's rule, which a reader of section 2's list predicted."""
     rows = copy.deepcopy(demo_rows())
     _set(kind, key, None)(rows)
     errors = _checked(jsonl(HEADER, rows))
     assert [rule for _line, rule in errors] == ([refused_under] if refused_under else [])
     said = " ".join(_section(2).split())
     assert "`rewrite` sidecar, under RW-2: only an optional object whose members" in said
+    assert "`exitCode`: LOG-4's, as HOOK-1 gives no type of theirs" in said
 
 
 def _between_turns(row: Row) -> Edit:
