@@ -197,14 +197,27 @@ def test_RW_1_a_pre_tool_use_rewrite_of_a_write_is_reported_once(tmp_path: Path)
     assert "hook `stamp.py` supplied" in found.violation.message
 
 
-def test_RW_1_RW_2_codex_command_that_ran_differs_from_the_function_call() -> None:
-    """RW-1: the CommandExecution ran `echo rewritten` while the function_call (history and
-    rollout) keeps `echo original`. RW-2: the rollout holds no hook record, so nothing says who
-    supplied the input that ran."""
-    report = check(CODEX / "violations" / "RW-1.jsonl")
+@pytest.mark.parametrize(
+    ("name", "ran"),
+    [
+        ("RW-1.jsonl", "ran echo rewritten,"),
+        # An MCP tool's call (`function_call` of `namespace` `mcp__notes`): its McpToolCall
+        # records the arguments it ran with, a PreToolUse hook matching `mcp__notes__lookup`
+        # having rewritten them (Codex 0.171.0, observed offline); check read no McpToolCall.
+        ("RW-1-a-hook-rewrote-an-mcp-call.jsonl", 'ran {"scope": "team", "topic": "tides"},'),
+    ],
+)
+def test_RW_1_RW_2_codex_command_that_ran_differs_from_the_function_call(
+    name: str, ran: str
+) -> None:
+    """RW-1: the CommandExecution ran `echo rewritten` (the McpToolCall other arguments) while
+    the function_call (history and rollout) keeps the model's. RW-2: the rollout holds no hook
+    record, so nothing says who supplied the input that ran."""
+    report = check(CODEX / "violations" / name)
     assert rules(report) == ["RW-1", "RW-2"]
     assert all(found.line == 4 for found in report.violations)
     assert report.violations[0].events == (4, 3)
+    assert ran in report.violations[0].violation.message
 
 
 def test_ORD_3_results_written_in_completion_order_are_reported() -> None:

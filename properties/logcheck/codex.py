@@ -21,6 +21,10 @@ rules read):
   compared with the call's `cmd` (`exec_command`) or `command` (`shell`). Codex writes no hook
   records, so a difference is also an unrecorded rewrite (RW-2). One naming no call the
   rollout has shown ran what neither the history nor the call record holds (RW-1).
+- `event_msg` `item_completed` whose item is an `McpToolCall`: an MCP server's tool (the
+  `function_call` of `namespace` `mcp__<server>`, its `name` the tool's) ran as call `item.id`
+  with `item.arguments`, compared whole with the call's; a PreToolUse hook matching
+  `mcp__<server>__<tool>` rewrites them unrecorded (RW-1, RW-2), as a command's.
 - `compacted`: a compaction replaced the history with its summary, which the model reads
   next: model-visible, as a message is (between a call and its output, ADJ-1).
 - `event_msg` `task_started`: a turn begins. Calls still awaiting results then were left by a
@@ -174,6 +178,14 @@ class _Reader:
                 if source is None or _one_of(source, CALL_SOURCES):
                     call_id = record_id(item.get("id"), "a CommandExecution's id")
                     yield Executed(call_id, ran, line, own_record=True)
+            elif isinstance(item, Mapping) and item.get("type") == "McpToolCall":
+                # An MCP tool's call ran with `arguments`, after any PreToolUse hook's rewrite
+                # (Codex 0.171.0 runs a hook matching `mcp__<server>__<tool>`); arguments that are
+                # no object, which no call's parsed input holds, are not compared.
+                arguments = item.get("arguments")
+                if isinstance(arguments, Mapping):
+                    call_id = record_id(item.get("id"), "an McpToolCall's id")
+                    yield Executed(call_id, dict(arguments), line, own_record=True)
 
     def _item(self, item: Mapping[str, Any], line: int) -> Iterator[Observation]:
         stray, self.stray = self.stray, False
@@ -246,6 +258,8 @@ def _shell_command(argv: Any) -> Any:
 
 def _same_input(call: Call, ran: Any) -> bool:
     arguments = call.arguments
+    if isinstance(ran, Mapping):
+        return bool(arguments == ran)  # an MCP tool's arguments: held whole to the call's
     if not isinstance(arguments, Mapping):
         return True  # not a shell call's input: nothing to compare the command with
     asked = arguments.get("cmd", arguments.get("command"))
