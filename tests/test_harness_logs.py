@@ -115,13 +115,27 @@ def test_RW_1_a_hook_with_a_long_command_is_named_by_its_start_and_its_end(tmp_p
     )
 
 
-def test_RW_1_claude_code_rewrite_to_the_same_input_or_denied_keeps_the_rule() -> None:
+def test_RW_1_claude_code_rewrite_to_the_same_input_or_denied_keeps_the_rule(
+    tmp_path: Path,
+) -> None:
     """RW-1: a hook that supplies the model's own input changes nothing, and a denied call never
-    ran, so neither is a divergence."""
-    for name in ("rewrite-to-the-same-input.jsonl", "denied-rewrite-never-ran.jsonl"):
+    ran, so neither is a divergence. Nor is a hook's Edit input without the `replace_all: false`
+    Claude Code 2.1.332 records (and sends the model) where the model left it out: the Edit runs
+    with its default, as recorded; it read as the hook's rewrite. One of true is another input."""
+    names = (
+        "rewrite-to-the-same-input.jsonl",
+        "denied-rewrite-never-ran.jsonl",
+        "a-hook-passes-an-edit-back-without-its-default.jsonl",
+    )
+    for name in names:
         report = check(CLAUDE / "valid" / name)
         assert report.violations == [], name
         assert report.status == "ok"
+    text = (CLAUDE / "valid" / names[2]).read_text()
+    replacing_all = text.replace('"replace_all":false', '"replace_all":true')
+    assert replacing_all != text
+    (tmp_path / "t.jsonl").write_text(replacing_all)
+    assert rules(check(tmp_path / "t.jsonl")) == ["RW-1"]
 
 
 def test_RW_1_a_rewritten_call_the_permission_check_refused_never_ran(tmp_path: Path) -> None:

@@ -45,7 +45,9 @@ nothing the rules read):
   Escape) writes last in the turn it ends.
 - `attachment` of type `hook_success` with `hookEvent` PreToolUse: `toolUseID`, `hookName`,
   `command` and the hook's raw `stdout`, whose `hookSpecificOutput.updatedInput` is the input the
-  hook supplied (Claude Code runs it: the observed behaviour of 2.1.332). That attachment,
+  hook supplied (Claude Code runs it: the observed behaviour of 2.1.332; an Edit's input without
+  `replace_all` is the call's when the call's is false, the default 2.1.332 records where the
+  model left it out). That attachment,
   `hook_non_blocking_error` and `hook_cancelled` also show a hook's own fault (a crash, broken
   JSON, a timeout: HOOK-7), noted, never a violation (`claude_code_hooks`). Other attachments
   are folded by Claude Code into the next user message and are not judged.
@@ -406,7 +408,19 @@ def _hook_failed(attachment: Any, line: int) -> HookFailed | None:
 
 
 def _same_input(call: Call, ran: Any) -> bool:
-    return bool(call.arguments == ran)
+    if call.arguments == ran:
+        return True
+    # Claude Code 2.1.332 records an Edit with the `replace_all` the model left out (false), in
+    # the history too; a hook's input without it runs as false (observed offline, 2026-12-05).
+    if call.name != "Edit" or not isinstance(ran, Mapping):
+        return False
+    arguments = call.arguments
+    return isinstance(arguments, Mapping) and _but_defaults(arguments) == _but_defaults(ran)
+
+
+def _but_defaults(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """An Edit's input without a `replace_all` of false, its default."""
+    return {k: v for k, v in arguments.items() if not (k == "replace_all" and v is False)}
 
 
 def dialect() -> Dialect:
