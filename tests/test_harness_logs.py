@@ -121,7 +121,8 @@ def test_RW_1_claude_code_rewrite_to_the_same_input_or_denied_keeps_the_rule(
     """RW-1: a hook that supplies the model's own input changes nothing, and a denied call never
     ran, so neither is a divergence. Nor is a hook's Edit input without the `replace_all: false`
     Claude Code 2.1.332 records (and sends the model) where the model left it out: the Edit runs
-    with its default, as recorded; it read as the hook's rewrite. One of true is another input."""
+    with its default, as recorded; it read as the hook's rewrite. One of true is another input,
+    as `true` is another value than the call's `1` (SPEC.md section 2), which `==` took for it."""
     names = (
         "rewrite-to-the-same-input.jsonl",
         "denied-rewrite-never-ran.jsonl",
@@ -136,6 +137,15 @@ def test_RW_1_claude_code_rewrite_to_the_same_input_or_denied_keeps_the_rule(
     assert replacing_all != text
     (tmp_path / "t.jsonl").write_text(replacing_all)
     assert rules(check(tmp_path / "t.jsonl")) == ["RW-1"]
+    # Compared as SPEC.md section 2 says: 1.0 is the call's 1, `true` is not (it read as 1).
+    same = (CLAUDE / "valid" / names[0]).read_text()
+    for hooks, found in (("1.0", []), ("true", ["RW-1"])):
+        timed = same.replace('"description":"print"}}', '"description":"print","timeout":1}}')
+        timed = timed.replace('\\"print\\"}', f'\\"print\\",\\"timeout\\":{hooks}}}')
+        assert '"timeout":1}' in timed, hooks
+        assert f'\\"timeout\\":{hooks}' in timed, hooks
+        (tmp_path / "t.jsonl").write_text(timed)
+        assert rules(check(tmp_path / "t.jsonl")) == found, hooks
 
 
 def test_RW_1_a_rewritten_call_the_permission_check_refused_never_ran(tmp_path: Path) -> None:

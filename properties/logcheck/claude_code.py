@@ -82,6 +82,7 @@ from loopspec.properties.logcheck.harness_logs import (
     Result,
     Visible,
     record_id,
+    same_json,
 )
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: see above
@@ -408,14 +409,16 @@ def _hook_failed(attachment: Any, line: int) -> HookFailed | None:
 
 
 def _same_input(call: Call, ran: Any) -> bool:
-    if call.arguments == ran:
+    if same_json(call.arguments, ran):
         return True
     # Claude Code 2.1.332 records an Edit with the `replace_all` the model left out (false), in
     # the history too; a hook's input without it runs as false (observed offline, 2026-12-05).
     if call.name != "Edit" or not isinstance(ran, Mapping):
         return False
     arguments = call.arguments
-    return isinstance(arguments, Mapping) and _but_defaults(arguments) == _but_defaults(ran)
+    return isinstance(arguments, Mapping) and same_json(
+        _but_defaults(arguments), _but_defaults(ran)
+    )
 
 
 def _but_defaults(arguments: Mapping[str, Any]) -> dict[str, Any]:

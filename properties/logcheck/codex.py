@@ -49,6 +49,7 @@ from loopspec.properties.logcheck.harness_logs import (
     TurnStart,
     Visible,
     record_id,
+    same_json,
     shown,
 )
 
@@ -259,7 +260,7 @@ def _shell_command(argv: Any) -> Any:
 def _same_input(call: Call, ran: Any) -> bool:
     arguments = call.arguments
     if isinstance(ran, Mapping):
-        return bool(arguments == ran)  # an MCP tool's arguments: held whole to the call's
+        return same_json(arguments, ran)  # an MCP tool's arguments: held whole to the call's
     if not isinstance(arguments, Mapping):
         return True  # not a shell call's input: nothing to compare the command with
     asked = arguments.get("cmd", arguments.get("command"))
