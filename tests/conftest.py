@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
+from real_cli_drivers import RealCliDrivers
 
 from loopspec.properties.conformance import run as conformance_run
 from loopspec.properties.conformance.source_literals import without_source_literals
@@ -36,6 +37,16 @@ def _no_progress_lines() -> Iterator[None]:
     conformance_run.PROGRESS_LINE_SECONDS = math.inf
     yield
     conformance_run.PROGRESS_LINE_SECONDS = every
+
+
+@pytest.fixture(scope="session")
+def real_cli_drivers() -> Iterator[RealCliDrivers]:
+    """The conform driver of each real CLI, one process for the run (tests/real_cli_drivers.py)."""
+    drivers = RealCliDrivers()
+    try:
+        yield drivers
+    finally:
+        drivers.close()
 
 
 settings.register_profile(

@@ -19,11 +19,11 @@ counterexample blamed on the rule it breaks.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 import pytest
 from frozen_thread import FrozenThread, descendants_named, threads_named
+from real_cli_drivers import RealCliDrivers
 from recorded_playback import RecordedPlayback
 
 from loopspec.model.commands import (
@@ -38,7 +38,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import LoopConfig
 from loopspec.model.messages import TextBlock, ToolCallBlock
-from loopspec.properties.conformance.run import SharedProcess, replay_case
+from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.target import Observation
 from loopspec.properties.harnesses.cli_wire import ABORT_NOTICE, CLAUDE_ABORT_NOTICE
 from loopspec.properties.harnesses.conform_driver import CAPABILITIES, Session
@@ -48,7 +48,6 @@ from loopspec.properties.profiles import PROFILES
 from loopspec.properties.profiles.known import Profile
 from loopspec.properties.stateful.strategies import CONFIGS
 
-ROOT = Path(__file__).resolve().parent.parent
 READ = '{"file_path":"a.txt"}'
 BASH = '{"command":"ls"}'
 
@@ -128,14 +127,17 @@ def _notice_written(observations: list[Observation]) -> bool:
 
 
 def _played(
-    harness: str, config: LoopConfig, commands: list[Command], held: tuple[int, str] | None
+    drivers: RealCliDrivers,
+    harness: str,
+    config: LoopConfig,
+    commands: list[Command],
+    held: tuple[int, str] | None,
 ) -> list[Observation]:
     """Every command's observation on the real CLI (also past where a comparison stops), with
     `held`'s thread of the CLI held still while its command is answered."""
-    process = SharedProcess([str(ROOT / "examples" / f"{harness}-adapter" / "run.sh")])
-    target = process()
     kept = []
-    try:
+    with drivers.lent(harness) as process:
+        target = process()
         assert "abort" in target.reset(config)
         for index, command in enumerate(commands):
             frozen: list[FrozenThread] = []
@@ -150,9 +152,6 @@ def _played(
                     thread.thaw()
             # The CLI ended while it was held: the ordering was the one asked for.
             assert all(thread.ended for thread in frozen)
-    finally:
-        target.close()
-        process.close()
     return kept
 
 
@@ -172,7 +171,7 @@ def test_ABORT_1_both_drivers_declare_abort() -> None:
     ("harness", "program"), list(PROGRAMS), ids=[f"{h}-{p}" for h, p in PROGRAMS]
 )
 def test_ABORT_1_ABORT_2_ABORT_3_an_abort_on_the_real_cli_shows_the_known_divergences_and_no_other(
-    harness: str, program: str
+    harness: str, program: str, real_cli_drivers: RealCliDrivers
 ) -> None:
     """ABORT-1, ABORT-2, ABORT-3, ADJ-4: a program aborting the CLI stops at the profile's known
     divergence after showing the others; under a profile without any one of them, the same
@@ -182,7 +181,7 @@ def test_ABORT_1_ABORT_2_ABORT_3_an_abort_on_the_real_cli_shows_the_known_diverg
     except HarnessError as error:
         pytest.fail(f"{error.message} (make harnesses installs both real CLIs)")
     config, commands, stopped_by, planted = PROGRAMS[(harness, program)]
-    kept = _played(harness, config, commands, HELD.get((harness, program)))
+    kept = _played(real_cli_drivers, harness, config, commands, HELD.get((harness, program)))
     noticed = _notice_written(kept)
     if (harness, program) in HELD:
         assert not noticed

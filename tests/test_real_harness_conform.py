@@ -29,6 +29,7 @@ import attrs
 import pytest
 from harness_reports import save_report
 from lent_process import lend_to_cli
+from real_cli_drivers import RealCliDrivers
 
 from loopspec.model.commands import (
     Allow,
@@ -113,14 +114,12 @@ def harness(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture(scope="module")
-def shared(harness: str) -> Iterator[SharedProcess]:
-    """One adapter process for a module's replays of a harness (reset between programs)."""
+def shared(harness: str, real_cli_drivers: RealCliDrivers) -> Iterator[SharedProcess]:
+    """The run's adapter process of a harness, for a module's replays (reset between
+    programs; tests/real_cli_drivers.py)."""
     _require_binary(harness)
-    process = SharedProcess([_adapter(harness)])
-    try:
+    with real_cli_drivers.lent(harness) as process:
         yield process
-    finally:
-        process.close()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -723,7 +722,9 @@ def test_conform_random_programs_on_the_real_binary(
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
 @pytest.mark.no_cover
-def test_HIST_1_codex_requests_carry_a_turn_begun_with_an_empty_prompt() -> None:
+def test_HIST_1_codex_requests_carry_a_turn_begun_with_an_empty_prompt(
+    real_cli_drivers: RealCliDrivers,
+) -> None:
     """HIST-1: after a turn whose prompt was empty, Codex's next request carries that turn
     (the driver resumes the session by id; `resume --last` started a new session, and a random
     program, "" then "ok", was blamed on HIST-1): under its profile the program shows no
@@ -734,14 +735,11 @@ def test_HIST_1_codex_requests_carry_a_turn_begun_with_an_empty_prompt() -> None
         ModelReplies((TextBlock("done"),)),
         SubmitUser("ok"),
     ]
-    process = SharedProcess([_adapter("codex")])
     own = OwnLogHistory()
-    try:
+    with real_cli_drivers.lent("codex") as process:
         target = process()
         assert "history" in target.reset(CONFIGS[0])
         observations = [target.apply(command) for command in commands]
-    finally:
-        process.close()
     assert [own.feed(observation) for observation in observations] == [None, None, None]
     last = observations[-1].history
     assert last is not None

@@ -19,12 +19,13 @@ from typing import Any
 
 import attrs
 import pytest
+from real_cli_drivers import RealCliDrivers
 from recorded_playback import RecordedPlayback
 
 from loopspec.model.commands import Deny, HookAnswers, Pass, ToolFinishes
 from loopspec.model.config import HookSpec
 from loopspec.properties.conformance.machine import _fits
-from loopspec.properties.conformance.run import SharedProcess, load_case, replay_case
+from loopspec.properties.conformance.run import load_case, replay_case
 from loopspec.properties.harnesses import conform_driver
 from loopspec.properties.harnesses.cli_wire import SAFE_TOOL_PROGRAM, TOOL_PROGRAM
 from loopspec.properties.harnesses.conform_driver import (
@@ -73,21 +74,17 @@ def _without(profile: Profile, rule: str) -> Profile:
 
 @pytest.mark.parametrize(("harness", "rule"), PLAYED)
 def test_ORD_3_SCHED_1_parallel_calls_on_the_real_cli_show_the_known_divergence_and_no_other(
-    harness: str, rule: str
+    harness: str, rule: str, real_cli_drivers: RealCliDrivers
 ) -> None:
     """ORD-3 (Claude Code), SCHED-1 (Codex; Claude Code past a cap of 2): calls that run
     together on the binary stop the program at the profile's known divergence; under a profile
     without it the same observations are a counterexample blamed on that rule."""
     _require_binary(Harness(harness))
     case = load_case(ROOT / "tests" / "regressions" / f"{harness}-{rule}.json")
-    process = SharedProcess([str(ROOT / "examples" / f"{harness}-adapter" / "run.sh")])
-    target = process()
-    try:  # every command, also past where a comparison stops
+    with real_cli_drivers.lent(harness) as process:  # every command, also past a stop
+        target = process()
         assert "parallel" in target.reset(case.config)
         kept = [target.apply(command) for command in case.commands]
-    finally:
-        target.close()
-        process.close()
     found = replay_case(
         lambda: RecordedPlayback(kept), case.config, case.commands, PROFILES[harness]
     )

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import attrs
 import pytest
+from real_cli_drivers import RealCliDrivers
 from recorded_playback import RecordedPlayback
 
 from loopspec.model.commands import (
@@ -118,7 +119,7 @@ def _without(profile: Profile, key: str) -> Profile:
 
 @pytest.mark.parametrize("harness", list(PROGRAMS))
 def test_ADJ_1_ADJ_4_DEC_3_post_hooks_on_the_real_cli_show_the_known_divergences_and_no_other(
-    harness: str,
+    harness: str, real_cli_drivers: RealCliDrivers
 ) -> None:
     """ADJ-4, DEC-3 (Claude Code), ADJ-1 and TEXT-1's blocked output (Codex): a program whose
     results PostToolUse hooks judge stops at the profile's known divergence after showing the
@@ -129,14 +130,10 @@ def test_ADJ_1_ADJ_4_DEC_3_post_hooks_on_the_real_cli_show_the_known_divergences
     except HarnessError as error:
         pytest.fail(f"{error.message} (make harnesses installs both real CLIs)")
     commands = PROGRAMS[harness]
-    process = SharedProcess([str(ROOT / "examples" / f"{harness}-adapter" / "run.sh")])
-    target = process()
-    try:  # every command, also past where a comparison stops
+    with real_cli_drivers.lent(harness) as process:  # every command, also past a stop
+        target = process()
         assert "post-hooks" in target.reset(CONFIG)
         kept = [target.apply(command) for command in commands]
-    finally:
-        target.close()
-        process.close()
     found = replay_case(lambda: RecordedPlayback(kept), CONFIG, commands, PROFILES[harness])
     assert found.divergence is None, found.divergence
     assert found.stopped_by == STOPPED_BY[harness]
@@ -164,7 +161,9 @@ def _post_hooked(count: int) -> LoopConfig:
     return attrs.evolve(CONFIG, hooks=(*CONFIG.hooks, *extra))
 
 
-def test_DEC_3_codex_ignores_a_post_block_with_a_blank_reason() -> None:
+def test_DEC_3_codex_ignores_a_post_block_with_a_blank_reason(
+    real_cli_drivers: RealCliDrivers,
+) -> None:
     """DEC-3: Codex 0.171.0 reads a PostToolUse block whose reason is empty or blank as no
     block. The case tests/regressions/codex-DEC-3-blank-reason.json (one hook, reason "") and a
     whitespace-only reason beside a given one show the profile's DEC-3:blank-reason, and under
@@ -185,14 +184,11 @@ def test_DEC_3_codex_ignores_a_post_block_with_a_blank_reason() -> None:
             ModelReplies((TextBlock("done"),)),
         ]
         played.append((_post_hooked(len(reasons)), commands, shows))
-    process = SharedProcess([str(ROOT / "examples" / "codex-adapter" / "run.sh")])
-    try:
+    with real_cli_drivers.lent("codex") as process:
         recorded = [
             (_observed(process, config, commands), config, commands, shows)
             for config, commands, shows in played
         ]
-    finally:
-        process.close()
     for kept, config, commands, shows in recorded:
         found = replay_case(partial(RecordedPlayback, kept), config, commands, profile)
         assert found.divergence is None, found.divergence
