@@ -16,9 +16,10 @@ from loopspec.properties.conformance.target import ConformanceTarget
 
 
 def lend_to_cli(
-    monkeypatch: pytest.MonkeyPatch, process: conformance_run.SharedProcess, argv: list[str]
+    monkeypatch: pytest.MonkeyPatch, process: conformance_run.TargetFactory, argv: list[str]
 ) -> None:
-    """Make `--cmd` (split into `argv`) hand the CLI `process` rather than start one."""
+    """Make `--cmd` (split into `argv`) hand the CLI `process` (a `SharedProcess`, or what
+    wraps its leases) rather than start one."""
 
     class Lent(conformance_run.SharedProcess):
         def __init__(self, given: list[str], *, timeout: float = 0.0, name: str = "") -> None:

@@ -22,6 +22,7 @@ import re
 import signal
 import threading
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ import pytest
 from harness_reports import save_report
 from lent_process import lend_to_cli
 from real_cli_drivers import RealCliDrivers
+from recorded_playback import RecordedPlayback
 
 from loopspec.model.commands import (
     Allow,
@@ -54,7 +56,7 @@ from loopspec.properties.conformance.run import (
     replay_case,
     run_conformance,
 )
-from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
 from loopspec.properties.harnesses import conform_driver
 from loopspec.properties.harnesses.cli_wire import decoded_call, shell_command_of, tool_command
 from loopspec.properties.harnesses.conform_driver import (
@@ -532,15 +534,35 @@ def _without(profile: Profile, keys: set[str]) -> Profile:
     return Profile(f"{profile.name}-less", profile.implementation, kept)
 
 
-def test_RW_1_an_unknown_divergence_is_not_excused(harness: str, shared: SharedProcess) -> None:
-    """RW-1: under a profile that does not know RW-1 (nor HOOK-3), the RW-1 case on the real
-    binary is a counterexample blamed on RW-1."""
-    case = load_case(_case_path(harness, "RW-1"))
-    found = replay_case(
-        shared, case.config, case.commands, _without(PROFILES[harness], {"RW-1", "HOOK-3"})
-    )
-    assert found.divergence is not None
-    assert found.divergence.rule_id == "RW-1"
+class _Keeping:
+    """Leases of the module's process that keep what the binary was seen to do since the last
+    reset: one replay of a case serves `loopspec replay`'s verdict and another profile's."""
+
+    def __init__(self, process: SharedProcess) -> None:
+        self._process = process
+        self._lease: ConformanceTarget | None = None
+        self.name = "kept"
+        self.kept: list[Observation] = []
+
+    def __call__(self) -> _Keeping:
+        self._lease = self._process()
+        self.name = self._lease.name
+        return self
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        assert self._lease is not None
+        self.kept.clear()
+        return self._lease.reset(config)
+
+    def apply(self, command: Command) -> Observation:
+        assert self._lease is not None
+        observation = self._lease.apply(command)
+        self.kept.append(observation)
+        return observation
+
+    def close(self) -> None:
+        if self._lease is not None:
+            self._lease.close()
 
 
 def test_TURN_1_a_cli_starved_as_it_asks_the_model_is_observed_whole() -> None:
@@ -670,8 +692,11 @@ def test_RW_1_HOOK_3_loopspec_replay_reports_the_case_as_known(
     case's own among them. `make test` prints the output saved here (tests/harness_reports.py)
     rather than replaying the case again; one replay per case serves both. The CLI is lent the
     module's adapter process (tests/lent_process.py), which the binary runs under afresh for
-    each case."""
-    lend_to_cli(monkeypatch, shared, [_adapter(harness)])
+    each case. RW-1 unknown: what the binary did in the RW-1 case's replay, under a profile
+    that knows neither RW-1 nor HOOK-3, is a counterexample blamed on RW-1 (played back, not
+    run on the binary a second time)."""
+    keeping = _Keeping(shared)
+    lend_to_cli(monkeypatch, keeping, [_adapter(harness)])
     path = _case_path(harness, key)
     if not path.exists():
         assert key not in {d.key for d in PROFILES[harness].divergences}
@@ -688,6 +713,19 @@ def test_RW_1_HOOK_3_loopspec_replay_reports_the_case_as_known(
     # replay prints the replay's known divergences on this line (sorted, comma-separated).
     (shown,) = [x for x in out.splitlines() if x.startswith("  known divergences shown: ")]
     assert key in shown.split(": ", 1)[1].split(", ") or (harness, key) in RACED_CASES
+    if key == "RW-1":
+        case = load_case(path)
+        # The replay stopped at the known RW-1: the binary's session plays on past it.
+        for command in case.commands[len(keeping.kept) :]:
+            keeping.apply(command)
+        unknown = replay_case(
+            partial(RecordedPlayback, keeping.kept),
+            case.config,
+            case.commands,
+            _without(PROFILES[harness], {"RW-1", "HOOK-3"}),
+        )
+        assert unknown.divergence is not None
+        assert unknown.divergence.rule_id == "RW-1", unknown.divergence.what
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
