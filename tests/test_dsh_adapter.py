@@ -743,13 +743,12 @@ DSH_NOT_APPLICABLE = frozenset(
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
 @pytest.mark.no_cover
-def test_conform_with_the_dsh_profile(
-    dsh: ProcessTarget, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+@pytest.mark.usefixtures("replays_share_one_process")
+def test_conform_with_the_dsh_profile(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`loopspec conform --cmd examples/dsh-adapter/run.sh --profile dsh` passes: random
     programs find no divergence but the profile's known ones, which the run reports as known;
     the rules dsh keeps are exercised and hold; the rewrite and presentation rules are not
-    applicable."""
+    applicable. The CLI is lent the module's replay process (`replays_share_one_process`)."""
     argv = ["conform", "--cmd", str(ADAPTER / "run.sh"), "--profile", "dsh"]
     argv += ["--examples", "200", "--format", "json", "--case-dir", str(tmp_path)]
     # A kept rule's situation can be rare once the profile's hard divergences cut programs (ORD-3
@@ -823,8 +822,7 @@ def test_loopspec_replay_reports_the_case_as_known(
 ) -> None:
     """`loopspec replay tests/regressions/dsh-<key>.json` runs the case on dsh with the
     profile named in the file: no divergence, and the case's divergence reported as known.
-    The replays share one adapter process (`replays_share_one_process`); conform above starts
-    its own from `--cmd`."""
+    The replays share one adapter process (`replays_share_one_process`), as conform does."""
     case = json.loads(path.read_text(encoding="utf-8"))
     assert case["profile"] == "dsh"
     assert check_main(["replay", str(path), "--cmd", str(ADAPTER / "run.sh")]) == 0
