@@ -247,10 +247,13 @@ def _reworded(rules: Sequence[tuple[str, str]], names: dict[str, str]) -> Callab
         text = result_text(event)
         for pattern, replacement in rules:
             text = re.sub(pattern, replacement, text)
-        event = with_result_text(event, text)
         error = event["data"].get("error")
-        if error is not None and error.get("name") in names:
-            error["name"] = names[error["name"]]
+        renamed = error is not None and error.get("name") in names
+        if text == result_text(event) and not renamed:
+            return event  # most results: nothing to reword, nothing to copy
+        event = with_result_text(event, text)
+        if renamed:
+            event["data"]["error"]["name"] = names[error["name"]]
         return event
 
     return lambda run: map_events(run, change)
