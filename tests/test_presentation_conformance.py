@@ -978,7 +978,11 @@ def test_RW_1_the_tutorial_holds_a_bridge_alone_on_the_model() -> None:
     inapplicable = [row["rule"] for row in rule_table(report) if row["status"] == "not applicable"]
     assert inapplicable == [], inapplicable
     bad = _tutorial_bridge_target(_OriginalInputBridge)
-    report = run_conformance(bad, examples=200, seed_value=BATCH_SEED, show_progress=False)
+    # Not shrunk: the rule is that of the program found (shrinking keeps it, MODEL-1's shrink
+    # tests), and shrinking this one replayed it 284 times, 4.5 s of the test's 4.8 s of CPU.
+    report = run_conformance(
+        bad, examples=200, seed_value=BATCH_SEED, show_progress=False, shrink=False
+    )
     assert report.divergence is not None
     assert report.divergence.rule_id == "RW-1", report.divergence.what
 
