@@ -751,10 +751,13 @@ class Prefix:
             and fact.call_id is not None
             and not self.names_open_step(fact.turn, fact.step)
         ):
-            # A result in the wrong step or turn (STEP-3, TURN-3) answers nothing of the open
-            # step; it still answers its call if that call awaits it, an earlier step's of this
-            # turn (so ADJ-3 is not blamed at the turn's end for the same misplaced result).
+            # A result in the wrong step or turn (STEP-3, TURN-3) still answers its call if that
+            # call awaits it, an earlier step's of this turn or, the step it names a slip of
+            # the writer's, the open step's (so ADJ-3 is not blamed at the turn's end, nor ORD-3
+            # at the next result, for the same misplaced result).
             self.dangling = [entry for entry in self.dangling if entry[0] != fact.call_id]
+            if fact.call_id in self.reply_calls and fact.call_id not in self.results:
+                self.take_result(fact.call_id, fact.seq)
         elif fact.surface != "replace" and fact.call_id is not None:
             waited = self.messages_wait_after, self.messages_wait_kind
             self.take_result(fact.call_id, fact.seq)

@@ -391,8 +391,10 @@ DAMAGE: dict[str, tuple[Callable[[list[dict[str, Any]]], Any], str]] = {
         "STEP-3 tool/result outside any step",
     ),
     "a call outside a step": (
+        # (Its repair's result, outside any step too, answers the call: the step/start lost is
+        # named, and no REC-1 for a call left unanswered follows from it.)
         lambda rows: rows.__setitem__(slice(None), _without(rows, "step/start", turn=3, step=1)),
-        "REC-1 turn 3 ends interrupted with call call_e unanswered",
+        "STEP-3 tool/result outside any step",
     ),
     "a result citing nothing": (
         lambda rows: _row(rows, "tool/result", turn=2).update(sourceEventSeqs=[]),

@@ -572,6 +572,22 @@ def test_LOG_2_a_result_without_its_surfaceOp_is_blamed_once_and_still_answers_i
     assert ": ADJ-3 (seq 12): turn ends with call c1 unanswered" in out
 
 
+def test_STEP_3_a_result_naming_another_step_is_blamed_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A writer that gives a result, in its place, the number of a step not open (a slip):
+    STEP-3 at the result, and then ADJ-3 at the turn's end, "turn ends with call c1
+    unanswered", though the result is in the log. It answers its call: STEP-3 alone."""
+    events = docs_events()
+    data = edited(events, 7)["data"]
+    assert isinstance(data, dict)
+    data["step"] = 2
+    code, out = run(capsys, docs_log(tmp_path / "slip.jsonl", events))
+    assert (code, out.splitlines()[-1]) == (1, "checked 1 log, 13 events: 1 violation (STEP-3: 1)")
+    said = ":9: STEP-3 (seq 7): tool/result names turn 1 step 2, the open step is turn 1 step 1"
+    assert said in out
+
+
 def test_LOG_4_a_log_timed_in_seconds_is_noted_once_at_its_first_event(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
