@@ -145,6 +145,23 @@ def integer_written_as_double(value: object) -> str:
     )
 
 
+def same_json(left: object, right: object) -> bool:
+    """Whether two parsed JSON values (dicts, lists, as json reads them) are one value as SPEC.md
+    section 2 compares arguments: key order aside, a number as the number it is (`1` and `1.0`
+    one value, every digit of an integer counted), `true` not `1` (Python's `==` holds
+    `True == 1`). The one such comparison of check's and conform's readers (the model's frozen
+    values: `invariants.same_arguments`)."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return left is right
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(same_json(left[k], right[k]) for k in left)
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(map(same_json, left, right))
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return left == right
+    return type(left) is type(right) and bool(left == right)
+
+
 def spelled(value: object) -> str:
     """`value` as a message names it: as JSON writes it (`null`, `true`, `"x"`), the spelling
     of the log, answer or file it came from, where Python's repr said `None`, `True`, `'x'`;

@@ -19,7 +19,7 @@ from loopspec.model.facts import (
     CallFact,
     Fact,
 )
-from loopspec.model.json_text import NOT_JSON, SCANNERS, value_of
+from loopspec.model.json_text import NOT_JSON, SCANNERS, same_json, value_of
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
@@ -1138,26 +1138,6 @@ def text_reads_as(text: str, value: object) -> bool:
     runs with against the input a hook supplied (RW-2)."""
     try:
         parsed = value_of(text)
-        return parsed is not NOT_JSON and same_json_value(parsed, value)
+        return parsed is not NOT_JSON and same_json(parsed, value)
     except RecursionError:  # nested past what can be read or compared
         return False
-
-
-def same_json_value(left: object, right: object) -> bool:
-    """JSON equality of two values as json reads them (dicts, lists), as section 2 compares
-    arguments: a number by its value, so 1 equals 1.0 and an integer keeps every digit, but true
-    is not 1, which Python's == says it is (the model's frozen values are compared alike by
-    `invariants.same_arguments`)."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return left is right
-    if isinstance(left, dict) and isinstance(right, dict):
-        return left.keys() == right.keys() and all(
-            same_json_value(left[key], right[key]) for key in left
-        )
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(
-            same_json_value(a, b) for a, b in zip(left, right, strict=True)
-        )
-    if isinstance(left, int | float) and isinstance(right, int | float):
-        return left == right
-    return type(left) is type(right) and left == right

@@ -11,6 +11,8 @@ import json
 import math
 import re
 
+from loopspec.model.json_text import same_json
+
 
 class ParsedJson:
     """Arguments text as the JSON value it denotes (compared by value, shown as JSON)."""
@@ -39,21 +41,6 @@ def _hashable(value: object) -> object:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
-
-
-def same_json(left: object, right: object) -> bool:
-    """JSON equality: 1 equals 1.0, but true is not 1 (as Python's == would say)."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return type(left) is type(right) and left == right
-    if isinstance(left, dict) and isinstance(right, dict):
-        return left.keys() == right.keys() and all(same_json(left[k], right[k]) for k in left)
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(
-            same_json(a, b) for a, b in zip(left, right, strict=True)
-        )
-    if isinstance(left, int | float) and isinstance(right, int | float):
-        return left == right
-    return type(left) is type(right) and left == right
 
 
 def as_value(raw: object) -> object:

@@ -66,7 +66,7 @@ from __future__ import annotations
 # collections and re, several times the interpreter's start (tests/test_check_startup.py)
 from _collections_abc import Mapping
 
-from loopspec.model.json_text import loads
+from loopspec.model.json_text import loads, same_json
 from loopspec.properties.logcheck.claude_code_hooks import hook_fault
 from loopspec.properties.logcheck.harness_logs import (
     Call,
@@ -82,7 +82,6 @@ from loopspec.properties.logcheck.harness_logs import (
     Result,
     Visible,
     record_id,
-    same_json,
 )
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: see above

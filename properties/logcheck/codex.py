@@ -37,7 +37,7 @@ from __future__ import annotations
 # collections.abc's own source (see `claude_code`)
 from _collections_abc import Mapping
 
-from loopspec.model.json_text import loads
+from loopspec.model.json_text import loads, same_json
 from loopspec.properties.logcheck.harness_logs import (
     Call,
     Dialect,
@@ -49,7 +49,6 @@ from loopspec.properties.logcheck.harness_logs import (
     TurnStart,
     Visible,
     record_id,
-    same_json,
     shown,
 )
 

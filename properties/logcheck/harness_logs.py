@@ -269,21 +269,6 @@ def record_id(value: Any, what: str) -> str:
     raise RecordError(f"{what} must be a non-empty string, not {shown(value)}")
 
 
-def same_json(left: Any, right: Any) -> bool:
-    """Whether two parsed JSON values are one value as SPEC.md section 2 compares arguments: key
-    order aside, a number as the number it is (`1` and `1.0` one value), `true` not `1`
-    (Python's `==` holds `True == 1`)."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return left is right
-    if isinstance(left, dict) and isinstance(right, dict):
-        return left.keys() == right.keys() and all(same_json(left[k], right[k]) for k in left)
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(map(same_json, left, right))
-    if isinstance(left, int | float) and isinstance(right, int | float):
-        return left == right
-    return type(left) is type(right) and bool(left == right)
-
-
 def shown(value: Any) -> str:
     """A record's malformed value as JSON, cut short: an error line names it, not quotes it."""
     text = json_dumps(value)
