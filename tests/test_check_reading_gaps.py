@@ -287,3 +287,27 @@ def test_a_transcript_or_rollout_line_holding_NaN_is_not_JSON(
     assert (
         out.splitlines()[0] == f"{path}:2: error invalid-json: invalid JSON: {constant} is not JSON"
     )
+
+
+@pytest.mark.parametrize("source", [CLAUDE, CODEX], ids=["claude-code", "codex"])
+@pytest.mark.parametrize("at", [0, 1], ids=["first line", "later line"])
+def test_a_transcript_or_rollout_line_with_a_byte_order_mark_says_what_it_is(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, source: Path, at: int
+) -> None:
+    """A byte order mark before a transcript's or rollout's record (an editor's save, a join
+    of files one of which had it) read "invalid JSON at column 1: Unexpected UTF-8 BOM (decode
+    using utf-8-sig)", Python's words: it says what the mark is, that the CLI writes none, and
+    what to do, as a dsh log's error does."""
+    lines = source.read_bytes().splitlines(keepends=True)
+    lines[at] = b"\xef\xbb\xbf" + lines[at]
+    path = tmp_path / source.name
+    path.write_bytes(b"".join(lines))
+    code = main(["check", str(path)])
+    out = capsys.readouterr().out
+    assert code == 2, out
+    loop = "Claude Code" if source == CLAUDE else "Codex"
+    assert out.splitlines()[0] == (
+        f"{path}:{at + 1}: error invalid-json: the line starts with a UTF-8 byte order mark "
+        f"(BOM), which {loop} never writes: a tool that saved or joined the file added it; "
+        "write it back as plain UTF-8"
+    )

@@ -1047,6 +1047,13 @@ def _records(
             if isinstance(error, UnicodeDecodeError):
                 message = not_utf8_words(raw, error)
                 report.fail(line, ErrorKind.INVALID_UTF8, message)
+            elif raw.startswith(b"\xef\xbb\xbf"):  # (json's words: "decode using utf-8-sig")
+                message = (
+                    f"the line starts with a UTF-8 byte order mark (BOM), which {loop} never "
+                    "writes: a tool that saved or joined the file added it; write it back as "
+                    "plain UTF-8"
+                )
+                report.fail(line, ErrorKind.INVALID_JSON, message)
             elif isinstance(error, _json_decode_error()):
                 # Worded as a dsh log's: Python's "line 1 column 1 (char 0)" counts within the
                 # line, whose number in the file is another.
