@@ -409,8 +409,18 @@ SHELL_COMMANDS = [
         "bash -c 'exec {python} loop.py'",
         "loop.py: no such file relative to the current directory, {cwd}",
     ),
-    ("node", "sh -c 'cd loops && node main.mjs'", "./loops/main.mjs: no such file"),
-    ("python3", "sh -c 'cd loops && python3 main.py'", "./loops/main.py: no such file"),
+    # The script's words are the plain command's (`node main.mjs`), whatever the code around
+    # it: they were "./loops/main.mjs: no such file", with no word of where it was looked for.
+    (
+        "node",
+        "sh -c 'cd loops && node main.mjs; true'",
+        "loops/main.mjs: no such file relative to the current directory, {cwd}",
+    ),
+    (
+        "python3",
+        "sh -c 'cd loops && python3 main.py'",
+        "loops/main.py: no such file relative to the current directory, {cwd}",
+    ),
 ]
 
 
@@ -425,7 +435,8 @@ def test_PROTO_1_a_shell_given_a_command_whose_script_is_not_here_names_it(
     shell's one simple command is read as the command itself, and the line names the script
     as it does for `python3 loop.py`, where it was "[PROTO-1]", the whole command read as
     code. `sh -c 'cd loops && node main.mjs'` with no loops/main.mjs is code: node's own line
-    names the file, which was only in the stderr tail beside "[PROTO-1]"."""
+    names the file, which was only in the stderr tail beside "[PROTO-1]", and the line names it
+    as it names the plain command's script, from the current directory."""
     needs, command, missing = case
     if shutil.which(needs) is None:
         pytest.skip(f"runs {needs}")

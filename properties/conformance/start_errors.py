@@ -189,7 +189,7 @@ def missing_in_shell_code(argv: list[str], stderr: str) -> list[str]:
     `_run_words` cannot read as one command): what the shell's, node's or python's own line
     on stderr says is not there and is not, each as it is to be said: a folder `cd` could not
     enter, from the current directory (a folder an earlier `cd` moved from is not judged), and
-    a script the interpreter resolved to an absolute path."""
+    a script the interpreter resolved to an absolute path, said as the plain command's is."""
     if (
         len(argv) < 3
         or os.path.basename(argv[0]) not in _SHELLS
@@ -205,11 +205,22 @@ def missing_in_shell_code(argv: list[str], stderr: str) -> list[str]:
         if not os.path.isabs(folder) and not os.path.lexists(folder)
     ]
     said += [
-        f"{portable(path)}: no such file"
-        for path in dict.fromkeys(files)
-        if not os.path.lexists(path)
+        _missing_script(path, argv[2]) for path in dict.fromkeys(files) if not os.path.lexists(path)
     ]
     return said
+
+
+def _missing_script(path: str, code: str) -> str:
+    """The words for a script node or python resolved to `path` and could not open, as the plain
+    command's are (`node main.mjs`): relative to the current directory, where the code did not
+    name the absolute path itself (`sh -c 'node main.mjs; true'` said "./main.mjs")."""
+    here = os.getcwd()
+    if path in code or os.path.commonpath((here, path)) != here:
+        return f"{portable(path)}: no such file"
+    return (
+        f"{portable(os.path.relpath(path, here))}: no such file relative to the current "
+        f"directory, {here}"
+    )
 
 
 def _is_code(words: list[str], at: int) -> bool:
