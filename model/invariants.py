@@ -720,6 +720,8 @@ def results_in_model_order(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
 )
 def nothing_visible_between_call_and_result(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """No other model-visible message lands between a reply's calls and their last result."""
+    if fact.calls and fact.surface == "replace":
+        return _reply_replacing_before_later_nodes(prefix, fact)
     if (
         fact.type not in ("user/message", "assistant/message")
         or prefix.reply_seq is None
@@ -750,6 +752,23 @@ def nothing_visible_between_call_and_result(prefix: Prefix, fact: Fact) -> Seque
             where = f"lands while {calls_awaiting(ids)}{fix}"
         return [Violation("ADJ-1", fact.seq, f"{fact.type} {where}", (reply_seq,))]
     return NO_VIOLATIONS
+
+
+def _reply_replacing_before_later_nodes(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
+    """A reply with calls that replaces nodes stands where the first of them stood (LOG-7): a
+    current node after the last it replaces would stand between its calls and their results,
+    which are appended at the surface's end."""
+    span = prefix.surface_span(fact.surface_start, fact.surface_end)
+    if span is None or span[1] + 1 >= len(prefix.surface_seqs):
+        return NO_VIOLATIONS  # not current nodes: LOG-7's
+    later = prefix.surface_seqs[span[1] + 1]
+    ids = ", ".join(call.id for call in fact.calls or ())
+    message = (
+        f"the reply making {ids} replaces nodes {fact.surface_start}..{fact.surface_end} and "
+        f"so stands before the node at seq {later}, which sits between its calls and their "
+        "results: a reply with calls replaces only the surface's last nodes"
+    )
+    return [Violation("ADJ-1", fact.seq, message, (later,))]
 
 
 def _stands_before(prefix: Prefix, seq: int, reply_seq: int) -> bool:

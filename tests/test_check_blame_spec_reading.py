@@ -457,6 +457,25 @@ def test_ADJ_1_a_replacement_of_nodes_before_the_reply_lands_before_the_calls() 
     report = check(BLAME / "violations" / "ADJ-1-replace-of-the-reply-while-its-call-awaits.jsonl")
     assert blamed(report) == [("ADJ-1", 7)]
     assert "not all before the reply (seq 3)" in report.violations[0].violation.message
+
+
+@pytest.mark.parametrize(("end", "blamed_at"), [(3, [("ADJ-1", 11)]), (8, [])])
+def test_ADJ_1_a_reply_with_calls_replaces_only_the_surface_s_last_nodes(
+    end: int, blamed_at: list[tuple[str, int]], tmp_path: Path
+) -> None:
+    """ADJ-1: turn 2's reply, making c1, replaces turn 1 (nodes 2..3), and so stands where node
+    2 stood, before turn 2's prompt (seq 8): the history is the call, the prompt, the result,
+    which no provider takes, and check passed it (ADJ-1 spoke of messages appended or replacing
+    after the reply). Replacing 2..8, the prompt too, leaves the call last, before its result."""
+    name = "ADJ-1-reply-replacing-nodes-before-the-prompt.jsonl"
+    text = (BLAME / "violations" / name).read_text()
+    log = tmp_path / name
+    log.write_text(text.replace('"start": 2, "end": 3}', f'"start": 2, "end": {end}}}'))
+    report = check(log)
+    assert blamed(report) == blamed_at
+    assert "A reply with calls that replaces nodes replaces the surface's last ones" in " ".join(
+        spec_text("ADJ-1").split()
+    )
     assert "nor replaces (LOG-7) nodes from the reply on" in spec_text("ADJ-1")
 
 
