@@ -357,10 +357,12 @@ def test_an_output_written_after_the_next_turns_start_is_no_crash() -> None:
 
 def test_ADJ_2_an_output_written_before_its_call_splits_no_reply() -> None:
     """Two calls of one reply, the second's output written between them (a forwarder flushing
-    outputs early): ADJ-2 at the output, answering no call yet, and ADJ-3 where the answer
-    comes with that call still unanswered. The output ended the reply, so the second call read
-    as a new reply while the first awaited its output (one more ADJ-3, and then that output
-    ADJ-2 too): four lines for one misplaced record."""
+    outputs early): ADJ-2 at the output, answering no call yet, and nothing more: the output
+    answers the call made after it, which was then blamed ADJ-3 too where the answer came (and,
+    before that, the output ended the reply, so the second call read as a new reply while the
+    first awaited its output: one more ADJ-3, and that output ADJ-2 too), four lines for one
+    misplaced record. A Claude Code result written before its call is the same one ADJ-2,
+    where an ORD-3 at the next result and an ADJ-3 at the next reply followed."""
     planted = [
         _task("turn1"),
         _user("print two words"),
@@ -372,8 +374,9 @@ def test_ADJ_2_an_output_written_before_its_call_splits_no_reply() -> None:
     ]
     assert [(rule, line, cited) for rule, line, cited, _ in _check(planted)] == [
         ("ADJ-2", 4, (4,)),
-        ("ADJ-3", 7, (7, 5)),
     ]
+    early = [TWO_CALLS[0], TWO_CALLS[3], *TWO_CALLS[1:3], *TWO_CALLS[4:]]
+    assert [(rule, line) for rule, line, _, _ in _check(early)] == [("ADJ-2", 2)]
     # An answer right after an output for no call is a reply of its own, as before.
     typo = [*planted[:3], _output("call_x", "one"), _answer("Printed one.")]
     assert [(rule, line) for rule, line, _, _ in _check(typo)] == [("ADJ-2", 4), ("ADJ-3", 5)]

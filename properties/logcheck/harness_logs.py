@@ -518,7 +518,7 @@ class Judge:
         # Ids of no call the log made, blamed at a record of their own, a run (RW-1) or a
         # result (ADJ-2), with which: the other of the pair only follows from the missing call,
         # and is not blamed again.
-        self.uncalled: dict[str, type[Result | Executed]] = {}
+        self.uncalled: dict[str, Result | Executed] = {}
         # Per rule, how often the log held a situation in which a known divergence of that rule
         # shows when the loop has it (`SITUATIONS`), broken or not: `check --known` says a
         # divergence did not occur only where its situation came up.
@@ -758,6 +758,13 @@ class Judge:
                 if call.call_id in self.calls:
                     self._forget(call.call_id)
                 self.calls[call.call_id] = []
+                early = self.uncalled.get(call.call_id) if self.uncalled else None
+                if isinstance(early, Result):
+                    # Its result came before it (ADJ-2 there): it answers the call, which is
+                    # not blamed again (ORD-3 at a later result, ADJ-3 at the next reply).
+                    del self.uncalled[call.call_id]
+                    pending.waiting.remove(call.call_id)
+                    self.answered[call.call_id] = early
             self.calls[call.call_id].append((call, reply.line))
         for unmade in self.adopting:
             self.rewrites.setdefault(unmade.hook.call_id, []).append(unmade.hook)
@@ -829,9 +836,9 @@ class Judge:
                 message = f"a result for call {result.call_id}, which is already answered"
                 return [Violation("ADJ-2", result.line, message, (first.line,))]
             if result.call_id not in self.calls:
-                if self.uncalled.pop(result.call_id, None) is Executed:
+                if isinstance(self.uncalled.pop(result.call_id, None), Executed):
                     return []  # its run was blamed for having no call (RW-1)
-                self.uncalled[result.call_id] = Result
+                self.uncalled[result.call_id] = result
             message = f"a result for call {result.call_id}, which is not awaited"
             return [Violation("ADJ-2", result.line, message)]
         found = []
@@ -933,10 +940,10 @@ class Judge:
     def _executed(self, executed: Executed) -> list[Violation]:
         known = self.calls.get(executed.call_id)
         if not known and executed.own_record:
-            if self.uncalled.pop(executed.call_id, None) is Result:
+            if isinstance(self.uncalled.pop(executed.call_id, None), Result):
                 return []  # its result was blamed for answering no call (ADJ-2)
             # A body ran for no call the history holds: no reader but the tool has its input.
-            self.uncalled[executed.call_id] = Executed
+            self.uncalled[executed.call_id] = executed
             message = (
                 f"a command ran as call {executed.call_id} ({_show(executed.ran)}), which no "
                 "call before it in the log makes: neither the model history nor the log's call "
