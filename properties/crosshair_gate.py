@@ -66,7 +66,9 @@ BUDGETS: dict[str, float] = {
     "commit_prefix": 0.75,  # 0.20 s
     "may_start": 2.0,  # 1.34 s
     "unanswered_calls": 0.75,  # 0.19 s
-    "orphan_results": 2.0,  # unanswered_calls with its arguments swapped: no mutant of its own
+    # unanswered_calls with its arguments swapped: no operator to mutate; swapping them back
+    # (by hand, session 32) breaks two postconditions within 0.1 s, in each of three runs
+    "orphan_results": 0.5,
     "repeated_ids": 1.75,  # 0.54 s
     "results_in_call_order": 2.0,  # 1.53 s
     "is_absolute": 0.5,  # 0.06 s
