@@ -11,6 +11,7 @@ half lines, so kills land inside units and lines), runs the seed's program, and 
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -52,6 +53,9 @@ def run_child(path: Path, seed: int, length: int, pause: float) -> None:
 
 def serve() -> None:
     """Fork one child per request line; report each child's pid and its end."""
+    # What the driver imported, kept out of every collection: a child's collections then write
+    # to none of the pages it shares with the driver, which the fork would copy.
+    gc.freeze()
     for line in sys.stdin:
         request = json.loads(line)
         child = os.fork()
