@@ -76,6 +76,33 @@ def test_RW_2_the_record_holds_the_hook_s_input_as_the_json_value_it_gave(
         assert '{"command": "ls --safe", "timeout": 1}' in report.violations[0].violation.message
 
 
+@pytest.mark.parametrize(
+    ("marks", "blamed_at"),
+    [((None, None), [("LOG-8", 8), ("STEP-1", 8)]), (([1, 2], [2, 2]), [("LOG-8", 8)])],
+    ids=["no marker", "another commit"],
+)
+def test_LOG_8_STEP_1_events_are_known_lost_only_where_another_commit_breaks_one(
+    marks: tuple[list[int] | None, list[int] | None],
+    blamed_at: list[tuple[str, int]],
+    tmp_path: Path,
+) -> None:
+    """LOG-8: a result's commit of two ends at the next line, a step/start. Marked as the first
+    of another commit, it shows the result's commit lost its second event (a step/end), and
+    the step/start inside the step left open is that loss, not STEP-1 too; with no marker it
+    may be the due event written without one, so no event is known lost and STEP-1 is
+    reported. SPEC.md said a lost step/end is never STEP-1 too, which a reader took for both."""
+    name = "LOG-8-commit-broken-by-a-line-without-a-marker.jsonl"
+    rows = [json.loads(line) for line in (BLAME / "violations" / name).read_text().splitlines()]
+    for row, mark in zip(rows[7:9], marks, strict=True):
+        if mark is not None:
+            row["unit"] = mark
+    log = tmp_path / name
+    log.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    assert blamed(check(log)) == blamed_at
+    said = " ".join(spec_text("LOG-8").split())
+    assert "a line with no marker may be the due event written without one" in said
+
+
 def test_RW_2_a_sidecar_on_a_call_a_hook_denied_is_blamed() -> None:
     """RW-2 with HOOK-3: a deny discards every rewrite, and the sidecar is present exactly
     when an input was applied. h1 rewrote c1 and h2 denied it; the record still carried h1's
