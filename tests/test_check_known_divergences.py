@@ -554,20 +554,30 @@ def test_REC_1_a_resumed_turn_that_lost_its_task_started_is_no_codex_known_diver
 
 
 def test_REC_1_claude_code_resumed_without_its_repair_is_not_its_known_divergence(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """REC-1: Claude Code writes the crash's repair on resuming and then a message of its own,
-    its known divergence (set aside); a transcript whose next prompt and reply follow a call
-    left without any result (the repair never written) breaks REC-1 another way: it fails the
-    run under `--known claude-code`, where it passed."""
+    its known divergence (set aside), and forked or rewound at a call not yet answered it hangs
+    the next prompt from the call's record, sending the model a result no record holds (its
+    known divergence too, set aside: it was listed as not the known divergence). The same
+    transcript whose prompt hangs from no record (a converter dropping parentUuid) is a crash's
+    repair never written, REC-1 another way: it fails the run under `--known claude-code`."""
     status, out, _ = check(capsys, "--known", "claude-code", CC_REC_1_INVENTED)
     assert status == 0, out
     assert ":4: known divergence of claude-code: REC-1: the crash repair of call toolu_long" in out
     status, out, _ = check(capsys, "--known", "claude-code", CC_REC_1_NO_REPAIR)
+    assert status == 0, out
+    assert ":3: known divergence of claude-code: REC-1: a turn (a user's prompt whose " in out
+    unhung = tmp_path / "unhung.jsonl"
+    text = Path(CC_REC_1_NO_REPAIR).read_text()
+    unhung.write_text(text.replace('"parentUuid":"u2"', '"parentUuid":null'))
+    status, out, _ = check(capsys, "--known", "claude-code", str(unhung))
     assert status == 1, out
     assert (
         "[lines 3, 2]; not the known divergence: claude-code's is its own 'No response "
-        "requested.' written on resuming a turn a crash cut\n"
+        "requested.' written on resuming a turn a crash cut, or a prompt whose record hangs "
+        "from a call not yet answered, forked or rewound there (the result it sends the model "
+        "for the call never written)\n"
     ) in out
 
 

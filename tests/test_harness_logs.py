@@ -360,22 +360,41 @@ def test_REC_1_codex_resumed_after_a_crash_without_writing_the_repair() -> None:
     assert report.notices == []
 
 
-def test_REC_1_claude_code_resumed_after_a_crash_without_writing_the_repair() -> None:
+def test_REC_1_claude_code_resumed_after_a_crash_without_writing_the_repair(
+    tmp_path: Path,
+) -> None:
     """REC-1: a transcript whose next prompt comes while a call awaits its result, and whose
     next reply comes before any result, opened a turn over a crash left unrepaired (Claude Code
     2.1.332 writes the repair first: `valid/a-crash-repair-then-the-next-prompt.jsonl`). It was
     ADJ-1 at the prompt and ADJ-3 at the reply, two rules for one missing repair, where a dsh log
     or a Codex rollout says REC-1: now the same sentence, once, at the prompt. A prompt whose
-    call is answered after it stays ADJ-1 (`violations/ADJ-1.jsonl`)."""
-    report = check(CLAUDE / "violations" / "REC-1-resumed-without-a-repair.jsonl")
+    `parentUuid` names the call's record is Claude Code forking or rewinding the session there
+    (`--fork-session`, `--resume-session-at`: it sends the model a result no record holds),
+    and is said so, in a shape of its own. A prompt whose call is answered after it stays
+    ADJ-1 (`violations/ADJ-1.jsonl`)."""
+    forked = CLAUDE / "violations" / "REC-1-resumed-without-a-repair.jsonl"
+    report = check(forked)
     assert rules(report) == ["REC-1"]
     (found,) = report.violations
     assert (found.line, found.events) == (3, (3, 2))
+    assert found.violation.message == (
+        "a turn (a user's prompt whose parentUuid names the record of call toolu_long) starts, "
+        "where call toolu_long still awaits its result: a turn a crash left open is closed by "
+        "crash repair, which answers its calls, before the next starts; a fork or rewind there "
+        "(--fork-session, --resume-session-at) sends the model a result for it that no record "
+        "holds"
+    )
+    assert found.violation.facet == "unrecorded-repair-on-fork"
+    # The prompt hung from no record (a converter dropping parentUuid): a crash's lost repair.
+    unhung = tmp_path / "unhung.jsonl"
+    unhung.write_text(forked.read_text().replace('"parentUuid":"u2"', '"parentUuid":null'))
+    (found,) = check(unhung).violations
     assert found.violation.message == (
         "a turn (a user's prompt) starts, where call toolu_long still awaits its result: a turn "
         "a crash left open is closed by crash repair, which answers its calls, before the next "
         "starts"
     )
+    assert found.violation.facet == "prompt-opened-over-calls"
     assert rules(check(CLAUDE / "violations" / "ADJ-1.jsonl")) == ["ADJ-1"]
 
 

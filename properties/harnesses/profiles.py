@@ -170,7 +170,10 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
         "REC-1": KnownDivergence(
             "REC-1",
             Kind.BUG,
-            "resuming after a crash adds an assistant message the model never wrote",
+            "resuming after a crash adds an assistant message the model never wrote; forking "
+            "or rewinding a session at a call not yet answered (--fork-session, "
+            "--resume-session-at) sends the model a result for it ('[Tool result missing due "
+            "to internal error]') that no record holds",
         ),
         "ABORT-1": KnownDivergence(
             "ABORT-1",

@@ -182,6 +182,9 @@ class _Reader:
         # The calls of each assistant record, by its uuid: a result Claude Code wrote names the
         # record of its call (`sourceToolAssistantUUID`).
         self.calls_of_record: dict[str, tuple[str, ...]] = {}
+        # Each record's parent (`parentUuid`), by its uuid, for records other than the user's
+        # (prompts, results): how far back a prompt's branch runs without a result (`_forked_at`).
+        self.parent_of: dict[str, Any] = {}
 
     def observe(self, record: Mapping[str, Any], line: int) -> Iterator[Record]:
         kind = record.get("type")
@@ -191,6 +194,9 @@ class _Reader:
         if sidechain != bool(self.sidechain):
             return  # another conversation's record
         message = record.get("message")
+        uuid = record.get("uuid")
+        if kind != "user" and isinstance(uuid, str):
+            self.parent_of[uuid] = record.get("parentUuid")
         repair = self.repair
         abort_line = self.abort_line
         unreplied = self.unreplied
@@ -228,7 +234,13 @@ class _Reader:
             summary = record.get("isCompactSummary") is True
             source = record.get("sourceToolAssistantUUID")
             named = self.calls_of_record.get(source, ()) if isinstance(source, str) else ()
-            results = list(_user(message.get("content"), line, _refused(record), summary, named))
+            # A prompt's branch: walked back only for a prompt, the one record forked from.
+            forked_at = (
+                self._forked_at(record.get("parentUuid")) if isinstance(content, str) else ()
+            )
+            results = list(
+                _user(content, line, _refused(record), summary, named, forked_at=forked_at)
+            )
             yield from results
             if record.get("toolDenialKind") == "interrupted" and results:
                 # A repair answering several calls may write one record per call.
@@ -249,6 +261,20 @@ class _Reader:
             failed = _hook_failed(attachment, line)
             if failed is not None:
                 yield failed
+
+    def _forked_at(self, parent: Any) -> tuple[str, ...]:
+        """The calls of the records a prompt's `parentUuid` hangs it from, back to the last user
+        record (a prompt, results) on its branch: those a fork or rewind at a call not yet
+        answered leaves without a result on that branch. Claude Code hangs a prompt from the
+        record before it, so an ordinary one names none (a reply's text, or what hangs from its
+        results)."""
+        calls: list[str] = []
+        for _ in range(len(self.parent_of)):  # a parentUuid loop ends where the records do
+            if not isinstance(parent, str) or parent not in self.parent_of:
+                break
+            calls[:0] = self.calls_of_record.get(parent, ())
+            parent = self.parent_of[parent]
+        return tuple(calls)
 
     def _assistant(
         self, message: Mapping[str, Any], line: int, invented: str | None, uuid: Any, key: str
@@ -329,15 +355,22 @@ _FILE_TOOL_FIELDS = {
 
 
 def _user(
-    content: Any, line: int, refused: bool, summary: bool, named: tuple[str, ...]
+    content: Any,
+    line: int,
+    refused: bool,
+    summary: bool,
+    named: tuple[str, ...],
+    *,
+    forked_at: tuple[str, ...],
 ) -> Iterator[Observation]:
     """What a user record holds; `named`: the calls of the record its `sourceToolAssistantUUID`
-    names (Claude Code names the record of the call each result answers)."""
+    names (Claude Code names the record of the call each result answers); `forked_at`, a
+    prompt's (`Visible.forked_at`)."""
     if summary:  # a compaction's summary (`isCompactSummary`) opens no turn
         yield Visible("a compaction summary (isCompactSummary)", line)
         return
     if isinstance(content, str):  # a prompt: the turn it opens is marked by nothing else
-        yield Visible("a user message", line, prompt=True)
+        yield Visible("a user message", line, prompt=True, forked_at=forked_at)
         return
     blocks = [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
     results = [b for b in blocks if b.get("type") == "tool_result"]

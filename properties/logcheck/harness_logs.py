@@ -156,9 +156,12 @@ class Visible(PlainRecord):
     """A model-visible message that is neither a reply nor a result (`what` says which);
     `hook_context` when the log marks it as a PostToolUse hook's additionalContext; `prompt`
     when it is a user's prompt, which may open a turn no other record marks (a Claude Code
-    transcript's; a rollout's, where its task_started is missing)."""
+    transcript's; a rollout's, where its task_started is missing). `forked_at`: the calls a
+    prompt's record names as its branch's last (a transcript's `parentUuid` naming the record of
+    a call, or of what hangs from it, with no result between): Claude Code forks or rewinds a
+    session there, sending the model a result for each that no record holds."""
 
-    __slots__ = ("what", "line", "hook_context", "prompt")  # noqa: RUF023 (the fields' order)
+    __slots__ = ("what", "line", "hook_context", "prompt", "forked_at")  # noqa: RUF023
 
     def __init__(
         self,
@@ -166,11 +169,13 @@ class Visible(PlainRecord):
         line: int,
         hook_context: bool = False,
         prompt: bool = False,
+        forked_at: tuple[str, ...] = (),
     ) -> None:
         self.what = what
         self.line = line
         self.hook_context = hook_context
         self.prompt = prompt
+        self.forked_at = forked_at
 
 
 class HookRewrite(PlainRecord):
@@ -361,6 +366,11 @@ text of a message of its own seen there."""
 INVENTED_WITHOUT_REPAIR = "invented-without-repair"
 """REC-1: on resuming, an assistant message the loop wrote itself while calls await results,
 no repair result written for them."""
+UNRECORDED_REPAIR_ON_FORK = "unrecorded-repair-on-fork"
+"""REC-1: a user's prompt whose record names the record of a call awaiting its result as its
+parent (`Visible.forked_at`), the next reply before that result: Claude Code forking or rewinding
+a session at a call not yet answered (`--fork-session`, `--resume-session-at`), which sends the
+model a result for it (`[Tool result missing due to internal error]`) that no record holds."""
 
 
 FACETS = (
@@ -377,6 +387,7 @@ FACETS = (
     PROMPT_OPENED_OVER_CALLS,
     INVENTED_ON_RESUME,
     INVENTED_WITHOUT_REPAIR,
+    UNRECORDED_REPAIR_ON_FORK,
 )
 """Every shape above."""
 
@@ -435,6 +446,13 @@ class Dialect(PlainRecord):
 
 def _show(value: Any) -> str:
     return value if isinstance(value, str) else json_dumps(value, sort_keys=True)
+
+
+FORK_WORDS = (
+    "; a fork or rewind there (--fork-session, --resume-session-at) sends the model a result "
+    "for it that no record holds"
+)
+"""What a REC-1 of Claude Code's fork shape (`UNRECORDED_REPAIR_ON_FORK`) adds to its words."""
 
 
 def _resumed(text: str) -> str:
@@ -563,10 +581,7 @@ class Judge:
         if isinstance(observation, Reply) and (
             self.open is None or self.open.reply.key != observation.key
         ):
-            opened = self._turn_start(
-                held.line, "a turn (a user's prompt)", PROMPT_OPENED_OVER_CALLS
-            )
-            return opened + self._feed(observation)
+            return self._prompt_opened(held) + self._feed(observation)
         if isinstance(observation, TurnStart):
             # The turn's start written after its prompt (records ordered by a time they share):
             # held as the prompt was, over the same calls, with the prompt as its message.
@@ -618,6 +633,20 @@ class Judge:
             return found
         held, self.held = self.held, None
         return [] if held is None else self._landed(held)
+
+    def _prompt_opened(self, prompt: Visible) -> list[Violation]:
+        """REC-1: `prompt` opens a turn while calls await results, the next reply before any of
+        them; in Claude Code's fork or rewind shape when its record names a call's as its
+        parent (`Visible.forked_at`)."""
+        pending = self.open
+        forked = pending is not None and any(c in pending.waiting for c in prompt.forked_at)
+        if not forked:
+            return self._turn_start(
+                prompt.line, "a turn (a user's prompt)", PROMPT_OPENED_OVER_CALLS
+            )
+        shown = calls_awaiting(prompt.forked_at).partition(" await")[0]
+        what = f"a turn (a user's prompt whose parentUuid names the record of {shown})"
+        return self._turn_start(prompt.line, what, UNRECORDED_REPAIR_ON_FORK, FORK_WORDS)
 
     def _landed(self, visible: Visible) -> list[Violation]:
         """ADJ-1: `visible` landed while the open reply's calls await their results."""
@@ -975,7 +1004,7 @@ class Judge:
             )
         return found
 
-    def _turn_start(self, line: int, what: str, facet: str) -> list[Violation]:
+    def _turn_start(self, line: int, what: str, facet: str, why: str = "") -> list[Violation]:
         """REC-1: the turn before ended (a crash, when its calls still await results) and this
         one starts without the repair that answers them. They are closed here, so the messages
         and the reply that follow are not blamed on ADJ-1 and ADJ-3 as well. Worded as a dsh
@@ -985,7 +1014,7 @@ class Judge:
             return []
         waiting = self.open.waiting
         lines = tuple(self.open.line_of_call[c] for c in waiting)
-        message = f"{what} starts, where {calls_awaiting(waiting, 'still')}{UNREPAIRED_TURN}"
+        message = f"{what} starts, where {calls_awaiting(waiting, 'still')}{UNREPAIRED_TURN}{why}"
         self.abandoned.update(waiting)
         self.open = None
         return [Violation("REC-1", line, message, lines, facet)]

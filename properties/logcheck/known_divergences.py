@@ -110,8 +110,10 @@ KNOWN_SHAPES = {
             "a hook's updatedInput run for the call it names, a hook's record answering it",
         ),
         "REC-1": KnownShape(
-            ("invented-on-resume",),
-            "its own 'No response requested.' written on resuming a turn a crash cut",
+            ("invented-on-resume", "unrecorded-repair-on-fork"),
+            "its own 'No response requested.' written on resuming a turn a crash cut, or a "
+            "prompt whose record hangs from a call not yet answered, forked or rewound there "
+            "(the result it sends the model for the call never written)",
         ),
     },
     "codex": {
