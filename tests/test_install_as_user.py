@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tomllib
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -86,9 +86,22 @@ def make_target():
 """
 
 
+# Where the processes of this file keep bytecode: a folder of this module's own, empty at its
+# start, so they compile what they import as a fresh venv would, once; each compiled every
+# dependency (Hypothesis, pytest, pydantic) again before (0.9 s of the file's 8.7 s of CPU).
+_BYTECODE: list[Path] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _bytecode_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    _BYTECODE.append(tmp_path_factory.mktemp("pycache"))
+    yield
+    _BYTECODE.clear()
+
+
 def _run(argv: Sequence[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTHONPYCACHEPREFIX"] = str(_BYTECODE[-1])
     env["PY_COLORS"] = "0"  # pytest's text uncoloured where a CI asks for colour (FORCE_COLOR)
     return subprocess.run(
         list(argv), cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
