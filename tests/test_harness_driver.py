@@ -286,7 +286,9 @@ def test_every_hook_is_wrapped_for_the_audit_and_an_observer_records_what_ran() 
 
 
 def test_connects_are_read_from_the_strace_output() -> None:
-    """Every inet connect, its address, port and result; unix sockets are not network."""
+    """Every inet connect, its address, port and result; unix sockets are not network. A
+    connect another process's line cut in two (`<unfinished ...>`, then `<... connect
+    resumed>`) is read whole: line by line, it was lost."""
     trace = "\n".join(
         [
             "12 connect(3, {sa_family=AF_INET, sin_port=htons(4000), "
@@ -294,11 +296,20 @@ def test_connects_are_read_from_the_strace_output() -> None:
             '13 connect(4, {sa_family=AF_INET, sin_port=htons(443), sin_addr=inet_addr("1.2.3.4")}'
             ", 16) = -1 ENETUNREACH (Network is unreachable)",
             '14 connect(5, {sa_family=AF_UNIX, sun_path="/run/x"}, 110) = 0',
+            '15 connect(6, {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("5.6.7.8")}'
+            ", 16 <unfinished ...>",
+            "16 set_robust_list(0x7f3a2c1fe9e0, 24) = 0",
+            "15 <... connect resumed>)            = -1 ECONNREFUSED (Connection refused)",
         ]
     )
     found = parse_connects(trace)
-    assert [(c["address"], c["port"]) for c in found] == [("127.0.0.1", 4000), ("1.2.3.4", 443)]
+    assert [(c["address"], c["port"]) for c in found] == [
+        ("127.0.0.1", 4000),
+        ("1.2.3.4", 443),
+        ("5.6.7.8", 80),
+    ]
     assert found[1]["result"] == "ENETUNREACH (Network is unreachable)"
+    assert found[2]["result"] == "ECONNREFUSED (Connection refused)"
 
 
 def test_the_tracer_sees_every_connect_of_the_process_tree(tmp_path: Path) -> None:
