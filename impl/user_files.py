@@ -23,6 +23,7 @@ from typing import Final
 
 from loopspec.impl.system_words import system_reason
 from loopspec.model.errors import NO_RULE_BROKEN
+from loopspec.model.json_location import line_and_column, offset_past_depth
 from loopspec.model.json_text import json_refusal
 from loopspec.model.repeated_keys import RepeatedKey, given_twice, repeated_key
 
@@ -50,9 +51,13 @@ class UserFileError(ValueError):
     system refused it (no such file, no permission): no rule says what the file must be, as
     opposed to a device or a file over the cap, which SAFE-4 refuses."""
 
-    def __init__(self, message: str, *, unreadable: bool = False) -> None:
+    def __init__(
+        self, message: str, *, unreadable: bool = False, at: tuple[int, int] | None = None
+    ) -> None:
         super().__init__(message)
         self.unreadable = unreadable
+        self.at = at
+        """The line and column of the fault in the file's text, where it has one."""
 
     @property
     def rule_id(self) -> str:
@@ -140,7 +145,10 @@ def not_json(path: object, error: json.JSONDecodeError, what: str, reason: str =
 def refused_json(path: object, error: UserFileError, what: str) -> str:
     """The one wording of JSON `parse_user_json` refuses past its bounds (nested too deeply, a
     lone surrogate): SAFE-4's, as `error.rule_id` says."""
-    return f"{path}: the {what} is refused: {error}"
+    if error.at is None:
+        return f"{path}: the {what} is refused: {error}"
+    line, column = error.at
+    return f"{path}:{line}: the {what} is refused: {error}: column {column}"
 
 
 class NotJsonText(ValueError):
@@ -154,9 +162,16 @@ def read_user_json(path: Path, *, cap: int, what: str) -> object:
     """The JSON document in the user's file `path` (`read_user_file`, `parse_user_json`), every
     refusal in the one wording each reader of such a file uses: `UserFileError` for a file not
     read or JSON past SAFE-4's bounds (its `rule_id` says which), `NotJsonText` for the rest."""
+    return read_user_json_text(path, cap=cap, what=what)[0]
+
+
+def read_user_json_text(path: Path, *, cap: int, what: str) -> tuple[object, str]:
+    """`read_user_json`'s document and the text it was read from: a fault its reader finds in
+    the document names the line it is on (`loopspec.model.json_location`)."""
     data = read_user_file(path, cap=cap, what=what)
     try:
-        return parse_user_json(data)
+        text = data.decode("utf-8")
+        return parse_user_json(text), text
     except UnicodeDecodeError as error:
         raise NotJsonText(not_utf8(path, data, error, what)) from error
     except json.JSONDecodeError as error:
@@ -196,12 +211,12 @@ def parse_user_json(data: bytes | str, *, max_depth: int = MAX_JSON_DEPTH) -> ob
         text = data.decode("utf-8") if isinstance(data, bytes) else data
         value = json.loads(text, parse_constant=_refuse_constant)
     except RecursionError:
-        raise UserFileError(f"JSON nested deeper than {max_depth} levels") from None
+        raise _nested_too_deeply(text, max_depth) from None
     repeat = repeated_key(text, value)
     if repeat is not None:  # the parser kept the last of two values silently
         raise repeat
     if json_depth(value) > max_depth:
-        raise UserFileError(f"JSON nested deeper than {max_depth} levels")
+        raise _nested_too_deeply(text, max_depth)
     try:
         # A lone surrogate (`"\ud800"`) is valid JSON but not text: it could not be logged or
         # printed later.
@@ -209,6 +224,14 @@ def parse_user_json(data: bytes | str, *, max_depth: int = MAX_JSON_DEPTH) -> ob
     except UnicodeEncodeError:
         raise UserFileError("JSON holds a lone surrogate (\\uD800-\\uDFFF), not text") from None
     return value
+
+
+def _nested_too_deeply(text: str, max_depth: int) -> UserFileError:
+    """SAFE-4's refusal of `text` for its nesting, at the bracket that goes too deep: a file
+    edited by hand names its line, as every other fault in it does."""
+    offset = offset_past_depth(text, max_depth)
+    at = None if offset is None else line_and_column(text, offset)
+    return UserFileError(f"JSON nested deeper than {max_depth} levels", at=at)
 
 
 def json_depth(value: object) -> int:

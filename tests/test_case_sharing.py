@@ -26,6 +26,7 @@ from jsonschema import Draft202012Validator
 from test_blame_matrix import FIRST_USER
 
 import loopspec
+from loopspec.model.json_location import leading_path, line_of
 from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli.conform_run import (
     counterexample_lines,
@@ -46,7 +47,6 @@ from loopspec.properties.conformance.run import (
     resolve_target,
 )
 from loopspec.properties.conformance.target import ModelTarget, Observation
-from loopspec.properties.json_location import leading_path, line_of
 from loopspec.properties.profiles import PROFILES
 from loopspec.properties.stateful.strategies import CONFIGS
 

@@ -27,6 +27,7 @@ ALLOWED_MODEL_MODULES = frozenset(
         "loopspec.model.jsonvalue",
         "loopspec.model.json_text",  # JSON text read and written as json does, without it
         "loopspec.model.repeated_keys",  # JSON's: a key given twice in an object (LOG-3)
+        "loopspec.model.json_location",  # where a JSON path lies in a file: its line
         "loopspec.model.errors",
         "loopspec.model.commands",
         "loopspec.model.config",

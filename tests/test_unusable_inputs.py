@@ -356,9 +356,10 @@ def test_SAFE_4_json_past_its_bounds_names_SAFE_4_in_a_scenario_hooks_or_case_fi
     scenario = str(_scenario(tmp_path))
     nested = "JSON nested deeper than 200 levels"
     for argv, said in [
-        (["run", str(deep)], f"{deep}: the scenario is refused: {nested}"),
-        (["run", scenario, "--hooks", str(deep)], f"{deep}: the hooks file is refused: {nested}"),
-        (["replay", str(deep)], f"{deep}: the case file is refused: {nested}"),
+        # At the bracket that goes too deep, as every other fault in a hand-edited file.
+        (["run", str(deep)], f"{deep}:1: the scenario is refused: {nested}: column 201"),
+        (["run", scenario, "--hooks", str(deep)], f"{deep}:1: the hooks file is refused: {nested}"),
+        (["replay", str(deep)], f"{deep}:1: the case file is refused: {nested}: column 201"),
         (["run", str(surrogate)], f"{surrogate}: the scenario is refused: JSON holds a lone"),
     ]:
         assert main([*argv, *(["--log", str(log)] if argv[0] == "run" else [])]) == 2
@@ -520,14 +521,14 @@ def test_PROTO_1_a_scenario_names_PROTO_1_for_a_reply_s_shape_and_no_rule_for_it
     cases = [
         (
             {"turns": [{"user": "x", "replies": [{"blocks": [], "finish": "sideways"}]}]},
-            "[PROTO-1] {path}: $.turns[0].replies[0].finish must be cancelled, completed or "
+            "[PROTO-1] {path}:1: $.turns[0].replies[0].finish must be cancelled, completed or "
             'max-tokens, not "sideways"',
         ),
-        ({"turns": []}, "{path}: $.turns must list at least one turn"),
+        ({"turns": []}, "{path}:1: $.turns must list at least one turn"),
         # A hooks file or a case beside the scenarios, given in its place.
         (
             {"hooks": {"PreToolUse": []}},
-            "{path}: $ holds `hooks` and no `turns`: a hooks settings file, not a scenario; "
+            "{path}:1: $ holds `hooks` and no `turns`: a hooks settings file, not a scenario; "
             "give it with --hooks",
         ),
         (
@@ -536,17 +537,17 @@ def test_PROTO_1_a_scenario_names_PROTO_1_for_a_reply_s_shape_and_no_rule_for_it
         ),
         (
             {**SCENARIO, "tools": [SCENARIO["tools"][0]] * 2},
-            '{path}: $.tools[1].name: tool "bash" is declared twice',
+            '{path}:1: $.tools[1].name: tool "bash" is declared twice',
         ),
         # It said "unknown approval outcome 'yes'": not where, nor which outcomes there are.
         (
             {**SCENARIO, "approvals": {"c1": "yes"}},
-            '{path}: $.approvals.c1 is "yes", no approval outcome; the outcomes are '
+            '{path}:1: $.approvals.c1 is "yes", no approval outcome; the outcomes are '
             "allowed-once, cancelled, rejected, unavailable",
         ),
         (
             {**SCENARIO, "defaultApproval": "no"},
-            '{path}: $.defaultApproval is "no", no approval outcome; the outcomes are ',
+            '{path}:1: $.defaultApproval is "no", no approval outcome; the outcomes are ',
         ),
     ]
     for index, (document, said) in enumerate(cases):

@@ -23,10 +23,11 @@ from pathlib import Path
 
 import attrs
 
-from loopspec.impl.user_files import NotJsonText, UserFileError, read_user_json
+from loopspec.impl.user_files import NotJsonText, UserFileError, read_user_json_text
 from loopspec.model.config import HOOK_POINTS, HookSpec, handler_id, matcher_problem
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.events import HOOK_DIALECTS
+from loopspec.model.json_location import leading_path, line_of
 
 CLAUDE_CODE = "claude-code"
 CODEX = "codex"
@@ -46,13 +47,21 @@ class HookSettingsError(LoopSpecError):
     subset (HOOK-8, the one rule about what a configured hook may say) and SAFE-4's bounds."""
 
     def __init__(
-        self, source: str, json_path: str, problem: str, rule_id: str = NO_RULE_BROKEN
+        self,
+        source: str,
+        json_path: str,
+        problem: str,
+        rule_id: str = NO_RULE_BROKEN,
+        *,
+        line: int | None = None,
     ) -> None:
         self.source = source
         self.json_path = json_path
         self.problem = problem
-        # No JSON path for a file not read: its refusal names the file itself.
-        located = f"{source}: {json_path}: {problem}" if json_path else problem
+        # No JSON path for a file not read: its refusal names the file itself. The line, where
+        # the file's text is known: a settings file is edited by hand, in an editor.
+        at = source if line is None else f"{source}:{line}"
+        located = f"{at}: {json_path}: {problem}" if json_path else problem
         super().__init__(located, rule_id=rule_id)
 
 
@@ -138,12 +147,21 @@ def load_settings(path: str | Path, *, dialect: str | None = None) -> HookSettin
     """Read a `settings.json` / `hooks.json` file; `HookSettingsError` when it is unusable."""
     source = str(path)
     try:
-        document = read_user_json(Path(path), cap=SETTINGS_FILE_CAP, what="hooks file")
+        document, text = read_user_json_text(Path(path), cap=SETTINGS_FILE_CAP, what="hooks file")
     except NotJsonText as error:  # at no JSON path: the line says where
         raise HookSettingsError(source, "", str(error)) from error
     except UserFileError as error:  # SAFE-4's refusal, or the system's (no rule)
         raise HookSettingsError(source, "", str(error), error.rule_id) from error
-    return parse_settings(document, source=source, dialect=dialect)
+    try:
+        return parse_settings(document, source=source, dialect=dialect)
+    except HookSettingsError as error:
+        where = leading_path(error.json_path)
+        if where is None:  # (the --dialect argument's own fault: no line of the file)
+            raise
+        line = line_of(text, where)
+        raise HookSettingsError(
+            source, error.json_path, error.problem, error.rule_id, line=line
+        ) from error
 
 
 def parse_settings(

@@ -35,10 +35,11 @@ replies are used up fails the turn with `SCENARIO_EXHAUSTED` (the log says so).
 from __future__ import annotations
 
 import asyncio
+import difflib
 from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
@@ -50,7 +51,7 @@ from loopspec.impl.opening import SessionInfo
 from loopspec.impl.presentation import Shown
 from loopspec.impl.seams import ApprovalRequest, ModelRequest, ProviderFailed
 from loopspec.impl.tools import JSON_TYPES, RegisteredTool, ToolExecution
-from loopspec.impl.user_files import NotJsonText, UserFileError, read_user_json
+from loopspec.impl.user_files import NotJsonText, UserFileError, read_user_json_text
 from loopspec.model.commands import (
     APPROVAL_OUTCOMES,
     ModelReplies,
@@ -60,7 +61,9 @@ from loopspec.model.commands import (
 )
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.events import Event
+from loopspec.model.json_location import leading_path, line_of
 from loopspec.model.json_text import spelled
+from loopspec.model.messages import ToolCallBlock
 from loopspec.properties.conformance.command_codec import ProtocolError, command_from_json
 
 
@@ -99,7 +102,13 @@ class Scenario:
 
 
 def _outcome(value: object, where: str) -> ToolOutcome:
-    command = command_from_json({"kind": "ToolFinishes", "callId": "x", "outcome": value}, where)
+    finishes = {"kind": "ToolFinishes", "callId": "x", "outcome": value}
+    try:
+        command = command_from_json(finishes, where)
+    except ProtocolError as error:
+        # The outcome is the value at `where`: no `outcome` member is in the file.
+        said = error.message.replace(f"{where}.outcome", where, 1)
+        raise ProtocolError(said, rule_id=error.rule_id) from error
     assert isinstance(command, ToolFinishes)
     return command.outcome
 
@@ -113,17 +122,43 @@ MAX_PARALLEL_CAP = 1024
 def load_scenario(path: Path) -> Scenario:
     """Read and validate a scenario file; `ScenarioError` (one line, exit 2) when unusable."""
     try:
-        document = read_user_json(path, cap=SCENARIO_FILE_CAP, what="scenario")
+        document, text = read_user_json_text(path, cap=SCENARIO_FILE_CAP, what="scenario")
     except NotJsonText as error:
         raise ScenarioError(str(error)) from error
     except UserFileError as error:  # not read, or past SAFE-4's bounds
         raise ScenarioError(str(error), rule_id=error.rule_id) from error
     try:
-        return _parse(document, str(path))
-    except ProtocolError as error:
-        raise ScenarioError(f"{path}: {error.message}", rule_id=error.rule_id) from error
+        return _parse_document(document)
+    except (ScenarioError, ProtocolError) as error:
+        # A scenario is written by hand: the line of the path, as a case's faults name it.
+        where = leading_path(error.message)
+        line = "" if where is None else f":{line_of(text, where)}"
+        raise ScenarioError(f"{path}{line}: {error.message}", rule_id=error.rule_id) from error
     except (KeyError, TypeError, ValueError, OverflowError) as error:
         raise ScenarioError(f"{path}: malformed scenario: {error}") from error
+
+
+# The members each object of a scenario may hold; a turn's last three are `run --harness`'s
+# (properties/harnesses/script.py), the bundled loop's run ignores them.
+_SCENARIO_MEMBERS: Final = (
+    "tools", "maxParallel", "cwd", "turns", "results", "approvals", "defaultApproval"
+)  # fmt: skip
+_TOOL_MEMBERS: Final = ("name", "concurrencySafe", "requiredKeys", "inputSchema")
+_TURN_MEMBERS: Final = (
+    "user", "replies", "crashAfterSeconds", "abortAfterSeconds", "cutAfterFile"
+)  # fmt: skip
+
+
+def _refuse_unknown_members(found: dict[str, Any], known: tuple[str, ...], where: str) -> None:
+    """Refuse a member the scenario format does not have: a misspelt `tool` ran the turns with
+    no tool declared, and a misspelt `results` ran every call with empty output, exit 0."""
+    for key in found:
+        if key not in known:
+            nearest = difflib.get_close_matches(key, known, n=1)
+            hint = f" (did you mean {nearest[0]}?)" if nearest else ""
+            raise ScenarioError(
+                f"{where}.{key} is not a member here{hint}; the members here are {', '.join(known)}"
+            )
 
 
 def _field(document: dict[str, Any], key: str, kind: type, default: object) -> Any:
@@ -153,6 +188,7 @@ def _tools(raw: list[Any]) -> tuple[ScenarioTool, ...]:
     for index, entry in enumerate(raw):
         where = f"$.tools[{index}]"
         tool = _object(entry, where)
+        _refuse_unknown_members(tool, _TOOL_MEMBERS, where)
         name = tool.get("name")
         if not isinstance(name, str) or not name:
             raise ScenarioError(f"{where}.name must be a non-empty string")
@@ -192,6 +228,7 @@ def _turns(raw: list[Any]) -> tuple[tuple[str, tuple[ModelReplies, ...]], ...]:
     turns = []
     for i, entry in enumerate(raw):
         turn = _object(entry, f"$.turns[{i}]")
+        _refuse_unknown_members(turn, _TURN_MEMBERS, f"$.turns[{i}]")
         user = turn.get("user")
         if not isinstance(user, str):
             raise ScenarioError(f"$.turns[{i}].user must be a string")
@@ -224,6 +261,30 @@ def _refuse_another_kind_of_file(document: dict[str, Any]) -> None:
         )
 
 
+def _refuse_answers_to_no_call(
+    turns: tuple[tuple[str, tuple[ModelReplies, ...]], ...], document: dict[str, Any]
+) -> None:
+    """Refuse a result or an approval for a call id no reply makes: a call id renamed in its
+    reply alone left its result unused, and the call ran with empty output, exit 0."""
+    calls = [
+        block.id
+        for _, replies in turns
+        for reply in replies
+        for block in reply.blocks
+        if isinstance(block, ToolCallBlock)
+    ]
+    for member in ("results", "approvals"):
+        for call_id in document.get(member, {}):
+            if call_id not in calls:
+                nearest = difflib.get_close_matches(call_id, calls, n=1)
+                hint = f" (did you mean {nearest[0]}?)" if nearest else ""
+                made = ", ".join(dict.fromkeys(calls)) or "none"
+                raise ScenarioError(
+                    f"$.{member}.{call_id} names no call the replies make{hint}; the calls "
+                    f"are {made}"
+                )
+
+
 def _working_directory(document: dict[str, Any]) -> str:
     cwd = _field(document, "cwd", str, str(Path.cwd()))
     if not Path(cwd).is_dir():
@@ -232,16 +293,10 @@ def _working_directory(document: dict[str, Any]) -> str:
     return str(cwd)
 
 
-def _parse(document: Any, source: str) -> Scenario:
-    try:
-        return _parse_document(document)
-    except ScenarioError as error:
-        raise ScenarioError(f"{source}: {error.message}", rule_id=error.rule_id) from error
-
-
 def _parse_document(document: Any) -> Scenario:
     document = _object(document, "$")
     _refuse_another_kind_of_file(document)
+    _refuse_unknown_members(document, _SCENARIO_MEMBERS, "$")
     tools = _tools(_field(document, "tools", list, []))
     turns = _turns(_field(document, "turns", list, []))
     if not turns:  # `{}` or a mistyped key would otherwise "run" and report nothing, exit 0
@@ -260,6 +315,7 @@ def _parse_document(document: Any) -> Scenario:
                 f"{where} is {spelled(outcome)}, no approval outcome; the outcomes are "
                 f"{', '.join(sorted(APPROVAL_OUTCOMES))}"
             )
+    _refuse_answers_to_no_call(turns, document)
     max_parallel = _field(document, "maxParallel", int, 10)
     if not 1 <= max_parallel <= MAX_PARALLEL_CAP:
         raise ScenarioError(f"$.maxParallel must be between 1 and {MAX_PARALLEL_CAP}")

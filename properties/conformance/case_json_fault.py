@@ -16,7 +16,7 @@ import unicodedata
 from typing import Final
 
 from loopspec.impl.user_files import not_json
-from loopspec.properties.json_location import line_and_column
+from loopspec.model.json_location import line_and_column
 from loopspec.properties.typographic import CURLED_QUOTES
 
 # Characters JSON does not read as space that show as space, or as nothing.

@@ -258,7 +258,7 @@ def decode_union(value: object, union: str, path: str) -> Any:
     if key not in obj:  # as a missing field is said: "must be ..., not nothing" read oddly
         raise ProtocolError(f"{path}.{key} is missing; it must be {options}")
     # A misspelt kind ('SubmitUsr') is named with the nearest, as a misspelt field or enum is.
-    tags = [str(TAGS[member][1]) for member in members]
+    tags = [_spelled(TAGS[member][1]) for member in members]  # as JSON spells them: true
     nearest = difflib.get_close_matches(tag, tags, n=1) if isinstance(tag, str) else []
     hint = f" (did you mean {nearest[0]}?)" if nearest else ""
     raise ProtocolError(f"{path}.{key} must be {options}, not {spelled(tag)}{hint}")

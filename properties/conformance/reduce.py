@@ -370,7 +370,7 @@ def _simpler_arguments(arguments: str, required: tuple[str, ...] | None) -> Iter
         parsed = json.loads(arguments)
         # Written back only as they were read: not a number beyond a float's range (inf).
         json.dumps(parsed, allow_nan=False)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than the stack: kept as they are
         return
     if isinstance(parsed, dict):
         for simpler in _simpler_objects(parsed, required):

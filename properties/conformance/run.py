@@ -46,6 +46,12 @@ from loopspec.model.commands import (
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.invariants import LogMonitor, rule_ids
+from loopspec.model.json_location import (
+    leading_path,
+    line_and_column,
+    line_of,
+    lines_of,
+)
 from loopspec.model.json_text import spelled
 from loopspec.model.repeated_keys import RepeatedKey, given_twice
 from loopspec.model.transitions import TRANSITIONS
@@ -107,12 +113,6 @@ from loopspec.properties.conformance.target import (
     refused_alike,
 )
 from loopspec.properties.conformance.waiting import command_sent, listening
-from loopspec.properties.json_location import (
-    leading_path,
-    line_and_column,
-    line_of,
-    lines_of,
-)
 from loopspec.properties.profiles import PROFILES, Profile
 from loopspec.properties.spec_rules import rule_sections
 from loopspec.properties.typographic import curled_quotes_hint

@@ -56,7 +56,7 @@ def _not_an_object(arguments: str) -> bool:
         return True
     try:
         return not isinstance(json.loads(arguments), dict)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than the stack: no object read
         return True
 
 

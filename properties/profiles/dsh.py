@@ -838,7 +838,7 @@ def _last_reply_calls(run: Run) -> list[Json]:
 def _is_object_text(arguments: object) -> bool:
     try:
         return isinstance(arguments, str) and isinstance(json.loads(arguments), dict)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than the stack: no object read
         return False
 
 

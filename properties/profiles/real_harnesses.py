@@ -87,7 +87,7 @@ def _parsed(arguments: object) -> object:
         return arguments
     try:
         value: object = json.loads(arguments)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than the stack: kept as text
         return arguments
     return value
 

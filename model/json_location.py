@@ -48,6 +48,25 @@ def lines_of(text: str, paths: list[Path]) -> list[int]:
     return lines
 
 
+# A string (escapes and all, no backtracking on one left open) or a bracket.
+_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def offset_past_depth(text: str, depth: int) -> int | None:
+    """The offset of the first bracket that nests deeper than `depth` in the JSON `text` (its
+    strings skipped), or None: where a file refused for its nesting goes too deep."""
+    level = 0
+    for found in _STRING_OR_BRACKET.finditer(text):
+        opening = text[found.start()]
+        if opening in "[{":
+            level += 1
+            if level > depth:
+                return found.start()
+        elif opening in "]}":
+            level -= 1
+    return None
+
+
 def line_and_column(text: str, offset: int) -> tuple[int, int]:
     """The 1-based line and column of the character at `offset`."""
     line_start = text.rfind("\n", 0, offset) + 1

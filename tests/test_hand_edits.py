@@ -1,0 +1,200 @@
+"""Hand edits of a case file, a scenario and a hooks file, as a person makes them in an editor:
+each refusal is one line naming the file, the line (and the column where the fault is in the
+JSON text itself), the member's path and what was expected, exit 2, never a traceback.
+
+(tests/test_case_sharing.py and tests/test_case_from_chat.py hold the case's other edits;
+this table holds those a scenario or hooks file named no line for, or that ran anyway.)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from loopspec.properties.cli.main import main
+
+CASE = Path(__file__).parent / "regressions" / "claude-code-RW-1.json"
+
+SCENARIO = json.dumps(
+    {
+        "tools": [
+            {
+                "name": "bash",
+                "concurrencySafe": False,
+                "requiredKeys": ["command"],
+                "inputSchema": {
+                    "properties": {"command": {"type": "string"}},
+                    "required": ["command"],
+                },
+            }
+        ],
+        "maxParallel": 2,
+        "turns": [
+            {
+                "user": "clean the build",
+                "replies": [
+                    {
+                        "blocks": [
+                            {
+                                "type": "tool-call",
+                                "id": "c1",
+                                "name": "bash",
+                                "arguments": '{"command": "rm -rf build"}',
+                            }
+                        ],
+                        "finish": "completed",
+                    },
+                    {"blocks": [{"type": "text", "text": "done"}], "finish": "completed"},
+                ],
+            }
+        ],
+        "results": {"c1": {"ok": True, "text": "removed"}},
+        "approvals": {"c1": "allowed-once"},
+    },
+    indent=2,
+)
+
+SETTINGS = json.dumps(
+    {
+        "hooks": {
+            "PreToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "true", "timeout": 5}]}
+            ]
+        }
+    },
+    indent=2,
+)
+
+
+def _edit(old: str, new: str) -> Callable[[str], str]:
+    def edited(text: str) -> str:
+        assert old in text, old
+        return text.replace(old, new, 1)
+
+    return edited
+
+
+_DEEP = "[" * 300 + "]" * 300
+_DEEPER_THAN_THE_STACK = "[" * 100_000 + "]" * 100_000
+_MEMBERS = "tools, maxParallel, cwd, turns, results, approvals, defaultApproval"
+_HANDLER = "$.hooks.PreToolUse[0].hooks[0]"
+
+# (file edited, the edit, what follows `loopspec: error: ` (the file as FILE), or "" when the
+# edited file is run: exit 0).
+EDITS: dict[str, tuple[str, Callable[[str], str], str]] = {
+    # A call's arguments (a string) holding JSON nested deeper than the stack: replay under
+    # the claude-code and codex profiles ended in a RecursionError's traceback, exit 3.
+    "case: arguments nested past the stack": (
+        "case",
+        _edit('"{\\"command\\":\\"ls\\"}"', f'"{_DEEPER_THAN_THE_STACK}"'),
+        "",
+    ),
+    "case: nested too deeply": (
+        "case",
+        _edit('"command": "echo rewritten"', f'"command": {_DEEP}'),
+        "[SAFE-4] FILE:91: the case file is refused: JSON nested deeper than 200 levels: "
+        "column 217",
+    ),
+    "case: a boolean as a string": (
+        "case",
+        _edit('"ok": true', '"ok": "true"'),
+        '[PROTO-1] FILE:105: $.commands[4].outcome.ok must be true or false, not "true" (did '
+        "you mean true?)",
+    ),
+    "scenario: a member misspelt": (
+        "scenario",
+        _edit('"tools"', '"tool"'),
+        f"FILE:2: $.tool is not a member here (did you mean tools?); the members here are "
+        f"{_MEMBERS}",
+    ),
+    "scenario: a member added to a turn": (
+        "scenario",
+        _edit('"user": "clean the build",', '"user": "clean the build", "note": "x",'),
+        "FILE:24: $.turns[0].note is not a member here; the members here are user, replies, "
+        "crashAfterSeconds, abortAfterSeconds, cutAfterFile",
+    ),
+    "scenario: a number as a string": (
+        "scenario",
+        _edit('"maxParallel": 2', '"maxParallel": "2"'),
+        "FILE:21: $.maxParallel must be an integer",
+    ),
+    "scenario: a result's call renamed": (
+        "scenario",
+        _edit('"results": {\n    "c1"', '"results": {\n    "c2"'),
+        "FILE:50: $.results.c2 names no call the replies make; the calls are c1",
+    ),
+    "scenario: an approval's call renamed": (
+        "scenario",
+        _edit('"approvals": {\n    "c1"', '"approvals": {\n    "c9"'),
+        "FILE:56: $.approvals.c9 names no call the replies make; the calls are c1",
+    ),
+    "scenario: a result's boolean as a string": (
+        "scenario",
+        _edit('"ok": true', '"ok": "true"'),
+        '[PROTO-1] FILE:51: $.results.c1.ok must be true or false, not "true" (did you mean true?)',
+    ),
+    "scenario: nested too deeply": (
+        "scenario",
+        _edit('"text": "removed"', f'"text": {_DEEP}'),
+        "[SAFE-4] FILE:52: the scenario is refused: JSON nested deeper than 200 levels: column 212",
+    ),
+    "hooks: a number as a string": (
+        "hooks",
+        _edit('"timeout": 5', '"timeout": "5"'),
+        f"FILE:10: {_HANDLER}.timeout: must be a number of seconds",
+    ),
+    "hooks: a required member cut": (
+        "hooks",
+        _edit('"command": "true",', ""),
+        f"FILE:7: {_HANDLER}.command: must be a non-empty string",
+    ),
+    "hooks: a matcher no regex": (
+        "hooks",
+        _edit('"matcher": "Bash"', '"matcher": "(*"'),
+        "[HOOK-8] FILE:5: $.hooks.PreToolUse[0].matcher: not a valid regex: nothing to repeat "
+        "at position 1",
+    ),
+    "hooks: a list for the object": (
+        "hooks",
+        lambda text: f"[{text}]",
+        "FILE:1: $: settings must be a JSON object",
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", EDITS)
+def test_PROTO_1_SAFE_4_HOOK_8_EXE_2_a_hand_edit_names_its_file_line_and_path_or_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edit: str
+) -> None:
+    """PROTO-1, SAFE-4, HOOK-8, EXE-2: a scenario's or a hooks file's fault named the file and
+    the JSON path but no line, so a person counted a path like $.turns[0].replies[1] out by
+    hand; a misspelt scenario member (`tool`), one added to a turn, or a result or approval
+    for a call id renamed in its reply alone ran anyway, exit 0, the calls with empty output;
+    a boolean given as the string "true" was met with "did you mean True?", Python's spelling,
+    and a scenario's result as "$.results.c1.outcome.ok", a member the file does not have;
+    nesting past SAFE-4's bound named no line; and a case's call arguments nested deeper than
+    the stack ended a profile's replay in a traceback (EXE-2: such text is kept as text)."""
+    kind, change, said = EDITS[edit]
+    log = tmp_path / "out.jsonl"
+    scenario = tmp_path / "scenario.json"
+    scenario.write_text(SCENARIO, encoding="utf-8")
+    edited = tmp_path / f"{kind}.json"
+    source = {"case": CASE.read_text(encoding="utf-8"), "scenario": SCENARIO, "hooks": SETTINGS}
+    edited.write_text(change(source[kind]), encoding="utf-8")
+    argv = {
+        "case": ["replay", str(edited), "--bundled"],
+        "scenario": ["run", str(edited), "--log", str(log)],
+        "hooks": ["run", str(scenario), "--hooks", str(edited), "--log", str(log)],
+    }[kind]
+    status = main(argv)
+    err = capsys.readouterr().err
+    if not said:
+        assert (status, err) == (0, "")
+        if kind == "case":  # and under the other profile that compares call arguments
+            assert main([*argv, "--profile", "codex"]) == 0
+        return
+    assert (status, err) == (2, f"loopspec: error: {said.replace('FILE', str(edited))}\n")
+    assert not log.exists()
