@@ -561,7 +561,10 @@ class Prefix:
     # folds an event it judged straight from its JSON through those, without building a fact.
 
     def _fold_turn_start(self, fact: Fact) -> None:
-        self.start_turn(fact.turn)
+        # A turn/start naming the open turn (TURN-1 blames it) is that turn's, written again:
+        # what follows goes on in it, its step open still.
+        if fact.turn is None or fact.turn != self.open_turn:
+            self.start_turn(fact.turn)
 
     def names_open_turn(self, turn: int | None) -> bool:
         """Whether `turn` is the open turn's number, as it was given or as it was due."""
@@ -630,7 +633,10 @@ class Prefix:
         self._reset("turn")
 
     def _fold_step_start(self, fact: Fact) -> None:
-        self.start_step(fact.step)
+        # A step/start naming the open step (STEP-1 blames it) is that step's, written again:
+        # what follows goes on in it (its calls await their results there).
+        if fact.step is None or fact.step != self.open_step:
+            self.start_step(fact.step)
 
     def start_step(self, step: int | None) -> None:
         """Fold a step/start of `step`."""

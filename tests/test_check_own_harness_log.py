@@ -588,6 +588,33 @@ def test_STEP_3_a_result_naming_another_step_is_blamed_once(
     assert said in out
 
 
+@pytest.mark.parametrize(
+    ("copied", "said"),
+    [
+        (1, "STEP-1 (seq 7): step 1 starts inside open step 1"),
+        (0, "REC-1 (seq 7): turn 1 starts inside open turn 1, where call c1 still awaits its"),
+    ],
+    ids=["step/start", "turn/start"],
+)
+def test_STEP_1_REC_1_a_start_written_again_mid_step_is_blamed_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], copied: int, said: str
+) -> None:
+    """A writer that writes its step's (or turn's) start again while a call awaits its result
+    (a retried write, or a resume without repair): STEP-1 at the copy (REC-1, a turn opened
+    over a call awaiting its result), and then the call's result "which no call of this step
+    made" (ADJ-2), or every later event of the step outside any step (STEP-3) and the call
+    unanswered at the turn's end (ADJ-3). The copy starts nothing: blamed once."""
+    events = docs_events()
+    events.insert(7, json.loads(json.dumps(edited(events, copied))))
+    for seq, event in enumerate(events):
+        event["seq"] = seq
+    edited(events, 8)["sourceEventSeqs"] = [6]
+    code, out = run(capsys, docs_log(tmp_path / "again.jsonl", events))
+    rule = said.split(" ", maxsplit=1)[0]
+    assert (code, out.splitlines()[-1]) == (1, f"checked 1 log, 14 events: 1 violation ({rule}: 1)")
+    assert f":9: {said}" in out
+
+
 def test_LOG_4_a_log_timed_in_seconds_is_noted_once_at_its_first_event(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
