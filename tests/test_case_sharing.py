@@ -981,6 +981,13 @@ MEMBER_EDITS: list[tuple[str, Callable[[dict[str, Any]], object]]] = [
     ("no commands", lambda doc: doc.update(commands=[])),
     ("expect is anything", lambda doc: doc.update(expect=[1, {"a": None}])),
     ("loopspecVersion is a number", lambda doc: doc.update(loopspecVersion=1)),
+    # Replay refused a whole number written with a fraction or an exponent, which the schema
+    # reads, as JSON Schema does, as the integer it is.
+    ("maxParallel written 2.0", lambda doc: doc["config"].update(maxParallel=2.0)),
+    ("epochMs written 1.7e12", lambda doc: doc["config"].update(epochMs=1.7e12)),
+    ("maxParallel written 2.5", lambda doc: doc["config"].update(maxParallel=2.5)),
+    ("maxParallel a string", lambda doc: doc["config"].update(maxParallel="2")),
+    ("a prompt a number", lambda doc: doc["commands"][0].update(text=1)),
 ]
 
 

@@ -174,6 +174,10 @@ def _decode_value(value: object, annotation: str, path: str) -> object:
         return value
     if annotation in ("int", "float"):
         exact = annotation == "int"
+        if exact and isinstance(value, float) and value.is_integer():
+            # An integer to JSON Schema, as `loopspec schema` states it: 1.0 and 1.7e12 are the
+            # numbers 1 and 1700000000000 (a hand edit, a Gson writer), where they were refused.
+            value = int(value)
         numeric = int if exact else (int, float)
         if isinstance(value, bool) or not isinstance(value, numeric):
             raise ProtocolError(f"{path} must be {_EXPECTED[annotation]}")
