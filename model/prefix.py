@@ -81,6 +81,8 @@ no call taken for the one call of its step then awaiting a result (`Prefix.sole_
 REMEMBERED_GONE = 4096
 PACKED_SURFACE = 4096
 """The surface nodes from which `Prefix` keeps their seqs packed in arrays."""
+_BELOW_EVERY_SEQ = float("-inf")
+"""`Prefix.last_surface_seq` before the first surface event: any seq comes after it."""
 REPAIR_NOT_STARTED = "TOOL_NOT_STARTED"
 REPAIR_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN"
 REPAIR_CODES = (REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN)
@@ -418,16 +420,20 @@ class Prefix:
         # after the last one (always, in a log that keeps LOG-1), a node is found by bisecting
         # `surface_keys`, which rise along the surface: an appended node's key is its seq, a
         # replacement inherits the key of the first node it replaces (`replacement_keys`).
-        # After an out-of-order surface event, nodes are found by linear search instead.
+        # None until the first replacement: the keys are then the seqs, and one list is kept
+        # (an append to each was about 100 instructions a surface event). After an
+        # out-of-order surface event, nodes are found by linear search instead.
         # Lists, packed into arrays of 8-byte integers once `PACKED_SURFACE` nodes long
         # (`append_surface`): importing `array` imports collections, which would cost a short
         # log's check a fifth of the interpreter's start; a long one's ints take a quarter of
         # the memory packed.
         self.surface_seqs: list[int] | array[int] = []
         self.surface_kinds = bytearray()
-        self.surface_keys: list[int] | array[int] = []
+        self.surface_keys: list[int] | array[int] | None = None
         self.replacement_keys: dict[int, int] = {}
-        self.last_surface_seq: int | None = None
+        # The last surface event's seq, below every int before the first (one comparison an
+        # append, where a test of None was one more).
+        self.last_surface_seq: float = _BELOW_EVERY_SEQ
         self.surface_in_order = True
         # What became of surface events no longer on the surface, for LOG-7's words: a node
         # taken off by a replacement, with that replacement's seq, and the replacements LOG-7
@@ -966,11 +972,14 @@ class Prefix:
             for gone in self.surface_seqs[first : last + 1]:
                 self.replacement_keys.pop(gone, None)
         # The span becomes one node, at `first`, keeping the first node's key.
-        key = self.surface_keys[first]
+        keys = self.surface_keys
+        if keys is None:  # the first replacement: the keys part from the seqs
+            keys = self.surface_keys = self.surface_seqs[:]
+        key = keys[first]
         self.surface_seqs[first] = seq
         del self.surface_seqs[first + 1 : last + 1]
         self.surface_kinds[first : last + 1] = bytes([code])
-        del self.surface_keys[first + 1 : last + 1]
+        del keys[first + 1 : last + 1]
         if key != seq:
             self.replacement_keys[seq] = key
 
@@ -991,13 +1000,16 @@ class Prefix:
     def append_surface(self, seq: int, code: int) -> None:
         """Fold the surface node a surface event at `seq` appends (`code`: its `SURFACE_CODE`)."""
         # `_surface_order`, inlined: most surface events are appended.
-        if self.surface_in_order and self.last_surface_seq is not None:
-            self.surface_in_order = seq > self.last_surface_seq
-        self.last_surface_seq = seq
+        if seq > self.last_surface_seq:
+            self.last_surface_seq = seq
+        else:
+            self.surface_in_order, self.last_surface_seq = False, seq
         seqs = self.surface_seqs
         seqs.append(seq)
         self.surface_kinds.append(code)
-        self.surface_keys.append(seq)
+        keys = self.surface_keys
+        if keys is not None:
+            keys.append(seq)
         if len(seqs) == PACKED_SURFACE and type(seqs) is list:
             self._pack_surface()
 
@@ -1005,11 +1017,12 @@ class Prefix:
         from array import array  # noqa: PLC0415 (see `surface_seqs`)
 
         self.surface_seqs = array("q", self.surface_seqs)
-        self.surface_keys = array("q", self.surface_keys)
+        if self.surface_keys is not None:
+            self.surface_keys = array("q", self.surface_keys)
 
     def _surface_order(self, seq: int) -> None:
-        if self.surface_in_order and self.last_surface_seq is not None:
-            self.surface_in_order = seq > self.last_surface_seq
+        if seq <= self.last_surface_seq:
+            self.surface_in_order = False
         self.last_surface_seq = seq
 
     def surface_span(self, start: int | None, end: int | None) -> tuple[int, int] | None:
@@ -1034,7 +1047,8 @@ class Prefix:
         # one `bisect` re-exports: its Python fallbacks would be a module more.
         from _bisect import bisect_left  # noqa: PLC0415
 
-        at = bisect_left(self.surface_keys, self.replacement_keys.get(seq, seq))
+        keys = seqs if self.surface_keys is None else self.surface_keys
+        at = bisect_left(keys, self.replacement_keys.get(seq, seq))
         return at if at < len(seqs) and seqs[at] == seq else None
 
 
