@@ -15,7 +15,9 @@ from batches import BATCH_SEED
 
 from loopspec.model.commands import Command, ModelReplies
 from loopspec.model.config import LoopConfig
+from loopspec.properties.cli.conform_run import budget_note
 from loopspec.properties.cli.main import main
+from loopspec.properties.conformance import run as conformance_run
 from loopspec.properties.conformance.run import RunReport, run_conformance
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
@@ -121,6 +123,8 @@ def test_a_counterexample_being_shrunk_when_the_time_ends_keeps_the_smallest_fou
     unbounded = _budgeted(None)
     assert unbounded.divergence is not None
     assert not unbounded.out_of_time
+    assert not unbounded.cut_short  # cutting down went to its end
+    assert budget_note(unbounded, None) is None
     at_once = _budgeted(1)
     part_way = _budgeted(4)
     for report in (at_once, part_way):
@@ -132,6 +136,43 @@ def test_a_counterexample_being_shrunk_when_the_time_ends_keeps_the_smallest_fou
     assert part_way.shrink_runs > 0
     assert len(at_once.program) > len(part_way.program) >= len(unbounded.program)
     assert part_way.program != unbounded.program
+
+
+class _DropsTheFirstReplysEvents(ModelTarget):
+    """The model, but a program's first model reply that appends events appends none: found
+    in the first program, and shrunk in a few runs."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self.replied = False
+        return super().reset(config)
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if isinstance(command, ModelReplies) and observed.events and not self.replied:
+            self.replied = True
+            return attrs.evolve(observed, events=(), commits=(), atomic=())
+        return observed
+
+
+def test_a_counterexample_whose_cutting_down_stopped_at_its_bounds_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cutting a counterexample down stops at its own bounds (60 s, or 2000 replays) on a slow
+    target with no --max-seconds: the case was saved, and the report shown, as if the program
+    were the smallest, with nothing said. The report says cutting stopped and how to go on
+    (the bound here: no replay at all); a run whose cutting went to its end says nothing
+    (`test_a_counterexample_being_shrunk_when_the_time_ends_keeps_the_smallest_found`)."""
+    monkeypatch.setattr(conformance_run, "REDUCE_REPLAYS", 0)
+    stopped = run_conformance(
+        _DropsTheFirstReplysEvents, examples=20, seed_value=BATCH_SEED, show_progress=False
+    )
+    assert stopped.divergence is not None
+    assert stopped.cut_short
+    assert not stopped.out_of_time
+    note = budget_note(stopped, None)
+    assert note is not None
+    assert note.startswith("cutting the program down stopped after 60 s or 2000 replays")
+    assert note.endswith("`loopspec replay CASE --reduce` with this target cuts it further")
 
 
 def test_conform_max_seconds_0_checks_nothing_and_is_no_pass(

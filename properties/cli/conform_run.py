@@ -48,6 +48,8 @@ from loopspec.properties.conformance.compare import (
     displayed_observation,
 )
 from loopspec.properties.conformance.run import (
+    REDUCE_REPLAYS,
+    REDUCE_SECONDS,
     Case,
     CaseFileFault,
     CaseFileUnreadable,
@@ -345,6 +347,14 @@ def _command_key(command: str) -> tuple[str, ...]:
 def budget_note(report: RunReport, max_seconds: float | None) -> str | None:
     """What the time budget ended, or None: a bound the reader must know to weigh the verdict
     (no divergence in fewer programs than asked for; a counterexample not shrunk to the end)."""
+    if report.cut_short and report.divergence is not None:
+        # A slow target: cutting stopped at its own bound with no --max-seconds given, and the
+        # case was saved as if it were the smallest program.
+        return (
+            f"cutting the program down stopped after {REDUCE_SECONDS:g} s or "
+            f"{REDUCE_REPLAYS} replays: the smallest program found by then is shown, and "
+            "`loopspec replay CASE --reduce` with this target cuts it further"
+        )
     if not report.out_of_time or max_seconds is None:
         return None
     budget = f"the --max-seconds {max_seconds:g} budget"

@@ -748,6 +748,9 @@ class RunReport:
     # Under a profile, the targeted programs not played, or stopped at a known divergence,
     # each with why: the situation they were written for was not compared.
     situations_unplayed: tuple[UnplayedSituation, ...] = ()
+    # Cutting the counterexample down stopped at its own bounds (`REDUCE_SECONDS`,
+    # `REDUCE_REPLAYS`), not the run's time: the program shown may be cut further.
+    cut_short: bool = False
 
     @property
     def conformant(self) -> bool:
@@ -1037,6 +1040,7 @@ def run_conformance(
     program: tuple[Command, ...] = ()
     config: LoopConfig | None = None
     out_of_time = False
+    cut_short = False
     searched = False  # the presentation examples all passed, and the search began
     # The commands each of section 12's programs sent (the last diverging), and each targeted
     # program of rare situations likewise: counted in `steps`, as their time is in `seconds`.
@@ -1080,7 +1084,7 @@ def run_conformance(
 
     def settled(found: DivergenceFound) -> None:
         """`found` as the run's counterexample, cut down when shrinking."""
-        nonlocal divergence, program, config, out_of_time
+        nonlocal divergence, program, config, out_of_time, cut_short
         divergence, program, config = found.divergence, found.program, found.config
         left = seconds_left()
         out_of_time = out_of_time or left <= 0
@@ -1089,6 +1093,8 @@ def run_conformance(
             reduced = reduce_counterexample(factory, found, profile, progress, max_seconds=left)
             divergence, program, config = reduced.divergence, reduced.program, reduced.config
             counted["reduce"] = reduced.replays
+            # The run's own deadline ending it is said as out_of_time; its own bounds, here.
+            cut_short = not reduced.complete and not out_of_time
 
     listened = contextlib.ExitStack()  # each command and wait, shrinking and cutting down too
     listened.enter_context(_told_of_waits(progress_report, show_progress))
@@ -1175,6 +1181,7 @@ def run_conformance(
         len(targeted),
         divergence is not None and not searched,
         tuple(unplayed),
+        cut_short,
     )
 
 
@@ -1257,6 +1264,7 @@ class Reduced:
     program: tuple[Command, ...]
     divergence: Divergence
     replays: int
+    complete: bool = True  # False: cutting stopped at its bounds, not at the smallest
 
 
 Witness = TypeVar("Witness")
@@ -1270,12 +1278,14 @@ def _cut_down(
     progress: Callable[[int], None] | None,
     *,
     max_seconds: float = REDUCE_SECONDS,
-) -> tuple[LoopConfig, Program, Witness, int]:
+) -> tuple[LoopConfig, Program, Witness, int, bool]:
     """`config` and `program` cut down (`reduce_program`) while replaying a candidate gives a
     witness of the same failure (`replayed`: None when it does not fail alike), with the kept
-    program's witness and the replays made. The whole program is replayed first: when it does
-    not fail alike again (a failure that depends on earlier programs), or the user stops that
-    replay (Ctrl-C), it is kept with `original`, as it is when nothing smaller fails alike.
+    program's witness, the replays made and whether cutting went to its end (False: it stopped
+    at `max_replays` or `max_seconds` with a program that may be cut further). The whole
+    program is replayed first: when it does not fail alike again (a failure that depends on
+    earlier programs), or the user stops that replay (Ctrl-C), it is kept with `original`, as
+    it is when nothing smaller fails alike.
     Bounded by `REDUCE_REPLAYS` and `max_seconds`; Ctrl-C while cutting keeps the smallest
     program so far."""
     latest = [original]
@@ -1297,15 +1307,15 @@ def _cut_down(
     except KeyboardInterrupt:  # stopped before anything was cut: the run's own failure
         confirmed = False
     if not confirmed:
-        return config, program, original, replays
+        return config, program, original, replays, True
     reduction = reduce_program(
         config, program, still_fails, max_replays=REDUCE_REPLAYS, max_seconds=max_seconds
     )
     if (reduction.config, reduction.program) == (config, program):
-        return config, program, original, replays
+        return config, program, original, replays, reduction.complete
     # Each candidate that failed alike became the reduction's current program: the last
     # witness is the kept program's.
-    return reduction.config, reduction.program, latest[0], replays
+    return reduction.config, reduction.program, latest[0], replays, reduction.complete
 
 
 NARROWER_RULES: Final[Mapping[str, frozenset[str]]] = MappingProxyType(
@@ -1348,7 +1358,7 @@ def reduce_counterexample(
         return divergence if divergence.rule_id == rule[0] else None
 
     with _quick_answers(factory):
-        config, program, divergence, replays = _cut_down(
+        config, program, divergence, replays, complete = _cut_down(
             found.config,
             found.program,
             found.divergence,
@@ -1356,7 +1366,7 @@ def reduce_counterexample(
             progress,
             max_seconds=max_seconds,
         )
-    return Reduced(config, program, divergence, replays)
+    return Reduced(config, program, divergence, replays, complete)
 
 
 def _quick_answers(factory: TargetFactory) -> contextlib.AbstractContextManager[object]:
@@ -1433,7 +1443,7 @@ def reduce_breakage(
         return again
 
     with _quick_answers(factory):
-        *_, smallest, replays = _cut_down(
+        *_, smallest, replays, _ = _cut_down(
             broke.config, broke.program, broke, kept_if_breaking, progress, max_seconds=max_seconds
         )
     if smallest is broke or not _NO_ANSWER.search(broke.message.partition("\n")[0]):
