@@ -615,6 +615,29 @@ def test_STEP_1_REC_1_a_start_written_again_mid_step_is_blamed_once(
     assert f":9: {said}" in out
 
 
+def test_LOG_4_a_misspelt_event_type_is_noted_where_it_is_read_as_a_plugins(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A writer that misspells a type (`tool/cal`) was told ADJ-2 at the call's result, which
+    "has no tool/call record before it", and nothing of the line that holds it: a type no rule
+    reads is a plugin's event, judged by its seq and place. A notice now names that line."""
+    events = docs_events()
+    edited(events, 6)["type"] = "tool/cal"
+    code, out = run(capsys, docs_log(tmp_path / "typo.jsonl", events))
+    said = out.splitlines()
+    assert code == 1
+    assert ":9: ADJ-2 (seq 7): result for c1, which has no tool/call record before it" in said[0]
+    assert said[1].endswith(
+        ":8: notice misspelt-type LOG-4: type tool/cal is no type the rules read, one letter "
+        "from tool/call: check reads it as a plugin's event (its seq and place alone), so the "
+        "log holds no tool/call here, and what follows is judged without it; if tool/call was "
+        "meant, write that type"
+    )
+    edited(events, 6)["type"] = "tool/invoked"  # a plugin's own: not noted
+    code, out = run(capsys, docs_log(tmp_path / "plugin.jsonl", events))
+    assert "misspelt-type" not in out
+
+
 def test_LOG_4_a_log_timed_in_seconds_is_noted_once_at_its_first_event(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

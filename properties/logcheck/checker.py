@@ -153,6 +153,7 @@ class NoticeKind:
     REPEATED_RECORD = "repeated-record"  # a transcript's record written twice, whole: read once
     REWRITTEN_RECORD = "rewritten-record"  # a transcript's record given again, other content
     TIME_IN_SECONDS = "time-in-seconds"  # a header, first or last event in seconds (LOG-5, 4)
+    MISSPELT_TYPE = "misspelt-type"  # a type no rule reads, one edit from one they read (LOG-4)
 
 
 class FoundViolation(PlainRecord):
@@ -1552,10 +1553,38 @@ def _take_version(report: LogReport, version: int, line: int) -> None:
 
 
 def _first_unread(report: LogReport, kind: str, line: int) -> None:
-    """The first event of a type no rule reads: count it, unless it marks an old layout."""
+    """The first event of a type no rule reads: count it, unless it marks an old layout; and
+    note it where its type is one edit from a type the rules read (`tool/cal`): read as a
+    plugin's event, judged by its seq and place alone, it leaves the log without the event
+    its writer meant, and what follows is blamed for that."""
     if kind in LEGACY_TYPES:
         _refuse_layout(report, line, f"a {kind} event")
     report.count_unread(kind)
+    meant = next((known for known in sorted(READ_TYPES) if _one_edit_apart(kind, known)), None)
+    if meant is not None:
+        message = (
+            f"type {kind} is no type the rules read, one letter from {meant}: check reads it as "
+            f"a plugin's event (its seq and place alone), so the log holds no {meant} here, and "
+            f"what follows is judged without it; if {meant} was meant, write that type"
+        )
+        report.notices.append(Notice(line, NoticeKind.MISSPELT_TYPE, message, "LOG-4"))
+
+
+def _one_edit_apart(written: str, known: str) -> bool:
+    """Whether `written` is `known` with one character added, left out, changed, or two
+    neighbours swapped."""
+    if written == known or abs(len(written) - len(known)) > 1:
+        return False
+    start = 0
+    while start < min(len(written), len(known)) and written[start] == known[start]:
+        start += 1
+    a, b = written[start:], known[start:]
+    return (
+        a[1:] == b[1:]  # changed
+        or a == b[1:]  # left out
+        or a[1:] == b  # added
+        or (len(a) >= 2 and a[:2] == b[1::-1] and a[2:] == b[2:])  # swapped
+    )
 
 
 def _refuse_trigger(report: LogReport, obj: Mapping[str, Any], line: int) -> None:

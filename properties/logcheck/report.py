@@ -240,7 +240,9 @@ Code sends on resuming in place of what the model was sent; one per log), time-i
 (LOG-4: a log's first event timed in seconds since the Unix epoch, `int(time.time())`, where its
 time counts milliseconds, or its last event where the first counts milliseconds, or LOG-5: its
 header's createdAt so, the first event's named with it; no rule check judges compares a time
-with a clock; one per log).
+with a clock; one per log), misspelt-type (LOG-4: the first event of a type no rule reads that
+is one edit from a type they read, `tool/cal`: read as a plugin's event, it leaves the log
+without the event its writer meant).
 """
 
 from __future__ import annotations
