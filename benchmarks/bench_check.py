@@ -245,6 +245,23 @@ collector off), of which the marker's `get` 6.7M and the loop's 59 bytecodes a m
 rest; the judges and their folds as before. 1.20x (815M) needs 24M more: LOG-8 nearly free, or
 a tenth of what the judges and folds cost, where every test left in the loop is under 1M.
 
+Later in session 32 (instructions, 20,000 events, the collector off, less a run that reads nothing,
+each change against its parent in one sitting): `Prefix` keeps one list of surface seqs until the
+first replacement, the keys being the seqs until then (an append more, and the list's growth), and
+tells an out-of-order surface event by one comparison with the last seq, which starts below every
+int (a test of None was one more), together about 600 instructions a surface event: version 1 851.8M
+to 848.3M, the model's events only 761.6M to 758.1M, harness-written 395.0M to 394.5M. Measured, not
+kept: a line's marker read by subscript, a KeyError caught (-0.35M; session 30 found +0.3M: within a
+run's spread); the line's number from `enumerate` (+0.7M); a line's seq, type and time through
+`operator.itemgetter` (about 350 instructions a line more than the three subscripts, counted alone).
+Where LOG-8's 33M lies: with each marker read (the `get` and its guard) and nothing judged, the
+checker is 829.9M against 851.5M and 818.5M for the same lines under a version-0 header, so the
+marker's state machine is about 22M (54 bytecodes a line in the loop on average, 46 for a commit's
+middle line: the pair unpacked, two identity tests and the seq's type, the k stored, then whether a
+line is noted or last) and the read, with the replies' LOG-8 wrapper it then runs, about 11M. The
+state machine is at its floor as a per-line Python test: what is left of 1.20x (815M, some 20M)
+needs LOG-8 read other than line by line in Python, or a tenth of the judges' and folds' cost.
+
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
 settle a third to a half of the lines (`len(obj) + len(data)` equal to the colons: no member was
