@@ -104,6 +104,18 @@ EDITS: dict[str, tuple[str, Callable[[str], str], str]] = {
         '[PROTO-1] FILE:105: $.commands[4].outcome.ok must be true or false, not "true" (did '
         "you mean true?)",
     ),
+    "case: a quote left unescaped": (
+        "case",
+        _edit('"text": "A"', '"text": "say "A""'),
+        "FILE:106: the case file is not JSON: a string's closing quote (\") is followed by more "
+        'text: a " inside a string is written \\": column 23',
+    ),
+    "scenario: a comma left by a cut": (
+        "scenario",
+        _edit('"text": "removed"', '"text": "removed",'),
+        "FILE:52: the scenario is not JSON: a comma before the closing } (left behind when what "
+        "followed it was cut?): delete it: column 24",
+    ),
     "scenario: a member misspelt": (
         "scenario",
         _edit('"tools"', '"tool"'),
@@ -157,6 +169,12 @@ EDITS: dict[str, tuple[str, Callable[[str], str], str]] = {
         "[HOOK-8] FILE:5: $.hooks.PreToolUse[0].matcher: not a valid regex: nothing to repeat "
         "at position 1",
     ),
+    "hooks: a quote left unescaped": (
+        "hooks",
+        _edit('"command": "true"', '"command": "echo "hi""'),
+        "FILE:9: the hooks file is not JSON: a string's closing quote (\") is followed by more "
+        'text: a " inside a string is written \\": column 31',
+    ),
     "hooks: a list for the object": (
         "hooks",
         lambda text: f"[{text}]",
@@ -175,8 +193,10 @@ def test_PROTO_1_SAFE_4_HOOK_8_EXE_2_a_hand_edit_names_its_file_line_and_path_or
     for a call id renamed in its reply alone ran anyway, exit 0, the calls with empty output;
     a boolean given as the string "true" was met with "did you mean True?", Python's spelling,
     and a scenario's result as "$.results.c1.outcome.ok", a member the file does not have;
-    nesting past SAFE-4's bound named no line; and a case's call arguments nested deeper than
-    the stack ended a profile's replay in a traceback (EXE-2: such text is kept as text)."""
+    nesting past SAFE-4's bound named no line; a scenario's or hooks file's comma left by a cut
+    and any file's quote left unescaped in a string were said in the parser's words ("Expecting
+    ',' delimiter"); and a case's call arguments nested deeper than the stack ended a profile's
+    replay in a traceback (EXE-2: such text is kept as text)."""
     kind, change, said = EDITS[edit]
     log = tmp_path / "out.jsonl"
     scenario = tmp_path / "scenario.json"

@@ -15,7 +15,7 @@ import re
 import unicodedata
 from typing import Final
 
-from loopspec.impl.user_files import not_json
+from loopspec.impl.user_files import not_json, trailing_comma
 from loopspec.model.json_location import line_and_column
 from loopspec.properties.typographic import CURLED_QUOTES
 
@@ -62,22 +62,6 @@ def _culprit(text: str, stop: int) -> int | None:
         if text[offset] in CURLED_QUOTES or text[offset] in _INVISIBLE:
             return offset if _parses_further(text, stop) else None
     return None
-
-
-def _trailing_comma(text: str, error: json.JSONDecodeError) -> int | None:
-    """The offset of a comma right before a closing `]` or `}` where the parser stopped there
-    (Python 3.13 says "Illegal trailing comma", earlier ones "Expecting value" or "Expecting
-    property name"), or None."""
-    if not error.msg.startswith(("Expecting value", "Expecting property name", "Illegal trailing")):
-        return None
-    if error.pos < len(text) and text[error.pos] == ",":
-        comma = error.pos
-    else:
-        before = text[: error.pos].rstrip()
-        if not before.endswith(","):
-            return None
-        comma = len(before) - 1
-    return comma if text[comma + 1 :].lstrip()[:1] in ("]", "}") else None
 
 
 _LINE_OPENING_AN_OBJECT: Final = re.compile(r"(?m)^[ \t]*\{")
@@ -154,16 +138,10 @@ def case_json_fault(path: object, text: str, error: json.JSONDecodeError) -> str
             + _SEND_WHOLE
         )
         return not_json(path, error, "case file", what)
-    comma = _trailing_comma(text, error)
-    if comma is not None:
-        # A command or member cut from a case by hand, its comma left behind: the parser names
-        # the closing bracket on the next line, "Expecting value".
-        line, column = line_and_column(text, comma)
-        closer = text[comma + 1 :].lstrip()[:1]
-        return (
-            f"{path}:{line}: the case file is not JSON: a comma before the closing {closer} "
-            f"(left behind when what followed it was cut?): delete it: column {column}"
-        )
+    if trailing_comma(error) is not None:
+        # A command or member cut from a case by hand, its comma left behind (before a comment
+        # or a quote is asked about: the parser names the closing bracket on the next line).
+        return not_json(path, error, "case file")
     comment = _COMMENT.match(text, error.pos)
     # Only inside the case's braces: a file opening with a comment is no case at all (a
     # script named where the case goes, `replay --cmd node loop.mjs case.json`).
