@@ -568,6 +568,10 @@ def test_REC_1_claude_code_resumed_without_its_repair_is_not_its_known_divergenc
     status, out, _ = check(capsys, "--known", "claude-code", CC_REC_1_NO_REPAIR)
     assert status == 0, out
     assert ":3: known divergence of claude-code: REC-1: a turn (a user's prompt whose " in out
+    rewound = LOGS / "claude-code" / "violations" / "REC-1-rewound-at-a-call-in-the-same-file.jsonl"
+    status, out, _ = check(capsys, "--known", "claude-code", str(rewound))
+    assert status == 0, out
+    assert ":6: known divergence of claude-code: REC-1: a turn (a user's prompt whose " in out
     unhung = tmp_path / "unhung.jsonl"
     text = Path(CC_REC_1_NO_REPAIR).read_text()
     unhung.write_text(text.replace('"parentUuid":"u2"', '"parentUuid":null'))

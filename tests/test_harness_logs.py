@@ -398,6 +398,27 @@ def test_REC_1_claude_code_resumed_after_a_crash_without_writing_the_repair(
     assert rules(check(CLAUDE / "violations" / "ADJ-1.jsonl")) == ["ADJ-1"]
 
 
+def test_REC_1_claude_code_rewound_in_the_same_file_is_read_by_its_branch() -> None:
+    """REC-1: `--resume-session-at` a call's record (here, a hook's record hung from it) writes
+    the branch on in the same file, after the other branch's result for the call: the prompt
+    hangs from the call's record, so on its branch the call awaits a result the model was sent
+    and no record holds. Read in the order written, the other branch's result answered it and
+    check said nothing. A branch from a turn's end, with the other branch's call left awaiting,
+    or from a call's result, is what the model saw: no blame (it was REC-1)."""
+    report = check(CLAUDE / "violations" / "REC-1-rewound-at-a-call-in-the-same-file.jsonl")
+    assert rules(report) == ["REC-1"]
+    (found,) = report.violations
+    assert (found.line, found.events, found.violation.facet) == (
+        6,
+        (6, 2),
+        "unrecorded-repair-on-fork",
+    )
+    assert "record of call toolu_two) starts, where call toolu_two still awaits" in (
+        found.violation.message
+    )
+    assert report.notices == []
+
+
 def test_ADJ_1_claude_code_a_prompt_after_an_unanswered_call_at_the_end_of_the_log(
     tmp_path: Path,
 ) -> None:

@@ -51,6 +51,12 @@ nothing the rules read):
   `hook_non_blocking_error` and `hook_cancelled` also show a hook's own fault (a crash, broken
   JSON, a timeout: HOOK-7), noted, never a violation (`claude_code_hooks`). Other attachments
   are folded by Claude Code into the next user message and are not judged.
+- A prompt's `parentUuid` says which branch it goes on (a rewind, `--resume-session-at`, writes
+  one on in the same file, the other branch's records left where they were): the calls of the
+  records it hangs from, back to the last user record, await results on that branch whatever
+  the other branch wrote (forked or rewound at a call not yet answered, Claude Code sends the
+  model a result no record holds: REC-1); calls made after the record it hangs from were never
+  made on it (`harness_logs.Judge._branch`).
 - Claude Code reads one record per `uuid` when it resumes, the last written: a record whose
   `uuid` and every byte the last of that `uuid` has is read once, and one with other content is
   noted (`harness_logs._Repeats`).
@@ -185,6 +191,8 @@ class _Reader:
         # Each record's parent (`parentUuid`), by its uuid, for records other than the user's
         # (prompts, results): how far back a prompt's branch runs without a result (`_forked_at`).
         self.parent_of: dict[str, Any] = {}
+        # Each record's line, by its uuid: where the record a prompt hangs from stands.
+        self.line_of: dict[str, int] = {}
 
     def observe(self, record: Mapping[str, Any], line: int) -> Iterator[Record]:
         kind = record.get("type")
@@ -195,8 +203,11 @@ class _Reader:
             return  # another conversation's record
         message = record.get("message")
         uuid = record.get("uuid")
-        if kind != "user" and isinstance(uuid, str):
-            self.parent_of[uuid] = record.get("parentUuid")
+        parent = record.get("parentUuid")
+        if isinstance(uuid, str):
+            self.line_of.setdefault(uuid, line)
+            if kind != "user":
+                self.parent_of[uuid] = parent
         repair = self.repair
         abort_line = self.abort_line
         unreplied = self.unreplied
@@ -235,11 +246,19 @@ class _Reader:
             source = record.get("sourceToolAssistantUUID")
             named = self.calls_of_record.get(source, ()) if isinstance(source, str) else ()
             # A prompt's branch: walked back only for a prompt, the one record forked from.
-            forked_at = (
-                self._forked_at(record.get("parentUuid")) if isinstance(content, str) else ()
-            )
+            prompt = isinstance(content, str)
+            forked_at = self._forked_at(parent) if prompt else ()
+            parent_line = self.line_of.get(parent) if prompt and isinstance(parent, str) else None
             results = list(
-                _user(content, line, _refused(record), summary, named, forked_at=forked_at)
+                _user(
+                    content,
+                    line,
+                    _refused(record),
+                    summary,
+                    named,
+                    forked_at=forked_at,
+                    parent_line=parent_line,
+                )
             )
             yield from results
             if record.get("toolDenialKind") == "interrupted" and results:
@@ -362,15 +381,18 @@ def _user(
     named: tuple[str, ...],
     *,
     forked_at: tuple[str, ...],
+    parent_line: int | None,
 ) -> Iterator[Observation]:
     """What a user record holds; `named`: the calls of the record its `sourceToolAssistantUUID`
     names (Claude Code names the record of the call each result answers); `forked_at`, a
-    prompt's (`Visible.forked_at`)."""
+    prompt's, and `parent_line` (`Visible`)."""
     if summary:  # a compaction's summary (`isCompactSummary`) opens no turn
         yield Visible("a compaction summary (isCompactSummary)", line)
         return
     if isinstance(content, str):  # a prompt: the turn it opens is marked by nothing else
-        yield Visible("a user message", line, prompt=True, forked_at=forked_at)
+        yield Visible(
+            "a user message", line, prompt=True, forked_at=forked_at, parent_line=parent_line
+        )
         return
     blocks = [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
     results = [b for b in blocks if b.get("type") == "tool_result"]

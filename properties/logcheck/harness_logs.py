@@ -159,9 +159,13 @@ class Visible(PlainRecord):
     transcript's; a rollout's, where its task_started is missing). `forked_at`: the calls a
     prompt's record names as its branch's last (a transcript's `parentUuid` naming the record of
     a call, or of what hangs from it, with no result between): Claude Code forks or rewinds a
-    session there, sending the model a result for each that no record holds."""
+    session there, sending the model a result for each that no record holds. `parent_line`:
+    the line of the record a prompt's record names as its parent, None where it names none
+    the log holds: a prompt hung from a record written before the calls awaiting results is a
+    branch on which they were never made (a rewind to an earlier point of the session)."""
 
-    __slots__ = ("what", "line", "hook_context", "prompt", "forked_at")  # noqa: RUF023
+    # The fields' order.
+    __slots__ = ("what", "line", "hook_context", "prompt", "forked_at", "parent_line")  # noqa: RUF023
 
     def __init__(
         self,
@@ -169,13 +173,16 @@ class Visible(PlainRecord):
         line: int,
         hook_context: bool = False,
         prompt: bool = False,
+        *,
         forked_at: tuple[str, ...] = (),
+        parent_line: int | None = None,
     ) -> None:
         self.what = what
         self.line = line
         self.hook_context = hook_context
         self.prompt = prompt
         self.forked_at = forked_at
+        self.parent_line = parent_line
 
 
 class HookRewrite(PlainRecord):
@@ -666,6 +673,8 @@ class Judge:
             case Visible(hook_context=hook_context, prompt=prompt):
                 if hook_context:
                     self._saw("ADJ-1")
+                if prompt and observation.parent_line is not None:
+                    self._branch(observation)
                 if prompt and self.open is not None and self.open.waiting:
                     self.held = observation
                     return []
@@ -714,6 +723,36 @@ class Judge:
                 from typing import assert_never  # noqa: PLC0415 (never run: see the records)
 
                 return assert_never(observation)
+
+    def _branch(self, prompt: Visible) -> None:
+        """Read the calls awaiting results as the branch `prompt` goes on says (Claude Code
+        writes a rewind's branch on in the same file, the other branch's records left where
+        they were): those whose record it hangs from (`Visible.forked_at`) await results on it,
+        though the other branch answered them; calls of a reply written after the record it
+        hangs from were never made on it, and await nothing."""
+        pending = self.open
+        waiting = pending.waiting if pending is not None else []
+        forked = [c for c in prompt.forked_at if c in self.calls]
+        if forked and set(forked) != set(waiting):
+            line_of_call = {c: self.calls[c][-1][1] for c in forked}
+            calls = tuple(self.calls[c][-1][0] for c in forked)
+            first = min(line_of_call.values())
+            reply = Reply(
+                f"the reply at line {first}, on the branch of line {prompt.line}", calls, first
+            )
+            self.open = _Pending(reply, forked, line_of_call)
+            for call_id in forked:
+                # The other branch's result and blame are not this branch's.
+                self.answered.pop(call_id, None)
+                self.abandoned.discard(call_id)
+        elif (
+            not forked
+            and pending is not None
+            and waiting
+            and prompt.parent_line is not None
+            and prompt.parent_line < min(pending.line_of_call[c] for c in waiting)
+        ):
+            self.open = None  # the other branch's calls: never sent on this one
 
     def _reply(self, reply: Reply) -> list[Violation]:
         if self.open is not None and self.open.reply.key == reply.key:
