@@ -218,3 +218,20 @@ def test_PROTO_1_SAFE_4_HOOK_8_EXE_2_a_hand_edit_names_its_file_line_and_path_or
         return
     assert (status, err) == (2, f"loopspec: error: {said.replace('FILE', str(edited))}\n")
     assert not log.exists()
+
+
+def test_HOOK_1_a_misspelt_hook_event_is_named_where_no_hook_ran(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """HOOK-1: a hooks file whose event is misspelt (`PreToolUs`) ran no hook, and the audit
+    said only that the file configures no PreToolUse or PostToolUse hook: the event is skipped
+    as one the loop does not run (Stop, SessionStart) is. It names the misspelt event."""
+    scenario, hooks = tmp_path / "scenario.json", tmp_path / "hooks.json"
+    scenario.write_text(SCENARIO, encoding="utf-8")
+    hooks.write_text(_edit('"PreToolUse"', '"PreToolUs"')(SETTINGS), encoding="utf-8")
+    argv = ["run", str(scenario), "--hooks", str(hooks), "--log", str(tmp_path / "out.jsonl")]
+    assert main(argv) == 0
+    assert (
+        f"  (no hook ran: {hooks} configures no PreToolUse or PostToolUse command hook; it names "
+        "PreToolUs (did you mean PreToolUse?))\n"
+    ) in capsys.readouterr().out

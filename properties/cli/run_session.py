@@ -10,6 +10,7 @@ it), the hook audit, and what the UI showed.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import stat
@@ -21,6 +22,7 @@ from loopspec.impl.log_reader import COMPRESSED_SUFFIX
 from loopspec.impl.opening import HEADER_START
 from loopspec.impl.presentation import ApprovalPrompt, CallCard, ResultCard
 from loopspec.impl.user_files import file_kind, refused_by_system
+from loopspec.model.config import HOOK_POINTS
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.events import (
     Event,
@@ -94,9 +96,17 @@ def _why_no_hook_ran(hooks: Path, dialect: str | None, appended: tuple[Event, ..
     """Why the audit is empty although a hooks file was given: a Claude Code settings.json
     names its tools `Bash`, `Read`..., so its matchers often match no tool of a scenario
     (`bash`), and an empty section alone says nothing of that."""
-    declared = load_settings(hooks, dialect=dialect).declared
+    settings = load_settings(hooks, dialect=dialect)
+    declared = settings.declared
     if not declared:
-        return f"(no hook ran: {hooks} configures no PreToolUse or PostToolUse command hook)"
+        # A misspelt event (`PreToolUs`) is skipped as another the loop does not run is.
+        misspelt = [
+            f"{event} (did you mean {nearest[0]}?)"
+            for event in settings.skipped_events
+            if (nearest := difflib.get_close_matches(event, sorted(HOOK_POINTS), n=1, cutoff=0.8))
+        ]
+        named = f"; it names {', '.join(misspelt)}" if misspelt else ""
+        return f"(no hook ran: {hooks} configures no PreToolUse or PostToolUse command hook{named})"
     called = sorted({event.name for event in appended if isinstance(event, ToolCallRecorded)})
     if not called:
         return "(no hook ran: no tool was called)"
