@@ -47,7 +47,13 @@ def main(arguments: list[str]) -> int:
         to_agent = threading.Thread(
             target=_pass_lines, args=(sys.stdin.buffer, agent.stdin, recording, lock), daemon=True
         )
+        # The thread starts with these signals blocked, so the kernel hands them to this one
+        # (it may pick any thread not blocking them): taken by the reader thread, the handler
+        # would wait on this thread's read, which only the agent's ending ends.
+        endings = {signal.SIGTERM, signal.SIGHUP, signal.SIGINT}
+        signal.pthread_sigmask(signal.SIG_BLOCK, endings)
         to_agent.start()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, endings)
         _pass_lines(agent.stdout, sys.stdout.buffer, recording, lock)
         status = agent.wait()
         return 128 - status if status < 0 else status  # a signal's number, as a shell says it
