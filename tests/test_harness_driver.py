@@ -624,6 +624,26 @@ def test_HOOK_3_RW_1_report_compares_what_ran_with_configured_order_and_history(
     assert "offline: 1 connect(s) not to the mock: 1.2.3.4:443 (ENETUNREACH)" in lines
 
 
+def test_ADJ_3_is_not_named_for_a_call_no_request_followed() -> None:
+    """ADJ-3: a turn aborted while its call ran, the run's last: the CLI asked the model nothing
+    more, and the report said "the next request carries the call without a result" (ADJ-3)
+    from the one request there was, the one its reply answered (seen on both CLIs). It says no
+    request followed, names no rule, and that no turn resumed the aborted one."""
+    first_request = {"messages": [{"role": "user", "content": "print"}]}
+    result = {**_result([], first_request), "aborted": [0]}
+    result["logs"] = [{"path": ".claude/projects/p/s.jsonl", "text": ""}]
+    view = session_view(Harness.CLAUDE_CODE, ONE_CALL, None, result)
+    # Nor REC-1's "the next request carries a result the log never recorded" (a crash there).
+    assert view.divergences == []
+    lines = report_lines(view, result)
+    assert lines[0].endswith("turn 1 aborted (SIGINT), the last turn: none resumed it")
+    assert (
+        "    history     : (no request followed it: the CLI asked the model nothing after its "
+        "reply)" in lines
+    )
+    assert lines[-1].startswith("  not judged: c1: no model request followed (the CLI ended")
+
+
 def test_ORD_3_report_reads_result_order_from_the_next_request() -> None:
     """ORD-3: results in the next request in another order than the reply's calls."""
     script = HarnessScript(

@@ -485,6 +485,22 @@ def _found_in_log(report: LogReport | None, compared: list[Divergence]) -> Itera
             yield Divergence(violation.rule_id, f"log line {found.line}", violation.message)
 
 
+def unfollowed_calls(script: HarnessScript, history: HistoryView) -> list[str]:
+    """The calls no model request followed: the last request's history holds neither the call
+    nor any later scripted call, nor a result of one (the CLI ended before asking the model
+    again: a turn aborted or crashed while the call ran, the run's last). Nothing the model
+    reads shows what became of them, so no rule of the request's history is judged there. A
+    call reusing an earlier call's id is not one: Claude Code leaves it out of the requests
+    that follow (HIST-1)."""
+    named = scripted_call_names(script)
+    held = set(history.calls) | {name for name, _ in history.results}
+    return [
+        name
+        for at, (name, call) in enumerate(named)
+        if name == call.call_id and held.isdisjoint(later for later, _ in named[at:])
+    ]
+
+
 def _divergences(
     script: HarnessScript,
     *,
@@ -496,6 +512,7 @@ def _divergences(
     log_calls: dict[str, Any],
     order: list[str],
 ) -> Iterator[Divergence]:
+    unfollowed = set(unfollowed_calls(script, history))
     for name, call in scripted_call_names(script):
         denied_by = [a.hook_id for a in answers if a.call_id == name and a.denies]
         if denied_by and name in ran:
@@ -515,6 +532,8 @@ def _divergences(
                 else "the next request leaves out the call and its result: the model never "
                 "reads that it asked for it, nor what became of it",
             )
+        elif name in unfollowed:
+            pass  # no request shows what became of it (`unfollowed_calls`)
         elif not answered_in_history:
             yield Divergence("ADJ-3", name, "the next request carries the call without a result")
         elif log_results is not None and name not in log_results:
@@ -531,7 +550,7 @@ def _divergences(
             "the next request's history": _command(history.calls.get(name)),
             "the log's call record": _command(log_calls.get(name)),
         }
-        if left_out:
+        if left_out or name in unfollowed:
             del held["the next request's history"]  # no record of the call there (HIST-1)
         for reader, value in held.items():
             if value != executed:
@@ -652,10 +671,10 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
         f"{result['turns']} turn(s)"
         + (" (timed out)" if result["timedOut"] else "")
         + "".join(
-            f"; turn {n + 1} crashed (SIGKILL), the next resumed it" for n in result["crashed"]
+            f"; turn {n + 1} crashed (SIGKILL), {_then(n, result)}" for n in result["crashed"]
         )
         + "".join(
-            f"; turn {n + 1} aborted (SIGINT), the next resumed it"
+            f"; turn {n + 1} aborted (SIGINT), {_then(n, result)}"
             for n in result.get("aborted", [])
         ),
         *offline_lines(result),
@@ -714,13 +733,19 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
     )
     lines += [f"  HOOK-7: {note}" for _, note in hook_runs.notes()]
     lines.append("\n== calls: model asked / ran / next request's history / log record ==")
+    unfollowed = unfollowed_calls(view.script, view.history)
     for name, call in scripted_call_names(view.script):
         reused = "" if name == call.call_id else f" (id {call.call_id} again, a later call)"
         lines.append(f"  {name}{reused}")
         lines.append(f"    model asked : {_short(call.arguments)}")
         ran = view.ran.get(name, NOT_REPORTED_RUN)
         lines.append(f"    ran         : {_short(ran)}")
-        lines.append(f"    history     : {_short(view.history.calls.get(name))}")
+        held = (
+            "(no request followed it: the CLI asked the model nothing after its reply)"
+            if name in unfollowed
+            else _short(view.history.calls.get(name))
+        )
+        lines.append(f"    history     : {held}")
         lines.append(f"    log record  : {_short(view.log_calls.get(name))}")
     lines.append("\n== next request's history: results in order ==")
     for call_id, text in view.history.results:
@@ -755,7 +780,18 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
         entry = known.get(divergence.rule_id)
         label = f" (known {entry.kind.value})" if entry else " (NOT a known divergence)"
         lines.append(f"  [{divergence.rule_id}] {divergence.call_id}: {divergence.message}{label}")
+    if unfollowed:
+        lines.append(
+            f"  not judged: {', '.join(unfollowed)}: no model request followed (the CLI ended "
+            "before asking the model again), so no history shows what became of the call "
+            "(ADJ-3, ORD-3); the log's record of it is checked above"
+        )
     return lines
+
+
+def _then(turn: int, result: Mapping[str, Any]) -> str:
+    """What came after turn `turn` (from 0) was cut: the next turn resuming it, or nothing."""
+    return "the next resumed it" if turn + 1 < result["turns"] else "the last turn: none resumed it"
 
 
 def _which_hook_is_which(view: SessionView, ran: set[str]) -> list[str]:
