@@ -136,3 +136,7 @@ def test_ABORT_1_a_refused_call_behind_a_pending_approval_names_the_gate(
     # report says which two rules it cannot tell apart, and why.
     assert "Two bugs give this result, and no log tells them apart" in what, what
     assert "its result commits only after call c1's (ORD-3)" in what, what
+    # Which to look at first: the gate (a loop answering refused calls as its hooks decide,
+    # round 12's Python loop), then the drain; the words gave both rules and no order.
+    assert "Look at the gate first (SCHED-2)" in what, what
+    assert "if yours holds the call there, fix the abort's drain (ABORT-1" in what, what

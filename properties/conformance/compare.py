@@ -1315,7 +1315,11 @@ def _result_rule(
             f"the gate while call {held}'s approval was pending (SCHED-2), or the abort answers "
             f"a call still behind the gate with its verdict, not {code} (ABORT-1); either way "
             f"its result commits only after call {held}'s (ORD-3), so nothing shows before the "
-            "abort, and the report names the rule of the result that differs"
+            "abort. Look at the gate first (SCHED-2): a loop that answers a denied, invalid or "
+            "unknown tool's call as soon as its hooks decide, not waiting for an approval "
+            "ahead of it, gives this; if yours holds the call there, fix the abort's drain "
+            f"(ABORT-1, named here as the rule of the result that differs), which answers a "
+            "call still waiting with its verdict"
         )
     if code == "ABORTED_BEFORE_DISPATCH" and _error_code(got) == "UNKNOWN_TOOL":
         # The target started the call before its turn: SCHED-1 counts a tool the
