@@ -102,6 +102,9 @@ NAME = "claude-code"
 # named without importing the audit's wrapper, and the package of the harness driver with it.
 WRAPPED_HOOK_MARK = "LOOPSPEC_HOOK="
 
+# The parent `_Reader.placed` gives a user record: a prompt's branch is walked back no further.
+_USER = object()
+
 # The model an assistant record names when Claude Code wrote it itself, not the model.
 SYNTHETIC_MODEL = "<synthetic>"
 
@@ -188,11 +191,11 @@ class _Reader:
         # The calls of each assistant record, by its uuid: a result Claude Code wrote names the
         # record of its call (`sourceToolAssistantUUID`).
         self.calls_of_record: dict[str, tuple[str, ...]] = {}
-        # Each record's parent (`parentUuid`), by its uuid, for records other than the user's
-        # (prompts, results): how far back a prompt's branch runs without a result (`_forked_at`).
-        self.parent_of: dict[str, Any] = {}
-        # Each record's line, by its uuid: where the record a prompt hangs from stands.
-        self.line_of: dict[str, int] = {}
+        # Each record's line and parent (`parentUuid`), by its uuid, the parent `_USER` for a
+        # user record (a prompt, results): where the record a prompt hangs from stands, and how
+        # far back its branch runs without a result (`_forked_at`). One dict: a transcript's
+        # check did about 2% more work with one for each.
+        self.placed: dict[str, tuple[int, Any]] = {}
 
     def observe(self, record: Mapping[str, Any], line: int) -> Iterator[Record]:
         kind = record.get("type")
@@ -205,9 +208,7 @@ class _Reader:
         uuid = record.get("uuid")
         parent = record.get("parentUuid")
         if isinstance(uuid, str):
-            self.line_of.setdefault(uuid, line)
-            if kind != "user":
-                self.parent_of[uuid] = parent
+            self.placed[uuid] = (line, _USER if kind == "user" else parent)
         repair = self.repair
         abort_line = self.abort_line
         unreplied = self.unreplied
@@ -248,7 +249,8 @@ class _Reader:
             # A prompt's branch: walked back only for a prompt, the one record forked from.
             prompt = isinstance(content, str)
             forked_at = self._forked_at(parent) if prompt else ()
-            parent_line = self.line_of.get(parent) if prompt and isinstance(parent, str) else None
+            placed = self.placed.get(parent) if prompt and isinstance(parent, str) else None
+            parent_line = None if placed is None else placed[0]
             results = list(
                 _user(
                     content,
@@ -288,11 +290,12 @@ class _Reader:
         record before it, so an ordinary one names none (a reply's text, or what hangs from its
         results)."""
         calls: list[str] = []
-        for _ in range(len(self.parent_of)):  # a parentUuid loop ends where the records do
-            if not isinstance(parent, str) or parent not in self.parent_of:
+        for _ in range(len(self.placed)):  # a parentUuid loop ends where the records do
+            placed = self.placed.get(parent) if isinstance(parent, str) else None
+            if placed is None or placed[1] is _USER:
                 break
             calls[:0] = self.calls_of_record.get(parent, ())
-            parent = self.parent_of[parent]
+            parent = placed[1]
         return tuple(calls)
 
     def _assistant(

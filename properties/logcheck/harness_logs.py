@@ -673,8 +673,8 @@ class Judge:
             case Visible(hook_context=hook_context, prompt=prompt):
                 if hook_context:
                     self._saw("ADJ-1")
-                if prompt and observation.parent_line is not None:
-                    self._branch(observation)
+                if prompt and (observation.forked_at or (self.open and self.open.waiting)):
+                    self._branch(observation)  # a branch may change what awaits results
                 if prompt and self.open is not None and self.open.waiting:
                     self.held = observation
                     return []
