@@ -558,7 +558,7 @@ def test_REC_1_claude_code_resumed_without_its_repair_is_not_its_known_divergenc
 ) -> None:
     """REC-1: Claude Code writes the crash's repair on resuming and then a message of its own,
     its known divergence (set aside), and forked or rewound at a call not yet answered it hangs
-    the next prompt from the call's record, sending the model a result no record holds (its
+    the next prompt from the call's record, sending the model a result no result record holds (its
     known divergence too, set aside: it was listed as not the known divergence). The same
     transcript whose prompt hangs from no record (a converter dropping parentUuid) is a crash's
     repair never written, REC-1 another way: it fails the run under `--known claude-code`."""

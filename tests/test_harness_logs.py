@@ -369,7 +369,7 @@ def test_REC_1_claude_code_resumed_after_a_crash_without_writing_the_repair(
     ADJ-1 at the prompt and ADJ-3 at the reply, two rules for one missing repair, where a dsh log
     or a Codex rollout says REC-1: now the same sentence, once, at the prompt. A prompt whose
     `parentUuid` names the call's record is Claude Code forking or rewinding the session there
-    (`--fork-session`, `--resume-session-at`: it sends the model a result no record holds),
+    (`--fork-session`, `--resume-session-at`: it sends the model a result no result record holds),
     and is said so, in a shape of its own. A prompt whose call is answered after it stays
     ADJ-1 (`violations/ADJ-1.jsonl`)."""
     forked = CLAUDE / "violations" / "REC-1-resumed-without-a-repair.jsonl"
@@ -381,8 +381,8 @@ def test_REC_1_claude_code_resumed_after_a_crash_without_writing_the_repair(
         "a turn (a user's prompt whose parentUuid names the record of call toolu_long) starts, "
         "where call toolu_long still awaits its result: a turn a crash left open is closed by "
         "crash repair, which answers its calls, before the next starts; a fork or rewind there "
-        "(--fork-session, --resume-session-at) sends the model a result for it that no record "
-        "holds"
+        "(--fork-session, --resume-session-at) sends the model a result for it that no result "
+        "record holds"
     )
     assert found.violation.facet == "unrecorded-repair-on-fork"
     # The prompt hung from no record (a converter dropping parentUuid): a crash's lost repair.
@@ -402,7 +402,7 @@ def test_REC_1_claude_code_rewound_in_the_same_file_is_read_by_its_branch() -> N
     """REC-1: `--resume-session-at` a call's record (here, a hook's record hung from it) writes
     the branch on in the same file, after the other branch's result for the call: the prompt
     hangs from the call's record, so on its branch the call awaits a result the model was sent
-    and no record holds. Read in the order written, the other branch's result answered it and
+    and no result record holds. Read in the order written, the other branch's result answered it and
     check said nothing. A branch from a turn's end, with the other branch's call left awaiting,
     or from a call's result, is what the model saw: no blame (it was REC-1)."""
     report = check(CLAUDE / "violations" / "REC-1-rewound-at-a-call-in-the-same-file.jsonl")

@@ -55,8 +55,8 @@ nothing the rules read):
   one on in the same file, the other branch's records left where they were): the calls of the
   records it hangs from, back to the last user record, await results on that branch whatever
   the other branch wrote (forked or rewound at a call not yet answered, Claude Code sends the
-  model a result no record holds: REC-1); calls made after the record it hangs from were never
-  made on it (`harness_logs.Judge._branch`).
+  model a result no result record holds: REC-1); calls made after the record it hangs from were
+  never made on it (`harness_logs.Judge._branch`).
 - Claude Code reads one record per `uuid` when it resumes, the last written: a record whose
   `uuid` and every byte the last of that `uuid` has is read once, and one with other content is
   noted (`harness_logs._Repeats`).

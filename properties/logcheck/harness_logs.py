@@ -159,7 +159,7 @@ class Visible(PlainRecord):
     transcript's; a rollout's, where its task_started is missing). `forked_at`: the calls a
     prompt's record names as its branch's last (a transcript's `parentUuid` naming the record of
     a call, or of what hangs from it, with no result between): Claude Code forks or rewinds a
-    session there, sending the model a result for each that no record holds. `parent_line`:
+    session there, sending the model a result for each that no result record holds. `parent_line`:
     the line of the record a prompt's record names as its parent, None where it names none
     the log holds: a prompt hung from a record written before the calls awaiting results is a
     branch on which they were never made (a rewind to an earlier point of the session)."""
@@ -377,7 +377,8 @@ UNRECORDED_REPAIR_ON_FORK = "unrecorded-repair-on-fork"
 """REC-1: a user's prompt whose record names the record of a call awaiting its result as its
 parent (`Visible.forked_at`), the next reply before that result: Claude Code forking or rewinding
 a session at a call not yet answered (`--fork-session`, `--resume-session-at`), which sends the
-model a result for it (`[Tool result missing due to internal error]`) that no record holds."""
+model a result for it (`[Tool result missing due to internal error]`) that no result record
+holds (only the bookkeeping `api-request-blob` of the request shows it)."""
 
 
 FACETS = (
@@ -457,7 +458,7 @@ def _show(value: Any) -> str:
 
 FORK_WORDS = (
     "; a fork or rewind there (--fork-session, --resume-session-at) sends the model a result "
-    "for it that no record holds"
+    "for it that no result record holds"
 )
 """What a REC-1 of Claude Code's fork shape (`UNRECORDED_REPAIR_ON_FORK`) adds to its words."""
 
