@@ -98,6 +98,16 @@ EDITS: dict[str, tuple[str, Callable[[str], str], str]] = {
         "[SAFE-4] FILE:91: the case file is refused: JSON nested deeper than 200 levels: "
         "column 217",
     ),
+    "case: a number as a string": (
+        "case",
+        _edit('"maxParallel": 1', '"maxParallel": "1"'),
+        '[PROTO-1] FILE:60: $.config.maxParallel must be an integer, not "1"',
+    ),
+    "case: an object for a string": (
+        "case",
+        _edit('"arguments": "{\\"command\\":\\"ls\\"}"', '"arguments": {"command": "ls"}'),
+        "[PROTO-1] FILE:82: $.commands[1].blocks[1].arguments must be a string, not an object",
+    ),
     "case: a boolean as a string": (
         "case",
         _edit('"ok": true', '"ok": "true"'),
@@ -131,7 +141,7 @@ EDITS: dict[str, tuple[str, Callable[[str], str], str]] = {
     "scenario: a number as a string": (
         "scenario",
         _edit('"maxParallel": 2', '"maxParallel": "2"'),
-        "FILE:21: $.maxParallel must be an integer",
+        'FILE:21: $.maxParallel must be an integer, not "2"',
     ),
     "scenario: a result's call renamed": (
         "scenario",

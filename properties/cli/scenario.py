@@ -64,7 +64,11 @@ from loopspec.model.events import Event
 from loopspec.model.json_location import leading_path, line_of
 from loopspec.model.json_text import spelled
 from loopspec.model.messages import ToolCallBlock
-from loopspec.properties.conformance.command_codec import ProtocolError, command_from_json
+from loopspec.properties.conformance.command_codec import (
+    ProtocolError,
+    command_from_json,
+    given_instead,
+)
 
 
 class ScenarioError(LoopSpecError):
@@ -164,7 +168,7 @@ def _refuse_unknown_members(found: dict[str, Any], known: tuple[str, ...], where
 def _field(document: dict[str, Any], key: str, kind: type, default: object) -> Any:
     value = document.get(key, default)
     if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-        raise ScenarioError(f"$.{key} must be {_KIND_NAMES[kind]}")
+        raise ScenarioError(f"$.{key} must be {_KIND_NAMES[kind]}{given_instead(value)}")
     return value
 
 
@@ -196,7 +200,9 @@ def _tools(raw: list[Any]) -> tuple[ScenarioTool, ...]:
             raise ScenarioError(f"{where}.name: tool {spelled(name)} is declared twice")
         safe = tool.get("concurrencySafe", False)
         if not isinstance(safe, bool):
-            raise ScenarioError(f"{where}.concurrencySafe must be true or false")
+            raise ScenarioError(
+                f"{where}.concurrencySafe must be true or false{given_instead(safe)}"
+            )
         keys = tool.get("requiredKeys", [])
         if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
             raise ScenarioError(f"{where}.requiredKeys must be a list of strings")

@@ -145,9 +145,23 @@ def _expected(annotation: str) -> str:
     return _EXPECTED.get(annotation, "an object")
 
 
+def given_instead(value: object) -> str:
+    """`, not VALUE`: what a member of the wrong type holds, so a number written as a string
+    ("2") or a boolean as one ("true") shows why it is refused (a container by its kind)."""
+    match value:
+        case dict():
+            return ", not an object"
+        case list():
+            return ", not an array"
+        case str() if len(value) > 40:
+            return f', not {spelled(value[:40])[:-1]}..."'
+        case _:
+            return f", not {spelled(value)}"
+
+
 def _object(value: object, path: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
-        raise ProtocolError(f"{path} must be an object")
+        raise ProtocolError(f"{path} must be an object{given_instead(value)}")
     return value
 
 
@@ -163,14 +177,14 @@ def _decode_value(value: object, annotation: str, path: str) -> object:
     annotation = annotation.removesuffix(" | None")
     if annotation.startswith("tuple[") and annotation.endswith(", ...]"):
         if not isinstance(value, list):
-            raise ProtocolError(f"{path} must be an array")
+            raise ProtocolError(f"{path} must be an array{given_instead(value)}")
         inner = annotation[6:-6]
         return tuple(_decode_value(item, inner, f"{path}[{i}]") for i, item in enumerate(value))
     if annotation in ("JsonValue", "FrozenMap"):
         return value  # the class freezes it and refuses what JSON cannot carry
     if annotation == "str":
         if not isinstance(value, str):
-            raise ProtocolError(f"{path} must be a string")
+            raise ProtocolError(f"{path} must be a string{given_instead(value)}")
         return value
     if annotation in ("int", "float"):
         exact = annotation == "int"
@@ -180,7 +194,7 @@ def _decode_value(value: object, annotation: str, path: str) -> object:
             value = int(value)
         numeric = int if exact else (int, float)
         if isinstance(value, bool) or not isinstance(value, numeric):
-            raise ProtocolError(f"{path} must be {_EXPECTED[annotation]}")
+            raise ProtocolError(f"{path} must be {_EXPECTED[annotation]}{given_instead(value)}")
         if exact or isinstance(value, float):
             return value
         try:
@@ -189,7 +203,7 @@ def _decode_value(value: object, annotation: str, path: str) -> object:
             return value
     if annotation == "bool":
         if not isinstance(value, bool):
-            raise ProtocolError(f"{path} must be true or false")
+            raise ProtocolError(f"{path} must be true or false{given_instead(value)}")
         return value
     if annotation in UNIONS:
         return decode_union(value, annotation, path)
