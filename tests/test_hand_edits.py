@@ -108,6 +108,11 @@ EDITS: dict[str, tuple[str, Callable[[str], str], str]] = {
         _edit('"arguments": "{\\"command\\":\\"ls\\"}"', '"arguments": {"command": "ls"}'),
         "[PROTO-1] FILE:82: $.commands[1].blocks[1].arguments must be a string, not an object",
     ),
+    "case: a list around the case": (
+        "case",
+        lambda text: f"[{text}]",
+        "FILE:1: $ must be an object, not an array: a loopspec case file is one JSON object",
+    ),
     "case: a boolean as a string": (
         "case",
         _edit('"ok": true', '"ok": "true"'),

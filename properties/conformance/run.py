@@ -80,6 +80,7 @@ from loopspec.properties.conformance.command_codec import (
     command_to_json,
     config_from_json,
     config_to_json,
+    given_instead,
 )
 from loopspec.properties.conformance.compare import (
     NO_RULE,
@@ -1957,7 +1958,9 @@ def _not_a_case(document: dict[str, Any]) -> str:
 def _case_from(document: object) -> Case:
     """The case a parsed case document holds."""
     if not isinstance(document, dict):
-        raise _CaseFault("not a loopspec case file: a case is one JSON object")
+        # `$ ...`: named at line 1, as the case's other faults are at theirs.
+        said = given_instead(document).removeprefix(", ")
+        raise _CaseFault(f"$ must be an object, {said}: a loopspec case file is one JSON object")
     if document.get("loopspec") != "case":
         found = json.dumps(document["loopspec"]) if "loopspec" in document else "missing"
         raise _CaseFault(
