@@ -131,6 +131,17 @@ EDITS: dict[str, tuple[str, Callable[[str], str], str]] = {
         "FILE:52: the scenario is not JSON: a comma before the closing } (left behind when what "
         "followed it was cut?): delete it: column 24",
     ),
+    # Replayed with a profile whose implementation cannot take the case: the command was named
+    # by its number alone, where a fault of the case's own names its line.
+    "case: a profile that cannot replay it": (
+        "case --profile dsh",
+        lambda text: text,
+        "FILE:86: command #3 of the case (HookAnswers) needs the capability rewrite, which the "
+        "dsh profile's implementation (@deepseek-ai/dsh-agent-loop@0.1.0-rc.8 through "
+        "examples/dsh-adapter) does not declare: the profile does not describe it, so the case "
+        "cannot be replayed with it (replay with the profile of the implementation the case was "
+        "recorded on, or --profile none to compare whole)",
+    ),
     "scenario: a member misspelt": (
         "scenario",
         _edit('"tools"', '"tool"'),
@@ -216,11 +227,13 @@ def test_PROTO_1_SAFE_4_HOOK_8_EXE_2_a_hand_edit_names_its_file_line_and_path_or
     log = tmp_path / "out.jsonl"
     scenario = tmp_path / "scenario.json"
     scenario.write_text(SCENARIO, encoding="utf-8")
-    edited = tmp_path / f"{kind}.json"
-    source = {"case": CASE.read_text(encoding="utf-8"), "scenario": SCENARIO, "hooks": SETTINGS}
+    edited = tmp_path / f"{kind.split()[0]}.json"
+    case = CASE.read_text(encoding="utf-8")
+    source = {"case": case, "case --profile dsh": case, "scenario": SCENARIO, "hooks": SETTINGS}
     edited.write_text(change(source[kind]), encoding="utf-8")
     argv = {
         "case": ["replay", str(edited), "--bundled"],
+        "case --profile dsh": ["replay", str(edited), "--bundled", "--profile", "dsh"],
         "scenario": ["run", str(edited), "--log", str(log)],
         "hooks": ["run", str(scenario), "--hooks", str(edited), "--log", str(log)],
     }[kind]

@@ -54,6 +54,7 @@ from loopspec.properties.conformance.run import (
     CaseFileFault,
     CaseFileUnreadable,
     GuardedTarget,
+    OutsideProfile,
     Replay,
     RunReport,
     TargetBreakage,
@@ -1446,11 +1447,10 @@ def case_replay_error(case_name: str, case: Case, broke: TargetError) -> TargetE
     about the case (whoever raised it), at the case's command. Its class is kept: a capability
     the target does not declare is told apart from a break, and named with the line of the
     command (or of the hooks) that needs it, as a fault in a hand-edited case is."""
-    if isinstance(broke, UndeclaredCapability):
+    if isinstance(broke, UndeclaredCapability | OutsideProfile):
         line = case.line_of_command(broke.command_index)
-        return UndeclaredCapability(
-            f"{case_name}:{line}: {broke.message}", command_index=broke.command_index
-        )
+        kind = type(broke)
+        return kind(f"{case_name}:{line}: {broke.message}", command_index=broke.command_index)
     at = at_case_command(broke)
     # The line of the command it broke at, as a fault of the case's own is named (the program is
     # the case's, unless one cut down from it broke).

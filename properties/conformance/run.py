@@ -223,6 +223,16 @@ class UndeclaredCapability(TargetError):
         self.command_index = command_index
 
 
+class OutsideProfile(TargetError):
+    """A case needing a capability its replay's profile's implementation does not declare
+    (`_outside_profile`); `command_index` as `UndeclaredCapability`'s, so the error names the
+    line of what needs it. No rule is broken: the case and the profile do not fit together."""
+
+    def __init__(self, message: str, *, command_index: int | None) -> None:
+        super().__init__(message, rule_id=NO_RULE_BROKEN)
+        self.command_index = command_index
+
+
 class SharedProcess:
     """A target factory for `--cmd`: one process serves every program, reset between them.
 
@@ -2106,19 +2116,20 @@ class Replay:
     refused: tuple[tuple[int, str], ...] = ()
 
 
-def _outside_profile(what: str, needed: Sequence[str], profile: Profile) -> TargetError:
+def _outside_profile(
+    what: str, needed: Sequence[str], profile: Profile, command_index: int | None
+) -> OutsideProfile:
     """A case that uses a capability the profile's implementation does not declare: conform
     never sends that implementation such a command, so the profile says nothing about it, and
     comparing with its divergences erased would blame a right answer (the codex profile on an
     abort: EXE-4, where the model's result had the error the profile erased)."""
     lacking = ", ".join(profile.undeclared(needed))
-    # No rule is broken: the case and the profile do not fit together, whatever the target does.
-    return TargetError(
+    return OutsideProfile(
         f"{what} needs the capability {lacking}, which the {profile.name} profile's "
         f"implementation ({profile.implementation}) does not declare: the profile does not "
         "describe it, so the case cannot be replayed with it (replay with the profile of the "
         "implementation the case was recorded on, or --profile none to compare whole)",
-        rule_id=NO_RULE_BROKEN,
+        command_index=command_index,
     )
 
 
@@ -2147,7 +2158,8 @@ def replay_case(
                 command_index=None,
             )
         if profile is not None and profile.undeclared(hook_capabilities(config)):
-            raise _outside_profile("the case's configuration", hook_capabilities(config), profile)
+            needed = hook_capabilities(config)
+            raise _outside_profile("the case's configuration", needed, profile, None)
         presenting = oracle.presenting = "presentation" in capabilities
         reporting_history = oracle.reporting_history = "history" in capabilities
         history: list[dict[str, Any]] = []
@@ -2168,7 +2180,7 @@ def replay_case(
                 )
             if profile is not None and profile.undeclared(needed):
                 raise _outside_profile(
-                    f"command #{index + 1} of the case ({command.NAME})", needed, profile
+                    f"command #{index + 1} of the case ({command.NAME})", needed, profile, index
                 )
             expected, actual = oracle.apply(command), target.apply(command)
             if not expected.accepted:
