@@ -58,7 +58,9 @@ def test_PROTO_1_replay_with_a_foreign_profile_is_one_line_and_exit_2(
     captured = capsys.readouterr()
     errors = captured.err.strip().splitlines()
     assert len(errors) == 1, captured.err
-    assert errors[0].startswith(f"loopspec: error: {CRASH_CASE}: command #3 of the case"), errors
+    # At the line of the command, as a case's own faults are named.
+    line = load_case(CRASH_CASE).line_of_command(2)
+    assert errors[0].startswith(f"loopspec: error: {CRASH_CASE}:{line}: command #3 of the case")
     assert "needs the capability crash-repair" in errors[0]
     assert "claude-code profile's implementation" in errors[0]
     assert "divergence" not in captured.out
