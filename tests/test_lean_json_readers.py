@@ -14,7 +14,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from loopspec.model.json_text import loads_refusing
+from loopspec.model.json_text import loads_refusing, same_json
 from loopspec.model.jsonvalue import EMPTY, freeze, parse_arguments
 from loopspec.properties.logcheck.foreign import (
     CLAUDE_SESSION,
@@ -183,3 +183,32 @@ def test_fixed_texts_read_as_json_reads_them() -> None:
     for number in range(300):
         assert parse_arguments(f"[{number}]") == (number,)
     assert parse_arguments("[299]") is parse_arguments("[299]")  # kept since
+
+
+class _Text(str):
+    """A string of another type: `same_json` holds values of two types apart but numbers."""
+
+    __slots__ = ()
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "same"),
+    [
+        ("a", "a", True),
+        ("1", 1, False),
+        ("true", True, False),
+        ("a", _Text("a"), False),  # the string read first keeps the types' test
+        ({"command": "ls", "n": 1}, {"n": 1.0, "command": "ls"}, True),
+        ({"command": "ls", "all": True}, {"command": "ls", "all": 1}, False),  # read in a loop
+        ({"command": "ls"}, {"cmd": "ls"}, False),
+        ([1, "a", None], [1.0, "a", None], True),
+        ([0], [False], False),
+    ],
+)
+def test_same_json_holds_true_apart_from_1_and_strings_apart_from_other_types(
+    left: object, right: object, same: bool
+) -> None:
+    """`json_text.same_json`, strings read first and an object's members in a loop, answers as
+    section 2 compares arguments: a number by its value, true not 1, key order aside."""
+    assert same_json(left, right) is same
+    assert same_json(right, left) is same
