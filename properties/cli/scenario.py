@@ -29,7 +29,10 @@ A tool's `inputSchema` is read for `required` and each property's single `type` 
 Schema keywords are ignored): a hook's rewrite (`updatedInput`) that lacks a required key or
 gives a property a value of another type is refused, and the call denied (rule HOOK-6).
 A call with no entry in `results` succeeds with empty output. A model request after a turn's
-replies are used up fails the turn with `SCENARIO_EXHAUSTED` (the log says so).
+replies are used up fails the turn with `SCENARIO_EXHAUSTED` (the log says so). A member the
+format does not have is refused (a turn may also hold `run --harness`'s `crashAfterSeconds`,
+`abortAfterSeconds` and `cutAfterFile`), and so is an entry of `results` or `approvals` for a
+call id no reply makes; each refusal names the file, the line and the JSON path.
 """
 
 from __future__ import annotations
