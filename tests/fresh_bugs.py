@@ -200,6 +200,26 @@ def renumbered(
     return attrs.evolve(observed, events=tuple(events))
 
 
+def with_queued_delivered(
+    observed: Observation, events: list[dict[str, Any]], queued: Sequence[str]
+) -> Observation:
+    """`observed` (its events copied as `events`, one a step/start) with the tool contexts
+    `queued` delivered as user messages just after that step/start, as a loop queueing
+    contexts wrongly delivers them."""
+    opened = next(i for i, e in enumerate(events) if e["type"] == "step/start")
+    source = {"kind": "plugin", "plugin": "tool-context"}
+    delivered = [
+        {"type": "user/message", "seq": 0, "time": events[opened]["time"],
+         "data": {"role": "user", "content": [{"type": "text", "text": text}],
+                  "source": source, "id": f"queued-{n}"},
+         "surfaceOp": "append"}
+        for n, text in enumerate(queued)
+    ]  # fmt: skip
+    events[opened + 1 : opened + 1] = delivered
+    commits = (*observed.commits[:-1], observed.commits[-1] + len(delivered))
+    return attrs.evolve(renumbered(observed, events), commits=commits)
+
+
 def history_refusal(appended: list[dict[str, Any]]) -> ProcessTargetError:
     """How a target declaring the capability history is stopped when it answers the user's
     message reporting `appended` as the messages it added to its history."""

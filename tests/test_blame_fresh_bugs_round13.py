@@ -57,7 +57,7 @@ from fresh_bugs import (
     calls,
     copied,
     planted,
-    renumbered,
+    with_queued_delivered,
 )
 
 from loopspec.model import dispatch, handlers, messages, rewrite
@@ -393,21 +393,11 @@ class QueuesContextsAsBodiesFinish(ModelTarget):
         if aborted and isinstance(command, ToolFinishes):
             outcome = command.outcome
             self.queued += outcome.contexts if isinstance(outcome, ToolSucceeded) else ()
-        opened = next((i for i, e in enumerate(events) if e["type"] == "step/start"), None)
-        if opened is None or not self.queued:
-            return observed
-        source = {"kind": "plugin", "plugin": "tool-context"}
-        delivered = [
-            {"type": "user/message", "seq": 0, "time": events[opened]["time"],
-             "data": {"role": "user", "content": [{"type": "text", "text": text}],
-                      "source": source, "id": f"queued-{n}"},
-             "surfaceOp": "append"}
-            for n, text in enumerate(self.queued)
-        ]  # fmt: skip
-        events[opened + 1 : opened + 1] = delivered
+        if not self.queued or not any(e["type"] == "step/start" for e in events):
+            return observed  # kept for the next step
+        delivered = with_queued_delivered(observed, events, self.queued)
         self.queued = []
-        commits = (*observed.commits[:-1], observed.commits[-1] + len(delivered))
-        return attrs.evolve(renumbered(observed, events), commits=commits)
+        return delivered
 
 
 ABORTED_SUCCESS_CONTEXT_QUEUED: FreshBug = (
