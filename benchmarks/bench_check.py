@@ -250,7 +250,15 @@ each change against its parent in one sitting): `Prefix` keeps one list of surfa
 first replacement, the keys being the seqs until then (an append more, and the list's growth), and
 tells an out-of-order surface event by one comparison with the last seq, which starts below every
 int (a test of None was one more), together about 600 instructions a surface event: version 1 851.8M
-to 848.3M, the model's events only 761.6M to 758.1M, harness-written 395.0M to 394.5M. Measured, not
+to 848.3M, the model's events only 761.6M to 758.1M, harness-written 395.0M to 394.5M. Then
+`json_text.same_json` (the RW-2 comparison of a rewrite's arguments with the input its hook supplied
+as JSON values, which had cost the version-1 log 5.9M: 845.7M to 851.5M) reads a string first, an
+object's members in a loop, not `all` over a generator, and numbers against a tuple of types, where
+`int | float` made a union object at each test: 848.3M to 844.9M. The whole view after both
+(`--instructions --repeat 1`, the collector on, one run before and one after, other sessions'
+commits the same): version 1 844.1M against 677.7M (1.246x) to 837.3M against 677.3M (1.236x), the
+model's events only 754.4M against 619.7M (1.217x) to 747.7M against 619.4M (1.207x),
+harness-written 390.8M against 350.6M (1.115x) to 389.7M against 349.9M (1.114x). Measured, not
 kept: a line's marker read by subscript, a KeyError caught (-0.35M; session 30 found +0.3M: within a
 run's spread); the line's number from `enumerate` (+0.7M); a line's seq, type and time through
 `operator.itemgetter` (about 350 instructions a line more than the three subscripts, counted alone).
@@ -259,8 +267,9 @@ checker is 829.9M against 851.5M and 818.5M for the same lines under a version-0
 marker's state machine is about 22M (54 bytecodes a line in the loop on average, 46 for a commit's
 middle line: the pair unpacked, two identity tests and the seq's type, the k stored, then whether a
 line is noted or last) and the read, with the replies' LOG-8 wrapper it then runs, about 11M. The
-state machine is at its floor as a per-line Python test: what is left of 1.20x (815M, some 20M)
-needs LOG-8 read other than line by line in Python, or a tenth of the judges' and folds' cost.
+state machine is at its floor as a per-line Python test: what is left of 1.20x (813M in that view,
+some 24M) needs LOG-8 read other than line by line in Python, or a tenth of the judges' and folds'
+cost.
 
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
