@@ -220,6 +220,24 @@ def with_queued_delivered(
     return attrs.evolve(renumbered(observed, events), commits=commits)
 
 
+class QueuesContexts(ModelTarget):
+    """The model, as a loop queueing tool contexts of its own: a subclass queues them
+    (`queued`), and `delivered` hands them over after the next step/start."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self.queued: list[str] = []
+        return super().reset(config)
+
+    def delivered(self, observed: Observation, events: list[dict[str, Any]]) -> Observation:
+        """`observed` with what is queued delivered after its step/start (`events`, its
+        events copied), the queue emptied; as it is, the queue kept, when it opens no step."""
+        if not self.queued or not any(e["type"] == "step/start" for e in events):
+            return observed
+        delivered = with_queued_delivered(observed, events, self.queued)
+        self.queued = []
+        return delivered
+
+
 def history_refusal(appended: list[dict[str, Any]]) -> ProcessTargetError:
     """How a target declaring the capability history is stopped when it answers the user's
     message reporting `appended` as the messages it added to its history."""

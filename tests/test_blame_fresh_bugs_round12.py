@@ -55,12 +55,12 @@ import attrs
 import pytest
 from fresh_bugs import (
     FreshBug,
+    QueuesContexts,
     assert_found,
     calls,
     copied,
     planted,
     renumbered,
-    with_queued_delivered,
 )
 
 from loopspec.model import handlers, presenters
@@ -151,14 +151,10 @@ def test_REC_1_repair_closers_timed_in_seconds_are_named_so() -> None:
     )
 
 
-class QueuesARefusedOutcomesContexts(ModelTarget):
+class QueuesARefusedOutcomesContexts(QueuesContexts):
     """The model, except that an outcome it refuses has its body's contexts queued all the same
     (a loop queueing what an outcome carries before judging it), delivered after the next
     step/start."""
-
-    def reset(self, config: LoopConfig) -> frozenset[str]:
-        self.queued: list[str] = []
-        return super().reset(config)
 
     def apply(self, command: Command) -> Observation:
         observed = super().apply(command)
@@ -167,11 +163,7 @@ class QueuesARefusedOutcomesContexts(ModelTarget):
                 self.queued += command.outcome.contexts
             return observed
         events = copied(observed)
-        if not self.queued or not any(e["type"] == "step/start" for e in events):
-            return observed  # kept for the next step
-        delivered = with_queued_delivered(observed, events, self.queued)
-        self.queued = []
-        return delivered
+        return self.delivered(observed, events)
 
 
 REFUSED_OUTCOMES_CONTEXT_QUEUED: FreshBug = (

@@ -53,11 +53,11 @@ from fresh_bugs import (
     AskOutranksDeny,
     CapOneOff,
     FreshBug,
+    QueuesContexts,
     assert_found,
     calls,
     copied,
     planted,
-    with_queued_delivered,
 )
 
 from loopspec.model import dispatch, handlers, messages, rewrite
@@ -375,14 +375,10 @@ def test_SCHED_1_ABORT_1_DEC_1_TEXT_2_round_13s_late_bugs_are_found_by_targeted_
     assert divergence.rule_id == rule, divergence.what
 
 
-class QueuesContextsAsBodiesFinish(ModelTarget):
+class QueuesContextsAsBodiesFinish(QueuesContexts):
     """The model, except that a body's contexts are queued when it finishes, also when its
     result is the abort's (a success landing after an abort), and so delivered after the next
     step/start, the next turn's first."""
-
-    def reset(self, config: LoopConfig) -> frozenset[str]:
-        self.queued: list[str] = []
-        return super().reset(config)
 
     def apply(self, command: Command) -> Observation:
         observed = super().apply(command)
@@ -393,11 +389,7 @@ class QueuesContextsAsBodiesFinish(ModelTarget):
         if aborted and isinstance(command, ToolFinishes):
             outcome = command.outcome
             self.queued += outcome.contexts if isinstance(outcome, ToolSucceeded) else ()
-        if not self.queued or not any(e["type"] == "step/start" for e in events):
-            return observed  # kept for the next step
-        delivered = with_queued_delivered(observed, events, self.queued)
-        self.queued = []
-        return delivered
+        return self.delivered(observed, events)
 
 
 ABORTED_SUCCESS_CONTEXT_QUEUED: FreshBug = (

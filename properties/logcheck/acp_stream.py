@@ -829,26 +829,29 @@ class _Recording:
 
     def _ran_before(self, key: tuple[str, str], line: int) -> bool:
         """Whether the recording shows the card's call running before `line`."""
-        started = self.cards[key].started
-        return started is not None and started < line
+        return _started_before(self.cards[key], line)
+
+    def _open_cards(self, session: str, shows: Callable[[_Card], bool]) -> list[tuple[str, str]]:
+        """The open cards of the session's turn that `shows` holds of."""
+        cards = self.cards
+        return [
+            key
+            for key in self.turn_cards.get(session, [])
+            if not cards[key].final and shows(cards[key])
+        ]
 
     def _running_before(self, session: str, line: int) -> list[tuple[str, str]]:
         """The open cards of the session's turn whose call ran before `line`."""
-        return [
-            key
-            for key in self.turn_cards.get(session, [])
-            if not self.cards[key].final and self._ran_before(key, line)
-        ]
+        return self._open_cards(session, lambda card: _started_before(card, line))
 
     def _open_with_command(self, session: str, command: str) -> list[tuple[str, str]]:
         """The open cards of the session's turn whose `rawInput` holds `command`."""
-        return [
-            key
-            for key in self.turn_cards.get(session, [])
-            if not self.cards[key].final
-            and isinstance(self.cards[key].raw_input, dict)
-            and self.cards[key].raw_input.get("command") == command
-        ]
+        return self._open_cards(
+            session,
+            lambda card: (
+                isinstance(card.raw_input, dict) and card.raw_input.get("command") == command
+            ),
+        )
 
     def _unplaced_dropped(self, session: str) -> None:
         """A new turn of the session: its last turn's terminals of no known call are left."""
@@ -1457,22 +1460,16 @@ class _Recording:
 
     def _open_naming(self, session: str, path: str) -> list[tuple[str, str]]:
         """The open cards of the session's turn whose `rawInput` holds `path` as a value."""
-        return [
-            key
-            for key in self.turn_cards.get(session, [])
-            if not self.cards[key].final
-            and isinstance(self.cards[key].raw_input, dict)
-            and path in self.cards[key].raw_input.values()
-        ]
+        return self._open_cards(
+            session,
+            lambda card: isinstance(card.raw_input, dict) and path in card.raw_input.values(),
+        )
 
     def _open_showing(self, session: str, path: str) -> list[tuple[str, str]]:
         """The open cards of the session's turn that show a diff of `path`."""
-        return [
-            key
-            for key in self.turn_cards.get(session, [])
-            if not self.cards[key].final
-            and any(shown == path for shown, _text, _line in self.cards[key].diffs)
-        ]
+        return self._open_cards(
+            session, lambda card: any(shown == path for shown, _text, _line in card.diffs)
+        )
 
     def _write_in_other_session(
         self, session: str, key: tuple[str, str], path: str, line: int
@@ -2285,3 +2282,8 @@ def check_recording(path: str, stream: BinaryIO, limits: Limits) -> LogReport:
     if report.events == 0:
         report.fail(None, ErrorKind.EMPTY, "the log is empty")
     return report
+
+
+def _started_before(card: _Card, line: int) -> bool:
+    """Whether the recording shows the card's call running before `line`."""
+    return card.started is not None and card.started < line
