@@ -251,10 +251,10 @@ POST_PASSING_DECISIONS = frozenset({"pass", "allow", "approve", "stop"})
 
 def unknown_decision(word: str) -> str:
     """Why `word` is no hook decision, with the nearest word when one is close."""
-    import difflib  # noqa: PLC0415 -- only for a wrong word: check starts without it
+    # Imported here: only a wrong word needs it, and a clean log's check starts without it.
+    from loopspec.model.near_miss import did_you_mean  # noqa: PLC0415
 
-    near = difflib.get_close_matches(word, sorted(HOOK_DECISIONS), n=1)
-    hint = f" (did you mean {spelled(near[0])}?)" if near else ""
+    hint = did_you_mean(word, sorted(HOOK_DECISIONS), spell=spelled)
     return (
         f"hook decision must be one of {', '.join(HOOK_DECISION_WORDS)}, got {spelled(word)}{hint}"
     )

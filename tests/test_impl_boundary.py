@@ -28,6 +28,7 @@ ALLOWED_MODEL_MODULES = frozenset(
         "loopspec.model.json_text",  # JSON text read and written as json does, without it
         "loopspec.model.repeated_keys",  # JSON's: a key given twice in an object (LOG-3)
         "loopspec.model.json_location",  # where a JSON path lies in a file: its line
+        "loopspec.model.near_miss",  # the name a misspelt one likely meant, and its words
         "loopspec.model.errors",
         "loopspec.model.commands",
         "loopspec.model.config",

@@ -12,7 +12,6 @@ the decision word.
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import assert_never
 
@@ -26,6 +25,7 @@ from loopspec.impl.hookbridge.settings import CLAUDE_CODE, CODEX
 from loopspec.model.commands import PostBlock, PostContext, PostPass
 from loopspec.model.config import PRE_TOOL_USE
 from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.near_miss import did_you_mean
 
 # What each dialect reads of stdout after exit 2. Claude Code 2.1.332 reads a JSON deny, block
 # or context then too (observed with the pinned CLI), although its documentation says stdout
@@ -130,6 +130,4 @@ def _unknown_keys(dialect: str, point: str, document: FrozenMap) -> str | None:
 
 
 def _hint(path: str, key: str, known: tuple[str, ...]) -> str:
-    by_case = {name.lower(): name for name in known}
-    close = by_case.get(key.lower()) or next(iter(difflib.get_close_matches(key, known, 1)), None)
-    return f"{path} (did you mean {close}?)" if close else path
+    return f"{path}{did_you_mean(key, known)}"

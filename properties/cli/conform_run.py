@@ -27,6 +27,7 @@ from loopspec.impl.user_files import STDIN_NAME, shown
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import LoopSpecError, tagged
+from loopspec.model.near_miss import offered
 from loopspec.properties.cli.command_words import Answered, answers_for, command_words
 from loopspec.properties.cli.conform import NO_PROFILE
 from loopspec.properties.cli.unfilled_files import removed_unless_written
@@ -1144,7 +1145,7 @@ def _named_from_elsewhere(given: str) -> str:
     if given == STDIN_CASE or os.path.lexists(given):
         return ""
     if os.path.lexists(f"{given}.json"):  # a name as a file manager shows it, its ending hidden
-        return f" (did you mean {given}.json?)"
+        return offered(f"{given}.json")
     if Path(given).is_absolute():
         return ""
     return (

@@ -10,7 +10,6 @@ it), the hook audit, and what the UI showed.
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
 import stat
@@ -33,6 +32,7 @@ from loopspec.model.events import (
 from loopspec.model.invariants import check_log
 from loopspec.model.jsonvalue import dumps, thaw
 from loopspec.model.messages import AssistantMessage, TextBlock, ToolResultMessage, UserMessage
+from loopspec.model.near_miss import MISSPELT, did_you_mean
 from loopspec.properties.cli.scenario import load_scenario, run_scenario
 from loopspec.properties.harnesses.rewrite_fate import bundled_fate, rewrite_words
 from loopspec.properties.logcheck.hook_faults import HookRuns
@@ -101,9 +101,9 @@ def _why_no_hook_ran(hooks: Path, dialect: str | None, appended: tuple[Event, ..
     if not declared:
         # A misspelt event (`PreToolUs`) is skipped as another the loop does not run is.
         misspelt = [
-            f"{event} (did you mean {nearest[0]}?)"
+            f"{event}{hint}"
             for event in settings.skipped_events
-            if (nearest := difflib.get_close_matches(event, sorted(HOOK_POINTS), n=1, cutoff=0.8))
+            if (hint := did_you_mean(event, sorted(HOOK_POINTS), cutoff=MISSPELT))
         ]
         named = f"; it names {', '.join(misspelt)}" if misspelt else ""
         return f"(no hook ran: {hooks} configures no PreToolUse or PostToolUse command hook{named})"

@@ -38,7 +38,6 @@ call id no reply makes; each refusal names the file, the line and the JSON path.
 from __future__ import annotations
 
 import asyncio
-import difflib
 from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
@@ -67,6 +66,7 @@ from loopspec.model.events import Event
 from loopspec.model.json_location import leading_path, line_of
 from loopspec.model.json_text import spelled
 from loopspec.model.messages import ToolCallBlock
+from loopspec.model.near_miss import did_you_mean
 from loopspec.properties.conformance.command_codec import (
     ProtocolError,
     command_from_json,
@@ -161,8 +161,7 @@ def _refuse_unknown_members(found: dict[str, Any], known: tuple[str, ...], where
     no tool declared, and a misspelt `results` ran every call with empty output, exit 0."""
     for key in found:
         if key not in known:
-            nearest = difflib.get_close_matches(key, known, n=1)
-            hint = f" (did you mean {nearest[0]}?)" if nearest else ""
+            hint = did_you_mean(key, known)
             raise ScenarioError(
                 f"{where}.{key} is not a member here{hint}; the members here are {', '.join(known)}"
             )
@@ -285,8 +284,7 @@ def _refuse_answers_to_no_call(
     for member in ("results", "approvals"):
         for call_id in document.get(member, {}):
             if call_id not in calls:
-                nearest = difflib.get_close_matches(call_id, calls, n=1)
-                hint = f" (did you mean {nearest[0]}?)" if nearest else ""
+                hint = did_you_mean(call_id, calls)
                 made = ", ".join(dict.fromkeys(calls)) or "none"
                 raise ScenarioError(
                     f"$.{member}.{call_id} names no call the replies make{hint}; the calls "

@@ -40,7 +40,6 @@ Shapes (every object has a `kind`):
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -52,6 +51,7 @@ from loopspec.model.config import LoopConfig
 from loopspec.model.errors import InvalidEventError, LoopSpecError
 from loopspec.model.json_text import spelled
 from loopspec.model.jsonvalue import thaw
+from loopspec.model.near_miss import did_you_mean
 from loopspec.properties.conformance.wire_layout import (
     CLASSES,
     TAGS,
@@ -214,8 +214,7 @@ def _decode_field(obj: Mapping[str, Any], field: WireField, path: str) -> object
     where = f"{path}.{field.wire}"
     value = _decode_value(obj[field.wire], field.annotation, where)
     if field.enum is not None and value not in field.enum:
-        nearest = difflib.get_close_matches(str(value), sorted(field.enum), n=1)
-        hint = f" (did you mean {nearest[0]}?)" if nearest else ""
+        hint = did_you_mean(str(value), sorted(field.enum))
         raise ProtocolError(
             f"{where} must be {_one_of(sorted(field.enum))}, not {spelled(value)}{hint}"
         )
@@ -235,8 +234,7 @@ def _refuse_unknown_members(obj: Mapping[str, Any], cls: type, path: str) -> Non
     known = ([tag[0]] if tag is not None else []) + [field.wire for field in wire_fields(cls)]
     for key in obj:
         if key not in known:
-            nearest = difflib.get_close_matches(str(key), known, n=1)
-            hint = f" (did you mean {nearest[0]}?)" if nearest else ""
+            hint = did_you_mean(str(key), known)
             raise ProtocolError(
                 f"{path}.{key} is not a field here{hint}; the fields here are {', '.join(known)}"
             )
@@ -277,8 +275,7 @@ def decode_union(value: object, union: str, path: str) -> Any:
         raise ProtocolError(f"{path}.{key} is missing; it must be {options}")
     # A misspelt kind ('SubmitUsr') is named with the nearest, as a misspelt field or enum is.
     tags = [_spelled(TAGS[member][1]) for member in members]  # as JSON spells them: true
-    nearest = difflib.get_close_matches(tag, tags, n=1) if isinstance(tag, str) else []
-    hint = f" (did you mean {nearest[0]}?)" if nearest else ""
+    hint = did_you_mean(tag, tags) if isinstance(tag, str) else ""
     raise ProtocolError(f"{path}.{key} must be {options}, not {spelled(tag)}{hint}")
 
 

@@ -6,7 +6,6 @@ Used by `loopspec conform`, `loopspec replay`, `make demo` and the pytest plugin
 from __future__ import annotations
 
 import contextlib
-import difflib
 import gc
 import importlib
 import json
@@ -53,6 +52,7 @@ from loopspec.model.json_location import (
     lines_of,
 )
 from loopspec.model.json_text import spelled
+from loopspec.model.near_miss import did_you_mean, without_offer
 from loopspec.model.repeated_keys import RepeatedKey, given_twice
 from loopspec.model.transitions import TRANSITIONS
 from loopspec.properties.conformance.capability_needs import hook_capabilities, needed_capabilities
@@ -392,8 +392,7 @@ def _capabilities(declared: object) -> frozenset[str]:
     # As a `--cmd` target's `ready` is held to the schema: a misspelt name ("pre_hooks") was
     # kept, its capability's rules read "not applicable" and nothing said why.
     for name in sorted(declared - CAPABILITIES.keys()):
-        meant = difflib.get_close_matches(name, CAPABILITIES, n=1)
-        hint = f" (did you mean {meant[0]}?)" if meant else ""
+        hint = did_you_mean(name, CAPABILITIES)
         msg = (
             f"reset returned {shown(spelled(name), 42)}, which is no capability{hint}; the "
             f"capabilities are {', '.join(sorted(CAPABILITIES))}"
@@ -1873,17 +1872,13 @@ def load_case(path: Path) -> Case:
         another = _another_release(document, fault.message)
         # In another release's case, an unknown name is likely that release's own: a guess at
         # a misspelling ("did you mean SubmitUser?") beside the release note was two answers.
-        fault_said = _GUESS.sub("", fault.message) if another else fault.message
+        fault_said = without_offer(fault.message) if another else fault.message
         said = f"{path}{line}: {fault_said}{another}"
         raise CaseFileFault(said, rule_id=fault.rule_id) from fault
     hooks_line, *command_lines = lines_of(
         text, [("config", "hooks"), *(("commands", i) for i in range(len(case.commands)))]
     )
     return attrs.evolve(case, hooks_line=hooks_line, command_lines=tuple(command_lines))
-
-
-_GUESS: Final = re.compile(r" \(did you mean [^()]*\?\)")
-"""The nearest known name offered for an unknown one, as the case's refusals word it."""
 
 
 def _another_release(document: object, fault: str) -> str:
@@ -1979,8 +1974,7 @@ def _case_from(document: object) -> Case:
     for key in document:
         if key not in CASE_MEMBERS:
             # A misspelt member would be ignored: "profle" replayed without its profile.
-            meant = difflib.get_close_matches(key, CASE_MEMBERS, n=1)
-            hint = f" (did you mean {meant[0]}?)" if meant else ""
+            hint = did_you_mean(key, CASE_MEMBERS)
             raise _CaseFault(
                 f"$.{shown(key, 40)} is not a member of a case file{hint}; its members are "
                 f"{', '.join(CASE_MEMBERS)}"
@@ -1996,8 +1990,7 @@ def _case_from(document: object) -> Case:
         if name not in CAPABILITIES:
             # Replay repeats them beside the target's own: a misspelt one would read as what
             # the colleague's loop declared.
-            meant = difflib.get_close_matches(name, CAPABILITIES, n=1)
-            hint = f" (did you mean {meant[0]}?)" if meant else ""
+            hint = did_you_mean(name, CAPABILITIES)
             raise _CaseFault(
                 f"$.capabilities[{index}] is {shown(spelled(name), 42)}, which is no "
                 f"capability{hint}; the capabilities are {', '.join(sorted(CAPABILITIES))}"
@@ -2032,8 +2025,7 @@ def _case_from(document: object) -> Case:
     for key in target:
         if key not in TARGET_KINDS:
             # Replay shows the recorded target: a misspelt key read as "recorded target: none".
-            meant = difflib.get_close_matches(key, TARGET_KINDS, n=1)
-            hint = f" (did you mean {meant[0]}?)" if meant else ""
+            hint = did_you_mean(key, TARGET_KINDS)
             raise _CaseFault(
                 f"$.target.{shown(key, 40)} is not a member of a target{hint}; a target is "
                 '{"impl": MODULE:FACTORY} or {"cmd": COMMAND}'

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from loopspec.model.json_text import spelled
+from loopspec.model.near_miss import MISSPELT, nearest
 from loopspec.properties.json_schema_words import schema_error_words
 
 if TYPE_CHECKING:
@@ -378,9 +379,8 @@ def error_schema_problems(error: object) -> list[str]:
 # Methods of another ACP than the pinned one (unstable in some), which are no misspelling of
 # one the pinned ACP has however close their names: `session/set_model` is Zed's model picker.
 _OTHER_ACP_METHODS = frozenset({"session/set_model", *_UNPINNED_ANSWERS})
-# How alike (difflib's ratio) an unknown name must be to a known one to be taken for its
-# misspelling: `session/prompts`, `fs/read_text` (0.83) are; a newer ACP's names are not.
-_MISSPELT_RATIO = 0.8
+# An unknown name is taken for a misspelling of one the pinned ACP has at near_miss.MISSPELT:
+# `session/prompts`, `fs/read_text` (0.83) are; a newer ACP's names are not.
 
 
 @functools.cache
@@ -398,13 +398,11 @@ def _methods() -> dict[str, str]:
 def misspelt_method(method: str) -> tuple[str, str] | None:
     """The pinned ACP's method, and the side that sends it, that `method` (a name the pinned
     ACP lacks, no extension's) is a misspelling of; None when it is none's (a newer ACP's)."""
-    import difflib  # noqa: PLC0415 (only for a name ACP does not have)
-
     known = _methods()
     if method in known or method in _OTHER_ACP_METHODS or method.startswith("_"):
         return None
-    nearest = difflib.get_close_matches(method, known, n=1, cutoff=_MISSPELT_RATIO)
-    return (nearest[0], known[nearest[0]]) if nearest else None
+    meant = nearest(method, known, cutoff=MISSPELT)
+    return None if meant is None else (meant, known[meant])
 
 
 @functools.cache
@@ -423,10 +421,7 @@ def _update_kinds() -> frozenset[str]:
 def misspelt_update_kind(kind: str) -> str | None:
     """The pinned ACP's `sessionUpdate` kind that `kind` (one it lacks) is a misspelling of;
     None when it is none's (a newer ACP's kind)."""
-    import difflib  # noqa: PLC0415 (only for a kind ACP does not have)
-
     kinds = _update_kinds()
     if kind in kinds:
         return None
-    nearest = difflib.get_close_matches(kind, kinds, n=1, cutoff=_MISSPELT_RATIO)
-    return nearest[0] if nearest else None
+    return nearest(kind, kinds, cutoff=MISSPELT)
