@@ -57,6 +57,34 @@ SCENARIO = json.dumps(
     indent=2,
 )
 
+# A scenario a real CLI can play (`run --harness`): bash calls, no results or approvals.
+HARNESS_SCENARIO = json.dumps(
+    {
+        "turns": [
+            {
+                "user": "list",
+                "crashAfterSeconds": 2,
+                "cutAfterFile": "running.flag",
+                "replies": [
+                    {
+                        "blocks": [
+                            {
+                                "type": "tool-call",
+                                "id": "c1",
+                                "name": "bash",
+                                "arguments": '{"command": "touch running.flag; sleep 5"}',
+                            }
+                        ],
+                        "finish": "completed",
+                    }
+                ],
+            },
+            {"user": "again", "replies": []},
+        ]
+    },
+    indent=2,
+)
+
 SETTINGS = json.dumps(
     {
         "hooks": {
@@ -179,6 +207,49 @@ EDITS: dict[str, tuple[str, Callable[[str], str], str]] = {
         _edit('"text": "removed"', f'"text": {_DEEP}'),
         "[SAFE-4] FILE:52: the scenario is refused: JSON nested deeper than 200 levels: column 212",
     ),
+    # `run --harness`'s own refusals of a scenario named the file and the path, no line.
+    "harness scenario: results kept": (
+        "scenario --harness",
+        lambda text: SCENARIO,
+        "FILE:49: $.results does not apply to a real harness: the command itself decides a "
+        "call's output and timing, the hooks decide approval; take it out",
+    ),
+    "harness scenario: a tool not bash": (
+        "scenario --harness",
+        _edit('"name": "bash"', '"name": "Read"'),
+        'FILE:13: $.turns[0].replies[0].blocks[0].name is "Read": a harness run drives only '
+        "calls of bash",
+    ),
+    "harness scenario: arguments without a command": (
+        "scenario --harness",
+        _edit('{\\"command\\": \\"touch', '{\\"cmd\\": \\"touch'),
+        "FILE:14: $.turns[0].replies[0].blocks[0].arguments must be a JSON object with a "
+        'string `command` (the shell command the harness runs), not "{\\"cmd\\": \\"touch '
+        'running.flag; sleep 5\\"}"',
+    ),
+    "harness scenario: a crash time below zero": (
+        "scenario --harness",
+        _edit('"crashAfterSeconds": 2', '"crashAfterSeconds": -2'),
+        "FILE:5: $.turns[0].crashAfterSeconds must be a positive number of seconds, not -2",
+    ),
+    "harness scenario: a crash and an abort": (
+        "scenario --harness",
+        _edit('"crashAfterSeconds": 2,', '"crashAfterSeconds": 2, "abortAfterSeconds": 1,'),
+        "FILE:5: $.turns[0].abortAfterSeconds: a turn may crash (crashAfterSeconds) or abort, "
+        "not both",
+    ),
+    "harness scenario: a cut file in another folder": (
+        "scenario --harness",
+        _edit('"cutAfterFile": "running.flag"', '"cutAfterFile": "../running.flag"'),
+        "FILE:6: $.turns[0].cutAfterFile must be a plain file name in the working directory, "
+        'not "../running.flag"',
+    ),
+    "harness hooks: a handler without its command": (
+        "hooks --harness",
+        _edit('"command": "true",', ""),
+        f'FILE:7: {_HANDLER} must be a command hook, {{"type": "command", "command": "..."}}, '
+        "with a string `command`",
+    ),
     "hooks: a number as a string": (
         "hooks",
         _edit('"timeout": 5', '"timeout": "5"'),
@@ -221,21 +292,35 @@ def test_PROTO_1_SAFE_4_HOOK_8_EXE_2_a_hand_edit_names_its_file_line_and_path_or
     and a scenario's result as "$.results.c1.outcome.ok", a member the file does not have;
     nesting past SAFE-4's bound named no line; a scenario's or hooks file's comma left by a cut
     and any file's quote left unescaped in a string were said in the parser's words ("Expecting
-    ',' delimiter"); and a case's call arguments nested deeper than the stack ended a profile's
-    replay in a traceback (EXE-2: such text is kept as text)."""
+    ',' delimiter"); a case's call arguments nested deeper than the stack ended a profile's
+    replay in a traceback (EXE-2: such text is kept as text); and `run --harness`'s own
+    refusals of a scenario (results kept, a call of another tool, a crash time) or of a hooks
+    file named the file and the path but no line."""
     kind, change, said = EDITS[edit]
     log = tmp_path / "out.jsonl"
     scenario = tmp_path / "scenario.json"
-    scenario.write_text(SCENARIO, encoding="utf-8")
+    scenario.write_text(HARNESS_SCENARIO if "harness" in kind else SCENARIO, encoding="utf-8")
     edited = tmp_path / f"{kind.split()[0]}.json"
     case = CASE.read_text(encoding="utf-8")
-    source = {"case": case, "case --profile dsh": case, "scenario": SCENARIO, "hooks": SETTINGS}
+    source = {
+        "case": case,
+        "case --profile dsh": case,
+        "scenario": SCENARIO,
+        "scenario --harness": HARNESS_SCENARIO,
+        "hooks": SETTINGS,
+        "hooks --harness": SETTINGS,
+    }
     edited.write_text(change(source[kind]), encoding="utf-8")
     argv = {
         "case": ["replay", str(edited), "--bundled"],
         "case --profile dsh": ["replay", str(edited), "--bundled", "--profile", "dsh"],
         "scenario": ["run", str(edited), "--log", str(log)],
+        "scenario --harness": ["run", str(edited), "--harness", "claude-code", "--log", str(log)],
         "hooks": ["run", str(scenario), "--hooks", str(edited), "--log", str(log)],
+        "hooks --harness": [
+            *("run", str(scenario), "--harness", "claude-code"),
+            *("--hooks", str(edited), "--log", str(log)),
+        ],
     }[kind]
     status = main(argv)
     err = capsys.readouterr().err

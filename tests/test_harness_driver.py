@@ -239,9 +239,9 @@ def test_mock_streams_openai_responses_with_an_exec_command_call() -> None:
 
 
 def test_a_harness_scenario_has_one_turn_of_bash_calls(tmp_path: Path) -> None:
-    """The shipped scenarios load; results/approvals, other tools and several turns are refused
-    with the file and JSON path."""
-    script = script_from_scenario(load_scenario(SCENARIOS / "two-calls.json"), "two-calls")
+    """The shipped scenarios load; results/approvals, other tools and no turns are refused with
+    the file, the line and the JSON path."""
+    script = script_from_scenario(load_scenario(SCENARIOS / "two-calls.json"))
     assert [c.command for c in script.calls()] == ["sleep 1.5; echo slow", "echo fast"]
     document = json.loads((SCENARIOS / "one-call.json").read_text())
     bad = {
@@ -253,24 +253,25 @@ def test_a_harness_scenario_has_one_turn_of_bash_calls(tmp_path: Path) -> None:
         path = tmp_path / f"{name}.json"
         path.write_text(json.dumps(content))
         with pytest.raises(ScenarioError) as error:
-            script_from_scenario(load_scenario(path), str(path))
-        assert str(path) in str(error.value)
+            load_harness_script(path)
+        assert str(error.value).startswith(f"{path}:1: $.")  # (a file of one line)
 
 
 def test_hooks_file_errors_name_the_file_and_the_part(tmp_path: Path) -> None:
-    """A hooks file that is not `{"hooks": {EVENT: [{hooks: [{command}]}]}}` is a one-line error."""
+    """A hooks file that is not `{"hooks": {EVENT: [{hooks: [{command}]}]}}` is a one-line error
+    naming the file, the line and the part."""
     path = tmp_path / "hooks.json"
     for content, part in (
         ("[]", "$ must be an object"),
         ("{}", "$.hooks"),
         ('{"hooks": {"PreToolUse": {}}}', "$.hooks.PreToolUse"),
-        ('{"hooks": {"PreToolUse": [{"hooks": [{"type": "command"}]}]}}', "[0].hooks"),
+        ('{"hooks": {"PreToolUse": [{"hooks": [{"type": "command"}]}]}}', "[0].hooks[0] must"),
     ):
         path.write_text(content)
         with pytest.raises(HarnessError) as error:
             load_hooks(path)
         assert part in str(error.value)
-        assert str(path) in str(error.value)
+        assert str(error.value).startswith(f"{path}:1: $")
 
 
 def test_every_hook_is_wrapped_for_the_audit_and_an_observer_records_what_ran() -> None:

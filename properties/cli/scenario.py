@@ -128,6 +128,12 @@ MAX_PARALLEL_CAP = 1024
 
 def load_scenario(path: Path) -> Scenario:
     """Read and validate a scenario file; `ScenarioError` (one line, exit 2) when unusable."""
+    return read_scenario(path)[0]
+
+
+def read_scenario(path: Path) -> tuple[Scenario, dict[str, Any], str]:
+    """`load_scenario`'s scenario, with the document and the text it was read from: `run
+    --harness` reads its own members from the one and locates its refusals in the other."""
     try:
         document, text = read_user_json_text(path, cap=SCENARIO_FILE_CAP, what="scenario")
     except NotJsonText as error:
@@ -135,14 +141,21 @@ def load_scenario(path: Path) -> Scenario:
     except UserFileError as error:  # not read, or past SAFE-4's bounds
         raise ScenarioError(str(error), rule_id=error.rule_id) from error
     try:
-        return _parse_document(document)
+        scenario = _parse_document(document)
     except (ScenarioError, ProtocolError) as error:
-        # A scenario is written by hand: the line of the path, as a case's faults name it.
-        where = leading_path(error.message)
-        line = "" if where is None else f":{line_of(text, where)}"
-        raise ScenarioError(f"{path}{line}: {error.message}", rule_id=error.rule_id) from error
+        raise refused_at(path, text, error) from error
     except (KeyError, TypeError, ValueError, OverflowError) as error:
         raise ScenarioError(f"{path}: malformed scenario: {error}") from error
+    assert isinstance(document, dict)  # (_parse_document refuses any other)
+    return scenario, document, text
+
+
+def refused_at(path: Path, text: str, error: LoopSpecError) -> ScenarioError:
+    """The refusal of a scenario whose `error` starts with a JSON path, at the path's line: a
+    scenario is written by hand, and a case's faults name their line too."""
+    where = leading_path(error.message)
+    line = "" if where is None else f":{line_of(text, where)}"
+    return ScenarioError(f"{path}{line}: {error.message}", rule_id=error.rule_id)
 
 
 # The members each object of a scenario may hold; a turn's last three are `run --harness`'s

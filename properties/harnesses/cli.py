@@ -21,10 +21,11 @@ from loopspec.impl.hookbridge.settings import SETTINGS_FILE_CAP
 from loopspec.impl.user_files import (
     NotJsonText,
     UserFileError,
-    read_user_json,
+    read_user_json_text,
     refused_by_system,
 )
 from loopspec.model.errors import NO_RULE_BROKEN
+from loopspec.model.json_location import leading_path, line_of
 from loopspec.properties.cli.unfilled_files import removed_at_sigterm_while_empty
 from loopspec.properties.harnesses.report import report_lines, session_view
 from loopspec.properties.harnesses.script import Harness, load_harness_script
@@ -40,32 +41,50 @@ HARNESS_NAMES = tuple(harness.value for harness in Harness)
 
 def load_hooks(path: Path) -> dict[str, Any]:
     """A Claude Code settings.json / Codex hooks.json: `{"hooks": {EVENT: [{matcher, hooks:
-    [{type: command, command}]}]}}`; `HarnessError` naming the file and the bad part."""
+    [{type: command, command}]}]}}`; `HarnessError` naming the file, the line and the bad part
+    (a hooks file is edited by hand, as the bundled loop's `--hooks` reads it)."""
     try:
         # Bounded as the bundled loop's hooks file is (SAFE-4): `--hooks /dev/zero` ate memory.
-        document = read_user_json(path, cap=SETTINGS_FILE_CAP, what="hooks file")
+        document, text = read_user_json_text(path, cap=SETTINGS_FILE_CAP, what="hooks file")
     except NotJsonText as error:
         raise HarnessError(str(error)) from error
     except UserFileError as error:  # not read, or past SAFE-4's bounds
         raise HarnessError(str(error), rule_id=error.rule_id) from error
+    problem = _hooks_problem(document)
+    if problem is not None:
+        where = leading_path(problem)
+        line = "" if where is None else f":{line_of(text, where)}"
+        raise HarnessError(f"{path}{line}: {problem}")
+    assert isinstance(document, dict)  # (_hooks_problem refuses any other)
+    return document
+
+
+def _hooks_problem(document: object) -> str | None:
+    """What in a hooks document a harness cannot be given, from its JSON path; None if nothing."""
     if not isinstance(document, dict):
-        raise HarnessError(f'{path}: $ must be an object with "hooks"')
+        return '$ must be an object with "hooks"'
     events = document.get("hooks")
     if not isinstance(events, dict):
-        raise HarnessError(f'{path}: $.hooks must be an object of events ({{"PreToolUse": ...}})')
+        return '$.hooks must be an object of events ({"PreToolUse": ...})'
     for event, groups in events.items():
         if not isinstance(groups, list):
-            raise HarnessError(f"{path}: $.hooks.{event} must be a list of matcher groups")
+            return f"$.hooks.{event} must be a list of matcher groups"
         for g, group in enumerate(groups):
             handlers = group.get("hooks") if isinstance(group, dict) else None
-            if not isinstance(handlers, list) or not all(
-                isinstance(h, dict) and isinstance(h.get("command"), str) for h in handlers
-            ):
-                raise HarnessError(
-                    f"{path}: $.hooks.{event}[{g}].hooks must be a list of "
+            if not isinstance(handlers, list):
+                return (
+                    f"$.hooks.{event}[{g}].hooks must be a list of "
                     '{"type": "command", "command": "..."}'
                 )
-    return document
+            for h, handler in enumerate(handlers):
+                if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
+                    # Named at the handler: "[0].hooks must be a list of ..." left the person
+                    # to find which of several lacked its command.
+                    return (
+                        f"$.hooks.{event}[{g}].hooks[{h}] must be a command hook, "
+                        '{"type": "command", "command": "..."}, with a string `command`'
+                    )
+    return None
 
 
 def _claim_log_path(path: Path) -> int:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from loopspec.model.json_text import spelled
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 
 if TYPE_CHECKING:
@@ -127,26 +128,28 @@ class HarnessScript:
         return [b for r in self.replies for b in r.blocks if isinstance(b, ScriptedCall)]
 
 
-def script_from_scenario(scenario: Scenario, source: str) -> HarnessScript:
-    """The harness script of a parsed scenario; `ScenarioError` when a real CLI cannot play it."""
+def script_from_scenario(scenario: Scenario) -> HarnessScript:
+    """The harness script of a parsed scenario; `ScenarioError` starting with the JSON path of
+    what a real CLI cannot play (`load_harness_script` puts the file and line before it)."""
     # Imported here, not at the top: the scenario reader pulls in the whole bundled loop, and
     # each harness session's process (which needs only the script's data) would pay ~0.6 s of
     # CPU at start-up for it.
     from loopspec.properties.cli.scenario import ScenarioError  # noqa: PLC0415
 
     if not scenario.turns:
-        raise ScenarioError(f"{source}: a harness run needs at least one turn")
-    if scenario.results or scenario.approvals:
-        raise ScenarioError(
-            f"{source}: `results` and `approvals` do not apply to a real harness: the command "
-            "itself decides a call's output and timing, the hooks decide approval"
-        )
+        raise ScenarioError("$.turns: a harness run needs at least one turn")
+    for member, given in (("results", scenario.results), ("approvals", scenario.approvals)):
+        if given:
+            raise ScenarioError(
+                f"$.{member} does not apply to a real harness: the command itself decides a "
+                "call's output and timing, the hooks decide approval; take it out"
+            )
     scripted = []
     for i, (_, replies) in enumerate(scenario.turns):
         for j, reply in enumerate(replies):
             blocks: list[ScriptedBlock] = []
             for k, block in enumerate(reply.blocks):
-                where = f"{source}: $.turns[{i}].replies[{j}].blocks[{k}]"
+                where = f"$.turns[{i}].replies[{j}].blocks[{k}]"
                 match block:
                     case TextBlock(text=text) | ReasoningBlock(text=text):
                         blocks.append(ScriptedText(text))
@@ -159,29 +162,61 @@ def script_from_scenario(scenario: Scenario, source: str) -> HarnessScript:
 
 def _shell_arguments(name: str, raw: str, where: str) -> dict[str, Any]:
     from loopspec.properties.cli.scenario import ScenarioError  # noqa: PLC0415 (see above)
+    from loopspec.properties.conformance.command_codec import given_instead  # noqa: PLC0415
 
     if name.lower() != "bash":
-        raise ScenarioError(f"{where}: a harness run drives only `bash` calls, not {name!r}")
+        raise ScenarioError(
+            f"{where}.name is {spelled(name)}: a harness run drives only calls of bash"
+        )
     try:
         arguments = json.loads(raw)
     except ValueError:
         arguments = None
     if not isinstance(arguments, dict) or not isinstance(arguments.get("command"), str):
-        raise ScenarioError(f"{where}: arguments must be a JSON object with a string `command`")
+        raise ScenarioError(
+            f"{where}.arguments must be a JSON object with a string `command` (the shell "
+            f"command the harness runs){given_instead(raw)}"
+        )
     return arguments
 
 
+# A turn's members only a harness run reads (the scenario's reader accepts them and leaves them).
+_CUTS = ("crashAfterSeconds", "abortAfterSeconds")
+_CUT_START = "cutAfterFile"
+
+
 def load_harness_script(path: Path) -> HarnessScript:
-    """The script of a scenario file, with each turn's `crashAfterSeconds` and
-    `abortAfterSeconds`."""
+    """The script of a scenario file, with each turn's `crashAfterSeconds`, `abortAfterSeconds`
+    and `cutAfterFile`; `ScenarioError` naming the file, the line and the JSON path of what a
+    real CLI cannot play (a scenario is written by hand, as `loopspec run` reads it)."""
     from loopspec.properties.cli.scenario import (  # noqa: PLC0415 (see script_from_scenario)
         ScenarioError,
-        load_scenario,
+        read_scenario,
+        refused_at,
     )
 
-    script = script_from_scenario(load_scenario(path), str(path))
-    turns = json.loads(path.read_text(encoding="utf-8"))["turns"]
-    cuts: dict[str, list[float | None]] = {"crashAfterSeconds": [], "abortAfterSeconds": []}
+    scenario, document, text = read_scenario(path)
+    try:
+        script = script_from_scenario(scenario)
+        cuts, starts = _cuts(document["turns"])
+    except ScenarioError as error:
+        raise refused_at(path, text, error) from error
+    return attrs.evolve(
+        script,
+        crash_after=tuple(cuts[_CUTS[0]]),
+        abort_after=tuple(cuts[_CUTS[1]]),
+        cut_start_files=tuple(starts),
+    )
+
+
+def _cuts(
+    turns: list[dict[str, Any]],
+) -> tuple[dict[str, list[float | None]], list[str | None]]:
+    """Each turn's crash and abort times (None: not cut) and the file that starts its countdown."""
+    from loopspec.properties.cli.scenario import ScenarioError  # noqa: PLC0415 (see above)
+    from loopspec.properties.conformance.command_codec import given_instead  # noqa: PLC0415
+
+    cuts: dict[str, list[float | None]] = {key: [] for key in _CUTS}
     starts: list[str | None] = []
     for i, turn in enumerate(turns):
         for key, found in cuts.items():
@@ -190,23 +225,20 @@ def load_harness_script(path: Path) -> HarnessScript:
                 isinstance(after, bool) or not isinstance(after, int | float) or after <= 0
             ):
                 raise ScenarioError(
-                    f"{path}: $.turns[{i}].{key} must be a positive number of seconds"
+                    f"$.turns[{i}].{key} must be a positive number of seconds{given_instead(after)}"
                 )
             found.append(None if after is None else float(after))
-        if "crashAfterSeconds" in turn and "abortAfterSeconds" in turn:
-            raise ScenarioError(f"{path}: $.turns[{i}] may crash or abort, not both")
-        start = turn.get("cutAfterFile")
+        if all(key in turn for key in _CUTS):
+            raise ScenarioError(
+                f"$.turns[{i}].{_CUTS[1]}: a turn may crash ({_CUTS[0]}) or abort, not both"
+            )
+        start = turn.get(_CUT_START)
         if start is not None and (
             not isinstance(start, str) or not start or "/" in start or start.startswith(".")
         ):
             raise ScenarioError(
-                f"{path}: $.turns[{i}].cutAfterFile must be a plain file name in the working "
-                "directory"
+                f"$.turns[{i}].{_CUT_START} must be a plain file name in the working "
+                f"directory{given_instead(start)}"
             )
         starts.append(start)
-    return attrs.evolve(
-        script,
-        crash_after=tuple(cuts["crashAfterSeconds"]),
-        abort_after=tuple(cuts["abortAfterSeconds"]),
-        cut_start_files=tuple(starts),
-    )
+    return cuts, starts
