@@ -1305,7 +1305,10 @@ def test_PROTO_1_replay_names_the_commands_the_model_refused(
     saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
     assert main(["replay", str(saved), "--bundled"]) == 0
     out = capsys.readouterr().out
-    assert "  refused by the model (and so by the target): #3 ToolFinishes (EXE-4)\n" in out
+    # Named at its line in the file (the `{` opening it), where a hand cut puts back or deletes.
+    line = saved.read_text(encoding="utf-8").splitlines().index('      "callId": "c9",') - 1
+    said = f"#3 ToolFinishes (EXE-4) at {saved}:{line}\n"
+    assert f"  refused by the model (and so by the target): {said}" in out
     assert main(["replay", str(saved), "--bundled", "--format", "json"]) == 0
     refused = json.loads(capsys.readouterr().out)["modelRefused"]
     assert refused == [{"commandIndex": 2, "rule": "EXE-4"}]

@@ -285,7 +285,12 @@ def test_PROTO_1_a_case_cut_down_by_hand_names_a_command_left_answering_nothing(
     orphan = {"kind": "ToolFinishes", "callId": "c1", "outcome": {"ok": True, "text": "A"}}
     document["commands"].insert(1, orphan)
     saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
-    said = "  refused by the model (and so by the target): #2 ToolFinishes (MODEL-1)\n"
+    # At its line in the file (the `{` opening it), where the person cutting it deletes it.
+    line = saved.read_text(encoding="utf-8").splitlines().index('      "kind": "ToolFinishes",')
+    said = (
+        "  refused by the model (and so by the target): "
+        f"#2 ToolFinishes (MODEL-1) at {saved}:{line}\n"
+    )
     assert main(["replay", str(saved), "--impl", "test_case_travel:turn_end_reason_as_text"]) == 1
     out = capsys.readouterr().out
     assert said in out

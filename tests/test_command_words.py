@@ -254,10 +254,11 @@ def test_PROTO_1_the_command_a_known_divergence_stopped_at_is_not_refused_by_bot
     the divergence. A command refused before the stop is still named."""
     case = load_case(Path(__file__).parent / "regressions" / "codex-EXE-1.json")
     assert len(case.commands) == 2
+    first = case.line_of_command(0)  # (read from its file: the command's line is named)
     for refused, named in (
         (((1, "EXE-1"),), []),
         (((0, "TURN-1"), (1, "EXE-1")), ["  refused by the model (and so by the target): #1 "
-                                         "SubmitUser (TURN-1)"]),
+                                         f"SubmitUser (TURN-1) at case.json:{first}"]),
     ):  # fmt: skip
         stopped = Replay(None, frozenset({"EXE-1"}), "EXE-1", 1, refused=refused)
         lines = replay_verdict_lines("case.json", case, case.profile, stopped, bundled=False)

@@ -1623,7 +1623,7 @@ def replay_verdict_lines(
         # target did otherwise ("refused by the model (and so by the target): #2" sat above
         # "stopped at command #2 by a known divergence: EXE-1", the target having accepted #2).
         stop = len(case.commands) if replay.stopped_at is None else replay.stopped_at
-        lines += _refused_lines(case, tuple(r for r in replay.refused if r[0] < stop))
+        lines += _refused_lines(case_name, case, tuple(r for r in replay.refused if r[0] < stop))
         if profile is not None:
             if replay.stopped_by is not None and replay.stopped_at is not None:
                 lines.append(
@@ -1643,7 +1643,7 @@ def replay_verdict_lines(
     # A case cut down by hand still diverging may hold a command a deletion left answering
     # nothing: it is named before the divergence, as in a replay that passes.
     before = [(index, rule) for index, rule in replay.refused if index < replay.divergence.index]
-    lines += _refused_lines(case, tuple(before))
+    lines += _refused_lines(case_name, case, tuple(before))
     described = _describe_divergence(replay.divergence, case.config, case.commands)
     lines += ["  " + line if line else "" for line in described]
     return lines
@@ -1695,13 +1695,18 @@ def not_a_valid_program(
     )
 
 
-def _refused_lines(case: Case, refused: tuple[tuple[int, str], ...]) -> list[str]:
+def _refused_lines(case_name: str, case: Case, refused: tuple[tuple[int, str], ...]) -> list[str]:
     """The line naming the commands (0-based, with the rule) the model refused: refused by both
     sides, a command compares equal and tests nothing, often after a hand edit removed what it
-    answered (the call a ToolFinishes settles)."""
+    answered (the call a ToolFinishes settles). A case read from a file names each command's
+    line there, where the person cutting it down by hand deletes or puts back."""
     if not refused:
         return []
-    named = ", ".join(f"#{i + 1} {case.commands[i].NAME} ({rule})" for i, rule in refused)
+
+    def where(index: int) -> str:
+        return f" at {case_name}:{case.line_of_command(index)}" if case.command_lines else ""
+
+    named = ", ".join(f"#{i + 1} {case.commands[i].NAME} ({rule}){where(i)}" for i, rule in refused)
     return [f"  refused by the model (and so by the target): {named}"]
 
 
