@@ -29,6 +29,12 @@ from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.target import ModelTarget
 
 
+def _conform_doc() -> str:
+    """docs/conform.md with its lines joined, as its quotes of a report read."""
+    page = Path(__file__).resolve().parent.parent / "docs" / "conform.md"
+    return " ".join(page.read_text(encoding="utf-8").split())
+
+
 def test_MODEL_1_programs_are_every_path_of_the_alphabet_up_to_k() -> None:
     """Every program ends at the bound, at a refusal, or where the alphabet is exhausted, and
     no program is listed twice."""
@@ -46,6 +52,9 @@ def test_MODEL_1_the_model_agrees_with_itself_on_every_program() -> None:
     report = run_exhaustive(ModelTarget(), 4)
     print(f"\nmodel: {report.runs} runs; {report.guarantee}")
     assert report.divergence is None
+    # docs/conform.md quotes this guarantee and count for --exhaustive 4.
+    assert f"exhaustive: {report.guarantee}" in _conform_doc()
+    assert f"{report.programs} of 4 commands" in _conform_doc()
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
@@ -59,6 +68,7 @@ def test_MODEL_1_the_bundled_impl_agrees_on_every_program_up_to_5_commands() -> 
         target.close()
     print(f"\nimpl (bundled): {report.runs} runs, {report.commands} commands; {report.guarantee}")
     assert report.divergence is None, (report.program, report.divergence)
+    assert f"{report.programs} of 5" in _conform_doc(), "docs/conform.md's --exhaustive count"
 
 
 EXHAUSTIVE_MUTANTS = [mutant for mutant in MUTANTS if mutant.exhaustive]

@@ -235,3 +235,30 @@ def test_PROTO_1_the_dsh_adapter_without_its_packages_says_to_run_npm_ci(tmp_pat
     )
     readme = README.read_text(encoding="utf-8")
     assert "(after npm ci in examples/dsh-adapter)" in readme
+
+
+def test_MODEL_1_harnesses_md_says_what_each_label_of_run_harness_divergences_means() -> None:
+    """MODEL-1: `run --harness` ends each divergence line with whether the CLI is known to
+    break that rule; docs/harnesses.md names every such label (a newcomer met `(known bug)`
+    and an exit 1 on a run of known divergences only, which no page explained)."""
+    from loopspec.properties.harnesses.profiles import Kind  # noqa: PLC0415
+
+    page = " ".join((ROOT / "docs" / "harnesses.md").read_text(encoding="utf-8").split())
+    report = (ROOT / "properties" / "harnesses" / "report.py").read_text(encoding="utf-8")
+    labels = [f"(known {kind.value})" for kind in Kind]
+    assert 'f" (known {entry.kind.value})"' in report
+    assert '" (NOT a known divergence)"' in report
+    assert [label for label in [*labels, "(NOT a known divergence)"] if label not in page] == []
+    assert "Exit 1 when the real loop diverged, known divergences included" in page
+
+
+def test_MODEL_1_the_readmes_check_of_both_clis_folders_says_a_missing_one_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """MODEL-1: README's `check ~/.claude/projects/ ~/.codex/sessions/`, typed by a user of one
+    CLI alone, exits 2 on the other's folder; the README says so, in check's words."""
+    assert main(["check", str(tmp_path / "sessions")]) == 2
+    said = capsys.readouterr().out.splitlines()[0]
+    assert said == f"{tmp_path / 'sessions'}: error unreadable: no such file or directory"
+    readme = " ".join(README.read_text(encoding="utf-8").split())
+    assert "is an error: `unreadable: no such file or directory`, exit 2" in readme

@@ -96,6 +96,9 @@ def test_MODEL_1_the_tutorial_loop_is_conformant(tutorial_loop: Any) -> None:
     )
     assert report.conformant, report.divergence and report.divergence.what
     assert report.capabilities == frozenset()
+    # Section 4 quotes the count of targeted programs a run of this loop plays after its own.
+    played = f"then {report.situation_examples} targeted programs of rare situations"
+    assert played in " ".join(TUTORIAL.read_text(encoding="utf-8").split())
     program: list[Command] = [
         SubmitUser("list the files"),
         ModelReplies((TextBlock("Looking."), ToolCallBlock("c1", "bash", '{"command":"ls"}'))),
