@@ -191,6 +191,44 @@ def test_PROTO_1_the_tutorials_hand_written_case_replays_on_the_model_and_the_lo
     ]
 
 
+def test_SCHED_1_a_case_running_two_bodies_at_once_is_skipped_on_the_sequential_loop(
+    tutorial_loop: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SCHED-1: a case found on a loop declaring `parallel` (two reads running at once under
+    maxParallel 10), replayed on the tutorial's loop, which declares none, needs a capability
+    that loop does not declare, as the README says such a case is: refused naming the line of
+    the reply that starts them (skipped in a folder), where it diverged, blamed on SCHED-1 for
+    running one body at a time as conform configures it to."""
+    read = {"name": "read", "concurrencySafe": True, "requiredKeys": ["file_path"]}
+    path = json.dumps({"file_path": "a.txt"})
+    calls = [{"type": "tool-call", "id": c, "name": "read", "arguments": path} for c in "ab"]
+    config = {"tools": [read], "hooks": [], "maxParallel": 10, "provider": "scripted",
+              "model": "scripted-model", "epochMs": 1700000000000}  # fmt: skip
+    commands: list[dict[str, Any]] = [
+        {"kind": "SubmitUser", "text": "read both"},
+        {"kind": "ModelReplies", "finish": "completed", "blocks": calls},
+    ]
+    case = {"loopspec": "case", "version": 1, "config": config, "commands": commands}
+    saved = tmp_path / "cases" / "parallel.json"
+    saved.parent.mkdir()
+    saved.write_text(json.dumps(case, indent=1), encoding="utf-8")
+    lines = saved.read_text(encoding="utf-8").splitlines()
+    reply_line = next(n for n, text in enumerate(lines, 1) if '"ModelReplies"' in text) - 1
+    loop = ["--impl", "tutorial_loop:TutorialLoop"]
+    assert main(["replay", str(saved), *loop]) == 2
+    assert capsys.readouterr().err == (
+        f"loopspec: error: {saved}:{reply_line}: command #2 of the case (ModelReplies) needs "
+        "the capability parallel, which tutorial loop does not declare, so the case cannot be "
+        "replayed on it (the model runs calls a, b at once under the case's maxParallel 10; "
+        "conform configures a loop without parallel with maxParallel 1)\n"
+    )
+    assert main(["replay", str(saved.parent), *loop]) == 0
+    assert f"{saved}:{reply_line}: skipped: command #2" in capsys.readouterr().out
+    commands[1]["blocks"] = calls[:1]  # one call: it runs alike, one body at a time
+    saved.write_text(json.dumps(case), encoding="utf-8")
+    assert main(["replay", str(saved), *loop]) == 0
+
+
 def test_MODEL_1_a_finish_whose_call_was_cut_is_refused_with_the_rule_the_tutorial_names(
     tutorial_loop: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

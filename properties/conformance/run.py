@@ -54,6 +54,7 @@ from loopspec.model.json_location import (
 from loopspec.model.json_text import spelled
 from loopspec.model.near_miss import did_you_mean, without_offer
 from loopspec.model.repeated_keys import RepeatedKey, given_twice
+from loopspec.model.state import RUNNING, Dispatching
 from loopspec.model.transitions import TRANSITIONS
 from loopspec.properties.conformance.capability_needs import hook_capabilities, needed_capabilities
 from loopspec.properties.conformance.case_format import (
@@ -2125,6 +2126,14 @@ def _outside_profile(
     )
 
 
+def _running_calls(oracle: ModelTarget) -> tuple[str, ...]:
+    """The calls whose bodies the model runs now: two or more only a `parallel` loop runs."""
+    phase = oracle.state.phase if oracle.state is not None else None
+    if not isinstance(phase, Dispatching):
+        return ()
+    return tuple(slot.call_id for slot in phase.slots if slot.status == RUNNING)
+
+
 def replay_case(
     factory: TargetFactory,
     config: LoopConfig,
@@ -2139,7 +2148,7 @@ def replay_case(
         capabilities = target.reset(config)
         # A hook the loop cannot run diverges at the first call it matches, blamed on a rule
         # for a feature the loop lacks. (A maxParallel above 1 is not refused: a case runs
-        # alike on a sequential loop while no reply has two calls, and 10 is the default.)
+        # alike on a sequential loop until the model runs two bodies at once, refused below.)
         lacking_config = [c for c in hook_capabilities(config) if c not in capabilities]
         if lacking_config:
             raise UndeclaredCapability(
@@ -2174,7 +2183,18 @@ def replay_case(
                 raise _outside_profile(
                     f"command #{index + 1} of the case ({command.NAME})", needed, profile, index
                 )
-            expected, actual = oracle.apply(command), target.apply(command)
+            expected = oracle.apply(command)
+            overlapping = () if "parallel" in capabilities else _running_calls(oracle)
+            if len(overlapping) > 1:
+                raise UndeclaredCapability(
+                    f"command #{index + 1} of the case ({command.NAME}) needs the capability "
+                    f"parallel, which {target.name} does not declare, so the case cannot be "
+                    f"replayed on it (the model runs calls {', '.join(overlapping)} at once "
+                    f"under the case's maxParallel {config.max_parallel}; conform configures "
+                    "a loop without parallel with maxParallel 1)",
+                    command_index=index,
+                )
+            actual = target.apply(command)
             if not expected.accepted:
                 refused.append((index, expected.refusal_rule or NO_RULE))
             if not presenting:  # what a target does not declare is not compared
