@@ -26,7 +26,7 @@ from loopspec.model.facts import (
     hook_duration_valid,
     surface_op_missing,
 )
-from loopspec.model.json_text import spelled
+from loopspec.model.json_text import NOT_JSON, spelled, value_of
 from loopspec.model.jsonvalue import FrozenMap, JsonValue, parse_arguments
 from loopspec.model.prefix import (
     BLOCKING_EXIT_DECISIONS,
@@ -1549,6 +1549,43 @@ def denied_call_never_succeeds(prefix: Prefix, fact: Fact) -> Sequence[Violation
         )
         return [Violation("DEC-1", fact.seq, msg, (answer.seq,), DENIED_NOT_AN_ERROR)]
     return NO_VIOLATIONS
+
+
+@invariant("invalid_arguments_never_succeed", "EXE-2", reads=of_types("tool/result"))
+def invalid_arguments_never_succeed(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
+    """A call whose arguments are not a JSON object as every reader parses them never runs:
+    its result is an error (INVALID_TOOL_INPUT). A call that misses a key its tool requires
+    is invalid too, but a log does not record what a tool requires."""
+    if fact.type != "tool/result" or fact.surface == "replace" or fact.is_error:
+        return NO_VIOLATIONS
+    entry = prefix.reply_calls.get(fact.call_id or "")
+    if entry is None or arguments_are_an_object(entry[1].arguments):
+        return NO_VIOLATIONS  # a result for no call of the reply: ADJ-2's
+    raw = entry[1].arguments
+    msg = (
+        f"call {fact.call_id}'s arguments {spelled(raw)} {_why_not_an_object(raw)}, yet its "
+        "result reports success: a call whose arguments are not a JSON object never runs, it "
+        "ends as an INVALID_TOOL_INPUT error before any hook (EXE-5)"
+    )
+    return [Violation("EXE-2", fact.seq, msg, (prefix.reply_seq or 0,))]
+
+
+# What a JSON value other than an object is, by its type, as a message names it.
+_JSON_KINDS = {list: "an array", str: "a string", bool: "a boolean", int: "a number"}
+
+
+def _why_not_an_object(raw: str) -> str:
+    """What a call's raw arguments, which are no JSON object as EXE-2 reads them, are instead."""
+    try:
+        parsed = value_of(raw)
+    except RecursionError:
+        parsed = NOT_JSON
+    if parsed is NOT_JSON:
+        return "are not valid JSON"
+    if type(parsed) is dict:
+        return "have no lossless JSON value (LOG-3), so every reader keeps their raw text"
+    kind = "null" if parsed is None else _JSON_KINDS.get(type(parsed), "a number")
+    return f"are {kind}, not an object"
 
 
 @invariant(

@@ -27,8 +27,11 @@ def _message(kind: str, seq: int, data: dict[str, Any], **envelope: Any) -> Even
     return {"type": kind, "seq": seq, "time": 1796452795000 + seq, "data": data, **envelope}
 
 
-def _call(call_id: str, name: str = "read") -> dict[str, str]:
-    return {"type": "tool-call", "id": call_id, "name": name, "arguments": '{"key": "a"}'}
+ARGUMENTS = '{"key": "a"}'
+
+
+def _call(call_id: str, arguments: str = ARGUMENTS) -> dict[str, str]:
+    return {"type": "tool-call", "id": call_id, "name": "read", "arguments": arguments}
 
 
 def _hook(point: str, n: int, decision: str) -> list[tuple[str, dict[str, Any]]]:
@@ -56,11 +59,16 @@ def _result(call_id: str, text: str, *, failed: bool, code: str | None = None) -
 
 
 def dsh_log(
-    path: Path, calls: list[str], middle: list[tuple[str, dict[str, Any]]], *, aborted: bool = False
+    path: Path,
+    calls: list[str],
+    middle: list[tuple[str, dict[str, Any]]],
+    *,
+    aborted: bool = False,
+    arguments: str = ARGUMENTS,
 ) -> Path:
-    """A one-turn log: the user asks, the reply makes `calls`, each recorded, then `middle`
-    (hooks and results, in order), and a closing text reply (with `aborted`, the step ends and
-    the turn ends aborted)."""
+    """A one-turn log: the user asks, the reply makes `calls` (each with `arguments`), each
+    recorded, then `middle` (hooks and results, in order), and a closing text reply (with
+    `aborted`, the step ends and the turn ends aborted)."""
     events: list[Event] = []
 
     def add(kind: str, data: dict[str, Any], **envelope: Any) -> None:
@@ -71,13 +79,17 @@ def dsh_log(
     user = {"role": "user", "content": [{"type": "text", "text": "hi"}], "source": {"kind": "user"}}
     add("user/message", user, surfaceOp="append")
     model = {"kind": "model", "provider": "scripted", "model": "scripted-model"}
-    reply = {"role": "assistant", "content": [_call(c) for c in calls], "source": model}
+    reply = {
+        "role": "assistant",
+        "content": [_call(c, arguments) for c in calls],
+        "source": model,
+    }
     add("assistant/message", {"turn": 1, "step": 1, "message": reply}, surfaceOp="append")
     records = {}
     for call_id in calls:
         records[call_id] = len(events)
         add("tool/call", {"turn": 1, "step": 1, "callId": call_id, "name": "read",
-                          "arguments": '{"key": "a"}'})  # fmt: skip
+                          "arguments": arguments})  # fmt: skip
     for kind, data in middle:
         if kind == "tool/result":
             call_id = data["message"]["source"]["callId"]
@@ -391,3 +403,39 @@ def test_HOOK_5_dsh_s_post_hook_for_a_denied_call_is_named_while_a_later_call_is
         "HOOK-5 9: PostToolUse hook claude-code:PostToolUse:2 was invoked (seq 7), naming no "
         "call, while call c1 alone awaited a result"
     )
+
+
+@pytest.mark.parametrize(
+    ("arguments", "what"),
+    [
+        ("[1, 2]", '"[1, 2]" are an array, not an object'),
+        ("{key: a}", '"{key: a}" are not valid JSON'),
+        ('"a.txt"', '"\\"a.txt\\"" are a string, not an object'),
+        ("1e400", '"1e400" are a number, not an object'),
+        (
+            '{"offset": -0.0}',
+            '"{\\"offset\\": -0.0}" have no lossless JSON value (LOG-3), so every reader keeps '
+            "their raw text",
+        ),
+        (" \n", None),  # blank: {} (EXE-2)
+        ('{"offset": 1.0}', None),
+    ],
+)
+def test_EXE_2_a_call_whose_arguments_are_no_object_that_succeeds_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], arguments: str, what: str | None
+) -> None:
+    """A writer that runs c1 with arguments that are not a JSON object (EXE-2: it ends as an
+    INVALID_TOOL_INPUT error, unrun) and writes its success. It passed, 0 violations: no rule
+    of check read a call's arguments but against another reader's. Its error passes."""
+    ran = dsh_log(tmp_path / "ran.jsonl", ["c1"], [("tool/result", READ)], arguments=arguments)
+    if what is None:
+        assert checked(capsys, ran) == (0, [])
+        return
+    assert only_violation(capsys, ran) == (
+        f"EXE-2 5: call c1's arguments {what}, yet its result reports success: a call whose "
+        "arguments are not a JSON object never runs, it ends as an INVALID_TOOL_INPUT error "
+        "before any hook (EXE-5)"
+    )
+    invalid = [("tool/result", _result("c1", "Error: invalid", failed=True))]
+    refused = dsh_log(tmp_path / "refused.jsonl", ["c1"], invalid, arguments=arguments)
+    assert checked(capsys, refused) == (0, [])

@@ -343,8 +343,9 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2, LOG-7 as for a user message (a result always cites). TURN-3, STEP-3: it names the
     # open turn and step. ADJ-2, ORD-2: it answers, first, a call of the step's reply that has
     # been recorded, citing the record. ORD-3: every earlier call has its result. RW-2, DEC-1,
-    # DEC-2, HOOK-1: a success only for a call neither refused, nor awaiting its approval, nor
-    # holding an unapplied rewrite, nor denied, nor blocked. HOOK-5: a failure only for a call
+    # DEC-2, HOOK-1, EXE-2: a success only for a call neither refused, nor awaiting its
+    # approval, nor holding an unapplied rewrite, nor denied, nor blocked, whose arguments are
+    # a JSON object. HOOK-5: a failure only for a call
     # no PostToolUse hook was audited for. REC-1: no crash repair's result,
     # and the turn is not closing (ABORT-2 too).
     try:
@@ -413,6 +414,9 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or (prefix.approval_due and call_id in prefix.approval_due)
         or (prefix.post_blocked and call_id in prefix.post_blocked)
         or (prefix.pre_denied and call_id in prefix.pre_denied)
+        # EXE-2: a call whose arguments are no JSON object never runs (its text parsed here,
+        # for a success alone: the one parse of arguments a clean call's events cost)
+        or not arguments_are_an_object(entry[1].arguments)
     ):
         return False
     # `optional_members_typed` inlined for the common case: a result's one typed optional member.
@@ -831,6 +835,7 @@ JUDGES: dict[str, CleanJudge] = {
             "post_hooks_judge_results_that_ran",
             "supplied_rewrite_applied_or_refused",
             "denied_call_never_succeeds",
+            "invalid_arguments_never_succeed",
             "approval_shows_effective_input",
             "repair_results_match_call_state",
             *_CLOSING,

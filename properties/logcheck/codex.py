@@ -98,6 +98,10 @@ NOT_CHECKABLE = {
         "code saying an abort wrote them, and no record marks how a turn ended"
     ),
     "ABORT-2": "interrupted replies are not marked",
+    "EXE-2": (
+        "an output is plain text with no error flag, so a call whose arguments are no JSON "
+        "object cannot be told to have run from Codex's refusal of it"
+    ),
 }
 
 

@@ -171,6 +171,18 @@ def break_exe_1(rows: Rows) -> Rows:
     return rows
 
 
+def break_exe_2(rows: Rows) -> Rows:
+    """The model sends call_a's path as a JSON string, not an object (in the reply and its
+    tool/call alike), and the loop reads the file all the same: its result reports success."""
+    arguments = '"a.txt"'
+    reply = row_data(rows[find_row(rows, "assistant/message", turn=1, step=1)])
+    for block in reply["message"]["content"]:
+        if block.get("id") == "call_a":
+            block["arguments"] = arguments
+    row_data(rows[find_row(rows, "tool/call", call="call_a")])["arguments"] = arguments
+    return rows
+
+
 def break_ord_2(rows: Rows) -> Rows:
     """The result for call_a does not cite its tool/call."""
     del rows[find_row(rows, "tool/result", call="call_a")]["sourceEventSeqs"]
@@ -339,6 +351,7 @@ RULE_BREAKERS: dict[str, Mutation] = {
     "ORD-2": break_ord_2,
     "ORD-3": break_ord_3,
     "EXE-1": break_exe_1,
+    "EXE-2": break_exe_2,
     "RW-1": break_rw_1,
     "RW-2": break_rw_2,
     "RW-3": break_rw_3,
