@@ -16,6 +16,7 @@ from batches import BATCH_SEED
 
 from loopspec.model.commands import Command, ModelReplies, SubmitUser, ToolFinishes, ToolSucceeded
 from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.properties.cli.conform_run import rule_row_text
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
 from loopspec.properties.conformance.report_documents import RULE_STATUSES
@@ -297,9 +298,37 @@ def test_MODEL_1_every_status_of_conforms_rule_table_is_explained_in_the_docs() 
     assert statuses == set(RULE_STATUSES)
     words = " ".join((ROOT / "docs" / "conform.md").read_text(encoding="utf-8").split())
     assert [status for status in statuses if status not in words] == []
+    both = {"rule": "ORD-3", "status": "VIOLATED", "generated": 0, "checked": 0}
+    both_words = rule_row_text({**both, "known": ["ORD-3:denied-at-once"]}).split("ORD-3    ")[1]
+    assert f"`{both_words}`" in words
     tutorial = " ".join(TUTORIAL.read_text(encoding="utf-8").split())
     first_run = {status.split(" (")[0] for status in statuses} - {"VIOLATED", "known divergence"}
     assert [status for status in first_run if f"*{status}" not in tutorial] == []
+
+
+@pytest.mark.parametrize(
+    ("status", "known", "says"),
+    [
+        (
+            "VIOLATED",
+            ["ORD-3:denied-at-once"],
+            "VIOLATED, besides the known divergence ORD-3:denied-at-once",
+        ),
+        ("VIOLATED", ["a", "b"], "VIOLATED, besides the known divergences a, b"),
+        ("VIOLATED", [], "VIOLATED"),
+        ("known divergence", ["ORD-3:denied-at-once"], "known divergence: ORD-3:denied-at-once"),
+    ],
+)
+def test_ORD_3_a_violated_rule_a_known_divergence_touched_too_says_it_is_not_that_one(
+    status: str, known: list[str], says: str
+) -> None:
+    """ORD-3: under the claude-code profile a counterexample's rule that a known divergence had
+    touched read "VIOLATED: ORD-3:denied-at-once", as if the violation were the known one
+    (docs/conform.md quotes the row: the test above)."""
+    row = {"rule": "ORD-3", "status": status, "generated": 0, "checked": 9, "known": known}
+    if not known:
+        del row["known"]
+    assert rule_row_text(row) == f"  ORD-3    {says} (checked x9)"
 
 
 def test_PROTO_1_the_tutorials_protocol_summary_names_what_ready_requires() -> None:

@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -262,6 +262,22 @@ def counts_line(report: RunReport) -> str:
     return f"{programs}{besides}{swept}, {commands}, {report.seconds:.1f} s{rate}"
 
 
+def rule_row_text(row: Mapping[str, Any]) -> str:
+    """One row of the rule table: the rule, its status and counts. The known divergences that
+    touched a VIOLATED rule follow "besides": the violation is none of them (it read
+    "VIOLATED: ORD-3:denied-at-once", naming the one divergence it was not)."""
+    need = f" (needs {row['needs']})" if row["status"] == "not applicable" else ""
+    count = f" x{row['generated']}" if row["generated"] else ""
+    checked = f" (checked x{row['checked']})" if row["checked"] else ""
+    known = ", ".join(row.get("known", ()))
+    if known and row["status"] == "VIOLATED":
+        plural = "s" if len(row["known"]) > 1 else ""
+        known = f", besides the known divergence{plural} {known}"
+    elif known:
+        known = f": {known}"
+    return f"  {row['rule']:<8} {row['status']}{known}{count}{checked}{need}"
+
+
 def cut_programs_lines(rows: list[dict[str, Any]]) -> list[str]:
     """Under the known divergences' table, the programs a hard one cut (`cutsPrograms`), and
     why each cuts: the runs go different ways there, so nothing after it is compared, and a
@@ -398,11 +414,7 @@ def _text_report(
         "checked xM: M comparisons covered the events it speaks about):"
     )
     for row in rule_table(report):
-        need = f" (needs {row['needs']})" if row["status"] == "not applicable" else ""
-        count = f" x{row['generated']}" if row["generated"] else ""
-        checked = f" (checked x{row['checked']})" if row["checked"] else ""
-        known = f": {', '.join(row['known'])}" if "known" in row else ""
-        print(f"  {row['rule']:<8} {row['status']}{known}{count}{checked}{need}")
+        print(rule_row_text(row))
         if "unreachable" in row:
             print(f"  {'':<8} but not reached by any program: {row['unreachable']}")
         if "unobservable" in row:
