@@ -262,3 +262,18 @@ def test_MODEL_1_the_readmes_check_of_both_clis_folders_says_a_missing_one_is_an
     assert said == f"{tmp_path / 'sessions'}: error unreadable: no such file or directory"
     readme = " ".join(README.read_text(encoding="utf-8").split())
     assert "is an error: `unreadable: no such file or directory`, exit 2" in readme
+
+
+def test_HOOK_7_the_docs_name_the_variable_a_harness_runs_hooks_with_for_their_folder() -> None:
+    """HOOK-7: under `run --harness` the CLI and its hooks run in a temporary folder, where a
+    hook named `python3 hooks/deny.py` finds no file and Python's exit 2 for it reads as a
+    block (a newcomer's settings ran so, reported with no divergence); README and
+    docs/harnesses.md say to name the file from the variable the hook wrapper sets."""
+    from loopspec.properties.harnesses.hook_audit import wrapped  # noqa: PLC0415
+
+    words = shlex.split(wrapped("python3 x.py", "claude-code:PreToolUse:1", "/a", "/s"))
+    variable = next(w for w in words if w.endswith("=/s")).removesuffix("=/s")
+    for doc in (README, ROOT / "docs" / "harnesses.md"):
+        text = " ".join(doc.read_text(encoding="utf-8").split())
+        assert f"`${variable}/" in text, doc.name
+        assert "reads as a block" in text, doc.name
