@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import argparse
 import ast
+import gc
 import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,7 @@ from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli import parser as cli_parser
 from loopspec.properties.cli import run as run_cli
 from loopspec.properties.cli.main import VERBS, build_parser, main, stopped_by
+from loopspec.properties.cli.prompt_ending import raise_dropped_ctrl_c_again
 from loopspec.properties.profiles import PROFILES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -272,6 +275,35 @@ def test_a_ctrl_c_during_check_says_nothing_of_processes(
     monkeypatch.setattr(cli_check, "run", interrupted)
     assert main(argv) == 130
     assert capsys.readouterr().err == "loopspec: stopped by Ctrl-C: its report not written\n"
+
+
+def test_a_ctrl_c_a_gc_callback_dropped_is_raised_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C whose KeyboardInterrupt lands in a garbage collector's callback (Hypothesis
+    registers one) is dropped there by the interpreter: conform printed "Exception ignored in
+    ... gc_callback" and went on to CONFORMANT, exit 0 (2 Ctrl-Cs of 16 on the bundled loop).
+    The verbs that start processes raise it again in the main thread, as the Ctrl-C it was."""
+    monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)  # put back after the test
+    raise_dropped_ctrl_c_again()
+    interrupted: list[str] = []
+
+    def interrupted_once(phase: str, _info: dict[str, int]) -> None:
+        if not interrupted:
+            interrupted.append(phase)
+            raise KeyboardInterrupt
+
+    def collected_then_running() -> None:
+        gc.collect(0)  # the youngest generation: the callback runs all the same
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # Python code, where the main thread checks
+            pass
+
+    gc.callbacks.append(interrupted_once)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            collected_then_running()
+    finally:
+        gc.callbacks.remove(interrupted_once)
+    assert interrupted == ["start"]
 
 
 _REGRESSION_CASE = sorted((ROOT / "tests" / "regressions").glob("*.json"))[0]

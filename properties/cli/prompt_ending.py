@@ -9,13 +9,19 @@ hit: the run outlived the test's 30 s wait), and Ctrl-C's KeyboardInterrupt like
 wakeup fd hears every signal as it arrives; a thread reading it wakes the main thread with a
 signal whose handler does nothing (`WAKE`): the interrupted call checks for signals, and runs
 the handler that was waiting, whichever it is.
+
+A Ctrl-C whose KeyboardInterrupt is raised in Python code the interpreter runs for itself (a
+garbage collector's callback, as Hypothesis registers one; a `__del__`) is dropped there, "Exception
+ignored in ...", and the run went on to its verdict, exit 0 (`raise_dropped_ctrl_c_again`).
 """
 
 from __future__ import annotations
 
+import _thread
 import os
 import select
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Collection
@@ -49,11 +55,30 @@ def end_promptly(ending: Collection[signal.Signals], end: Callable[[int], NoRetu
     for each in ending:
         signal.signal(each, handler)
     signal.signal(WAKE, lambda _signum, _frame: None)
+    raise_dropped_ctrl_c_again()
     heard, told = os.pipe()
     os.set_blocking(told, False)  # a full pipe must not block a signal handler
     signal.set_wakeup_fd(told, warn_on_full_buffer=False)
     waker = _Waker(heard, {int(each) for each in ending}, threading.get_ident())
     threading.Thread(target=waker.run, name="loopspec-prompt-ending", daemon=True).start()
+
+
+def raise_dropped_ctrl_c_again() -> None:
+    """Have a KeyboardInterrupt the interpreter drops (raised in a gc callback or a `__del__`,
+    which cannot pass it on) raised again in the main thread where it next checks for signals,
+    as the Ctrl-C it was: 2 of 16 Ctrl-Cs to conform printed the collector's traceback and went
+    on to CONFORMANT, exit 0. Other exceptions dropped are said as before."""
+    previous = sys.unraisablehook
+
+    def raise_again(unraisable: sys.UnraisableHookArgs) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            # From another thread, once this one lets it run (`threading`'s start would wait
+            # for it): raised here, in the hook, it was dropped again.
+            _thread.start_new_thread(_thread.interrupt_main, (signal.SIGINT,))
+            return
+        previous(unraisable)
+
+    sys.unraisablehook = raise_again
 
 
 class _Waker:
