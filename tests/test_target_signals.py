@@ -11,13 +11,18 @@ child began with in /proc (Linux).
 from __future__ import annotations
 
 import signal
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from loopspec.model.commands import SubmitUser
 from loopspec.properties.cli.main import main
+from loopspec.properties.conformance import process_target
+from loopspec.properties.conformance.process_target import ProcessTarget
 from loopspec.properties.harnesses.session import _run_turn
+from loopspec.properties.stateful.strategies import CONFIGS
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/status").exists(), reason="reads a process's ignored signals in /proc"
@@ -78,3 +83,47 @@ def test_ABORT_1_a_harness_turn_starts_with_sigint_and_sigquit_at_default(
     )
     assert (code, killed) == (0, False)
     assert _ignored(stdout).isdisjoint(BACKGROUND_IGNORED)
+
+
+# Answers `reset` with ready and every command with a refusal, each at once.
+REFUSES_EVERY_COMMAND = (
+    "import json, sys\n"
+    "for line in sys.stdin:\n"
+    "    message = json.loads(line)\n"
+    "    if message['type'] == 'reset':\n"
+    "        answer = {'type': 'ready', 'implementation': 'refuses', 'capabilities': []}\n"
+    "    elif message['type'] == 'shutdown':\n"
+    "        sys.exit(print(json.dumps({'type': 'bye'}), flush=True))\n"
+    "    else:\n"
+    "        refusal = {'rule': 'MODEL-1', 'message': 'refused'}\n"
+    "        answer = {'type': 'observed', 'seq': message['seq'], 'accepted': False,\n"
+    "                  'refusal': refusal}\n"
+    "    print(json.dumps(answer), flush=True)\n"
+)
+
+
+def test_SAFE_5_ctrl_c_while_an_answer_is_awaited_ends_the_process_that_owes_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """SAFE-5: Ctrl-C while a `--cmd` process works on a command, as conform cuts a
+    counterexample down (which keeps the smallest program so far and goes on), left the answer
+    unread in the shared process: the next reset, or the shutdown, read it as its own, and a
+    sound target was blamed, 'expected "bye" in answer to shutdown, got "observed"' (PROTO-1,
+    exit 2, after the run's report). The process that owes it is ended; the next reset starts
+    another, which answers it."""
+    target = ProcessTarget([sys.executable, "-S", "-c", REFUSES_EVERY_COMMAND])
+    try:
+        target.reset(CONFIGS[0])
+
+        def interrupted(process: object, timeout: float) -> bytes | None:
+            raise KeyboardInterrupt  # as Ctrl-C lands in the wait, the answer on its way
+
+        with monkeypatch.context() as waiting:
+            waiting.setattr(process_target._Process, "receive", interrupted)
+            with pytest.raises(KeyboardInterrupt):
+                target.apply(SubmitUser("hi"))
+        assert target.reset(CONFIGS[0]) == frozenset()
+        assert not target.apply(SubmitUser("hi")).accepted
+    finally:
+        target.close()
+    assert target.exit_code == 0  # a shutdown answered by its bye

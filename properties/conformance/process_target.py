@@ -1384,16 +1384,10 @@ class ProcessTarget:
             ended += ' (a loop answers shutdown with {"type": "bye"}, then exits)'
         self._fail(ended, grace=1.0, rule=rule, files_missed=files_missed)
 
-    def _exchange(
-        self, message: dict[str, Any], expected: str, *, seq: int | None = None
-    ) -> dict[str, Any]:
-        process = self._process
-        assert process is not None
-        # The seq the message carried, as the target's own logs show it: it counts over the
-        # process's life, so it is not the command's place in the program ("command #3").
-        what = message["type"] if seq is None else f"the command of seq {seq}"
-        timeout = self.answer_timeout(expected)
-        sent = time.monotonic()
+    def _sent_and_answered(
+        self, process: _Process, message: dict[str, Any], what: str, timeout: float
+    ) -> bytes | None:
+        """Send `message` and await its answer's line (None: the output ended)."""
         try:
             process.send(json.dumps(message))
         except OSError as error:
@@ -1430,6 +1424,29 @@ class ProcessTarget:
             # It exited as the timeout struck (a child it left may hold its stdout): not a
             # hang. Its exit code and the last of its stderr say why it stopped.
             self._fail(f"the process exited instead of answering {what}", grace=1.0)
+        return raw
+
+    def _exchange(
+        self, message: dict[str, Any], expected: str, *, seq: int | None = None
+    ) -> dict[str, Any]:
+        process = self._process
+        assert process is not None
+        # The seq the message carried, as the target's own logs show it: it counts over the
+        # process's life, so it is not the command's place in the program ("command #3").
+        what = message["type"] if seq is None else f"the command of seq {seq}"
+        timeout = self.answer_timeout(expected)
+        sent = time.monotonic()
+        try:
+            raw = self._sent_and_answered(process, message, what, timeout)
+        except KeyboardInterrupt:
+            # Ctrl-C between the message and its answer, which may still come: the next
+            # message (the next program's reset while a counterexample is cut down, the
+            # shutdown) read it as its own, and the target was blamed for PROTO-1, exit 2,
+            # after the run's report. The process is ended instead; a reset starts another.
+            self._process = None
+            process.kill()
+            self.exit_code = process.popen.returncode
+            raise
         took = time.monotonic() - sent
         if raw is None:
             self._ended(f"the process ended its output instead of answering {what}", what)
