@@ -66,6 +66,8 @@ def test_every_verb_help_says_what_it_does_and_its_exit_codes(
     shown = capsys.readouterr().out
     assert f"usage: loopspec {verb}" in shown
     assert "exit status: 0 " in shown
+    # The statuses of a signal, which `loopspec --help` alone said.
+    assert "; 130 Ctrl-C, 143 SIGTERM" in " ".join(shown.split())
     too_wide = [line for line in shown.splitlines() if len(line) > 80]
     assert too_wide == [], "help text wider than a terminal"
 

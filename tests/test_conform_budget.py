@@ -17,7 +17,9 @@ from loopspec.model.commands import Command, ModelReplies
 from loopspec.model.config import LoopConfig
 from loopspec.properties.cli.conform_run import budget_note
 from loopspec.properties.cli.main import main
+from loopspec.properties.conformance import machine as conformance
 from loopspec.properties.conformance import run as conformance_run
+from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.run import RunReport, run_conformance
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
@@ -173,6 +175,74 @@ def test_a_counterexample_whose_cutting_down_stopped_at_its_bounds_says_so(
     assert note is not None
     assert note.startswith("cutting the program down stopped after 60 s or 2000 replays")
     assert note.endswith("`loopspec replay CASE --reduce` with this target cuts it further")
+
+
+class _InterruptedOnceArmed:
+    """`inner`, whose reset is interrupted (Ctrl-C) once `armed` ends with True; a reset while
+    it ends with False arms it for the next."""
+
+    name = "model"
+
+    def __init__(self, inner: ModelTarget, armed: list[bool]) -> None:
+        self.inner, self.armed = inner, armed
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        if self.armed and self.armed[-1]:
+            raise KeyboardInterrupt
+        if self.armed:
+            self.armed.append(True)
+        return self.inner.reset(config)
+
+    def apply(self, command: Command) -> Observation:
+        return self.inner.apply(command)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+@pytest.mark.parametrize("stopped", ["shrinking", "cutting down"])
+def test_SAFE_5_ctrl_c_while_a_counterexample_is_shrunk_keeps_the_smallest_found(
+    stopped: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SAFE-5: Ctrl-C while Hypothesis shrinks a counterexample ended the run "its report not
+    written", the counterexample found lost; Ctrl-C while it is cut down kept it but said
+    "cutting the program down stopped after 60 s or 2000 replays", a bound never reached. Both
+    keep the smallest program found by then, and say Ctrl-C stopped the shrinking."""
+    armed: list[bool] = []
+    # A divergence the search finds, or one section 12's examples find (cut down at once).
+    buggy: type[ModelTarget] = _drops_a_third_replys_events(_Late(1 << 30))
+    if stopped == "shrinking":  # armed once the search has found the divergence
+        keep = conformance.ConformanceRun.keep_if_smallest
+
+        def kept(run: conformance.ConformanceRun, found: DivergenceFound) -> None:
+            armed.append(True)
+            keep(run, found)
+
+        monkeypatch.setattr(conformance.ConformanceRun, "keep_if_smallest", kept)
+    else:  # armed once cutting down begins: its first replay is let through
+        buggy = _DropsTheFirstReplysEvents
+        reduce = conformance_run.reduce_counterexample
+
+        def reducing(*args: Any, **kwargs: Any) -> conformance_run.Reduced:
+            armed.append(False)
+            return reduce(*args, **kwargs)
+
+        monkeypatch.setattr(conformance_run, "reduce_counterexample", reducing)
+
+    report = run_conformance(
+        lambda: _InterruptedOnceArmed(buggy(), armed),
+        examples=20,
+        seed_value=BATCH_SEED,
+        show_progress=False,
+    )
+    assert report.divergence is not None
+    assert report.stopped_by_ctrl_c
+    assert not report.cut_short
+    assert not report.out_of_time
+    assert (report.reduce_runs == 0) == (stopped == "shrinking")
+    note = budget_note(report, None)
+    assert note is not None
+    assert note.startswith("Ctrl-C stopped the shrinking: the smallest program found by then")
 
 
 def test_conform_max_seconds_0_checks_nothing_and_is_no_pass(

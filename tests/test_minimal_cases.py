@@ -335,6 +335,7 @@ def test_SAFE_5_an_interrupted_cutting_down_keeps_the_smallest_program_so_far() 
         config, program, interrupted_after_a_success, max_replays=10_000, max_seconds=60.0
     )
     assert not cut.complete
+    assert cut.interrupted  # not the budget (the report says which)
     assert [(cut.config, cut.program)] == kept
 
 

@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_case_travel import _failed_report
 
+from loopspec.model.commands import Command
+from loopspec.model.config import LoopConfig
 from loopspec.properties.cli.conform_run import save_case
 from loopspec.properties.cli.main import main
+from loopspec.properties.conformance import run as conformance_run
+from loopspec.properties.conformance.reduce import Reduction, StillDiverges, reduce_program
 
 
 def test_PROTO_1_replay_reduce_says_a_minimal_case_cannot_be_cut(
@@ -52,3 +57,44 @@ def test_PROTO_1_replay_reduce_says_a_minimal_case_cannot_be_cut(
         "is cut down (--reduce on a loop that still diverges on it); no file written\n"
     )
     assert len(list(folder.iterdir())) == 2
+
+
+@pytest.mark.parametrize("kept", [0, 1])
+def test_PROTO_1_replay_reduce_stopped_by_ctrl_c_says_so(
+    kept: int,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PROTO-1: Ctrl-C while `--reduce` cuts a case down keeps the smallest program found by
+    then, as conform does, and says Ctrl-C stopped it: stopped before a smaller program
+    diverged, it said "nothing can be cut: each of its 2 commands ... is needed", and after one
+    did, that the case it saved was cut down, as if to the end."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    monkeypatch.chdir(tmp_path)
+    save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+
+    def interrupted(config: Any, program: Any, still: StillDiverges, **bounds: Any) -> Reduction:
+        diverged: list[bool] = []
+
+        def until_ctrl_c(config: LoopConfig, program: tuple[Command, ...]) -> bool:
+            if len(diverged) == kept:
+                raise KeyboardInterrupt
+            if still(config, program):
+                diverged.append(True)
+                return True
+            return False
+
+        return reduce_program(config, program, until_ctrl_c, **bounds)
+
+    monkeypatch.setattr(conformance_run, "reduce_program", interrupted)
+    impl = ["--impl", "test_case_travel:turn_end_reason_as_text"]
+    assert main(["replay", "case-TURN-5-0.json", *impl, "--reduce"]) == 1
+    last = capsys.readouterr().out.splitlines()[-1]
+    if kept:
+        said = r"reduced: 2 of 2 commands still diverge on TURN-5 \(\d+ replays\); saved as "
+        said += r"case-TURN-5-1.json; Ctrl-C stopped the cutting: --reduce on it cuts it further"
+    else:
+        said = r"reduced: nothing cut: Ctrl-C stopped the cutting before a smaller program "
+        said += r"diverged alike \(\d+ replays?\); no file written"
+    assert re.fullmatch(said, last), last

@@ -364,7 +364,13 @@ def _command_key(command: str) -> tuple[str, ...]:
 
 def budget_note(report: RunReport, max_seconds: float | None) -> str | None:
     """What the time budget ended, or None: a bound the reader must know to weigh the verdict
-    (no divergence in fewer programs than asked for; a counterexample not shrunk to the end)."""
+    (no divergence in fewer programs than asked for; a counterexample not shrunk to the end), or
+    Ctrl-C ended the shrinking."""
+    if report.stopped_by_ctrl_c and report.divergence is not None:
+        return (
+            "Ctrl-C stopped the shrinking: the smallest program found by then is shown, and "
+            "`loopspec replay CASE --reduce` with this target cuts it further"
+        )
     if report.cut_short and report.divergence is not None:
         # A slow target: cutting stopped at its own bound with no --max-seconds given, and the
         # case was saved as if it were the smallest program.
@@ -1409,8 +1415,19 @@ def _reduced_case_line(
     found = DivergenceFound(divergence, case.config, tuple(case.commands))
     reduced = reduce_counterexample(factory, found, profile)
     replays = "replay" if reduced.replays == 1 else "replays"
+    # Said as conform says it: the smallest program then may be cut further.
+    stopped = (
+        "Ctrl-C stopped the cutting"
+        if reduced.interrupted
+        else f"the cutting stopped after {REDUCE_SECONDS:g} s or {REDUCE_REPLAYS} replays"
+    )
     if (reduced.config, tuple(reduced.program)) == (case.config, tuple(case.commands)):
         # A copy of the case under a new name would read as a cut-down case.
+        if not reduced.complete:  # it said every command was needed, of a case not cut
+            return (
+                f"\nreduced: nothing cut: {stopped} before a smaller program diverged alike "
+                f"({reduced.replays} {replays}); no file written"
+            )
         return (
             f"\nreduced: nothing can be cut: each of its {len(case.commands)} commands and every "
             f"call, hook and detail is needed for {reduced.divergence.rule_id} ({reduced.replays} "
@@ -1428,9 +1445,10 @@ def _reduced_case_line(
     saved = _save_case_document(document, case_path.parent)
     # A case cut down before (or shared cut down) is found again: not written twice.
     kept = f"already saved as {saved.path}" if saved.already_saved else f"saved as {saved.path}"
+    further = "" if reduced.complete else f"; {stopped}: --reduce on it cuts it further"
     return (
         f"\nreduced: {len(reduced.program)} of {len(case.commands)} commands still diverge on "
-        f"{reduced.divergence.rule_id} ({reduced.replays} {replays}); {kept}"
+        f"{reduced.divergence.rule_id} ({reduced.replays} {replays}); {kept}{further}"
     )
 
 

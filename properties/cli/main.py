@@ -45,6 +45,11 @@ INTERNAL_ERROR_STATUS = 3
 """A bug in loopspec itself, told apart from a broken rule (1) and unusable input (2)."""
 INTERNAL_ERROR_WORDS = "3 loopspec itself failed (a bug in loopspec: its traceback, to report)"
 """How every `--help` names that status."""
+SIGNAL_STATUS_WORDS = (
+    "130 Ctrl-C, 143 SIGTERM (a CI job's timeout), 129 SIGHUP, 131 SIGQUIT, 141 a closed "
+    "output pipe"
+)
+"""How every `--help` names the statuses of a run a signal or a closed pipe ended."""
 BROKEN_PIPE_STATUS = 141
 
 
@@ -85,7 +90,8 @@ VERBS = (
         "loopspec.properties.cli.conform",
         "check an implementation against the model with random command programs",
         "0 conformant (or only known divergences under --profile); 1 a counterexample "
-        "(shrunk, saved as a case file, blamed on the rule it breaks); 2 the target speaks "
+        "(shrunk, saved as a case file, blamed on the rule it breaks; Ctrl-C while it is "
+        "shrunk keeps the smallest found by then); 2 the target speaks "
         "the driver protocol wrongly (PROTO-1), cannot be started or cannot run here (a "
         "setup error, naming no rule), or a usage error",
         starts_processes=True,

@@ -14,7 +14,14 @@ import importlib
 import os
 import sys
 
-from loopspec.properties.cli.main import INTERNAL_ERROR_WORDS, PROGRAM, VERBS, Verb, version_line
+from loopspec.properties.cli.main import (
+    INTERNAL_ERROR_WORDS,
+    PROGRAM,
+    SIGNAL_STATUS_WORDS,
+    VERBS,
+    Verb,
+    version_line,
+)
 from loopspec.properties.typographic import curled_quotes_hint, dashed_option_hint
 
 # typing's flag, read by type checkers by name: typing costs every command line but the usual
@@ -59,8 +66,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         "that hold implementations to it. Run `loopspec VERB --help` for a verb's options.",
         epilog="exit status: 0 success; 1 the checked thing breaks a rule; "
         f"2 usage error or unusable input (never a traceback); {INTERNAL_ERROR_WORDS}; "
-        "130 Ctrl-C, 143 SIGTERM (a CI job's timeout), 129 SIGHUP, 131 SIGQUIT, 141 a closed "
-        "output pipe",
+        f"{SIGNAL_STATUS_WORDS}",
     )
     parser.add_argument(
         "--version", nargs=0, action=_VersionAction, help="print the version and exit"
@@ -92,7 +98,7 @@ def _subparsers(
 def _describe(parser: argparse.ArgumentParser, verb: Verb) -> None:
     """Give a verb's own `--help` its summary (when it has no description) and exit codes."""
     parser.description = parser.description or verb.summary[0].upper() + verb.summary[1:] + "."
-    parser.epilog = f"exit status: {verb.exit_codes}; {INTERNAL_ERROR_WORDS}"
+    parser.epilog = f"exit status: {verb.exit_codes}; {INTERNAL_ERROR_WORDS}; {SIGNAL_STATUS_WORDS}"
 
 
 def _help_width() -> int:

@@ -94,7 +94,8 @@ class Reduction:
     config: LoopConfig
     program: Program
     replays: int  # candidates replayed
-    complete: bool  # False: the budget ran out before every step was tried
+    complete: bool  # False: the budget ran out, or Ctrl-C came, before every step was tried
+    interrupted: bool = False  # Ctrl-C stopped it (and not the budget)
 
 
 def weight(config: LoopConfig, program: Program) -> tuple[int, ...]:
@@ -191,7 +192,7 @@ def reduce_program(
     except KeyboardInterrupt:
         # Stopped by hand (a target that hangs in-process can be stopped no other way): the
         # counterexample found so far is still one, and worth its report.
-        return Reduction(*current, replays, False)
+        return Reduction(*current, replays, False, interrupted=True)
     return Reduction(*current, replays, True)
 
 

@@ -762,6 +762,9 @@ class RunReport:
     # Cutting the counterexample down stopped at its own bounds (`REDUCE_SECONDS`,
     # `REDUCE_REPLAYS`), not the run's time: the program shown may be cut further.
     cut_short: bool = False
+    # Ctrl-C stopped the shrinking or the cutting down of the counterexample: the smallest
+    # program found by then is shown, and may be cut further.
+    stopped_by_ctrl_c: bool = False
 
     @property
     def conformant(self) -> bool:
@@ -1052,6 +1055,7 @@ def run_conformance(
     config: LoopConfig | None = None
     out_of_time = False
     cut_short = False
+    stopped_by_ctrl_c = False
     searched = False  # the presentation examples all passed, and the search began
     # The commands each of section 12's programs sent (the last diverging), and each targeted
     # program of rare situations likewise: counted in `steps`, as their time is in `seconds`.
@@ -1093,19 +1097,20 @@ def run_conformance(
         progress = reducing if show_progress else None
         return reduce_breakage(factory, first, profile, progress, max_seconds=left)
 
-    def settled(found: DivergenceFound) -> None:
-        """`found` as the run's counterexample, cut down when shrinking."""
-        nonlocal divergence, program, config, out_of_time, cut_short
+    def settled(found: DivergenceFound, *, cut: bool = True) -> None:
+        """`found` as the run's counterexample, cut down when shrinking (and `cut`)."""
+        nonlocal divergence, program, config, out_of_time, cut_short, stopped_by_ctrl_c
         divergence, program, config = found.divergence, found.program, found.config
         left = seconds_left()
         out_of_time = out_of_time or left <= 0
-        if shrink and left > 0:
+        if shrink and cut and left > 0:
             progress = reducing if show_progress else None
             reduced = reduce_counterexample(factory, found, profile, progress, max_seconds=left)
             divergence, program, config = reduced.divergence, reduced.program, reduced.config
             counted["reduce"] = reduced.replays
+            stopped_by_ctrl_c = reduced.interrupted
             # The run's own deadline ending it is said as out_of_time; its own bounds, here.
-            cut_short = not reduced.complete and not out_of_time
+            cut_short = not reduced.complete and not out_of_time and not reduced.interrupted
 
     listened = contextlib.ExitStack()  # each command and wait, shrinking and cutting down too
     listened.enter_context(_told_of_waits(progress_report, show_progress))
@@ -1148,6 +1153,14 @@ def run_conformance(
             raise broken(breakage.again()) from None
         if smallest:  # the time ended Hypothesis's shrinking: the smallest program so far
             settled(smallest[0])
+    except KeyboardInterrupt:
+        if breakage.first is not None or not smallest:
+            raise
+        # Ctrl-C while Hypothesis shrank a divergence the search had found: the smallest program
+        # so far is still one, kept as when cutting it down is stopped (not cut: the user asked
+        # for the run to end), where the run ended "its report not written", no case saved.
+        stopped_by_ctrl_c = True
+        settled(smallest[0], cut=False)
     except DivergenceFound as found:
         if breakage.first is not None:
             raise broken(breakage.again()) from None
@@ -1193,6 +1206,7 @@ def run_conformance(
         divergence is not None and not searched,
         tuple(unplayed),
         cut_short,
+        stopped_by_ctrl_c,
     )
 
 
@@ -1276,6 +1290,7 @@ class Reduced:
     divergence: Divergence
     replays: int
     complete: bool = True  # False: cutting stopped at its bounds, not at the smallest
+    interrupted: bool = False  # Ctrl-C stopped the cutting (before its end or its bounds)
 
 
 Witness = TypeVar("Witness")
@@ -1289,11 +1304,12 @@ def _cut_down(
     progress: Callable[[int], None] | None,
     *,
     max_seconds: float = REDUCE_SECONDS,
-) -> tuple[LoopConfig, Program, Witness, int, bool]:
+) -> tuple[LoopConfig, Program, Witness, int, bool, bool]:
     """`config` and `program` cut down (`reduce_program`) while replaying a candidate gives a
     witness of the same failure (`replayed`: None when it does not fail alike), with the kept
-    program's witness, the replays made and whether cutting went to its end (False: it stopped
-    at `max_replays` or `max_seconds` with a program that may be cut further). The whole
+    program's witness, the replays made, whether cutting went to its end (False: it stopped
+    at `max_replays` or `max_seconds`, or Ctrl-C, with a program that may be cut further) and
+    whether Ctrl-C stopped it. The whole
     program is replayed first: when it does not fail alike again (a failure that depends on
     earlier programs), or the user stops that replay (Ctrl-C), it is kept with `original`, as
     it is when nothing smaller fails alike.
@@ -1316,17 +1332,18 @@ def _cut_down(
     try:
         confirmed = still_fails(config, program)
     except KeyboardInterrupt:  # stopped before anything was cut: the run's own failure
-        confirmed = False
+        return config, program, original, replays, False, True
     if not confirmed:
-        return config, program, original, replays, True
+        return config, program, original, replays, True, False
     reduction = reduce_program(
         config, program, still_fails, max_replays=REDUCE_REPLAYS, max_seconds=max_seconds
     )
+    ended = (reduction.complete, reduction.interrupted)
     if (reduction.config, reduction.program) == (config, program):
-        return config, program, original, replays, reduction.complete
+        return config, program, original, replays, *ended
     # Each candidate that failed alike became the reduction's current program: the last
     # witness is the kept program's.
-    return reduction.config, reduction.program, latest[0], replays, reduction.complete
+    return reduction.config, reduction.program, latest[0], replays, *ended
 
 
 NARROWER_RULES: Final[Mapping[str, frozenset[str]]] = MappingProxyType(
@@ -1369,7 +1386,7 @@ def reduce_counterexample(
         return divergence if divergence.rule_id == rule[0] else None
 
     with _quick_answers(factory):
-        config, program, divergence, replays, complete = _cut_down(
+        config, program, divergence, replays, complete, interrupted = _cut_down(
             found.config,
             found.program,
             found.divergence,
@@ -1377,7 +1394,7 @@ def reduce_counterexample(
             progress,
             max_seconds=max_seconds,
         )
-    return Reduced(config, program, divergence, replays, complete)
+    return Reduced(config, program, divergence, replays, complete, interrupted)
 
 
 def _quick_answers(factory: TargetFactory) -> contextlib.AbstractContextManager[object]:
@@ -1454,7 +1471,7 @@ def reduce_breakage(
         return again
 
     with _quick_answers(factory):
-        *_, smallest, replays, _ = _cut_down(
+        *_, smallest, replays, _, _ = _cut_down(
             broke.config, broke.program, broke, kept_if_breaking, progress, max_seconds=max_seconds
         )
     if smallest is broke or not _NO_ANSWER.search(broke.message.partition("\n")[0]):
