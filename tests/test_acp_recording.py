@@ -300,6 +300,39 @@ def test_RW_1_check_acp_recording_blames_a_card_whose_terminal_ran_another_comma
     assert (code, log["violations"]) == (0, [])
 
 
+def test_RW_1_check_acp_recording_judges_every_terminal_a_card_embedded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A card showing a hook's rewrite embeds a terminal made for the model's input, then one
+    for the rewrite's (in a later update, or both in one): RW-1 names the first, which ran
+    another command than the card's. It passed, 0 violations: only the last terminal was
+    compared. Two terminals of the card's command pass."""
+    messages = _terminal_run("touch original.txt")
+    messages[1] = _card("call_1", {"command": "touch rewritten.txt"})
+    create = {"sessionId": SESSION, "command": "touch rewritten.txt"}
+    second = [
+        {"jsonrpc": "2.0", "id": 2, "method": "terminal/create", "params": create},
+        {"jsonrpc": "2.0", "id": 2, "result": {"terminalId": "term_2"}},
+        _update({**messages[4]["params"]["update"], "content": [
+            {"type": "terminal", "terminalId": "term_2"}]}),
+    ]  # fmt: skip
+    code, log = _check(tmp_path, [*messages[:5], *second, *messages[5:]], capsys)
+    assert (code, _rules(log)) == (1, [("RW-1", 9)])
+    assert log["violations"][0]["message"] == (
+        'call_1 ended showing the command "touch rewritten.txt" on its card, but the terminal '
+        '"term_1" it showed at line 5 ran "touch original.txt": the editor showed one command '
+        "while another ran"
+    )
+    assert log["violations"][0]["event_lines"] == [9, 2, 3, 5]
+    both = {"type": "terminal", "terminalId": "term_1"}
+    second[2]["params"]["update"]["content"].insert(0, both)
+    code, log = _check(tmp_path, [*messages[:4], *second, *messages[5:]], capsys)
+    assert (code, _rules(log)) == (1, [("RW-1", 8)])
+    messages[2]["params"]["command"] = "touch rewritten.txt"
+    code, log = _check(tmp_path, [*messages[:5], *second, *messages[5:]], capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
 RECORDER = Path(__file__).resolve().parent.parent / "examples" / "acp-recorder" / "record_acp.py"
 # An agent that answers a prompt with one call's card, its end and the turn's end.
 FAKE_AGENT = """

@@ -50,9 +50,9 @@ checkable, with why):
   `rawInput` than the one its permission request approved (the editor showed one input and asked
   approval for another, so one of them is not what ran), or showing diffs only of files the
   editor was not asked to write for it while it was asked to write another, or, on a card
-  whose `rawInput` holds a
-  string `command`, while the terminal the card embeds was created (`terminal/create`, without
-  `args` or as a shell's `-c` line) for another command, or while the card shows a `diff` of a
+  whose `rawInput` holds a string `command`, while a terminal the card embeds, or embedded in
+  an earlier update, was created (`terminal/create`, without `args` or as a shell's `-c` line)
+  for another command, or while the card shows a `diff` of a
   file, shown before the editor was asked to write that file (`fs/write_text_file`) while the call
   was open, whose `newText` is not in what was written (the write is the card's when it is the one
   open card of its session showing a diff of that path that could have run by then, or, with
@@ -220,6 +220,7 @@ class _Card:
         "started",
         "status",
         "terminal",
+        "terminals",
         "unread",
         "written",
     )
@@ -260,6 +261,9 @@ class _Card:
         # any other does is not blamed on ADJ-3 (that message's fault is ACP-1's).
         self.unread = False
         self.terminal: tuple[str, int] | None = None
+        # Every terminal it embedded, in order, with the line that first did: an update's
+        # content replaces the card's, but a terminal once shown ran for the call.
+        self.terminals: list[tuple[str, int]] = []
         # The first line showing the call running: the terminal/create of a terminal its card
         # embeds, or a write found its own (None: none shows it).
         self.started: int | None = None
@@ -1055,6 +1059,8 @@ class _Recording:
         for item in update.get("content") or ():
             if item["type"] == "terminal":
                 card.terminal = (str(item["terminalId"]), line)
+                if all(shown != card.terminal[0] for shown, _line in card.terminals):
+                    card.terminals.append(card.terminal)
                 found.extend(self._placed(key, card.terminal[0], line))
                 created = self.terminal_lines.get(card.terminal[0])
                 if created is not None:
@@ -1286,16 +1292,25 @@ class _Recording:
                 )
                 return [Violation("RW-1", line, message, (line, card.raw_line, asked_line))]
         shown = card.raw_input.get("command") if isinstance(card.raw_input, dict) else None
-        ran = self.terminals.get(card.terminal[0]) if card.terminal is not None else None
-        if card.terminal is None or ran is None or not isinstance(shown, str) or ran[0] == shown:
-            return self._diff_not_written(call, card, line)
-        message = (
-            f"{call} ended showing the command {json_dumps(shown)} on its card, but the "
-            f"terminal it shows ran {json_dumps(ran[0])}: the editor showed one command while "
-            "another ran"
-        )
-        related = (line, card.raw_line, ran[1], card.terminal[1])
-        return [Violation("RW-1", line, message, related)]
+        if isinstance(shown, str):
+            # Each terminal it embedded, not its last alone: one made for the model's input
+            # before a rewrite's ran that input too.
+            for terminal, embedded in card.terminals:
+                ran = self.terminals.get(terminal)
+                if ran is None or ran[0] == shown:
+                    continue
+                which = (
+                    "it shows"
+                    if len(card.terminals) == 1
+                    else f"{json_dumps(terminal)} it showed at line {embedded}"
+                )
+                message = (
+                    f"{call} ended showing the command {json_dumps(shown)} on its card, but the "
+                    f"terminal {which} ran {json_dumps(ran[0])}: the editor showed one command "
+                    "while another ran"
+                )
+                return [Violation("RW-1", line, message, (line, card.raw_line, ran[1], embedded))]
+        return self._diff_not_written(call, card, line)
 
     def _diff_not_written(self, call: str, card: _Card, line: int) -> list[Violation]:
         """RW-1 when the card ends showing a diff, shown before the file was written, whose new
