@@ -9,9 +9,12 @@
 The dialect is declared by the file's top-level `"dialect"` key or by the loader's `dialect`
 argument (for files that must stay byte-compatible with the peer); when both are given they must
 agree. Events other than PreToolUse and PostToolUse are not modelled: they are skipped and listed
-in `HookSettings.skipped_events`. `failClosed` is loopspec's own, optional, per-hook override of
-the bridge's policy. Handler ids are `<dialect>:<point>:<n>`, n counting from 1 in configured
-order across every matcher group of that point, so a handler keeps its id while the file does.
+in `HookSettings.skipped_events`, as members real settings hold that loopspec does not read are
+left alone; an event or member near one it reads and none real settings hold (`PreToolUs`,
+`matchers`, `timout`) is refused as a misspelling. `failClosed` is loopspec's own, optional,
+per-hook override of the bridge's policy. Handler ids are `<dialect>:<point>:<n>`, n counting
+from 1 in configured order across every matcher group of that point, so a handler keeps its id
+while the file does.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from loopspec.model.config import HOOK_POINTS, HookSpec, handler_id, matcher_pro
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.events import HOOK_DIALECTS
 from loopspec.model.json_location import leading_path, line_of
+from loopspec.model.near_miss import CLOSE, MISSPELT, nearest, offered
 
 CLAUDE_CODE = "claude-code"
 CODEX = "codex"
@@ -37,6 +41,36 @@ MAX_TIMEOUT_S = 24 * 60 * 60.0
 SETTINGS_FILE_CAP = 4 * 1024 * 1024
 """Bytes a settings file may hold (rule SAFE-4)."""
 MATCH_ALL = "*"
+
+# The members loopspec reads, in each object of a hooks file.
+_TOP_MEMBERS = ("hooks", "dialect")
+_GROUP_MEMBERS = ("matcher", "hooks")
+_HANDLER_MEMBERS = ("type", "command", "timeout", "failClosed")
+# What real settings hold beside them, which loopspec leaves as the peers' own however near a
+# member it reads: Claude Code 2.1.332's hook events and its command, prompt, agent, http and
+# MCP tool hooks' members (read from its settings schema), and the Codex CLI's (`timeoutSec`,
+# `commandWindows`: its hook listing's names). A member or event near one loopspec reads
+# (`matchers`, `timout`, `PreToolUs`) and none of these is refused, as a misspelling: ignored,
+# it left a matcher group matching every tool, a handler its default timeout, or an event's
+# hooks not run at all.
+_REAL_EVENTS = frozenset(
+    {
+        "PostToolUseFailure", "PostToolBatch", "Notification", "UserPromptSubmit",
+        "UserPromptExpansion", "SessionStart", "SessionEnd", "Stop", "StopFailure",
+        "SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "PreModelSwitch",
+        "PostModelSwitch", "PermissionRequest", "PermissionDenied", "Setup", "TeammateIdle",
+        "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange",
+        "WorktreeCreate", "WorktreeRemove", "InstructionsLoaded", "CwdChanged", "FileChanged",
+        "DirectoryAdded", "MessageDisplay", "PreSkillShellCommand",
+    }
+)  # fmt: skip
+_REAL_HANDLER_MEMBERS = frozenset(
+    {
+        "args", "async", "asyncRewake", "rewakeMessage", "rewakeSummary", "holdsTools", "if",
+        "shell", "onFailure", "statusMessage", "once", "prompt", "model", "url", "headers",
+        "allowedEnvVars", "server", "tool", "input", "timeoutSec", "commandWindows",
+    }
+)  # fmt: skip
 
 
 class HookSettingsError(LoopSpecError):
@@ -170,10 +204,21 @@ def parse_settings(
     """Validate an already-parsed settings document; `source` names it in errors."""
     if not isinstance(document, Mapping):
         raise HookSettingsError(source, "$", "settings must be a JSON object")
+    # Settings hold many members loopspec does not read (permissions, env, model...).
+    _refuse_a_misspelling(
+        document, _TOP_MEMBERS, frozenset(), source=source, path="$", what="settings"
+    )
     chosen = _dialect(document, source, dialect)
     events = document.get("hooks", {})
     if not isinstance(events, Mapping):
         raise HookSettingsError(source, "$.hooks", "must be an object of hook events")
+    _refuse_a_misspelling(
+        events,
+        tuple(sorted(HOOK_POINTS, reverse=True)),
+        _REAL_EVENTS,
+        source=source,
+        path="$.hooks",
+    )
     declared: list[DeclaredHook] = []
     skipped: list[str] = []
     for event, groups in events.items():
@@ -182,6 +227,41 @@ def parse_settings(
             continue
         declared.extend(_groups(groups, chosen, event, source, f"$.hooks.{event}"))
     return HookSettings(tuple(declared), tuple(skipped))
+
+
+def _refuse_a_misspelling(
+    found: Mapping[str, object],
+    reads: tuple[str, ...],
+    real: frozenset[str],
+    *,
+    source: str,
+    path: str,
+    what: str = "",
+    required: tuple[str, ...] = (),
+) -> None:
+    """Refuse a key of `found` near one loopspec `reads` there (near_miss.MISSPELT) that real
+    settings do not hold (`real`): a misspelling, where any other key is left as the peers'
+    own. Near a `required` member the object lacks, less alike will do (near_miss.CLOSE:
+    `tyep` is 0.75 to `type`), as the lack says a member was meant. `what` names the object;
+    none: the keys are hook events."""
+    lacking = tuple(member for member in required if member not in found)
+    for key in found:
+        if key in reads or key in real:
+            continue
+        meant = nearest(key, reads, cutoff=MISSPELT) or nearest(key, lacking, cutoff=CLOSE)
+        if meant is None:
+            continue
+        if what:
+            problem = (
+                f"not a member of {what} loopspec reads{offered(meant)}; it reads "
+                f"{', '.join(reads)}, and leaves alone the others real settings hold"
+            )
+        else:
+            problem = (
+                f"no hook event{offered(meant)}; loopspec runs {' and '.join(reads)}, and "
+                "leaves the others Claude Code and Codex have (Stop, SessionStart...)"
+            )
+        raise HookSettingsError(source, f"{path}.{key}", problem)
 
 
 def _dialect(document: Mapping[str, object], source: str, argument: str | None) -> str:
@@ -207,6 +287,9 @@ def _groups(groups: object, dialect: str, point: str, source: str, path: str) ->
         where = f"{path}[{index}]"
         if not isinstance(group, Mapping):
             raise HookSettingsError(source, where, "a matcher group must be an object")
+        _refuse_a_misspelling(
+            group, _GROUP_MEMBERS, frozenset(), source=source, path=where, what="a matcher group"
+        )
         matcher = _matcher(group.get("matcher"), source, f"{where}.matcher")
         handlers = group.get("hooks")
         if not isinstance(handlers, list):
@@ -251,6 +334,15 @@ def _handler(
 ) -> DeclaredHook:
     if not isinstance(handler, Mapping):
         raise HookSettingsError(source, path, "a hook handler must be an object")
+    _refuse_a_misspelling(
+        handler,
+        _HANDLER_MEMBERS,
+        _REAL_HANDLER_MEMBERS,
+        source=source,
+        path=path,
+        what="a hook handler",
+        required=("type", "command"),
+    )
     kind = handler.get("type")
     if kind != "command":
         # Silently skipping a policy hook would run calls it was meant to stop.

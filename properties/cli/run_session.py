@@ -21,7 +21,6 @@ from loopspec.impl.log_reader import COMPRESSED_SUFFIX
 from loopspec.impl.opening import HEADER_START
 from loopspec.impl.presentation import ApprovalPrompt, CallCard, ResultCard
 from loopspec.impl.user_files import file_kind, refused_by_system
-from loopspec.model.config import HOOK_POINTS
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.events import (
     Event,
@@ -32,7 +31,6 @@ from loopspec.model.events import (
 from loopspec.model.invariants import check_log
 from loopspec.model.jsonvalue import dumps, thaw
 from loopspec.model.messages import AssistantMessage, TextBlock, ToolResultMessage, UserMessage
-from loopspec.model.near_miss import MISSPELT, did_you_mean
 from loopspec.properties.cli.scenario import load_scenario, run_scenario
 from loopspec.properties.harnesses.rewrite_fate import bundled_fate, rewrite_words
 from loopspec.properties.logcheck.hook_faults import HookRuns
@@ -99,14 +97,8 @@ def _why_no_hook_ran(hooks: Path, dialect: str | None, appended: tuple[Event, ..
     settings = load_settings(hooks, dialect=dialect)
     declared = settings.declared
     if not declared:
-        # A misspelt event (`PreToolUs`) is skipped as another the loop does not run is.
-        misspelt = [
-            f"{event}{hint}"
-            for event in settings.skipped_events
-            if (hint := did_you_mean(event, sorted(HOOK_POINTS), cutoff=MISSPELT))
-        ]
-        named = f"; it names {', '.join(misspelt)}" if misspelt else ""
-        return f"(no hook ran: {hooks} configures no PreToolUse or PostToolUse command hook{named})"
+        # (A misspelt event, `PreToolUs`, was refused as the file was read.)
+        return f"(no hook ran: {hooks} configures no PreToolUse or PostToolUse command hook)"
     called = sorted({event.name for event in appended if isinstance(event, ToolCallRecorded)})
     if not called:
         return "(no hook ran: no tool was called)"
