@@ -383,3 +383,10 @@ def test_MODEL_1_the_tutorial_names_every_command_with_its_fields() -> None:
         if spelled not in text:
             unnamed.append(spelled)
     assert not unnamed, unnamed
+    # Section 1 names each field of the configuration `reset` gets, with its tools' and hooks'
+    # (epoch_ms went unnamed, which a case written by hand holds as epochMs).
+    from loopspec.model.config import HookSpec, LoopConfig, ToolSpec  # noqa: PLC0415
+
+    section_1 = text[: text.index("## 2. What the log looks like")]
+    fields = [f.name for kind in (LoopConfig, ToolSpec, HookSpec) for f in attrs.fields(kind)]
+    assert [name for name in fields if name != "name" and f"`{name}`" not in section_1] == []
