@@ -1406,8 +1406,9 @@ def test_SAFE_5_a_python_target_that_raises_exits_2_in_one_line(
     [
         (
             "ForgetsItsReturn",
-            "the target failed in apply: TypeError: apply returned None, not an Observation "
-            "(loopspec.properties.conformance.target); at command #1 of a program",
+            "the target failed in apply: TypeError: apply returned None (a forgotten return?), "
+            "not an Observation (loopspec.properties.conformance.target); apply is defined at "
+            "{folder}/wrong_answers.py:9; at command #1 of a program",
         ),
         (
             "MisspeltCapability",
@@ -1424,9 +1425,10 @@ def test_SAFE_5_a_python_target_answering_the_wrong_thing_exits_2_in_one_line(
     says: str,
 ) -> None:
     """SAFE-5: an `apply` that forgot its `return` broke inside the comparison, a traceback and
-    exit 1 (a counterexample's); a capability misspelt in what `reset` returns was kept, its
-    rules read "not applicable" with nothing saying why, where a `--cmd` target's `ready` is
-    refused for it. Each is now the target's error: exit 2, one line naming what it returned."""
+    exit 1 (a counterexample's), then named no line of the loop; a capability misspelt in what
+    `reset` returns was kept, its rules read "not applicable" with nothing saying why, where a
+    `--cmd` target's `ready` is refused for it. Each is now the target's error: exit 2, one line
+    naming what it returned."""
     (tmp_path / "wrong_answers.py").write_text(
         "from loopspec.properties.conformance.target import ModelTarget\n"
         "class ForgetsItsReturn:\n"
@@ -1451,7 +1453,8 @@ def test_SAFE_5_a_python_target_answering_the_wrong_thing_exits_2_in_one_line(
     code = main([*argv, "--case-dir", str(tmp_path / "cases")])
     err = capsys.readouterr().err
     assert (code, "Traceback" in err, len(err.strip().splitlines())) == (2, False, 1)
-    assert says in err
+    # No line of the loop raised: the forgotten return's is named by where apply is defined.
+    assert says.format(folder=tmp_path) in err
 
 
 def importable(folder: Path, monkeypatch: pytest.MonkeyPatch, module: str, source: str) -> None:

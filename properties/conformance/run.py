@@ -375,15 +375,22 @@ def _innermost_of_target(chain: TracebackType | None) -> str | None:
     `at file:line, in function`."""
     frames = traceback.extract_tb(chain)
     for frame in reversed(frames):
-        path = Path(frame.filename)
-        if not path.is_absolute() or str(path.resolve()).startswith(_NOT_THE_TARGETS):
-            continue
-        try:
-            shown = str(path.resolve().relative_to(Path.cwd()))
-        except ValueError:
-            shown = str(path)
-        return f"at {shown}:{frame.lineno}, in {frame.name}"
+        shown = _target_file(frame.filename)
+        if shown is not None:
+            return f"at {shown}:{frame.lineno}, in {frame.name}"
     return None
+
+
+def _target_file(filename: str) -> str | None:
+    """`filename` as a report names it (from the current folder when inside it), or None when
+    it is loopspec's own or Python's: not where a target's bug is."""
+    path = Path(filename)
+    if not path.is_absolute() or str(path.resolve()).startswith(_NOT_THE_TARGETS):
+        return None
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def _capabilities(declared: object) -> frozenset[str]:
@@ -418,17 +425,30 @@ def _a_target(made: object) -> ConformanceTarget:
     return cast("ConformanceTarget", made)
 
 
-def _an_observation(made: object) -> Observation:
+def _an_observation(made: object, apply: Callable[..., object]) -> Observation:
     """What `apply` returned, refused at once unless it is an `Observation`: a loop that forgot
-    its `return` (None) broke inside the comparison, a traceback and exit 1."""
+    its `return` (None) broke inside the comparison, a traceback and exit 1. No line of the
+    target's raised, so the line its `apply` is defined at is named."""
     if not isinstance(made, Observation):
         kind = type(made).__name__
         article = "an" if kind[:1].lower() in "aeiou" else "a"
-        what = "None" if made is None else f"{article} {kind}"
+        what = "None (a forgotten return?)" if made is None else f"{article} {kind}"
+        defined = _defined_in_target(apply)
         raise TypeError(
             f"apply returned {what}, not an Observation (loopspec.properties.conformance.target)"
+            + (f"; apply is defined {defined}" if defined else "")
         )
     return made
+
+
+def _defined_in_target(function: Callable[..., object]) -> str | None:
+    """Where the target's own `function` is defined, `at file:line`, as a raising line is
+    named; None for one of loopspec's (a wrapper of the model) or one with no source."""
+    code = getattr(getattr(function, "__func__", function), "__code__", None)
+    if code is None:
+        return None
+    shown = _target_file(code.co_filename)
+    return None if shown is None else f"at {shown}:{code.co_firstlineno}"
 
 
 def _frozen_payload(command: Command) -> bool:
@@ -511,7 +531,9 @@ class GuardedTarget:
         command_sent(len(self._sent))
         return self._breakage.call(
             "apply",
-            lambda: _json_events(_an_observation(self._target.apply(command)), command),
+            lambda: _json_events(
+                _an_observation(self._target.apply(command), self._target.apply), command
+            ),
             (self._config, self._sent),
         )
 
