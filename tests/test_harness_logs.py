@@ -419,6 +419,63 @@ def test_REC_1_claude_code_rewound_in_the_same_file_is_read_by_its_branch() -> N
     assert report.notices == []
 
 
+REWOUND_AT_A_RESULT = CLAUDE / "violations" / "REC-1-rewound-at-one-of-a-replys-results.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("lines", "parent", "found"),
+    [
+        # The branch hangs from a's result (line 4): b's result (line 5) is the other branch's.
+        (None, "u4", [("REC-1", 7, (7, 3), "unrecorded-repair-on-fork")]),
+        # --fork-session there: the new file holds the reply and a's result, then the prompt.
+        ([1, 2, 3, 4, 7, 8], "u4", [("REC-1", 5, (5, 3), "unrecorded-repair-on-fork")]),
+        # From the last result written: the branch holds both.
+        (None, "u5", []),
+        # b's result written first (ORD-3), the branch from a's, the last written: both held.
+        ([1, 2, 3, 5, 4, 6, 7, 8], "u4", [("ORD-3", 4, (4, 2), "result-before-earlier-calls")]),
+        # From b's, written first: a's result, written after it, is not on the branch.
+        (
+            [1, 2, 3, 5, 4, 6, 7, 8],
+            "u5",
+            [
+                ("ORD-3", 4, (4, 2), "result-before-earlier-calls"),
+                ("REC-1", 7, (7, 2), "unrecorded-repair-on-fork"),
+            ],
+        ),
+    ],
+)
+def test_REC_1_claude_code_rewound_at_one_of_a_replys_results_holds_those_written_by_then(
+    tmp_path: Path,
+    lines: list[int] | None,
+    parent: str,
+    found: list[tuple[str, int, tuple[int, ...], str]],
+) -> None:
+    """REC-1: `--resume-session-at` the record of one result of a reply of several calls (with
+    `--fork-session` or not) sends the model, as Claude Code 2.1.332 was seen to (offline,
+    2026-12-05, two and three calls, each result branched from), every call of the reply, the
+    results written up to that record, and for each call whose result was written after it an
+    error result no record holds: the fork shape. The parentUuid chain does not say it (each
+    result hangs from its own call's record), and read in the order written the other
+    branch's results answered the call: check said nothing."""
+    records = REWOUND_AT_A_RESULT.read_text().splitlines(keepends=True)
+    path = tmp_path / "branch.jsonl"
+    chosen = [records[n - 1] for n in lines] if lines is not None else records
+    path.write_text(
+        "".join(chosen).replace(
+            '"uuid":"u7","parentUuid":"u4"', f'"uuid":"u7","parentUuid":"{parent}"'
+        )
+    )
+    report = check(path)
+    assert [
+        (f.violation.rule_id, f.line, f.events, f.violation.facet) for f in report.violations
+    ] == found
+    if lines is None and parent == "u4":
+        assert report.violations[0].violation.message.startswith(
+            "a turn (a user's prompt whose parentUuid names line 4, a branch holding only the "
+            "results written by then) starts, where call toolu_b still awaits its result: "
+        )
+
+
 def test_ADJ_1_claude_code_a_prompt_after_an_unanswered_call_at_the_end_of_the_log(
     tmp_path: Path,
 ) -> None:

@@ -56,7 +56,10 @@ nothing the rules read):
   records it hangs from, back to the last user record, await results on that branch whatever
   the other branch wrote (forked or rewound at a call not yet answered, Claude Code sends the
   model a result no result record holds: REC-1); calls made after the record it hangs from were
-  never made on it (`harness_logs.Judge._branch`).
+  never made on it (`harness_logs.Judge._branch`). Hung from a record of results (each hangs
+  from its own call's record), the branch holds the calls of their reply and the results
+  written up to the record it hangs from, as Claude Code reads it: a call whose result came
+  later awaits one on it (the same REC-1).
 - Claude Code reads one record per `uuid` when it resumes, the last written: a record whose
   `uuid` and every byte the last of that `uuid` has is read once, and one with other content is
   noted (`harness_logs._Repeats`).
@@ -189,13 +192,20 @@ class _Reader:
         # updatedInput runs unrecorded, so a file tool's result recording another input than
         # the call's is that hook's rewrite (RW-1 as Claude Code is known to break it).
         self.permission_decided: set[str] = set()
-        # The calls of each assistant record, by its uuid: a result Claude Code wrote names the
-        # record of its call (`sourceToolAssistantUUID`).
-        self.calls_of_record: dict[str, tuple[str, ...]] = {}
+        # The calls of each assistant record, by its uuid, with the calls of its whole reply (one
+        # list per reply, which its records share): a result Claude Code wrote names the record
+        # of its call (`sourceToolAssistantUUID`), and a branch from a result holds its reply.
+        self.calls_of_record: dict[str, tuple[tuple[str, ...], list[str]]] = {}
+        # The calls of the last reply that made some, and its key.
+        self.reply_calls: list[str] = []
+        self.calls_key: str | None = None
+        # The line of the last record of results.
+        self.results_line = 0
         # Each record's line and parent (`parentUuid`), by its uuid, the parent `_USER` for a
-        # user record (a prompt, results): where the record a prompt hangs from stands, and how
-        # far back its branch runs without a result (`_forked_at`). Kept for every record: about
-        # 2% of a check of a transcript's instructions (callgrind, 15,000 records).
+        # user record (a prompt, results), or for one of results its reply's calls: where the
+        # record a prompt hangs from stands, and how far back its branch runs without a result
+        # (`_forked_at`). Kept for every record: about 2% of a check of a transcript's
+        # instructions (callgrind, 15,000 records).
         self.placed: dict[str, tuple[int, Any]] = {}
 
     def observe(self, record: Mapping[str, Any], line: int) -> Iterator[Record]:
@@ -246,12 +256,15 @@ class _Reader:
                 self.abort_in_batch = said.startswith(BATCH_ABORT_NOTICE)
             summary = record.get("isCompactSummary") is True
             source = record.get("sourceToolAssistantUUID")
-            named = self.calls_of_record.get(source, ()) if isinstance(source, str) else ()
+            of_source = self.calls_of_record.get(source) if isinstance(source, str) else None
+            named = () if of_source is None else of_source[0]
             # A prompt's branch: walked back only for a prompt, the one record forked from.
             prompt = isinstance(content, str)
-            forked_at = self._forked_at(parent) if prompt else ()
             placed = self.placed.get(parent) if prompt and isinstance(parent, str) else None
             parent_line = None if placed is None else placed[0]
+            forked_at, among_results = (
+                self._forked_at(parent, parent_line) if prompt else ((), False)
+            )
             results = list(
                 _user(
                     content,
@@ -261,9 +274,19 @@ class _Reader:
                     named,
                     forked_at=forked_at,
                     parent_line=parent_line,
+                    among_results=among_results,
                 )
             )
             yield from results
+            if results and not prompt and isinstance(uuid, str):
+                # A branch that hangs from a record of results holds the calls of its reply
+                # (of the record of its call: named, or the one it hangs from).
+                if of_source is None and isinstance(parent, str):
+                    of_source = self.calls_of_record.get(parent)
+                of_call = of_source
+                if of_call is not None:
+                    self.placed[uuid] = (line, of_call[1])
+                    self.results_line = line
             if record.get("toolDenialKind") == "interrupted" and results:
                 # A repair answering several calls may write one record per call.
                 earlier = repair[0] if repair is not None else ()
@@ -284,20 +307,33 @@ class _Reader:
             if failed is not None:
                 yield failed
 
-    def _forked_at(self, parent: Any) -> tuple[str, ...]:
-        """The calls of the records a prompt's `parentUuid` hangs it from, back to the last user
-        record (a prompt, results) on its branch: those a fork or rewind at a call not yet
-        answered leaves without a result on that branch. Claude Code hangs a prompt from the
-        record before it, so an ordinary one names none (a reply's text, or what hangs from its
-        results)."""
+    def _forked_at(self, parent: Any, cut: int | None) -> tuple[tuple[str, ...], bool]:
+        """The calls a prompt's branch may leave awaiting results, and whether it goes on from
+        results of their reply (`Visible.among_results`). Its `parentUuid` hangs it from a
+        record, at line `cut`: back from it to the last user record, the calls of the records
+        passed, which a fork or rewind at a call not yet answered leaves without a result. Hung
+        from a record of results (or what hangs from one), the calls of their reply where a
+        result came after `cut`, the judge keeping those written by then: for
+        `--resume-session-at` one of a reply's results, Claude Code 2.1.332 sends every call of
+        the reply, the results written up to that record, and for each other call an error
+        result no record holds (observed offline, 2026-12-05); none else (a call that never had
+        a result awaits it still). Claude Code hangs a prompt from the record before it, so an
+        ordinary one names none (a reply's text, or what hangs from its results)."""
         calls: list[str] = []
         for _ in range(len(self.placed)):  # a parentUuid loop ends where the records do
             placed = self.placed.get(parent) if isinstance(parent, str) else None
             if placed is None or placed[1] is _USER:
                 break
-            calls[:0] = self.calls_of_record.get(parent, ())
+            if isinstance(placed[1], list):  # a record of results
+                if calls or cut is None:
+                    break
+                # Every result written by then: calls awaiting one still await it.
+                return (() if cut >= self.results_line else tuple(placed[1])), True
+            of_record = self.calls_of_record.get(parent)
+            if of_record is not None:
+                calls[:0] = of_record[0]
             parent = placed[1]
-        return tuple(calls)
+        return tuple(calls), False
 
     def _assistant(
         self, message: Mapping[str, Any], line: int, invented: str | None, uuid: Any, key: str
@@ -314,7 +350,12 @@ class _Reader:
         for call in calls:
             self.inputs[call.call_id] = (call.name, call.arguments)
         if calls and isinstance(uuid, str):
-            self.calls_of_record[uuid] = tuple(call.call_id for call in calls)
+            ids = tuple(call.call_id for call in calls)
+            if key != self.calls_key:
+                self.calls_key = key
+                self.reply_calls = []
+            self.reply_calls.extend(ids)
+            self.calls_of_record[uuid] = (ids, self.reply_calls)
         if key != self.reply_id or calls:
             # A later block of the reply being written joins it (same key).
             self.reply_id = key
@@ -386,16 +427,22 @@ def _user(
     *,
     forked_at: tuple[str, ...],
     parent_line: int | None,
+    among_results: bool,
 ) -> Iterator[Observation]:
     """What a user record holds; `named`: the calls of the record its `sourceToolAssistantUUID`
     names (Claude Code names the record of the call each result answers); `forked_at`, a
-    prompt's, and `parent_line` (`Visible`)."""
+    prompt's, `parent_line` and `among_results` (`Visible`)."""
     if summary:  # a compaction's summary (`isCompactSummary`) opens no turn
         yield Visible("a compaction summary (isCompactSummary)", line)
         return
     if isinstance(content, str):  # a prompt: the turn it opens is marked by nothing else
         yield Visible(
-            "a user message", line, prompt=True, forked_at=forked_at, parent_line=parent_line
+            "a user message",
+            line,
+            prompt=True,
+            forked_at=forked_at,
+            parent_line=parent_line,
+            among_results=among_results,
         )
         return
     blocks = [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []

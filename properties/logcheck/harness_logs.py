@@ -162,10 +162,21 @@ class Visible(PlainRecord):
     session there, sending the model a result for each that no result record holds. `parent_line`:
     the line of the record a prompt's record names as its parent, None where it names none
     the log holds: a prompt hung from a record written before the calls awaiting results is a
-    branch on which they were never made (a rewind to an earlier point of the session)."""
+    branch on which they were never made (a rewind to an earlier point of the session).
+    `among_results`: the prompt's record hangs from a record of results (the reply of
+    `forked_at`, when some result came after it): its branch holds the reply's calls and the
+    results written by `parent_line`, no other."""
 
     # The fields' order.
-    __slots__ = ("what", "line", "hook_context", "prompt", "forked_at", "parent_line")  # noqa: RUF023
+    __slots__ = (  # noqa: RUF023
+        "what",
+        "line",
+        "hook_context",
+        "prompt",
+        "forked_at",
+        "parent_line",
+        "among_results",
+    )
 
     def __init__(
         self,
@@ -176,6 +187,7 @@ class Visible(PlainRecord):
         *,
         forked_at: tuple[str, ...] = (),
         parent_line: int | None = None,
+        among_results: bool = False,
     ) -> None:
         self.what = what
         self.line = line
@@ -183,6 +195,7 @@ class Visible(PlainRecord):
         self.prompt = prompt
         self.forked_at = forked_at
         self.parent_line = parent_line
+        self.among_results = among_results
 
 
 class HookRewrite(PlainRecord):
@@ -375,7 +388,8 @@ INVENTED_WITHOUT_REPAIR = "invented-without-repair"
 no repair result written for them."""
 UNRECORDED_REPAIR_ON_FORK = "unrecorded-repair-on-fork"
 """REC-1: a user's prompt whose record names the record of a call awaiting its result as its
-parent (`Visible.forked_at`), the next reply before that result: Claude Code forking or rewinding
+parent (`Visible.forked_at`), or of results of its reply written before the call's
+(`Visible.among_results`), the next reply before that result: Claude Code forking or rewinding
 a session at a call not yet answered (`--fork-session`, `--resume-session-at`), which sends the
 model a result for it (`[Tool result missing due to internal error]`) that no result record
 holds (only the bookkeeping `api-request-blob` of the request shows it)."""
@@ -647,13 +661,21 @@ class Judge:
         them; in Claude Code's fork or rewind shape when its record names a call's as its
         parent (`Visible.forked_at`)."""
         pending = self.open
-        forked = pending is not None and any(c in pending.waiting for c in prompt.forked_at)
+        forked = pending is not None and (
+            prompt.among_results or any(c in pending.waiting for c in prompt.forked_at)
+        )
         if not forked:
             return self._turn_start(
                 prompt.line, "a turn (a user's prompt)", PROMPT_OPENED_OVER_CALLS
             )
-        shown = calls_awaiting(prompt.forked_at).partition(" await")[0]
-        what = f"a turn (a user's prompt whose parentUuid names the record of {shown})"
+        if prompt.among_results:
+            what = (
+                f"a turn (a user's prompt whose parentUuid names line {prompt.parent_line}, "
+                "a branch holding only the results written by then)"
+            )
+        else:
+            shown = calls_awaiting(prompt.forked_at).partition(" await")[0]
+            what = f"a turn (a user's prompt whose parentUuid names the record of {shown})"
         return self._turn_start(prompt.line, what, UNRECORDED_REPAIR_ON_FORK, FORK_WORDS)
 
     def _landed(self, visible: Visible) -> list[Violation]:
@@ -734,6 +756,15 @@ class Judge:
         pending = self.open
         waiting = pending.waiting if pending is not None else []
         forked = [c for c in prompt.forked_at if c in self.calls]
+        cut = prompt.parent_line
+        if prompt.among_results and cut is not None:
+            # The calls of the reply written by that line, with no result written by then.
+            answered = self.answered
+            forked = [
+                c
+                for c in forked
+                if self.calls[c][-1][1] <= cut and (c not in answered or answered[c].line > cut)
+            ]
         if forked and set(forked) != set(waiting):
             line_of_call = {c: self.calls[c][-1][1] for c in forked}
             calls = tuple(self.calls[c][-1][0] for c in forked)

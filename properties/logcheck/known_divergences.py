@@ -112,8 +112,9 @@ KNOWN_SHAPES = {
         "REC-1": KnownShape(
             ("invented-on-resume", "unrecorded-repair-on-fork"),
             "its own 'No response requested.' written on resuming a turn a crash cut, or a "
-            "prompt whose record hangs from a call not yet answered, forked or rewound there "
-            "(the result it sends the model for the call never written)",
+            "prompt whose record hangs from a call not yet answered, or from results of its "
+            "reply, forked or rewound there (the result it sends the model for the call never "
+            "written)",
         ),
     },
     "codex": {
