@@ -2060,13 +2060,7 @@ def _changed(
                     if contexts
                     else ""
                 )
-                + (
-                    f"; those the last turn left queued (it ended {ended} before another "
-                    "step/start) open the next turn's first step, before the user's own message"
-                    + _after_abort_note(want, ended)
-                    if ended is not None
-                    else ""
-                )
+                + _parked_words(want, got, ended)
             )
         case "assistant/message":
             if _call_arguments(want) != _call_arguments(got) or _reply_call_ids(
@@ -4486,6 +4480,27 @@ def _whitespace_only(message: Event) -> bool:
     content = _data(message).get("content")
     texts = [b.get("text") for b in content or [] if isinstance(b, dict)]
     return len(texts) == 1 and isinstance(texts[0], str) and texts[0] != "" and not texts[0].strip()
+
+
+def _parked_words(want: Event, got: Event, ended: str | None) -> str:
+    """What the turn before the one a message opens left for it, when that turn ended
+    otherwise than completed (`ended`, its reason's kind spelt): its queued messages, or
+    nothing after a crash, whose repair ended it interrupted ("" when it ended completed)."""
+    if ended is None:
+        return ""
+    if ended == spelled("interrupted"):
+        # A crash cut that turn: what was queued is gone (SPEC.md section 3), so the words on
+        # parked messages would say the target's delivery was right.
+        return (
+            f"; the last turn was cut by a crash (repair ended it {ended}), which loses every "
+            "message and context still queued (SPEC.md section 3, queued input across a "
+            "crash): the next turn opens with the user's own message, where the target's "
+            f"message here is {_message_words(got)}"
+        )
+    return (
+        f"; those the last turn left queued (it ended {ended} before another step/start) open "
+        "the next turn's first step, before the user's own message" + _after_abort_note(want, ended)
+    )
 
 
 def _after_abort_note(want: Event, ended: str) -> str:

@@ -39,7 +39,11 @@ showing a permission request's title with the raw path its card made relative. S
 passed a seed settling a call that waited for its approval when its tool's outcome came.
 Session 32's Go loop was found only after 57 to 123 programs joining an allowing hook's reason
 into a denial, filling an audit's missing stderrSummary with the reason, letting one call past
-the cap, or ending only the first of the calls an abort found unstarted. Each
+the cap, or ending only the first of the calls an abort found unstarted. Session 33's Perl loop
+was found only after 7 to 73 answering a call with invalid input that an abort found behind a
+pending approval as invalid input, letting an ask outrank a deny, keeping a hook's rewrite on a
+denied call's record, keeping its queue across a crash, or ending the turn on a reply without
+calls while a message was queued. Each
 situation below is one short program, compared with the model as any program is
 (`exhaustive.run_program`, which drives it to a quiet end); a program needing a capability the
 target does not declare is not played.
@@ -765,6 +769,77 @@ SITUATIONS: tuple[Situation, ...] = (
             Abort("user"),
             Crash(),
             Recover(),
+        ),
+    ),
+    Situation(
+        "a call with invalid input waits behind a pending approval when an abort lands",
+        ("ABORT-1", "EXE-5", "SCHED-2"),
+        frozenset({"pre-hooks", "approval", "abort"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("gate", "bash"))),
+        # The invalid call has not reached the gate: the abort finds it not started. A Perl
+        # loop answering it INVALID_TOOL_INPUT there was found after 52 and 73 random programs
+        # (session 33).
+        (
+            SubmitUser("list, then read"),
+            ModelReplies((ToolCallBlock("c1", "bash", _BASH), ToolCallBlock("c2", "read", "{}"))),
+            HookAnswers(Ask("check")),
+            Abort("user"),
+        ),
+    ),
+    Situation(
+        "a hook asks about a call another denies, and one rewrites a call another denies",
+        ("HOOK-2", "HOOK-3", "DEC-1"),
+        frozenset({"pre-hooks", "rewrite", "approval"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("guard", "bash"), ("rewriter", "bash"))),
+        # A deny outranks an ask and discards every rewrite: a Perl loop letting the ask win,
+        # or keeping the rewrite on the denied call's record, was found after 12 to 31 random
+        # programs (session 33).
+        (
+            SubmitUser("list, then show where"),
+            ModelReplies(
+                (
+                    ToolCallBlock("c1", "bash", _BASH),
+                    ToolCallBlock("c2", "bash", '{"command":"pwd"}'),
+                )
+            ),
+            HookAnswers(Ask("check")),
+            HookAnswers(Deny("no shell today")),
+            HookAnswers(Deny("policy")),
+            HookAnswers(Allow(FrozenMap({"command": "ls -a"}))),
+        ),
+    ),
+    Situation(
+        "a call's context is queued when the loop crashes, and the user types once reopened",
+        ("ADJ-4", "REC-1"),
+        frozenset({"crash-repair"}),
+        LoopConfig(tools=TOOLS, max_parallel=1),
+        # A crash loses what is queued (section 3): a Perl loop delivering the context in the
+        # next turn was found after 7 and 25 random programs (session 33).
+        (
+            SubmitUser("read both"),
+            ModelReplies(
+                (
+                    ToolCallBlock("c1", "read", _READ),
+                    ToolCallBlock("c2", "read", '{"file_path":"b.txt"}'),
+                )
+            ),
+            ToolFinishes("c1", ToolSucceeded("one", ("remember this",))),
+            Crash(),
+            Recover(),
+            SubmitUser("again"),
+        ),
+    ),
+    Situation(
+        "the user types while the model is asked, and the reply makes no call",
+        ("STEP-4", "ADJ-4"),
+        frozenset({"queued-input"}),
+        LoopConfig(tools=TOOLS),
+        # A message is queued: the turn goes on with a step delivering it. A Perl loop ending
+        # the turn was found after 10 and 26 random programs (session 33).
+        (
+            SubmitUser("read it"),
+            SubmitUser("and b.txt"),
+            ModelReplies((TextBlock("nothing to read"),)),
         ),
     ),
 )
