@@ -333,8 +333,9 @@ def test_ORD_3_a_violated_rule_a_known_divergence_touched_too_says_it_is_not_tha
 
 def test_PROTO_1_the_tutorials_protocol_summary_names_what_ready_requires() -> None:
     """PROTO-1: section 6's one-line summary of the driver protocol names each member a `ready`
-    answer must carry: it said "`ready` (with the capabilities)", and a loop written from it
-    answered without `implementation` and was refused at its first message."""
+    (and an `observed`) answer must carry: it said "`ready` (with the capabilities)", and a
+    loop written from it answered without `implementation` and was refused at its first
+    message."""
     from loopspec.properties.conformance.driver_protocol import (  # noqa: PLC0415
         protocol_schema,
     )
@@ -353,6 +354,15 @@ def test_PROTO_1_the_tutorials_protocol_summary_names_what_ready_requires() -> N
     assert named == ["implementation", "capabilities"]
     assert "`implementation`" in summary
     assert "capabilities" in summary
+    # And each member an accepted `observed` must carry: a loop written from the summary
+    # answered without `seq` and was refused at its first command.
+    (observed,) = (
+        answer["then"]["allOf"][0]["then"]
+        for answer in answers
+        if answer["if"]["properties"]["type"].get("const") == "observed"
+    )
+    assert observed["required"] == ["type", "seq", "accepted", "events", "commits", "executed"]
+    assert "`command` → `observed` (the command's `seq` given back, `accepted`," in summary
 
 
 def test_MODEL_1_the_tutorial_names_every_command_with_its_fields() -> None:
