@@ -18,20 +18,36 @@ in the model and played (the Perl loop is not kept: the suite runs no perl):
   calls ending the turn while a message was queued (10 and 26); four targeted programs now show
   each at once;
 - the context queued before a crash was named right (ADJ-4), in words saying that what the last
-  turn left queued opens the next one, which the loop did; they now say that a crash loses it.
+  turn left queued opens the next one, which the loop did; they now say that a crash loses it;
+- a body running the model's input in place of every rewrite was found on both seeds by a
+  rewrite a hook asked about: named RW-4, as SPEC.md names running the original after approval,
+  in words saying only that approval runs the approved input, which leads to the approval's
+  path; they now say the body ran the model's original input, and that with no approval too
+  such a loop breaks RW-1.
 """
 
 from __future__ import annotations
 
 import attrs
 import pytest
-from fresh_bugs import AskOutranksDeny, FreshBug, assert_found, planted, swept
+from fresh_bugs import (
+    GUARDED_BASH,
+    AskOutranksDeny,
+    FreshBug,
+    assert_found,
+    bash_answered,
+    planted,
+    swept,
+)
 
 from loopspec.model import dispatch, rewrite
 from loopspec.model.commands import (
+    ApprovalAnswers,
+    Ask,
     Command,
     Crash,
     ModelReplies,
+    Pass,
     Recover,
     SubmitUser,
     ToolFinishes,
@@ -193,4 +209,46 @@ def test_ADJ_4_a_context_queued_before_a_crash_is_said_to_be_lost() -> None:
         "message and context still queued",
         'the target\'s message here is "r"',
         lacks=("open the next turn's first step",),
+    )
+
+
+class RunsTheModelsInput(ModelTarget):
+    """The model, except that a body runs the model's own input, whatever a hook rewrote (the
+    record, the history and the approval request hold the rewrite)."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self.original: dict[str, str] = {}
+        return super().reset(config)
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        for event in observed.events:
+            rewrite_sidecar = event["data"].get("rewrite") if event["type"] == "tool/call" else None
+            if rewrite_sidecar is not None:
+                self.original[event["data"]["callId"]] = rewrite_sidecar["originalArguments"]
+        executed = tuple((c, self.original.get(c, args)) for c, args in observed.executed)
+        return attrs.evolve(observed, executed=executed)
+
+
+ORIGINAL_RUN_AFTER_APPROVAL: FreshBug = (
+    "the model's input run after an approved rewrite",
+    RunsTheModelsInput,
+    GUARDED_BASH,
+    (
+        *bash_answered('{"command":"ls"}', Pass(), Ask(updated_input={"command": "ls -a"})),
+        ApprovalAnswers("allowed-once"),
+    ),
+    "RW-4",
+)
+
+
+def test_RW_4_a_body_running_the_models_input_after_an_approved_rewrite_is_named_so() -> None:
+    """RW-4: the Perl loop ran every call with the model's input, a hook's rewrite recorded but
+    not run; both seeds showed it first on a rewrite a hook asked about, after allowed-once. The
+    words said only that approval runs the approved input, and now say what ran: the model's
+    original input, not the rewrite, which breaks RW-1 with no approval too."""
+    assert_found(
+        ORIGINAL_RUN_AFTER_APPROVAL,
+        "it runs the model's original input, not hook rewriter's rewrite",
+        "breaks RW-1 with no approval too",
     )

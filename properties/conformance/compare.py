@@ -3977,6 +3977,21 @@ def _execution_rule(
         return "EXE-3", ran
     # The model's own input, or one a hook supplied, where the record says another.
     if situation.approval == "allowed-once" and isinstance(command, ApprovalAnswers):
+        if situation.rewritten and ran_with == situation.original:
+            # A loop that runs the model's input for every rewritten call shows it here first
+            # when the program's rewrite came with an ask: say so, lest only the approval's
+            # path be looked at.
+            rewrite = (
+                f"hook {situation.suppliers[-1]}'s rewrite"
+                if situation.suppliers
+                else "the rewrite"
+            )
+            return "RW-4", (
+                f"{ran}: it runs the model's original input, not {rewrite}, which the approval "
+                "request showed (approval runs exactly the approved input; a loop "
+                "running the model's input in place of every rewrite breaks RW-1 with no "
+                "approval too)"
+            )
         return "RW-4", f"{ran} (approval runs exactly the approved input)"
     return "RW-1", f"{ran} (the rewrite reaches the tool too)"
 
