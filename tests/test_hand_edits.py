@@ -258,6 +258,15 @@ EDITS: dict[str, tuple[str, Callable[[str], str], str]] = {
         f'FILE:7: {_HANDLER} must be a command hook, {{"type": "command", "command": "..."}}, '
         "with a string `command`",
     ),
+    # The real CLI ignores a misspelt key as it does an unknown one: the harness run refuses
+    # it in the bundled loop's words.
+    "harness hooks: a group's matcher misspelt": (
+        "hooks --harness",
+        _edit('"matcher"', '"matchers"'),
+        "FILE:5: $.hooks.PreToolUse[0].matchers: not a member of a matcher group loopspec "
+        "reads (did you mean matcher?); it reads matcher, hooks, and leaves alone the others "
+        "real settings hold",
+    ),
     "hooks: a number as a string": (
         "hooks",
         _edit('"timeout": 5', '"timeout": "5"'),

@@ -204,21 +204,11 @@ def parse_settings(
     """Validate an already-parsed settings document; `source` names it in errors."""
     if not isinstance(document, Mapping):
         raise HookSettingsError(source, "$", "settings must be a JSON object")
-    # Settings hold many members loopspec does not read (permissions, env, model...).
-    _refuse_a_misspelling(
-        document, _TOP_MEMBERS, frozenset(), source=source, path="$", what="settings"
-    )
+    refuse_misspellings(document, source=source)
     chosen = _dialect(document, source, dialect)
     events = document.get("hooks", {})
     if not isinstance(events, Mapping):
         raise HookSettingsError(source, "$.hooks", "must be an object of hook events")
-    _refuse_a_misspelling(
-        events,
-        tuple(sorted(HOOK_POINTS, reverse=True)),
-        _REAL_EVENTS,
-        source=source,
-        path="$.hooks",
-    )
     declared: list[DeclaredHook] = []
     skipped: list[str] = []
     for event, groups in events.items():
@@ -227,6 +217,47 @@ def parse_settings(
             continue
         declared.extend(_groups(groups, chosen, event, source, f"$.hooks.{event}"))
     return HookSettings(tuple(declared), tuple(skipped))
+
+
+def refuse_misspellings(document: object, *, source: str) -> None:
+    """Refuse a misspelt member or event anywhere in a hooks document, every other fault left
+    to its reader: `parse_settings` reads the file first so, and `run --harness`, which hands
+    the file to a real CLI that ignores a misspelt key as silently as an unknown one."""
+    if not isinstance(document, Mapping):
+        return
+    _refuse_a_misspelling(
+        document, _TOP_MEMBERS, frozenset(), source=source, path="$", what="settings"
+    )
+    events = document.get("hooks")
+    if not isinstance(events, Mapping):
+        return
+    points = tuple(sorted(HOOK_POINTS, reverse=True))
+    _refuse_a_misspelling(events, points, _REAL_EVENTS, source=source, path="$.hooks")
+    for event, groups in events.items():
+        for index, group in enumerate(groups if isinstance(groups, list) else []):
+            if not isinstance(group, Mapping):
+                continue
+            where = f"$.hooks.{event}[{index}]"
+            _refuse_a_misspelling(
+                group,
+                _GROUP_MEMBERS,
+                frozenset(),
+                source=source,
+                path=where,
+                what="a matcher group",
+            )
+            handlers = group.get("hooks")
+            for position, handler in enumerate(handlers if isinstance(handlers, list) else []):
+                if isinstance(handler, Mapping):
+                    _refuse_a_misspelling(
+                        handler,
+                        _HANDLER_MEMBERS,
+                        _REAL_HANDLER_MEMBERS,
+                        source=source,
+                        path=f"{where}.hooks[{position}]",
+                        what="a hook handler",
+                        required=("type", "command"),
+                    )
 
 
 def _refuse_a_misspelling(
@@ -287,9 +318,6 @@ def _groups(groups: object, dialect: str, point: str, source: str, path: str) ->
         where = f"{path}[{index}]"
         if not isinstance(group, Mapping):
             raise HookSettingsError(source, where, "a matcher group must be an object")
-        _refuse_a_misspelling(
-            group, _GROUP_MEMBERS, frozenset(), source=source, path=where, what="a matcher group"
-        )
         matcher = _matcher(group.get("matcher"), source, f"{where}.matcher")
         handlers = group.get("hooks")
         if not isinstance(handlers, list):
@@ -334,15 +362,6 @@ def _handler(
 ) -> DeclaredHook:
     if not isinstance(handler, Mapping):
         raise HookSettingsError(source, path, "a hook handler must be an object")
-    _refuse_a_misspelling(
-        handler,
-        _HANDLER_MEMBERS,
-        _REAL_HANDLER_MEMBERS,
-        source=source,
-        path=path,
-        what="a hook handler",
-        required=("type", "command"),
-    )
     kind = handler.get("type")
     if kind != "command":
         # Silently skipping a policy hook would run calls it was meant to stop.

@@ -17,7 +17,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from loopspec.impl.hookbridge.settings import SETTINGS_FILE_CAP
+from loopspec.impl.hookbridge.settings import (
+    SETTINGS_FILE_CAP,
+    HookSettingsError,
+    refuse_misspellings,
+)
 from loopspec.impl.user_files import (
     NotJsonText,
     UserFileError,
@@ -51,6 +55,11 @@ def load_hooks(path: Path) -> dict[str, Any]:
     except UserFileError as error:  # not read, or past SAFE-4's bounds
         raise HarnessError(str(error), rule_id=error.rule_id) from error
     problem = _hooks_problem(document)
+    if problem is None:
+        try:
+            refuse_misspellings(document, source=str(path))
+        except HookSettingsError as misspelt:  # the bundled loop's words for it
+            problem = f"{misspelt.json_path}: {misspelt.problem}"
     if problem is not None:
         where = leading_path(problem)
         line = "" if where is None else f":{line_of(text, where)}"
