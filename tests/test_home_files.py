@@ -232,3 +232,34 @@ def test_LOG_5_a_subagents_metadata_file_named_on_the_command_line_says_what_it_
     )
     assert "LOG-5" not in captured.out
     assert "Traceback" not in captured.out + captured.err
+
+
+def test_LOG_5_claude_codes_mcp_server_log_is_named_with_its_sessions_transcript(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Claude Code 2.1.332 logs each MCP server's connection as JSONL under
+    `~/.cache/claude-cli-nodejs/<project>/mcp-logs-<server>/` (observed offline): `check` on
+    that folder, or on one of its files, read it as a dsh log with a broken session header
+    (LOG-5, exit 2). Named, it is said what it is, with the transcript to check instead; in a
+    folder, skipped."""
+    session = "00000000-0000-4000-8000-000000000005"
+    logs = tmp_path / "claude-cli-nodejs" / "-home-user-repo" / "mcp-logs-echo"
+    records = [
+        {"debug": step, "timestamp": "2026-01-01T00:00:00.000Z", "sessionId": session,
+         "cwd": "/home/user/repo"}
+        for step in ("Starting connection with timeout of 30000ms", "Calling MCP tool: shout")
+    ]  # fmt: skip
+    log = _jsonl(logs / "2026-01-01T00-00-00-000Z.jsonl", records)
+    assert main(["check", str(log)]) == 2
+    captured = capsys.readouterr()
+    (line,) = [x for x in captured.out.splitlines() if x.startswith(str(log))]
+    assert line.startswith(
+        f"{log}: error not-a-session-log: Claude Code's log of an MCP server's connection "
+        "(mcp-logs-<server>), which records no loop; its session's transcript is "
+        f"~/.claude/projects/*/{session}.jsonl: not a session log"
+    )
+    assert "LOG-5" not in captured.out
+    shutil.copy(TRANSCRIPT, tmp_path / "claude-cli-nodejs" / "transcript.jsonl")
+    assert main(["check", str(tmp_path / "claude-cli-nodejs")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1].endswith("skipped 1 file, no session log (claude-code-mcp-log: 1)")

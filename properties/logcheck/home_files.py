@@ -17,6 +17,11 @@ Claude Code 2.1.332 and Codex 0.171.0, write none of them):
   that subagent's transcript (observed with 2.1.332): one object `{agentType, description,
   toolUseId, ...}`, no `type`. A folder walk reads only `*.jsonl`, so only naming it (a
   `subagents/*` glob) meets it.
+- Claude Code's log of an MCP server's connection,
+  `~/.cache/claude-cli-nodejs/<project>/mcp-logs-<server>/<time>.jsonl` (observed with 2.1.332):
+  `{debug | error, timestamp, sessionId, cwd}`, a line per step of the connection (started,
+  connected, each tool called and finished, closed), no `type`; read as a dsh log it was a
+  LOG-5 header error.
 
 And what a headless run prints, which users save beside their logs (observed with the pinned
 CLIs): Claude Code's `claude -p --output-format stream-json` (records with a snake_case
@@ -125,6 +130,19 @@ def home_file_of(record: Any) -> HomeFile | None:
         return CODEX_PROMPTS
     if isinstance(record.get("id"), str) and isinstance(record.get("thread_name"), str):
         return CODEX_SESSION_INDEX
+    said = record.get("debug", record.get("error"))
+    session = record.get("sessionId")
+    if (
+        isinstance(said, str)
+        and isinstance(record.get("timestamp"), str)
+        and isinstance(session, str)
+    ):
+        return HomeFile(
+            "claude-code-mcp-log",
+            "Claude Code's log of an MCP server's connection (mcp-logs-<server>), which records "
+            "no loop; its session's transcript is "
+            f"~/.claude/projects/*/{session}.jsonl",
+        )
     call = record.get("toolUseId")
     if isinstance(record.get("agentType"), str) and isinstance(call, str):
         return HomeFile(
