@@ -277,3 +277,17 @@ def test_HOOK_7_the_docs_name_the_variable_a_harness_runs_hooks_with_for_their_f
         text = " ".join(doc.read_text(encoding="utf-8").split())
         assert f"`${variable}/" in text, doc.name
         assert "reads as a block" in text, doc.name
+
+
+def test_MODEL_1_the_readmes_family_table_names_every_family_spec_md_has() -> None:
+    """MODEL-1: README's "What it checks" table names each rule family SPEC.md states, once (a
+    family added to SPEC.md and left out of it would be one a newcomer first meets as an ID in
+    a report)."""
+    from loopspec import spec_text  # noqa: PLC0415
+    from loopspec.properties.spec_rules import rule_sections  # noqa: PLC0415
+
+    families = list(dict.fromkeys(rule.split("-")[0] for rule in rule_sections(spec_text())))
+    readme = README.read_text(encoding="utf-8")
+    table = readme[readme.index("| family | what it holds the loop to |") :].split("\n\n")[0]
+    rows = [re.findall(r"`([A-Z]+)`", line.split("|")[1]) for line in table.splitlines()[2:]]
+    assert sorted(f for row in rows for f in row) == sorted(families)
