@@ -431,6 +431,8 @@ REWOUND_AT_A_RESULT = CLAUDE / "violations" / "REC-1-rewound-at-one-of-a-replys-
         ([1, 2, 3, 4, 7, 8], "u4", [("REC-1", 5, (5, 3), "unrecorded-repair-on-fork")]),
         # From the last result written: the branch holds both.
         (None, "u5", []),
+        # --fork-session at b's call, before any result: both await one on the branch.
+        ([1, 2, 3, 7, 8], "u3", [("REC-1", 4, (4, 2, 3), "unrecorded-repair-on-fork")]),
         # b's result written first (ORD-3), the branch from a's, the last written: both held.
         ([1, 2, 3, 5, 4, 6, 7, 8], "u4", [("ORD-3", 4, (4, 2), "result-before-earlier-calls")]),
         # From b's, written first: a's result, written after it, is not on the branch.
@@ -473,6 +475,16 @@ def test_REC_1_claude_code_rewound_at_one_of_a_replys_results_holds_those_writte
         assert report.violations[0].violation.message.startswith(
             "a turn (a user's prompt whose parentUuid names line 4, a branch holding only the "
             "results written by then) starts, where call toolu_b still awaits its result: "
+        )
+        assert report.violations[0].violation.message.endswith(
+            "a result for it that no result record holds"
+        )
+    if parent == "u3":  # one result per call, however many await
+        assert report.violations[0].violation.message.endswith(
+            "where calls toolu_a, toolu_b still await their results: a turn a crash left open is "
+            "closed by crash repair, which answers its calls, before the next starts; a fork or "
+            "rewind there (--fork-session, --resume-session-at) sends the model a result for each "
+            "that no result record holds"
         )
 
 

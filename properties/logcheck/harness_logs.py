@@ -470,11 +470,14 @@ def _show(value: Any) -> str:
     return value if isinstance(value, str) else json_dumps(value, sort_keys=True)
 
 
-FORK_WORDS = (
-    "; a fork or rewind there (--fork-session, --resume-session-at) sends the model a result "
-    "for it that no result record holds"
-)
-"""What a REC-1 of Claude Code's fork shape (`UNRECORDED_REPAIR_ON_FORK`) adds to its words."""
+def fork_words(calls: int) -> str:
+    """What a REC-1 of Claude Code's fork shape (`UNRECORDED_REPAIR_ON_FORK`) adds to its words,
+    for `calls` calls left awaiting results."""
+    each = "it" if calls == 1 else "each"
+    return (
+        "; a fork or rewind there (--fork-session, --resume-session-at) sends the model a result "
+        f"for {each} that no result record holds"
+    )
 
 
 def _resumed(text: str) -> str:
@@ -659,12 +662,11 @@ class Judge:
     def _prompt_opened(self, prompt: Visible) -> list[Violation]:
         """REC-1: `prompt` opens a turn while calls await results, the next reply before any of
         them; in Claude Code's fork or rewind shape when its record names a call's as its
-        parent (`Visible.forked_at`)."""
+        parent (`Visible.forked_at`), or results of their reply (`Visible.among_results`)."""
         pending = self.open
-        forked = pending is not None and (
+        if pending is None or not (
             prompt.among_results or any(c in pending.waiting for c in prompt.forked_at)
-        )
-        if not forked:
+        ):
             return self._turn_start(
                 prompt.line, "a turn (a user's prompt)", PROMPT_OPENED_OVER_CALLS
             )
@@ -676,7 +678,8 @@ class Judge:
         else:
             shown = calls_awaiting(prompt.forked_at).partition(" await")[0]
             what = f"a turn (a user's prompt whose parentUuid names the record of {shown})"
-        return self._turn_start(prompt.line, what, UNRECORDED_REPAIR_ON_FORK, FORK_WORDS)
+        why = fork_words(len(pending.waiting))
+        return self._turn_start(prompt.line, what, UNRECORDED_REPAIR_ON_FORK, why)
 
     def _landed(self, visible: Visible) -> list[Violation]:
         """ADJ-1: `visible` landed while the open reply's calls await their results."""
