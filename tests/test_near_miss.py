@@ -8,6 +8,8 @@ near_miss.py` decides both now, and these tests hold every place to it.
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -24,8 +26,10 @@ from loopspec.model.near_miss import (
     offered,
     without_offer,
 )
+from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.command_codec import ProtocolError, command_from_json
 from loopspec.properties.conformance.run import _capabilities
+from loopspec.properties.logcheck.known_divergences import parse_known
 
 ROOT = Path(__file__).resolve().parent.parent
 HELPER = ROOT / "model" / "near_miss.py"
@@ -82,12 +86,28 @@ def _capability() -> str:
     return str(refused.value)
 
 
+def _known_value() -> str:
+    with pytest.raises(ValueError, match="names neither") as refused:
+        parse_known(["claud-code"])
+    return str(refused.value)
+
+
+def _spec_rule() -> str:
+    said = io.StringIO()
+    with contextlib.redirect_stderr(said):
+        assert main(["spec", "RW1"]) == 2
+    return said.getvalue()
+
+
 # A place that offers a nearest name, what it says for a misspelling, and the offer it holds.
 PLACES: dict[str, tuple[Callable[[], str], str]] = {
     "a hook's decision (check, HOOK-1)": (_decision, offered(json.dumps("allow"))),
     "a hook answer's key (run's notes)": (_hook_answer_key, offered("updatedInput")),
     "a command's kind (conform, replay, PROTO-1)": (_command_kind, offered("SubmitUser")),
     "a capability a target declares": (_capability, offered("pre-hooks")),
+    # Offered nothing before: a loop or rule `check --known` names, a rule `spec` prints.
+    "check --known": (_known_value, offered("claude-code")),
+    "spec RULE": (_spec_rule, offered("RW-1")),
 }
 
 

@@ -154,8 +154,13 @@ def _chosen_rules(names: list[str], sections: dict[str, str]) -> list[str] | Non
                 else "rule families: "
                 + ", ".join(dict.fromkeys(rule.split("-")[0] for rule in sections))
             )
+            # Imported here: only a misspelt name needs it (`spec RULE` is timed at start-up).
+            from loopspec.model.near_miss import MISSPELT, did_you_mean  # noqa: PLC0415
+
+            hint = did_you_mean(wanted, sections, cutoff=MISSPELT)
             print(
-                f"loopspec spec: error: SPEC.md states no rule {name!r}; {known}", file=sys.stderr
+                f"loopspec spec: error: SPEC.md states no rule {name!r}{hint}; {known}",
+                file=sys.stderr,
             )
             return None
         chosen += [rule for rule in matching if rule not in chosen]

@@ -237,9 +237,14 @@ def parse_known(values: Iterable[str]) -> KnownDivergences:
             elif name.upper() in checkable:
                 rules.add(name.upper())
             else:
+                # Imported here: only a misspelt value needs it, and check starts without it.
+                from loopspec.model.near_miss import MISSPELT, did_you_mean  # noqa: PLC0415
+
+                hint = did_you_mean(name, [*LOOPS, *checkable], cutoff=MISSPELT)
                 raise ValueError(
-                    f"--known {value}: {name!r} names neither a loop ({', '.join(LOOPS)}) nor "
-                    f"a rule check reports ({', '.join(checkable)})"
+                    f"--known {value}: {name!r} names neither a loop nor a rule check reports"
+                    f"{hint}; the loops are {', '.join(LOOPS)}, the rules "
+                    f"{', '.join(checkable)}"
                 )
     return KnownDivergences(frozenset(rules), frozenset(loops))
 
