@@ -10,8 +10,11 @@ child began with in /proc (Linux).
 
 from __future__ import annotations
 
+import os
 import signal
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +24,7 @@ from loopspec.model.commands import SubmitUser
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import process_target
 from loopspec.properties.conformance.process_target import ProcessTarget
+from loopspec.properties.harnesses import session
 from loopspec.properties.harnesses.session import _run_turn
 from loopspec.properties.stateful.strategies import CONFIGS
 
@@ -127,3 +131,107 @@ def test_SAFE_5_ctrl_c_while_an_answer_is_awaited_ends_the_process_that_owes_it(
     finally:
         target.close()
     assert target.exit_code == 0  # a shutdown answered by its bye
+
+
+def test_SAFE_3_a_harness_turn_unwound_ends_the_cli_and_what_it_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SAFE-3: a turn whose wait is cut short (the session's SIGTERM or Ctrl-C) ends the CLI's
+    process group, in a session of its own, before the session's folder it writes in is
+    removed: it kept running and writing there."""
+    started: list[subprocess.Popen[str]] = []
+
+    def interrupted(process: subprocess.Popen[str], *_: object) -> tuple[int, bool, str, str]:
+        started.append(process)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(session, "_turn_awaited", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _run_turn(["sh", "-c", "sleep 30 & exec sleep 30"], tmp_path, {}, 30.0, None)
+    (cli,) = started
+    assert cli.returncode == -signal.SIGKILL
+    assert _group_gone(cli.pid)  # the backgrounded sleep too
+
+
+def _group_gone(group: int) -> bool:
+    """Whether every process of group `group` has ended within a few seconds (a killed one
+    stays a zombie until the process it was handed to reaps it)."""
+    deadline = time.monotonic() + 5
+    while _running_in_group(group):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def _running_in_group(group: int) -> list[int]:
+    """The processes of group `group` that are not zombies, as /proc shows them."""
+    running = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+        except (OSError, IndexError):  # ended while read
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            running.append(int(stat.parent.name))
+    return running
+
+
+@pytest.fixture
+def own_signal_handlers() -> Iterator[None]:
+    """The session's handlers of SIGTERM, SIGHUP and SIGINT, put back after the test."""
+    before = {signum: signal.getsignal(signum) for signum in session.SESSION_ENDING}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+
+
+@pytest.mark.usefixtures("own_signal_handlers")
+def test_SAFE_3_a_harness_session_ended_by_sigterm_removes_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SAFE-3: the session process `run --harness` starts, ended by SIGTERM (how loopspec ends
+    its descendants) or Ctrl-C, removes its folder (the CLI's HOME, its transcript, the hooks'
+    audit): its default action left a loopspec-session-* folder in TMPDIR at each."""
+    folders: list[Path] = []
+
+    def ended(_request: object, root: Path) -> dict[str, object]:
+        folders.append(root)
+        (root / "home").mkdir()
+        assert signal.getsignal(signal.SIGTERM) is session._ended_once
+        signal.raise_signal(signal.SIGTERM)
+        raise AssertionError("SIGTERM went unheeded")
+
+    monkeypatch.setattr(session, "_request_from_json", lambda _document: None)
+    monkeypatch.setattr(session, "run_inside", ended)
+    (tmp_path / "request.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(SystemExit) as end:
+        session.main([str(tmp_path / "request.json"), str(tmp_path / "result.json")])
+    assert end.value.code == 128 + signal.SIGTERM
+    (folder,) = folders
+    assert not folder.exists()
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN  # a second one cuts nothing
+
+
+def test_SAFE_3_ctrl_c_gives_a_harness_session_time_to_remove_its_folder(tmp_path: Path) -> None:
+    """SAFE-3: Ctrl-C while `run --harness` waits for its session process gives that process
+    time to end its CLI and remove its folder: `subprocess.run` killed it a quarter of a second
+    in, and its folder stayed in TMPDIR."""
+    cleaned = tmp_path / "cleaned"
+    # Takes a while to end on SIGTERM (or SIGINT), as a session removing its folder may.
+    slow_to_end = 'trap "sleep 0.1; : > \\"$0\\"; exit 143" TERM INT; while :; do sleep 0.02; done'
+    before = signal.signal(signal.SIGALRM, lambda _signum, _frame: _raise(KeyboardInterrupt()))
+    signal.setitimer(signal.ITIMER_REAL, 0.05)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            session._session_run(["sh", "-c", slow_to_end, str(cleaned)], dict(os.environ), 30.0)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+    assert cleaned.exists()
+
+
+def _raise(error: BaseException) -> None:
+    raise error

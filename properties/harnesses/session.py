@@ -10,6 +10,7 @@ under `strace -e trace=connect` when strace exists, and gathers what every reade
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -27,6 +28,7 @@ from typing import Any
 import attrs
 
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
+from loopspec.properties.cli.unfilled_files import removed_at_sigterm
 from loopspec.properties.harnesses import hook_audit
 from loopspec.properties.harnesses.hook_ids import configured_hooks
 from loopspec.properties.harnesses.mock_model import MockModel
@@ -119,6 +121,42 @@ def default_adapter_dir(harness: Harness) -> Path:
 # The outer side: isolate, run the inner process, read the result.
 
 
+SESSION_END_GRACE = 5.0
+"""How long a session stopped by Ctrl-C has to end its CLI and remove its folder."""
+
+
+def _session_run(
+    inner: list[str], env: dict[str, str], limit: float
+) -> subprocess.CompletedProcess[str]:
+    """Run the inner session process (`main`) to its end, at most `limit` seconds; Ctrl-C
+    gives it `SESSION_END_GRACE` to end its CLI and remove its folder, where `subprocess.run`
+    killed it a quarter of a second in and left that folder in TMPDIR."""
+    with subprocess.Popen(
+        inner,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        # As every process's output is read: UTF-8 whatever this locale's encoding (an ASCII
+        # one failed on the first non-ASCII byte, a Latin-1 one garbled it).
+        encoding="utf-8",
+        errors="replace",
+        env=env,
+    ) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            raise
+        except KeyboardInterrupt:
+            process.terminate()  # said again where the Ctrl-C reached loopspec alone
+            try:
+                process.communicate(timeout=SESSION_END_GRACE)
+            except subprocess.TimeoutExpired:
+                process.kill()
+            raise
+    return subprocess.CompletedProcess(inner, process.returncode, stdout, stderr)
+
+
 def network_namespace_works() -> bool:
     """Whether `unshare -n` can make a namespace here (root, or user namespaces allowed)."""
     if shutil.which("unshare") is None or shutil.which("ip") is None:
@@ -134,7 +172,10 @@ def network_namespace_works() -> bool:
 def drive(request: SessionRequest) -> dict[str, Any]:
     """Run one session offline; the result document (see `run_inside`)."""
     binary_of(request.harness, request.adapter_dir)
-    with tempfile.TemporaryDirectory(prefix=f"loopspec-{request.harness.value}-") as tmp:
+    with (
+        tempfile.TemporaryDirectory(prefix=f"loopspec-{request.harness.value}-") as tmp,
+        removed_at_sigterm(Path(tmp)),
+    ):
         request_path, result_path = Path(tmp) / "request.json", Path(tmp) / "result.json"
         request_path.write_text(json.dumps(_request_to_json(request)), encoding="utf-8")
         inner = [sys.executable, "-m", "loopspec.properties.harnesses.session"]
@@ -148,17 +189,7 @@ def drive(request: SessionRequest) -> dict[str, Any]:
         # Each turn is bounded by its own timeout (and kill); this bounds the whole session.
         limit = (request.timeout + ABORT_GRACE) * len(request.script.prompts) + 60.0
         try:
-            done = subprocess.run(
-                inner,
-                capture_output=True,
-                # As every process's output is read: UTF-8 whatever this locale's encoding (an
-                # ASCII one failed on the first non-ASCII byte, a Latin-1 one garbled it).
-                encoding="utf-8",
-                errors="replace",
-                check=False,
-                env=env,
-                timeout=limit,
-            )
+            done = _session_run(inner, env, limit)
         except subprocess.TimeoutExpired:
             raise HarnessError(
                 f"the {request.harness.value} session did not end within {limit:.0f} s",
@@ -597,6 +628,21 @@ def _run_turn(
         errors="replace",
         start_new_session=True,
     )
+    try:
+        return _turn_awaited(process, work, timeout, cut)
+    except BaseException:
+        # The session ended while the turn ran (SIGTERM, Ctrl-C: `main`): the CLI, in a session
+        # of its own, ends with it, before the session's folder it writes in is removed.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
+
+
+def _turn_awaited(
+    process: subprocess.Popen[str], work: Path, timeout: float, cut: Cut | None
+) -> tuple[int, bool, str, str]:
+    """`_run_turn`'s wait for its process, and its cut."""
     if cut is not None:
         deadline = time.monotonic() + timeout
         # Read while waiting (communicate with a timeout keeps what it read): a full pipe would
@@ -627,11 +673,34 @@ def _run_turn(
     return process.returncode, False, stdout, stderr
 
 
+SESSION_ENDING = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+"""What ends a session early: loopspec ending its descendants (SIGTERM), its terminal closed,
+a Ctrl-C."""
+
+
+def _ended_once(signum: int, _frame: object) -> None:
+    """Unwind the session (its CLI ended, its folder removed); later endings are ignored, so
+    that they do not cut that in turn. Its default action left the folder in TMPDIR."""
+    _ignore(SESSION_ENDING)
+    raise SystemExit(128 + signum)
+
+
+def _ignore(signals: Iterable[signal.Signals]) -> None:
+    for signum in signals:
+        signal.signal(signum, signal.SIG_IGN)
+
+
 def main(argv: list[str]) -> int:
     """`python -m loopspec.properties.harnesses.session REQUEST RESULT`."""
+    for signum in SESSION_ENDING:
+        if signal.getsignal(signum) is not signal.SIG_IGN:  # `nohup`'s SIGHUP stays ignored
+            signal.signal(signum, _ended_once)
     request = _request_from_json(json.loads(Path(argv[0]).read_text(encoding="utf-8")))
     with tempfile.TemporaryDirectory(prefix="loopspec-session-") as root:
-        result = run_inside(request, Path(root))
+        try:
+            result = run_inside(request, Path(root))
+        finally:
+            _ignore(SESSION_ENDING)  # the folder's removal is not cut short, nor the result's
     Path(argv[1]).write_text(json.dumps(result), encoding="utf-8")
     return 0
 
