@@ -171,9 +171,10 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             "REC-1",
             Kind.BUG,
             "resuming after a crash adds an assistant message the model never wrote; forking "
-            "or rewinding a session at a call not yet answered (--fork-session, "
-            "--resume-session-at) sends the model a result for it ('[Tool result missing due "
-            "to internal error]') that no result record holds",
+            "or rewinding a session at a call not yet answered, or at a result of its reply "
+            "written before its own (--fork-session, --resume-session-at), sends the model a "
+            "result for it ('[Tool result missing due to internal error]') that no result "
+            "record holds",
         ),
         "ABORT-1": KnownDivergence(
             "ABORT-1",
