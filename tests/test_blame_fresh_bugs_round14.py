@@ -24,6 +24,15 @@ in the model and played (the Perl loop is not kept: the suite runs no perl):
   in words saying only that approval runs the approved input, which leads to the approval's
   path; they now say the body ran the model's original input, and that with no approval too
   such a loop breaks RW-1.
+
+A second batch of eleven bugs, planted once the first was in, was found on both seeds too (two
+of them, on a seed, by a targeted program alone), nine named as expected, a result title made
+relative from the arguments' path whatever the diffs name VIEW-2 (in words naming VIEW-4's part:
+which path the title replaces is the presenter's), and one by what the target's own log broke:
+
+- an abort's cancelled approval written after the step it was asked in ended: named DEC-2 (an
+  answer outside its request's step), which a log alone reads; it is now ABORT-3, which says
+  where the abort's cancelled answer goes, as round 10's written with its call's result is.
 """
 
 from __future__ import annotations
@@ -36,16 +45,21 @@ from fresh_bugs import (
     FreshBug,
     assert_found,
     bash_answered,
+    calls,
+    copied,
     planted,
+    renumbered,
     swept,
 )
 
 from loopspec.model import dispatch, rewrite
 from loopspec.model.commands import (
+    Abort,
     ApprovalAnswers,
     Ask,
     Command,
     Crash,
+    HookAnswers,
     ModelReplies,
     Pass,
     Recover,
@@ -53,7 +67,7 @@ from loopspec.model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from loopspec.model.config import LoopConfig
+from loopspec.model.config import HookSpec, LoopConfig
 from loopspec.model.draft import Draft
 from loopspec.model.events import ApprovalDecided
 from loopspec.model.messages import ToolCallBlock
@@ -251,4 +265,38 @@ def test_RW_4_a_body_running_the_models_input_after_an_approved_rewrite_is_named
         ORIGINAL_RUN_AFTER_APPROVAL,
         "it runs the model's original input, not hook rewriter's rewrite",
         "breaks RW-1 with no approval too",
+    )
+
+
+class CancelsOnceTheStepEnded(ModelTarget):
+    """The model, except that an abort's cancelled approval is written after the events the
+    abort appends (after the step and turn it ends, when no call still runs)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not (observed.accepted and isinstance(command, Abort)):
+            return observed
+        events = copied(observed)
+        answers = [e for e in events if e["type"] == "approval/decided"]
+        rest = [e for e in events if e["type"] != "approval/decided"]
+        return renumbered(observed, rest + answers)
+
+
+APPROVAL_CANCELLED_AFTER_THE_STEP: FreshBug = (
+    "an abort's cancelled approval written after its step ended",
+    CancelsOnceTheStepEnded,
+    LoopConfig(tools=TOOLS, hooks=(HookSpec("late", "PreToolUse", ".*"),)),
+    (SubmitUser(""), calls("c1", "read", '{"file_path":""}'), HookAnswers(Ask()), Abort("user")),
+    "ABORT-3",
+)
+
+
+def test_ABORT_3_a_cancelled_approval_written_after_its_step_ended_is_named_ABORT_3() -> None:
+    """ABORT-3: the Perl loop wrote an abort's cancelled approval once the abort's other events
+    were written, after the step and turn ended. The target's own log then answers a request
+    outside its step, which the report named (DEC-2); ABORT-3 says where the answer goes."""
+    assert_found(
+        APPROVAL_CANCELLED_AFTER_THE_STEP,
+        'it writes the abort\'s cancelled answer to "approval-c1" after its step ended',
+        "before the call's ABORTED_BEFORE_DISPATCH result",
     )

@@ -4497,6 +4497,35 @@ def _whitespace_only(message: Event) -> bool:
     return len(texts) == 1 and isinstance(texts[0], str) and texts[0] != "" and not texts[0].strip()
 
 
+def _cancelled_approval_written_late(
+    command: Command,
+    first: Violation,
+    reordered: bool,
+    expected: Observation,
+    actual: Observation,
+) -> tuple[str, str] | None:
+    """ABORT-3 for an abort whose cancelled approval the target writes after the step it asked
+    in ended, where a log alone reads an answer outside its request's step (DEC-2): the same
+    events, the answer moved, which ABORT-3 places. None for any other violation."""
+    if not (isinstance(command, Abort) and reordered and first.rule_id == "DEC-2"):
+        return None
+    record = next((e for e in actual.events if e.get("seq") == first.seq), None)
+    if record is None or record.get("type") != "approval/decided":
+        return None
+    answer = _data(record)
+    if answer.get("outcome") != "cancelled" or not any(
+        e.get("type") == "approval/decided" and _data(e).get("id") == answer.get("id")
+        for e in expected.events
+    ):
+        return None
+    return "ABORT-3", (
+        f"the target's own log breaks DEC-2 at its seq {first.seq}: {first.message}; it writes "
+        f"the abort's cancelled answer to {spelled(answer.get('id'))} after its step ended, "
+        "where an abort's cancelled approval is written when the abort lands, before the "
+        "call's ABORTED_BEFORE_DISPATCH result"
+    )
+
+
 def _parked_words(want: Event, got: Event, ended: str | None) -> str:
     """What the turn before the one a message opens left for it, when that turn ended
     otherwise than completed (`ended`, its reason's kind spelt): its queued messages, or
@@ -4749,6 +4778,9 @@ def classify(
                 return _rewrite_on_a_denial(
                     _call_id_of(record), said, actual.events, history, config=config, probe=probe
                 )
+            late = _cancelled_approval_written_late(command, first, reordered, expected, actual)
+            if late is not None:
+                return late
             if first.message.endswith(UNREPAIRED_TURN) and not crashed:
                 # A log alone reads a turn opened over unanswered calls as a crash left
                 # unrepaired (REC-1); here no crash came: the turn was opened inside the open one.
