@@ -320,6 +320,19 @@ EDITS: dict[str, tuple[str, Callable[[str], str], str]] = {
         _edit('"type"', '"tyep"'),
         f"FILE:8: {_HANDLER}.tyep: {_NOT_A_HANDLER_MEMBER.format('type')}",
     ),
+    # A type left out or another kind of hook was "not type None", "not type 'prompt'".
+    "hooks: a handler's type cut": (
+        "hooks",
+        _edit('"type": "command",', ""),
+        f'FILE:7: {_HANDLER}.type: is missing: only command hooks are supported ("type": '
+        '"command")',
+    ),
+    "hooks: a prompt hook": (
+        "hooks",
+        _edit('"type": "command"', '"type": "prompt"'),
+        f'FILE:8: {_HANDLER}.type: is "prompt": only command hooks are supported ("type": '
+        '"command")',
+    ),
     # Real settings carry members and events loopspec does not read, some near one it reads.
     "hooks: real settings' own members": (
         "hooks",

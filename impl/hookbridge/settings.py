@@ -31,6 +31,7 @@ from loopspec.model.config import HOOK_POINTS, HookSpec, handler_id, matcher_pro
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.events import HOOK_DIALECTS
 from loopspec.model.json_location import leading_path, line_of
+from loopspec.model.json_text import spelled
 from loopspec.model.near_miss import CLOSE, MISSPELT, nearest, offered
 
 CLAUDE_CODE = "claude-code"
@@ -365,7 +366,9 @@ def _handler(
     kind = handler.get("type")
     if kind != "command":
         # Silently skipping a policy hook would run calls it was meant to stop.
-        problem = f"only command hooks are supported, not type {kind!r}"
+        # Said as JSON says it: "not type None" was Python's word for a type left out.
+        given = "is missing" if "type" not in handler else f"is {spelled(kind)}"
+        problem = f'{given}: only command hooks are supported ("type": "command")'
         raise HookSettingsError(source, f"{path}.type", problem)
     command = handler.get("command")
     if not isinstance(command, str) or not command.strip():
