@@ -198,6 +198,10 @@ def test_RW_1_claude_code_a_write_whose_result_records_other_content(tmp_path: P
     assert curly != text
     (tmp_path / "t.jsonl").write_text(curly)
     assert rules(check(tmp_path / "t.jsonl")) == ["RW-1"]
+    # A Bash call's rewrite by such a hook runs recorded nowhere (re-observed offline with
+    # 2.1.332, 2026-12-05: the result records the output, the attachment only the decision):
+    # the report says RW-1 is checked in part, not in full.
+    assert "a Bash command's, is not seen" in report.checked_in_part["RW-1"]
 
 
 def test_RW_1_a_pre_tool_use_rewrite_of_a_write_is_reported_once(tmp_path: Path) -> None:
@@ -993,7 +997,7 @@ def test_json_report_lists_the_rules_each_log_was_judged_by(
         *("RW-1", "ORD-3", "ADJ-1", "ADJ-2", "ADJ-3", "EXE-1", "HOOK-4", "REC-1"),
         *("ABORT-1", "ABORT-2"),
     } == (set(claude_log["rules_checked"]))
-    assert set(claude_log["rules_checked_in_part"]) == {"ABORT-1", "ABORT-2"}
+    assert set(claude_log["rules_checked_in_part"]) == {"RW-1", "ABORT-1", "ABORT-2"}
     for log in (claude_log, dsh_log):
         assert not set(log["rules_checked"]) & set(log["rules_not_checkable"])
         # Rules only conform judges are in neither list (SPEC.md section 2).

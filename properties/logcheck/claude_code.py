@@ -156,6 +156,12 @@ NOT_CHECKABLE = {
     "EXE-2": "a tool_use block's input is written as a JSON object, so no call's is another value",
 }
 CHECKED_IN_PART = {
+    "RW-1": (
+        "a PreToolUse hook's updatedInput, and what a Write's or an Edit's result records it "
+        "ran; the input a PermissionRequest hook's allow supplies runs and is recorded nowhere "
+        "(2.1.332 records its decision alone), so its rewrite of a call whose result does not "
+        "record what ran, a Bash command's, is not seen"
+    ),
     "ABORT-1": (
         "only an assistant message Claude Code writes itself (model <synthetic>) after an "
         "interrupt's notice, which the next request carries as the model's; the transcript does "
