@@ -1311,7 +1311,7 @@ def test_PROTO_1_replay_names_the_commands_the_model_refused(
     assert f"  refused by the model (and so by the target): {said}" in out
     assert main(["replay", str(saved), "--bundled", "--format", "json"]) == 0
     refused = json.loads(capsys.readouterr().out)["modelRefused"]
-    assert refused == [{"commandIndex": 2, "rule": "EXE-4"}]
+    assert refused == [{"commandIndex": 2, "rule": "EXE-4", "line": line}]
 
 
 def test_PROTO_1_replay_shows_the_case_s_configuration_and_program_up_to_the_divergence(

@@ -1543,7 +1543,10 @@ def replay_document(
         known_shown=sorted(replay.known),
         stopped_by=replay.stopped_by,
         stopped_at=replay.stopped_at,
-        model_refused=[RefusedCommand(index, rule) for index, rule in replay.refused],
+        model_refused=[
+            RefusedCommand(index, rule, case.line_of_command(index))
+            for index, rule in replay.refused
+        ],
         divergence=None
         if divergence is None
         else ReplayDivergence(

@@ -212,6 +212,9 @@ class RefusedCommand:
 
     command_index: int = attrs.field(metadata=member("0-based, in the case's commands"))
     rule: str | None = attrs.field(metadata=member("the rule the refusal names"))
+    line: int = attrs.field(
+        metadata=member("the line of the case file the command starts on, 1-based")
+    )
 
 
 @attrs.frozen
