@@ -306,6 +306,14 @@ def _without(rows: list[dict[str, Any]], kind: str, **fields: object) -> list[di
     return renumber([row for row in rows if row is not gone])
 
 
+def _a_later_compact_row_with_a_seq(rows: list[dict[str, Any]]) -> None:
+    """The harness-written seed in place of `rows`, its second compact row given a seq: an
+    event then (the checker counts a row's run apart from events after the first row)."""
+    rows[:] = [json.loads(line) for line in SEEDS[1].splitlines()[1:]]
+    row = [row for row in rows if "seq0" in row][1]
+    row["seq"] = row["seq0"]
+
+
 # Damage the random draws reach but no fixture has, each a one-line edit of the model's demo log
 # (what `check` must say about it): a field the fact reader refuses, or an event an invariant
 # judges on a branch only damaged logs take.
@@ -399,6 +407,10 @@ DAMAGE: dict[str, tuple[Callable[[list[dict[str, Any]]], Any], str]] = {
     "a result citing nothing": (
         lambda rows: _row(rows, "tool/result", turn=2).update(sourceEventSeqs=[]),
         "ORD-2 result for call_d does not cite its tool/call seq 29 in sourceEventSeqs",
+    ),
+    "a compact row, not the first, with a seq of its own": (
+        _a_later_compact_row_with_a_seq,
+        "tool-call-chunks: time is missing",
     ),
     "a turn numbered past the one due": (
         lambda rows: _row(rows, "turn/start", turn=2)["data"].update(turn=5),

@@ -1118,10 +1118,9 @@ def _check_lines(
     hole_line = 0
     # A last line cut off mid-write, on a log with a header (empty: none).
     torn_raw = b""
-    # The format of compact chunk rows, read at the first line without a seq: a log without
-    # them is checked without their module (`_compact_format`).
-    chunk_type = ""
-    count_fields: dict[str, str] | None = None
+    # The reader of compact chunk rows' quiet runs, imported at the first line without a seq: a
+    # log without them is checked without their module (`_quiet_run_reader`).
+    quiet_run: Callable[[Any, Prefix], int] | None = None
     turn_line = turn_seq = line = 0
     # The events read less the lines read (a line is one event, but for the header, a blank or
     # torn line and a compact row, which holds a run): a count per line would cost each line an
@@ -1204,6 +1203,14 @@ def _check_lines(
                         seq, kind, stamp = obj["seq"], obj["type"], obj["time"]
                         judge = judges[kind]
                     except (KeyError, TypeError):  # one missing, no object, not a string
+                        # A compact row has no seq: one after the first (which loads their
+                        # format below) is counted here when quiet, where the path below costs
+                        # it three times as much (on a version-1 log, after LOG-8's reading).
+                        if quiet_run is not None and quick and units is None:
+                            run = quiet_run(obj, prefix)
+                            if run:
+                                events_past_lines += run - 1
+                                continue
                         seq, kind, stamp, judge = _envelope(obj, judges)
                     seq_int = is_type(seq) is integer
                     # (A type read means an object: only a dict takes a string subscript.)
@@ -1401,38 +1408,12 @@ def _check_lines(
                                 found = _beyond_the_hole(found)
                             report.record(line, found, limits)
                     else:
-                        if count_fields is None:
-                            chunk_type, count_fields = _compact_format()
-                        # A compact chunk row with the expected first seq that names the open turn
-                        # and step holds a quiet run (see `quiet_kind`): its length is all there is
-                        # to count.
-                        if (
-                            type(obj) is dict
-                            and quick
-                            and quiet_of.get(chunk_type) == QUIET_IN_STEP
-                        ):
-                            seq = obj.get("seq0")
-                            data = obj.get("data")
-                            if (
-                                type(seq) is int
-                                and seq == prefix.expected_seq
-                                and type(data) is dict
-                            ):
-                                kind = obj.get("type")
-                                count_field = count_fields.get(kind) if type(kind) is str else None
-                                items = None if count_field is None else data.get(count_field)
-                                turn, step = data.get("turn"), data.get("step")
-                                if (
-                                    type(items) is list
-                                    and items
-                                    and type(turn) is int
-                                    and type(step) is int
-                                    and turn == prefix.open_turn
-                                    and step == prefix.open_step
-                                ):
-                                    prefix.expected_seq = seq + len(items)
-                                    events_past_lines += len(items) - 1
-                                    continue
+                        if quiet_run is None:
+                            quiet_run = _quiet_run_reader()
+                        # (`quick` stands for the quiet kind of chunks: theirs from the start.)
+                        if quick and (run := quiet_run(obj, prefix)):
+                            events_past_lines += run - 1
+                            continue
                         in_hole = _in_hole(hole_line, turn_line, line)
                         if monitor is None:
                             monitor = _monitor(prefix)
@@ -1626,12 +1607,12 @@ def _beyond_the_hole(found: Sequence[Violation]) -> list[Violation]:
     return [violation for violation in found if violation.rule_id in HOLE_KEEPS]
 
 
-def _compact_format() -> tuple[str, dict[str, str]]:
-    """The type of the events a compact row stands for, and the member each row type counts
-    them in (`compact_rows`, imported here: most logs have no compact rows)."""
-    from loopspec.properties.logcheck.compact_rows import CHUNK_TYPE, COUNT_FIELDS  # noqa: PLC0415
+def _quiet_run_reader() -> Callable[[Any, Prefix], int]:
+    """`compact_rows.quiet_run`, the reader of a compact row's quiet run (imported here: most
+    logs have no compact rows)."""
+    from loopspec.properties.logcheck.compact_rows import quiet_run  # noqa: PLC0415
 
-    return CHUNK_TYPE, COUNT_FIELDS
+    return quiet_run
 
 
 def _compact_row(
@@ -1653,7 +1634,7 @@ def _compact_row(
         raise CannotCheckFurther
     if "seq0" not in obj:
         _bad_event(report, obj, line, FactError("an event needs an integer seq"))
-    from loopspec.properties.logcheck.compact_rows import (  # noqa: PLC0415 (`_compact_format`)
+    from loopspec.properties.logcheck.compact_rows import (  # noqa: PLC0415 (`_quiet_run_reader`)
         CHUNK_TYPE,
         CompactRowError,
         compact_run,

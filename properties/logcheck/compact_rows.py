@@ -24,6 +24,8 @@ TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imp
 if TYPE_CHECKING:
     from typing import Any
 
+    from loopspec.model.prefix import Prefix
+
 COUNT_FIELDS = {
     "reasoning-chunks": "texts",
     "text-chunks": "texts",
@@ -94,3 +96,29 @@ def compact_run(obj: Mapping[str, Any]) -> CompactRun:
     if step < 1:
         raise CompactRowError(f"{kind}: data.step must be an integer >= 1, got {step}", "STEP-1")
     return CompactRun(seq0, len(items), turn, step)
+
+
+def quiet_run(obj: Any, prefix: Prefix) -> int:
+    """How many chunks the line `obj` stands for, folded into `prefix`, when it is a compact row
+    whose run is quiet (`LogMonitor.quiet_kind`: its chunks commit nothing): its first seq is
+    the expected one and it names the open turn and step. Otherwise 0, `prefix` untouched, and
+    the checker reads the line as `compact_run` does."""
+    try:
+        seq0, data = obj["seq0"], obj["data"]
+        items, turn, step = data[COUNT_FIELDS[obj["type"]]], data["turn"], data["step"]
+    except (KeyError, TypeError):  # a member missing, no object, no row's type
+        return 0
+    if (
+        type(items) is list
+        and items
+        and type(seq0) is int
+        and seq0 == prefix.expected_seq
+        and type(turn) is int
+        and type(step) is int
+        and turn == prefix.open_turn
+        and step == prefix.open_step
+        and "seq" not in obj
+    ):
+        prefix.expected_seq = seq0 + len(items)
+        return len(items)
+    return 0
