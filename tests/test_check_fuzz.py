@@ -306,12 +306,39 @@ def _without(rows: list[dict[str, Any]], kind: str, **fields: object) -> list[di
     return renumber([row for row in rows if row is not gone])
 
 
-def _a_later_compact_row_with_a_seq(rows: list[dict[str, Any]]) -> None:
-    """The harness-written seed in place of `rows`, its second compact row given a seq: an
-    event then (the checker counts a row's run apart from events after the first row)."""
+def _harness_written(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The harness-written seed's rows in place of `rows` (compact rows, replies citing their
+    chunks), which it returns."""
     rows[:] = [json.loads(line) for line in SEEDS[1].splitlines()[1:]]
-    row = [row for row in rows if "seq0" in row][1]
+    return rows
+
+
+def _a_later_compact_row_with_a_seq(rows: list[dict[str, Any]]) -> None:
+    """The harness-written seed, its second compact row given a seq: an event then (the checker
+    counts a row's run apart from events after the first row)."""
+    row = [row for row in _harness_written(rows) if "seq0" in row][1]
     row["seq"] = row["seq0"]
+
+
+def _cited_chunks(rows: list[dict[str, Any]]) -> list[Any]:
+    """The harness-written seed's first reply's sources (the seqs of its chunks, one after
+    another), to edit."""
+    reply = _row(_harness_written(rows), "assistant/message")
+    sources: list[Any] = reply["sourceEventSeqs"]
+    return sources
+
+
+def _cites_a_chunk_as_a_float(rows: list[dict[str, Any]]) -> None:
+    """The seed's first reply citing its second chunk's seq as a float (8.0 for 8)."""
+    sources = _cited_chunks(rows)
+    sources[1] = float(sources[1])
+
+
+def _cites_chunks_up_to_itself(rows: list[dict[str, Any]]) -> None:
+    """The seed's first reply citing seqs one after another up to its own."""
+    sources = _cited_chunks(rows)
+    seq = _row(rows, "assistant/message")["seq"]
+    sources[:] = range(seq - len(sources) + 1, seq + 1)
 
 
 # Damage the random draws reach but no fixture has, each a one-line edit of the model's demo log
@@ -411,6 +438,18 @@ DAMAGE: dict[str, tuple[Callable[[list[dict[str, Any]]], Any], str]] = {
     "a compact row, not the first, with a seq of its own": (
         _a_later_compact_row_with_a_seq,
         "tool-call-chunks: time is missing",
+    ),
+    "a reply citing a chunk's seq as a float": (
+        _cites_a_chunk_as_a_float,
+        "sourceEventSeqs must be an array of integers",
+    ),
+    "a reply citing true for seq 1": (
+        lambda rows: _cited_chunks(rows).__setitem__(slice(None), [0, True, 2]),
+        "sourceEventSeqs must be an array of integers",
+    ),
+    "a reply citing its chunks and itself": (
+        _cites_chunks_up_to_itself,
+        "sourceEventSeqs must cite earlier events",
     ),
     "a turn numbered past the one due": (
         lambda rows: _row(rows, "turn/start", turn=2)["data"].update(turn=5),

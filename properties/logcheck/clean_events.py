@@ -94,7 +94,19 @@ def _cites_earlier(sources: object, seq: int, may_be_empty: bool) -> bool:
         return False
     if not sources:
         return may_be_empty
-    # In C rather than a loop: a reply cites every chunk of its stream.
+    # Usually a run of seqs one after another (a reply cites every chunk of its stream): equal
+    # to the list counting up from its first, each item is distinct and in range, and an int
+    # unless a float equal to one (the sum is then a float) or a bool (none equals a seq past 1).
+    first = sources[0]
+    if (
+        type(first) is int
+        and first > 1
+        and first + len(sources) <= seq
+        and sources == list(range(first, first + len(sources)))
+        and type(sum(sources)) is int
+    ):
+        return True
+    # Otherwise in C rather than a loop.
     return (
         set(map(type, sources)) == _ONLY_INTS
         and min(sources) >= 0
