@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import asyncio
 import gc
+import logging
 import os
 import re
 import subprocess
@@ -277,6 +279,40 @@ def test_a_ctrl_c_during_check_says_nothing_of_processes(
     monkeypatch.setattr(cli_check, "run", interrupted)
     assert main(argv) == 130
     assert capsys.readouterr().err == "loopspec: stopped by Ctrl-C: its report not written\n"
+
+
+def test_a_ctrl_c_s_line_is_the_last_thing_said(
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+    recwarn: pytest.WarningsRecorder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After a stop's one line nothing more is said: the bundled loop's event loop, cut by
+    Ctrl-C mid-command, left a task pending and a coroutine never awaited, which Python said in
+    five lines more as the program ended (a RuntimeWarning, asyncio's "Task was destroyed but
+    it is pending!")."""
+    monkeypatch.setattr(logging.getLogger("asyncio"), "disabled", False)  # put back after
+
+    def interrupted(*args: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_check, "run", interrupted)
+    assert main(["check", "x.jsonl"]) == 130
+
+    async def waits() -> None:
+        await asyncio.sleep(3600)
+
+    # What a cut run leaves: a task pending on a closed event loop, a coroutine never awaited.
+    loop = asyncio.new_event_loop()
+    pending = loop.create_task(waits())
+    loop.run_until_complete(asyncio.sleep(0))
+    loop.close()
+    unawaited = waits()
+    del pending, unawaited
+    gc.collect()
+    assert capsys.readouterr().err == "loopspec: stopped by Ctrl-C: its report not written\n"
+    assert [record.getMessage() for record in caplog.records] == []
+    assert [str(warning.message) for warning in recwarn] == []
 
 
 def test_a_ctrl_c_a_gc_callback_dropped_is_raised_again(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -236,7 +236,21 @@ def _stopped_status(stop: KeyboardInterrupt | Stopped) -> int:
     """128 + the signal's number, as a shell reports a program the signal ended; the stop is
     said by now, and is not raised again (`raise_if_stopped`)."""
     stop_said()
+    _nothing_said_after_the_stop()
     return 130 if isinstance(stop, KeyboardInterrupt) else 128 + stop.signum
+
+
+def _nothing_said_after_the_stop() -> None:
+    """Keep the stop's line the run's last: what the cut run left is collected as the program
+    ends, and the bundled loop's event loop, stopped by Ctrl-C mid-command, had Python add five
+    lines of its own (a coroutine "never awaited", asyncio's "Task was destroyed but it is
+    pending!" with the task), 1 Ctrl-C in 3 of `conform --exhaustive 3`."""
+    import warnings  # noqa: PLC0415 (only once stopped)
+
+    warnings.simplefilter("ignore")
+    logging = sys.modules.get("logging")
+    if logging is not None:  # loaded with asyncio, which logs the pending task through it
+        logging.getLogger("asyncio").disabled = True
 
 
 def _internal_error() -> int:
