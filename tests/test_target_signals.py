@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from terminal_signals import as_a_terminals_foreground_job
 
 from loopspec.model.commands import SubmitUser
 from loopspec.properties.cli.main import main
@@ -235,3 +236,32 @@ def test_SAFE_3_ctrl_c_gives_a_harness_session_time_to_remove_its_folder(tmp_pat
 
 def _raise(error: BaseException) -> None:
     raise error
+
+
+# Says, as the process exits, whether SIGINT and SIGTERM are ignored: an atexit callback
+# registered first runs last, once the run's own have run.
+_AS_IT_EXITS = """
+import atexit, os, signal
+ignored = lambda signum: signal.getsignal(signum) is signal.SIG_IGN
+atexit.register(lambda: print(ignored(signal.SIGINT), ignored(signal.SIGTERM)))
+from loopspec.properties.cli.prompt_ending import end_promptly
+end_promptly([signal.SIGTERM], lambda signum: os._exit(128 + signum))
+print("report")
+"""
+
+
+def test_SAFE_3_a_signal_once_the_run_is_over_leaves_its_status_and_output_alone() -> None:
+    """SAFE-3: Ctrl-C or SIGTERM after a verb that starts processes has returned (its report
+    written, its processes ended) is ignored: Python gives a signal it handles its default
+    action back as it tears itself down, and a run ended then was killed by it (status -2 in 2
+    of 8 Ctrl-Cs to `conform --exhaustive 3` as it ended), its verdict's status lost, no line
+    said. An ignored signal keeps its disposition through that teardown."""
+    done = subprocess.run(
+        [sys.executable, "-c", _AS_IT_EXITS],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        preexec_fn=as_a_terminals_foreground_job,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "report\nTrue True\n", "")

@@ -18,6 +18,7 @@ ignored in ...", and the run went on to its verdict, exit 0 (`raise_dropped_ctrl
 from __future__ import annotations
 
 import _thread
+import atexit
 import os
 import select
 import signal
@@ -56,11 +57,23 @@ def end_promptly(ending: Collection[signal.Signals], end: Callable[[int], NoRetu
         signal.signal(each, handler)
     signal.signal(WAKE, lambda _signum, _frame: None)
     raise_dropped_ctrl_c_again()
+    # Registered before what the run registers, so run after it: the run is over.
+    atexit.register(_ignored_while_exiting, [*ending, signal.SIGINT])
     heard, told = os.pipe()
     os.set_blocking(told, False)  # a full pipe must not block a signal handler
     signal.set_wakeup_fd(told, warn_on_full_buffer=False)
     waker = _Waker(heard, {int(each) for each in ending}, threading.get_ident())
     threading.Thread(target=waker.run, name="loopspec-prompt-ending", daemon=True).start()
+
+
+def _ignored_while_exiting(signals: Collection[signal.Signals]) -> None:
+    """Ignore `signals` from here to the process's end: the verb has returned, its report is
+    written and its processes are ended. Python gives each signal it handles its default action
+    back as it tears itself down, and a Ctrl-C or SIGTERM then ended a finished run killed by it
+    (status -2, -15), with no line and without its verdict's status."""
+    for each in signals:
+        if signal.getsignal(each) is not signal.SIG_IGN:
+            signal.signal(each, signal.SIG_IGN)
 
 
 def raise_dropped_ctrl_c_again() -> None:
