@@ -1001,13 +1001,27 @@ def _audited_after_its_result(
     prefix: Prefix, fact: Fact, call_id: str, rule: str, place: str
 ) -> Sequence[Violation]:
     """`rule`'s objection to a tool hook's hook/invoked `fact` naming `call_id` after that
-    call's tool/result, if it is; `place` says where the audit belongs."""
+    call's tool/result, if it is; `place` says where the audit belongs. A result of an earlier
+    step counts where the hook cannot be for a call of its own step with that id: outside a
+    step, or (a PostToolUse hook, which follows its call's reply) when the step's reply makes
+    no such call. A PreToolUse hook in a later step may precede a reply making the id again:
+    `pre_hooks_answer_calls_of_the_reply` judges it when the step ends."""
     result = prefix.results.get(call_id)
+    earlier = ""
+    if (
+        result is None
+        and prefix.open_turn is not None  # (outside a turn: TURN-3's)
+        and (prefix.open_step is None or fact.point == "PostToolUse")
+    ):
+        result = prefix.answered_before.get(call_id)
+        if call_id in prefix.reply_calls:
+            result = None
+        earlier = ", in an earlier step"
     if result is None or call_id in prefix.repeated:  # (EXE-1 blames a repeated id)
         return NO_VIOLATIONS
     msg = (
         f"{fact.point} hook {fact.handler_id} is invoked for call {call_id} after that call's "
-        f"tool/result (seq {result}): {place}"
+        f"tool/result (seq {result}{earlier}): {place}"
     )
     return [Violation(rule, fact.seq, msg, (result,), NO_KNOWN_SHAPE)]
 
@@ -1105,6 +1119,15 @@ def pre_hooks_answer_calls_of_the_reply(prefix: Prefix, fact: Fact) -> Sequence[
             if answer.point == "PreToolUse"
         )
         who = f"hook {handler_id}" if len(handlers) == 1 else f"hooks {', '.join(handlers)}"
+        result = prefix.answered_before.get(call_id)
+        if result is not None:  # (a hook audited late, where the step's own reply shows none)
+            message = (
+                f"PreToolUse {who} answered for call {call_id} after that call's tool/result "
+                f"(seq {result}, in an earlier step), in a step whose reply does not show it: "
+                f"{PRE_AUDIT_PLACE}"
+            )
+            found.append(Violation("HOOK-4", fact.seq, message, (*answers, result)))
+            continue
         message = (
             f"PreToolUse {who} answered for call {call_id}, which the step's reply does not "
             "show: hooks run for the calls of their step's reply only"
@@ -1503,10 +1526,22 @@ def _supplied_after_its_result(prefix: Prefix, fact: Fact) -> Sequence[Violation
         return NO_VIOLATIONS
     call_id = prefix.pending_hook_calls.get((fact.turn, fact.point, fact.handler_id or ""))
     call_id = fact.call_id if call_id is None else call_id
-    if call_id is None or call_id not in prefix.results:
+    if call_id is None:
         return NO_VIOLATIONS
-    result = prefix.results[call_id]
-    record = prefix.call_records.get(call_id)
+    if call_id in prefix.results:
+        result, record = prefix.results[call_id], prefix.call_records.get(call_id)
+    else:
+        # An earlier step's call of this turn, where the hook cannot be for a call of its own
+        # step: between steps, or after a reply making no call of that id (HOOK-4's too).
+        earlier = prefix.answered_before.get(call_id)
+        if (
+            earlier is None
+            or prefix.answered_turn != prefix.open_turn
+            or (prefix.open_step is not None and prefix.reply_seq is None)
+            or call_id in prefix.reply_calls
+        ):
+            return NO_VIOLATIONS
+        result, record = earlier, prefix.answered_records.get(call_id)
     if (
         record is None
         or record.rewritten

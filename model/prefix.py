@@ -242,6 +242,9 @@ class Prefix:
     __slots__ = (
         "aborted_result",
         "answered_approvals",
+        "answered_before",
+        "answered_records",
+        "answered_turn",
         "approval_due",
         "approvals",
         "call_records",
@@ -324,6 +327,14 @@ class Prefix:
         self.reply_calls: dict[str, tuple[int, CallFact]] = {}
         self.call_records: dict[str, RecordedCall] = {}
         self.results: dict[str, int] = {}
+        # The results of the last step that had any, once that step is over: call id -> seq. A
+        # hook naming such a call in a later step (or between steps) came after its result
+        # (HOOK-4, HOOK-5), unless a reply of its own step makes a call with that id again.
+        self.answered_before: dict[str, int] = {}
+        # Those calls' records, and the turn of that step while it was open (None once the
+        # turn ended: `failed_results`, which tells whether a result succeeded, is the turn's).
+        self.answered_records: dict[str, RecordedCall] = {}
+        self.answered_turn: int | None = None
         # The open turn's results that are errors: call id -> that result's seq (a later step
         # may reuse the id, so a result is this one when the seqs agree). A PreToolUse input
         # supplied after its call's result is held to RW-2 only where that result succeeded.
@@ -463,10 +474,12 @@ class Prefix:
                 self.reply_ids = ()
             if self.reply_calls:
                 self.reply_calls = {}
-            if self.call_records:
+            if self.results:  # (kept, with the step's records, for a hook audited later)
+                self.answered_before, self.results = self.results, {}
+                self.answered_records, self.call_records = self.call_records, {}
+                self.answered_turn = self.open_turn
+            elif self.call_records:
                 self.call_records = {}
-            if self.results:
-                self.results = {}
             if self.refused_calls:
                 self.refused_calls = {}
             if self.repeated:

@@ -223,7 +223,8 @@ def test_HOOK_4_RW_2_a_rewrite_audited_after_its_calls_result_is_held_to_RW_2_to
     supplied, which the same audit before the result makes RW-2 (neither recorded as a rewrite
     nor refused). RW-2 now at the hook/result, as a transcript's late hook is still RW-1's;
     where the result is an error (a refusal, maybe), HOOK-4 alone. Audited in the next step,
-    whose reply makes no call, the hook was judged by no rule: HOOK-4 at that step's end."""
+    whose reply makes no call, the hook was judged by no rule: HOOK-4 at that step's end, now
+    naming the result it came after (it said only that the step's reply does not show c1)."""
     log = docs_log(tmp_path / "late.jsonl", _audited_late(7))
     code, out = run(capsys, log)
     assert (code, out.splitlines()[-1]) == (
@@ -241,7 +242,45 @@ def test_HOOK_4_RW_2_a_rewrite_audited_after_its_calls_result_is_held_to_RW_2_to
     assert (code, out.splitlines()[-1]) == (1, "checked 1 log, 13 events: 1 violation (HOOK-4: 1)")
     code, out = run(capsys, docs_log(tmp_path / "next-step.jsonl", _audited_late(9)))
     assert (code, out.splitlines()[-1]) == (1, "checked 1 log, 13 events: 1 violation (HOOK-4: 1)")
-    assert ":13: HOOK-4 (seq 11): PreToolUse hook policy answered for call c1, which the " in out
+    assert (
+        ":13: HOOK-4 (seq 11): PreToolUse hook policy answered for call c1 after that call's "
+        "tool/result (seq 5, in an earlier step), in a step whose reply does not show it: "
+    ) in out
+
+
+def test_HOOK_4_HOOK_5_RW_2_a_hook_audited_in_a_later_step_names_the_result_it_came_after(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A PreToolUse hook supplying an input for c1 audited between the steps, or after the next
+    step's reply (which makes no call), and a PostToolUse hook for c1 in the next step: each
+    came after c1's result, as in c1's own step, where HOOK-4 (HOOK-5) and RW-2 name it. They
+    passed with 0 violations, but the one after the reply: HOOK-4 alone, at that step's end,
+    saying the reply does not show c1. A step's results were forgotten at its end."""
+    code, out = run(capsys, docs_log(tmp_path / "between.jsonl", _audited_late(8)))
+    assert (code, out.splitlines()[-1]) == (
+        1,
+        "checked 1 log, 13 events: 2 violations (HOOK-4: 1, RW-2: 1)",
+    )
+    assert (
+        ":9: HOOK-4 (seq 7): PreToolUse hook policy is invoked for call c1 after that call's "
+        "tool/result (seq 5, in an earlier step): a PreToolUse hook answers before its call "
+    ) in out
+    assert ":10: RW-2 (seq 8): hook policy supplied an input for c1 after that call's " in out
+    code, out = run(capsys, docs_log(tmp_path / "after-reply.jsonl", _audited_late(10)))
+    assert (code, out.splitlines()[-1]) == (
+        1,
+        "checked 1 log, 13 events: 2 violations (HOOK-4: 1, RW-2: 1)",
+    )
+    assert ":12: RW-2 (seq 10): hook policy supplied an input for c1 after that call's " in out
+    assert ":13: HOOK-4 (seq 11): PreToolUse hook policy answered for call c1 after " in out
+    events = docs_events()
+    with_post_hook(events, 10)  # after the next step's step/start
+    assert first_said(capsys, docs_log(tmp_path / "post.jsonl", events), 1) == (
+        ":12: HOOK-5 (seq 10): PostToolUse hook audit is invoked for call c1 after that call's "
+        "tool/result (seq 7, in an earlier step): a PostToolUse hook's hook/invoked and "
+        "hook/result come after the call's body ran and before that call's tool/result, in its "
+        "step [events 10 (line 12), 7 (line 9)]"
+    )
 
 
 def test_ADJ_3_an_aborted_turn_that_left_a_call_unanswered_says_what_the_abort_writes(

@@ -565,8 +565,14 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         if type(call_id) is not str:
             return False
         if point == "PreToolUse":
-            if (call_id, handler) in prefix.pre_hook_runs or call_id in prefix.results:
-                return False  # (a count, once there, is >= 1)
+            # (A count, once there, is >= 1. Between steps: maybe for a call an earlier step
+            # answered, `_audited_after_its_result`.)
+            if (
+                (call_id, handler) in prefix.pre_hook_runs
+                or call_id in prefix.results
+                or prefix.open_step is None
+            ):
+                return False
             entry = prefix.reply_calls.get(call_id)
             if entry is not None and not arguments_are_an_object(entry[1].arguments):
                 return False
@@ -589,12 +595,15 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 
 def _post_audit_late(prefix: Prefix, call_id: str | None) -> bool:
     """Whether a PostToolUse audit about `call_id` (None: naming no call) may come too late
-    (HOOK-5, `post_hooks_judge_results_that_ran`): outside a step, after its call's result, or
-    naming none once every call of the step's reply has its result."""
+    (HOOK-5, `post_hooks_judge_results_that_ran`): outside a step, after its call's result (an
+    earlier step's too), or naming none once every call of the step's reply has its result."""
     if prefix.open_step is None:
         return True
     if call_id is not None:
-        return call_id in prefix.results
+        # (or an earlier step's result, where the step's reply makes no call of that id)
+        return call_id in prefix.results or (
+            call_id in prefix.answered_before and call_id not in prefix.reply_calls
+        )
     return prefix.reply_seq is not None and prefix.reply_calls.keys() <= prefix.results.keys()
 
 
@@ -681,12 +690,14 @@ class _HookResultJudge:
         if "updatedInput" in data:
             supplied = data["updatedInput"]
             # RW-2: an input supplied for a call whose result is already in the log.
-            if (
-                point == "PreToolUse"
-                and prefix.results
-                and prefix.pending_hook_calls.get(pending, call_id) in prefix.results
+            # (Or an earlier step's, where this hook cannot be for a call of its own step's
+            # reply: between steps, or after that reply. Most answer before the reply, RW-3.)
+            if point == "PreToolUse" and (
+                prefix.results or prefix.reply_seq is not None or prefix.open_step is None
             ):
-                return False
+                named = prefix.pending_hook_calls.get(pending, call_id)
+                if named in prefix.results or named in prefix.answered_before:
+                    return False
         else:
             supplied = None
         prefix.expected_seq = seq + 1
