@@ -4,6 +4,8 @@ case that can be cut.)"""
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,7 @@ from test_case_travel import _failed_report
 
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
+from loopspec.properties.cli import conform_run
 from loopspec.properties.cli.conform_run import save_case
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import run as conformance_run
@@ -98,3 +101,29 @@ def test_PROTO_1_replay_reduce_stopped_by_ctrl_c_says_so(
         said = r"reduced: nothing cut: Ctrl-C stopped the cutting before a smaller program "
         said += r"diverged alike \(\d+ replays?\); no file written"
     assert re.fullmatch(said, last), last
+
+
+def test_PROTO_1_replay_reduce_whose_case_cannot_be_saved_still_gives_its_verdict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: `--reduce` beside a case in a folder it cannot write (read-only, another
+    user's) ended 'loopspec: error: ...: read-only file system', exit 2, the replay's verdict
+    never printed. The verdict is printed and kept (1), the reduced line says the case was not
+    saved, and stderr says where and why."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    monkeypatch.chdir(tmp_path)
+    save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+
+    def read_only(document: object, folder: Path) -> None:
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(folder / "case-TURN-5-1.json"))
+
+    monkeypatch.setattr(conform_run, "_save_case_document", read_only)
+    impl = ["--impl", "test_case_travel:turn_end_reason_as_text"]
+    assert main(["replay", "case-TURN-5-0.json", *impl, "--reduce"]) == 1
+    shown = capsys.readouterr()
+    said = r"reduced: 2 of 2 commands still diverge on TURN-5 \(\d+ replays\); not saved "
+    assert re.fullmatch(said + r"\(the error is on stderr\)", shown.out.splitlines()[-1])
+    assert "case-TURN-5-0.json: diverges" in shown.out
+    assert shown.err == (
+        "loopspec replay: error: the cut-down case was not saved in .: read-only file system\n"
+    )

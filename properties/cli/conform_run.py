@@ -1364,10 +1364,13 @@ def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
         print(*replay_header(case_arg, target, case, profile_note=profile_note), sep="\n")
     unclosed: LoopSpecError | None = None
     reduced: str | None = None
+    unsaved: str | None = None
     try:
         replay = replay_case(factory, case.config, case.commands, profile)
         if args.reduce and replay.divergence is not None:
-            reduced = _reduced_case_line(Path(case_arg), (factory, target), case, profile, replay)
+            reduced, unsaved = _reduced_case_line(
+                Path(case_arg), (factory, target), case, profile, replay
+            )
         elif args.reduce:
             # Asked for, the cutting was passed over without a word, as if nothing could be cut.
             reduced = (
@@ -1392,6 +1395,8 @@ def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
         verdict = 0 if replay.divergence is None else 1
         if reduced is not None:
             print(reduced)
+    if unsaved is not None:  # still the verdict's status: the case diverges, as printed
+        _error_above(f"loopspec replay: error: {unsaved}")
     if unclosed is not None:
         _print_unclosed(unclosed)
         return 2
@@ -1404,11 +1409,12 @@ def _reduced_case_line(
     case: Case,
     profile: Profile | None,
     replay: Replay,
-) -> str:
+) -> tuple[str, str | None]:
     """`replay --reduce`: the diverging case cut down on the target `named` (its factory and
     record) as conform cuts a counterexample, saved beside it under a new name (never over it),
-    unless nothing could be cut; the line that says so. The new case records that target, with
-    what it declared: its program diverges there, not necessarily on the one the case names."""
+    unless nothing could be cut; the line that says so, and why the cut-down case could not be
+    saved (None when it was, or nothing was cut). The new case records that target, with what
+    it declared: its program diverges there, not necessarily on the one the case names."""
     factory, target = named
     divergence = replay.divergence
     assert divergence is not None
@@ -1427,12 +1433,12 @@ def _reduced_case_line(
             return (
                 f"\nreduced: nothing cut: {stopped} before a smaller program diverged alike "
                 f"({reduced.replays} {replays}); no file written"
-            )
+            ), None
         return (
             f"\nreduced: nothing can be cut: each of its {len(case.commands)} commands and every "
             f"call, hook and detail is needed for {reduced.divergence.rule_id} ({reduced.replays} "
             f"{replays}); no file written"
-        )
+        ), None
     document = case_fields(
         target,
         rule=reduced.divergence.rule_id,
@@ -1442,14 +1448,20 @@ def _reduced_case_line(
         profile=profile.name if profile is not None else None,
         capabilities=replay.capabilities,
     )
-    saved = _save_case_document(document, case_path.parent)
-    # A case cut down before (or shared cut down) is found again: not written twice.
-    kept = f"already saved as {saved.path}" if saved.already_saved else f"saved as {saved.path}"
     further = "" if reduced.complete else f"; {stopped}: --reduce on it cuts it further"
+    unsaved = None
+    try:
+        saved = _save_case_document(document, case_path.parent)
+    except OSError as error:  # the cut-down program is still told: its verdict, not exit 2
+        unsaved = f"the cut-down case was not saved in {case_path.parent}: {system_reason(error)}"
+        kept, further = "not saved (the error is on stderr)", ""
+    else:
+        # A case cut down before (or shared cut down) is found again: not written twice.
+        kept = f"already saved as {saved.path}" if saved.already_saved else f"saved as {saved.path}"
     return (
         f"\nreduced: {len(reduced.program)} of {len(case.commands)} commands still diverge on "
         f"{reduced.divergence.rule_id} ({reduced.replays} {replays}); {kept}{further}"
-    )
+    ), unsaved
 
 
 def replay_header(
