@@ -220,10 +220,21 @@ def test_exit_2_beats_1_when_input_is_unreadable(capsys: pytest.CaptureFixture[s
 
 
 def test_exit_2_for_a_missing_path(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    """A path that does not exist is an error, not a traceback."""
-    code, out = run(capsys, str(tmp_path / "nope.jsonl"))
+    """A path that does not exist is an error, not a traceback, and no log checked: beside an
+    empty folder the summary read "checked 2 logs" (`summary.logs` 1) for one that is nowhere."""
+    (tmp_path / "empty").mkdir()
+    missing, empty = str(tmp_path / "nope.jsonl"), str(tmp_path / "empty")
+    code, out = run(capsys, missing, empty)
     assert code == 2
-    assert "no such file or directory" in out
+    assert out.splitlines() == [
+        f"{missing}: error unreadable: no such file or directory",
+        f"{empty}: error unreadable: no .jsonl or .jsonl.zst files under it",
+        "checked 0 logs, 0 events, found no log under 1 folder, nothing at 1 path: "
+        "0 violations; 2 errors (unreadable: 2)",
+    ]
+    code, parsed = run_json(capsys, missing, str(VALID))
+    assert (code, parsed["summary"]["logs"]) == (2, 1)
+    assert [log["rules_checked"] == [] for log in parsed["logs"]] == [True, False]
 
 
 def test_a_symbolic_link_loop_is_said_to_be_one_not_a_missing_file(
@@ -470,9 +481,11 @@ def test_a_folder_that_cannot_be_listed_under_a_directory_is_an_error(
     assert code == 2
     locked = tmp_path / "locked"
     assert f"{locked}: error unreadable: cannot list the folder: permission denied" in out
+    assert out.splitlines()[-1].startswith("checked 1 log, 44 events, found no log under 1 folder")
     code, parsed = run_json(capsys, str(tmp_path))
     assert code == 2
     assert [log["status"] for log in parsed["logs"]] == ["ok", "error"]
+    assert parsed["summary"]["logs"] == 1  # the folder it could not list is no log checked
 
 
 def test_a_directory_named_that_cannot_be_listed_says_so(

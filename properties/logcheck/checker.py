@@ -246,6 +246,7 @@ class LogReport:
         "no_log",
         "not_checkable",
         "not_known",
+        "not_reached",
         "notices",
         "omitted_known",
         "omitted_violations",
@@ -287,6 +288,8 @@ class LogReport:
         self.skipped: Skipped | None = None
         # Set for a folder named with no log under it: its error is listed, no log counted.
         self.no_log = False
+        # Set with it for a path named where the system found nothing (no folder, no file).
+        self.not_reached = False
         # Set by `check --known` (`logcheck.known_divergences`): the rules known for this log,
         # each with whose list names it, and the violations of them, set aside.
         self.known_rules: dict[str, str] | None = None
@@ -1685,6 +1688,7 @@ def check_paths(arguments: Sequence[str], limits: Limits | None = None) -> Itera
                 report = LogReport(source.name)
                 report.fail(None, ErrorKind.UNREADABLE, source.message, source.rule_id)
                 report.no_log = source.no_log
+                report.not_reached = source.not_reached
                 yield report
                 continue
             report = check_source(source, limits)

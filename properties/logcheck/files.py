@@ -88,17 +88,25 @@ class LogSource(PlainRecord):
 class SourceProblem(PlainRecord):
     """A command-line path that names no readable log; `rule_id` SAFE-4 for a path refused
     unread (a device), none for one the system refused or that is not there; `no_log` for a
-    folder holding no log file, where no log was there to check."""
+    folder holding no log file, where no log was there to check; `not_reached` too for a path
+    where the system found nothing (missing, a link loop): no log, and no folder either."""
 
-    __slots__ = ("name", "message", "rule_id", "no_log")  # noqa: RUF023 (the fields' order)
+    __slots__ = ("name", "message", "rule_id", "no_log", "not_reached")  # noqa: RUF023
 
     def __init__(
-        self, name: str, message: str, rule_id: str | None = None, *, no_log: bool = False
+        self,
+        name: str,
+        message: str,
+        rule_id: str | None = None,
+        *,
+        no_log: bool = False,
+        not_reached: bool = False,
     ) -> None:
         self.name = name
         self.message = message
         self.rule_id = rule_id
-        self.no_log = no_log
+        self.no_log = no_log or not_reached
+        self.not_reached = not_reached
 
 
 def log_sources(
@@ -147,8 +155,9 @@ def _not_reached(path: str) -> SourceProblem:
         # Imported only when the system refused, as in `_unlisted`.
         from loopspec.impl.system_words import system_reason  # noqa: PLC0415
 
-        return SourceProblem(path, system_reason(error))
-    return SourceProblem(path, "no such file or directory")  # gone, then back, since
+        return SourceProblem(path, system_reason(error), not_reached=True)
+    # Gone, then back, since: not checked all the same.
+    return SourceProblem(path, "no such file or directory", not_reached=True)
 
 
 def _file_identity(path: str) -> tuple[int, int] | None:
@@ -211,7 +220,8 @@ def _unlisted(errors: list[OSError]) -> Iterator[SourceProblem]:
 
     while errors:
         error = errors.pop(0)
-        yield SourceProblem(str(error.filename), f"cannot list the folder: {system_reason(error)}")
+        reason = f"cannot list the folder: {system_reason(error)}"
+        yield SourceProblem(str(error.filename), reason, no_log=True)  # no log checked there
 
 
 def _regular(path: str) -> bool:

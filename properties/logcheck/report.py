@@ -127,8 +127,8 @@ lists each object's keys in the same order, every object closed to keys it does 
       ],
       "summary": {                                // the run's totals
         "logs": 2,                                // logs checked (a folder named with no log under
-                                                  // it is not: it is in the document's logs for its
-                                                  // error only)
+                                                  // it is not, nor a path where nothing is: each is
+                                                  // in the document's logs for its error only)
         "events": 1204,                           // events checked
         "violations": 1,                          // all found, listed or omitted
         "violations_by_rule": {"ADJ-1": 1},       // sorted by rule ID
@@ -704,9 +704,12 @@ def summary_text(reports: Sequence[LogReport], *, hook_faults_fail: bool = False
         messages = sum(report.events for report in recordings)
         said = f"{_plural(len(recordings), 'ACP recording')}, {_plural(messages, 'message')}"
         parts.append(f"and {said}" if parts else f"checked {said}")
-    folders = sum(report.no_log for report in reports)
-    if folders:
-        parts.append(f"found no log under {_plural(folders, 'folder')}")
+    folders = sum(report.no_log and not report.not_reached for report in reports)
+    nowhere = sum(report.not_reached for report in reports)  # a missing path: no log checked
+    found_none = [f"no log under {_plural(folders, 'folder')}"] if folders else []
+    found_none += [f"nothing at {_plural(nowhere, 'path')}"] if nowhere else []
+    if found_none:
+        parts.append(f"found {', '.join(found_none)}")
     violations = sum(tally.rules.values())
     found = [
         f"{_plural(violations, 'violation')}"
