@@ -22,6 +22,7 @@ import pytest
 from loopspec.properties.cli.main import main
 from loopspec.properties.logcheck.checker import LogReport
 from loopspec.properties.logcheck.report import summary_text
+from loopspec.properties.validators import acp_strict
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "acp" / "rewritten-call-approved.jsonl"
 SESSION = "sess-1"
@@ -2193,13 +2194,46 @@ def test_ACP_1_check_acp_recording_passes_a_newer_acps_method_or_kind_and_an_ext
 ) -> None:
     """Names close to none of the pinned ACP's: a newer ACP's update kind, Zed's model picker
     (session/set_model, which is close to session/set_mode yet no misspelling of it), and an
-    extension's method pass."""
+    extension's method pass; so does session/stop, unstable ACP's name for session/close before
+    it was renamed, which was ACP-1's as a misspelling of session/list."""
     newer = _update({"sessionUpdate": "future_update", "detail": 1})
     ping = {"jsonrpc": "2.0", "method": "_zed/ping_session", "params": {}}
     set_model = _request(0, "session/set_model", {"sessionId": SESSION, "modelId": "m"})
+    stop = _request(2, "session/stop", {"sessionId": SESSION})
     sent = [_prompt(1), newer, ping, set_model, _result(0, None), _stop(1, "end_turn")]
-    code, log = _check(tmp_path, sent, capsys)
+    code, log = _check(tmp_path, [*sent, stop, _result(2, {})], capsys)
     assert (code, log["violations"]) == (0, [])
+
+
+def test_ACP_1_the_methods_a_misspelling_is_held_to_are_the_pinned_acps() -> None:
+    """The names an unknown method may misspell are the pinned ACP's (the SDK's acp.meta, each
+    with the side that sends it): a newer SDK that adds or renames one fails here, so that a
+    method of the older or newer ACP (kept in `_OTHER_ACP_METHODS`) is not then called a
+    misspelling of its neighbour. Each of those is judged none."""
+    sent_by = {
+        "agent": (
+            "elicitation/complete elicitation/create fs/read_text_file fs/write_text_file "
+            "mcp/connect mcp/disconnect session/request_permission session/update "
+            "terminal/create terminal/kill terminal/output terminal/release "
+            "terminal/wait_for_exit"
+        ),
+        "editor": (
+            "authenticate document/didChange document/didClose document/didFocus "
+            "document/didOpen document/didSave initialize logout mcp/message nes/accept "
+            "nes/close nes/reject nes/start nes/suggest providers/disable providers/list "
+            "providers/set session/cancel session/close session/delete session/fork "
+            "session/list session/load session/new session/prompt session/resume "
+            "session/set_config_option session/set_mode"
+        ),
+        "either side": "$/cancel_request",
+    }
+    assert acp_strict._methods() == {
+        method: side for side, names in sent_by.items() for method in names.split()
+    }
+    for other in sorted(acp_strict._OTHER_ACP_METHODS):
+        assert other not in acp_strict._methods()
+        assert acp_strict.misspelt_method(other) is None, other
+    assert acp_strict.misspelt_method("session/prompts") == ("session/prompt", "editor")
 
 
 def test_ACP_1_check_acp_recording_holds_more_of_the_agents_answers_to_their_shape(

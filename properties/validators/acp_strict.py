@@ -377,8 +377,10 @@ def error_schema_problems(error: object) -> list[str]:
 
 
 # Methods of another ACP than the pinned one (unstable in some), which are no misspelling of
-# one the pinned ACP has however close their names: `session/set_model` is Zed's model picker.
-_OTHER_ACP_METHODS = frozenset({"session/set_model", *_UNPINNED_ANSWERS})
+# one the pinned ACP has however close their names: `session/set_model` is Zed's model picker,
+# `session/stop` the name unstable ACP gave `session/close` before renaming it (the TypeScript
+# SDK's schema until its "add unstable session/close" change), close to `session/list`.
+_OTHER_ACP_METHODS = frozenset({"session/set_model", "session/stop", *_UNPINNED_ANSWERS})
 # An unknown name is taken for a misspelling of one the pinned ACP has at near_miss.MISSPELT:
 # `session/prompts`, `fs/read_text` (0.83) are; a newer ACP's names are not.
 
