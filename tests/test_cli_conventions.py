@@ -309,7 +309,7 @@ def test_a_ctrl_c_s_line_is_the_last_thing_said(
     loop.close()
     unawaited = waits()
     del pending, unawaited
-    gc.collect()
+    gc.collect(0)
     assert capsys.readouterr().err == "loopspec: stopped by Ctrl-C: its report not written\n"
     assert [record.getMessage() for record in caplog.records] == []
     assert [str(warning.message) for warning in recwarn] == []
