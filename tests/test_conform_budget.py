@@ -19,6 +19,7 @@ from loopspec.properties.cli.conform_run import budget_note
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import machine as conformance
 from loopspec.properties.conformance import run as conformance_run
+from loopspec.properties.conformance import suite
 from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.run import RunReport, run_conformance
 from loopspec.properties.conformance.target import ModelTarget, Observation
@@ -174,6 +175,7 @@ def test_a_counterexample_whose_cutting_down_stopped_at_its_bounds_says_so(
     note = budget_note(stopped, None)
     assert note is not None
     assert note.startswith("cutting the program down stopped after 60 s or 2000 replays")
+    assert suite.counterexample_failure(stopped, {}, []).splitlines()[2] == f"  {note}"
     assert note.endswith("`loopspec replay CASE --reduce` with this target cuts it further")
 
 
@@ -243,6 +245,10 @@ def test_SAFE_5_ctrl_c_while_a_counterexample_is_shrunk_keeps_the_smallest_found
     note = budget_note(report, None)
     assert note is not None
     assert note.startswith("Ctrl-C stopped the shrinking: the smallest program found by then")
+    # The pytest plugin's failure says it too, under the counts (it said neither this nor the
+    # bounds' note).
+    failure = suite.counterexample_failure(report, {}, []).splitlines()
+    assert failure[2] == f"  {note}"
 
 
 def test_conform_max_seconds_0_checks_nothing_and_is_no_pass(

@@ -25,6 +25,7 @@ from hypothesis import settings
 from loopspec.impl.system_words import system_reason
 from loopspec.model.errors import LoopSpecError, tagged
 from loopspec.properties.cli.conform_run import (
+    budget_note,
     counterexample_lines,
     counts_line,
     save_case,
@@ -34,6 +35,7 @@ from loopspec.properties.conformance.case_portable import labelled
 from loopspec.properties.conformance.compare import NO_RULE
 from loopspec.properties.conformance.run import (
     PYTEST_OPTIONS,
+    RunReport,
     TargetError,
     close_factory,
     resolve_target,
@@ -148,16 +150,27 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
             else f"saved case: {as_typed(case_path)} (every run replays it first from now on)"
         )
         saved = ["", found, labelled("replay it alone", rerun_command(request.config, case_path))]
+    pytest.fail(counterexample_failure(report, target, saved), pytrace=False)
+
+
+def counterexample_failure(report: RunReport, target: dict[str, str], saved: list[str]) -> str:
+    """The failure the random suite's test ends with: `report`'s counterexample as `loopspec
+    conform` prints it, then `saved` (the lines of its case)."""
+    assert report.divergence is not None
     rule = report.divergence.rule_id
     explain = f" (loopspec spec {rule})" if rule != NO_RULE else ""
+    # What ended its shrinking early (Ctrl-C, its bounds), as conform says it: a program that
+    # may be cut further read as the smallest.
+    ended = budget_note(report, None)
     lines = [
         # The rule first on the first line: pytest's summary and a JUnit report's message show
         # that line alone, and the summary cuts it at the terminal's width after the test's id
         # (a --cmd target named before it left no room for the rule at 80 to 120 columns).
         f"{rule}: loopspec conform: {report.target}: COUNTEREXAMPLE{explain}",
         f"  {counts_line(report)}",
+        *([f"  {ended}"] if ended is not None else []),
         "",
         *counterexample_lines(report, None, target),
         *saved,
     ]
-    pytest.fail("\n".join(lines), pytrace=False)
+    return "\n".join(lines)
