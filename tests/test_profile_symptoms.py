@@ -35,9 +35,9 @@ from loopspec.model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from loopspec.model.config import LoopConfig
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import TextBlock, ToolCallBlock
-from loopspec.model.state import RUNNING, Dispatching
+from loopspec.model.state import RUNNING, Dispatching, Rewriting
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.situation_sweep import SITUATIONS, settled_program
 from loopspec.properties.conformance.target import ModelTarget, Observation
@@ -791,3 +791,111 @@ def test_ABORT_1_claude_code_leaving_a_running_call_unanswered_at_its_exit_is_kn
         ExitsLeavingItsCallUnanswered, gen.CONFIGS[0], _ABORT_OVER_A_RUNNING_CALL, PROFILES["codex"]
     )
     assert codex.divergence is not None
+
+
+class RejectsAHookedReplyLastFirst(ModelTarget):
+    """The model, but a reply whose PreToolUse hooks run is logged at once (its reply and a
+    record per call: Claude Code writes them before the hooks, RW-3), and an abort there
+    rejects each of its calls, the last first, then writes the interrupt's notice: Claude Code
+    2.1.332 interrupted as a read's hook ran beside a grep it had started (the grep's body
+    killed first), 11 of 13 replays of that case, 2026-12-05."""
+
+    name = "rejects-a-hooked-reply-last-first"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._seq = 0
+        self._kept: tuple[ToolCallBlock, ...] = ()
+        self._records: dict[str, int] = {}  # each call's tool/call seq
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self._seq, self._kept, self._records = 0, (), {}
+        # Its history would lack the kept calls the log holds: not what is compared here.
+        return super().reset(config) - {"history"}
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = [dict(e) for e in observed.events]
+        where = {"turn": 1, "step": 1}
+        hooks_run = self.state is not None and isinstance(self.state.phase, Rewriting)
+        if isinstance(command, ModelReplies) and hooks_run:
+            self._kept = command.tool_calls
+            blocks = [attrs.asdict(call) | {"type": "tool-call"} for call in self._kept]
+            message = {"role": "assistant", "content": blocks, "source": {"kind": "model"}}
+            events = [
+                {"type": "assistant/message", "data": where | {"message": message}} | _APPENDED,
+                *(
+                    {
+                        "type": "tool/call",
+                        "data": where | {"callId": c.id, "name": c.name, "arguments": c.arguments},
+                    }
+                    for c in self._kept
+                ),
+            ]
+        elif isinstance(command, Abort) and self._kept:
+            notice = {"role": "user", "content": [{"type": "text", "text": "[interrupted]"}]}
+            rejections = [_rejection(c.id, self._records[c.id], where) for c in self._kept[::-1]]
+            events = [
+                *rejections,
+                {"type": "user/message", "data": notice | {"source": {"kind": "user"}}} | _APPENDED,
+                *events,
+            ]
+            self._kept = ()
+        for event in events:
+            event["seq"], event["time"] = self._seq, 1_700_000_000_000 + self._seq
+            if event["type"] == "tool/call":
+                self._records[event["data"]["callId"]] = self._seq
+            self._seq += 1
+        return attrs.evolve(observed, events=tuple(events), commits=(len(events),) * bool(events))
+
+
+def _rejection(call_id: str, record: int, where: dict[str, int]) -> dict[str, Any]:
+    text = [{"type": "text", "text": "rejected by the user"}]
+    block = {"type": "tool-result", "toolCallId": call_id, "content": text, "isError": True}
+    message = {"role": "user", "content": [block], "source": {"kind": "tool", "callId": call_id}}
+    sources = {"sourceEventSeqs": [record]}
+    return {"type": "tool/result", "data": where | {"message": message}} | sources | _APPENDED
+
+
+_APPENDED = {"surfaceOp": "append"}
+
+
+_READ_HOOKED = LoopConfig(
+    tools=(
+        ToolSpec("read", concurrency_safe=True, required_keys=("file_path",)),
+        ToolSpec("grep", concurrency_safe=True, required_keys=("pattern",)),
+        ToolSpec("bash", required_keys=("command",)),
+    ),
+    hooks=(HookSpec("read-audit", matcher="read"),),
+    max_parallel=2,
+)
+
+
+def _aborted_as_hooks_run(first: ToolCallBlock, second: ToolCallBlock) -> list[Command]:
+    return [SubmitUser("ok"), ModelReplies((first, second)), Abort()]
+
+
+def test_ABORT_2_ORD_3_claude_code_rejecting_kept_reads_as_they_end_is_known() -> None:
+    """ABORT-2, ORD-3: interrupted while a read's PreToolUse hook ran beside a grep it had
+    started, Claude Code 2.1.332 keeps both calls (ABORT-2) and rejects them in the order the
+    interrupt ends them, the grep's first, as it logs parallel reads' results (ORD-3): README's
+    `conform --profile claude-code` run ended in that ORD-3 counterexample. Its profile's
+    `ABORT-2:completion-order` knows it; with a call that writes before the read (Claude Code
+    runs such a call alone), or under Codex's profile (Codex writes a reply's answers in call
+    order), it is still ORD-3."""
+    read, grep = (
+        ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),
+        ToolCallBlock("c2", "grep", '{"pattern":"x"}'),
+    )
+    reads = _aborted_as_hooks_run(read, grep)
+    replay = replay_case(RejectsAHookedReplyLastFirst, _READ_HOOKED, reads, PROFILES["claude-code"])
+    assert replay.divergence is None, replay.divergence and replay.divergence.what
+    assert replay.stopped_by == "ABORT-2:completion-order"
+    codex = replay_case(RejectsAHookedReplyLastFirst, _READ_HOOKED, reads, PROFILES["codex"])
+    assert codex.divergence is not None
+    assert codex.divergence.rule_id == "ORD-3"
+    bash, later_read = ToolCallBlock("c1", "bash", '{"command":"ls"}'), attrs.evolve(read, id="c2")
+    writes = _aborted_as_hooks_run(bash, later_read)
+    wrong = replay_case(RejectsAHookedReplyLastFirst, _READ_HOOKED, writes, PROFILES["claude-code"])
+    assert wrong.divergence is not None
+    assert wrong.divergence.rule_id == "ORD-3"

@@ -187,7 +187,8 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             "ABORT-2",
             Kind.BUG,
             "an interrupt while a call's PreToolUse hooks run keeps the reply's call and reports "
-            "it to the model as rejected by the user; the model keeps only the reply's text",
+            "it to the model as rejected by the user, a reply's read-only calls in the order the "
+            "interrupt ends them; the model keeps only the reply's text",
         ),
         "ABORT-3": KnownDivergence(
             "ABORT-3",

@@ -551,6 +551,26 @@ def _interrupted_call_kept(command: Json, want: Obs, got: Obs, earlier: Earlier)
     return any(call_id not in recorded for call_id in _answered(got["events"]))
 
 
+def _kept_calls_rejected_as_they_end(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
+    """ABORT-2 (Claude Code): at an abort the CLI answers calls the model's run never recorded
+    (`_interrupted_call_kept`), a later one ahead of an earlier one: it rejects each read-only
+    call of the reply as the interrupt ends it (its PreToolUse hooks, or its body, which it
+    starts as that call's own hooks end, beside the other calls' hooks), in the order they end,
+    as it logs parallel read-only calls' results (ORD-3). A result overtaking a call the model
+    recorded, or with a call that writes from the first overtaken call to it (Claude Code runs
+    such a call alone), is no known divergence."""
+    if not _interrupted_call_kept(command, want, got, earlier):
+        return False
+    overtaking = _overtaking_result(got, earlier)
+    if overtaking is None:
+        return False
+    call, overtaken = overtaking
+    recorded = _calls_of(list(events_of([*earlier.model, want])))
+    return not ({call, *overtaken} & recorded.keys()) and _read_only_stretch(
+        earlier, overtaken[0], call
+    )
+
+
 def _reply_invented_at_resume(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """ABORT-1: resuming after an interrupt, the CLI writes an assistant message the model never
     wrote before the new turn opens (Claude Code's "No response requested.")."""
@@ -1256,7 +1276,10 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
         ("ABORT-1:unanswered-at-exit", _running_call_left_unanswered, None, False),
         ("ABORT-1:resume", _reply_invented_at_resume, None, False),
     ),
-    "ABORT-2": (("ABORT-2", _interrupted_call_kept, None, True),),
+    "ABORT-2": (
+        ("ABORT-2", _interrupted_call_kept, None, True),
+        ("ABORT-2:completion-order", _kept_calls_rejected_as_they_end, None, True),
+    ),
     "ABORT-3": (("ABORT-3", None, both(lambda run: map_events(run, _abort_without_cause)), False),),
 }
 # What a rule's known divergence puts in the CLI's own log and not in its model requests, erased
@@ -1275,6 +1298,7 @@ HARNESS_ONLY = {
     "ABORT-1:resume": Harness.CLAUDE_CODE,
     "ABORT-1:unanswered-at-exit": Harness.CLAUDE_CODE,
     "ORD-3:denied-at-once": Harness.CLAUDE_CODE,
+    "ABORT-2:completion-order": Harness.CLAUDE_CODE,
 }
 # A detector's symptom where one harness breaks the rule more narrowly than the other: Claude
 # Code overlaps only read-only calls, where Codex overlaps every call of a reply.
@@ -1288,11 +1312,13 @@ OWN_ERASERS: dict[tuple[str, Harness], Eraser] = {
 # The rules the target's own log check reads a hard divergence's command as breaking first:
 # each CLI writes its interrupt notice (ADJ-4) after the results an abort gives, in the same
 # command as ABORT-1's killed call or ABORT-2's kept one; Claude Code's reply invented at the
-# resume sits between two turns (TURN-3), and its turn ended at its exit leaves the running
-# call unanswered (ADJ-3).
+# resume sits between two turns (TURN-3), its turn ended at its exit leaves the running call
+# unanswered (ADJ-3), and it rejects the read-only calls ABORT-2 keeps in the order the
+# interrupt ends them (ORD-3).
 ALSO_BREAKS = {
     "ABORT-1": ("ADJ-4",),
     "ABORT-2": ("ADJ-4",),
+    "ABORT-2:completion-order": ("ORD-3", "ADJ-4"),
     "ABORT-1:resume": ("TURN-3",),
     "ABORT-1:unanswered-at-exit": ("ADJ-3",),
 }
