@@ -128,6 +128,23 @@ def test_RW_1_check_acp_recording_passes_a_card_updated_to_the_approved_input(
     assert (code, log["violations"]) == (0, [])
 
 
+@pytest.mark.parametrize(
+    ("shown", "blamed"), [(True, [("RW-1", 11)]), (1.0, []), (1, [])], ids=["true", "1.0", "1"]
+)
+def test_RW_1_check_acp_recording_compares_a_card_s_input_as_section_2_compares_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], shown: object, blamed: list[Any]
+) -> None:
+    """The card ends showing `"timeout": true` where its permission request approved
+    `"timeout": 1`: another input (SPEC.md section 2: true is not 1), which passed, compared
+    with Python's ==. `1.0` is the number 1, as check holds a log's readers to it (the
+    presenter draws another card for it, VIEW-3's, section 12)."""
+    messages = _fixture()
+    messages[6]["params"]["update"]["rawInput"] = {"command": "ls", "timeout": shown}
+    messages[7]["params"]["toolCall"]["rawInput"] = {"command": "ls", "timeout": 1}
+    code, log = _check(tmp_path, messages, capsys)
+    assert (code, _rules(log)) == (1 if blamed else 0, blamed)
+
+
 def test_ACP_1_check_acp_recording_validates_tool_call_messages_strictly(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -106,7 +106,7 @@ from __future__ import annotations
 import posixpath  # (os imported it: free)
 
 from loopspec.model.invariants import rule_ids
-from loopspec.model.json_text import json_dumps
+from loopspec.model.json_text import json_dumps, same_json
 from loopspec.model.prefix import Violation
 from loopspec.properties.logcheck.checker import (
     ACP_DIALECT,
@@ -1284,7 +1284,8 @@ class _Recording:
             return refused
         if card.asked is not None and card.approved:
             approved, asked_line = card.asked
-            if approved is not None and approved != card.raw_input:
+            # (As section 2 compares inputs: `1.0` is 1, `true` is not 1, as Python's != has it.)
+            if approved is not None and not same_json(approved, card.raw_input):
                 message = (
                     f"{call} ended showing the input {_shown(card.raw_input)} on its card, but "
                     f"the permission request approved {_shown(approved)}: the editor showed one "
@@ -1864,7 +1865,7 @@ def _another_input(asked: Any, tool_call: Mapping[str, Any]) -> bool:
     """Whether a permission request's `toolCall` shows another `rawInput` than `asked`, an
     earlier request's (a request without one shows none to compare)."""
     shown = tool_call.get("rawInput")
-    return asked is not None and shown is not None and shown != asked
+    return asked is not None and shown is not None and not same_json(shown, asked)
 
 
 def _two_calls_asking(call: str, earlier: int, line: int) -> Violation:
