@@ -61,9 +61,7 @@ def test_answer_timeout_without_cmd_is_a_usage_error(
     assert main([*verb, "--answer-timeout", "60"]) == 2
     said = capsys.readouterr()
     assert said.out == ""
-    assert (
-        said.err == f"loopspec {verb[0]}: error: --answer-timeout applies to a --cmd process only\n"
-    )
+    assert said.err == "loopspec: error: --answer-timeout applies to a --cmd process only\n"
 
 
 def test_PROTO_1_plugin_answer_timeout_is_the_wait_for_each_answer(

@@ -250,7 +250,7 @@ def test_PROTO_1_a_rerun_line_whose_hyphens_became_a_dash_names_the_dash(
         main([verb, *case, f"{dash}impl", "bo_loop:make"])
     assert stopped.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
-        f"loopspec {verb}: error: {dash}impl: it begins with {dash[0]} (U+{ord(dash[0]):04X} "
+        f"loopspec: error: {dash}impl: it begins with {dash[0]} (U+{ord(dash[0]):04X} "
         f"{named}), which a chat or a word processor makes of two hyphens; type the option as "
         "--impl"
     )

@@ -214,7 +214,7 @@ def test_PROTO_1_a_case_copied_from_a_chat_replays_from_standard_input(
     reduced = replay("-", "--reduce")
     assert (reduced.returncode, reduced.stderr) == (
         2,
-        "loopspec replay: error: --reduce saves the cut-down case beside the case file: name a "
+        "loopspec: error: --reduce saves the cut-down case beside the case file: name a "
         "file, not standard input\n",
     )
     assert list(ana.iterdir()) == []
@@ -262,7 +262,7 @@ def test_PROTO_1_a_rerun_line_whose_quotes_a_chat_curled_says_so(
         main(["replay", "bo.json", "--cmd", "\u2018node", "~/loop/main.mjs\u2019"])
     assert done.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
-        "loopspec replay: error: unrecognized arguments: ~/loop/main.mjs\u2019 (the quotes "
+        "loopspec: error: unrecognized arguments: ~/loop/main.mjs\u2019 (the quotes "
         "\u2018\u2019 are typographic, letters to the shell, not quotes: the line was copied "
         "from a chat or a document; type them as ' or \")"
     )

@@ -412,9 +412,7 @@ def test_PROTO_1_replay_reduce_cuts_a_hand_written_case_down_and_saves_it_beside
     assert replay_line in cut_down["summary"]
     assert json.loads(written.read_text(encoding="utf-8")) == document
     assert main(["replay", str(folder), "--reduce"]) == 2
-    assert capsys.readouterr().err == (
-        "loopspec replay: error: --reduce takes one case file, as text\n"
-    )
+    assert capsys.readouterr().err == ("loopspec: error: --reduce takes one case file, as text\n")
 
 
 # A driver-protocol process that answers `reset` and ends at the first command: a target that
@@ -553,7 +551,7 @@ def test_SAFE_1_replay_naming_no_target_refuses_a_case_found_on_one(
     assert main(["replay", str(saved)]) == 2
     out, err = capsys.readouterr()
     assert out == ""
-    assert err.startswith(f"loopspec replay: error: {saved}: the case was found on {named}")
+    assert err.startswith(f"loopspec: error: {saved}: the case was found on {named}")
     assert "or --bundled to replay on loopspec's bundled implementation" in err
     assert err.count("\n") == 1
     assert ("put back as the secret" in err) is ("cmd" in recorded)
@@ -615,13 +613,13 @@ def test_SAFE_1_a_case_keeps_only_the_last_name_of_a_path_outside_home_and_folde
     [
         (
             ["replay", "case.json", "--bundled", "--examples", "5"],
-            "loopspec replay: error: unrecognized arguments: --examples 5 (--examples is "
+            "loopspec: error: unrecognized arguments: --examples 5 (--examples is "
             "conform's option: replay runs the case's own program as it stands, where conform "
             "draws new programs)",
         ),
         (
             ["conform", "--reduce"],
-            "loopspec conform: error: unrecognized arguments: --reduce (--reduce is replay's "
+            "loopspec: error: unrecognized arguments: --reduce (--reduce is replay's "
             "option: conform cuts its counterexamples down itself)",
         ),
     ],

@@ -1338,7 +1338,7 @@ def test_stdin_named_twice_is_a_usage_error(
     shown = capsys.readouterr()
     assert shown.out == ""
     assert shown.err == (
-        f"loopspec check: error: standard input is named more than once ({', '.join(names)}): "
+        f"loopspec: error: standard input is named more than once ({', '.join(names)}): "
         "it can be read once\n"
     )
 

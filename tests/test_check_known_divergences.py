@@ -178,7 +178,7 @@ def test_RW_1_a_known_value_check_cannot_read_is_one_line_exit_2(
     status, out, err = check(capsys, "--known", value, CC_RW_1)
     assert (status, out) == (2, "")
     assert err.count("\n") == 1
-    assert err.startswith(f"loopspec check: error: --known {value}: {named} names neither a loop")
+    assert err.startswith(f"loopspec: error: --known {value}: {named} names neither a loop")
     assert "RW-1" in err
 
 
@@ -370,7 +370,7 @@ def test_ORD_3_strict_known_without_a_loop_is_one_line_exit_2(
     status, out, err = check(capsys, *known, "--strict-known", CC_IN_ORDER)
     assert (status, out) == (2, "")
     assert err.count("\n") == 1
-    assert err.startswith("loopspec check: error: --strict-known needs --known naming a loop")
+    assert err.startswith("loopspec: error: --strict-known needs --known naming a loop")
 
 
 def test_ABORT_1_known_by_its_id_sets_aside_what_a_transcript_shows_of_it(

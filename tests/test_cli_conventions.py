@@ -535,9 +535,10 @@ def test_spec_refuses_a_rule_it_does_not_state(
 def test_an_unknown_option_is_refused_with_the_verbs_own_usage(
     verb: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`loopspec conform --bogus`: exit 2 with `loopspec conform`'s usage and its name on the
-    error, not the top level's `usage: loopspec [-h] [--version] VERB ...`, which does not say
-    what the verb takes."""
+    """`loopspec conform --bogus`: exit 2 with `loopspec conform`'s usage, not the top level's
+    `usage: loopspec [-h] [--version] VERB ...`, which does not say what the verb takes; the
+    error itself is said as every other is (`loopspec: error:`, where argparse's read
+    `loopspec conform: error:`)."""
     # argparse wraps usage to $COLUMNS: a narrow one puts the options on a line of their own.
     monkeypatch.setenv("COLUMNS", "80")
     argv = [verb, "x"] if verb in ("check", "replay", "run") else [verb]
@@ -546,7 +547,26 @@ def test_an_unknown_option_is_refused_with_the_verbs_own_usage(
     assert done.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith(f"usage: loopspec {verb} "), err
-    assert err.endswith(f"loopspec {verb}: error: unrecognized arguments: --bogus\n")
+    assert err.endswith("loopspec: error: unrecognized arguments: --bogus\n")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "-", "-"],
+        ["spec", "NOPE"],
+        ["conform", "--answer-timeout", "1"],
+        ["replay", "--reduce", "a.json", "b.json"],
+    ],
+)
+def test_a_verbs_own_errors_read_as_its_usage_errors_do(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A verb's errors found past argparse were said `loopspec replay: error:` in some places
+    and `loopspec: error:` in others, for the same verb: one form, whoever finds the error."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("loopspec: error: "), err
 
 
 @pytest.mark.no_cover

@@ -263,7 +263,7 @@ def test_conform_max_seconds_0_checks_nothing_and_is_no_pass(
         captured = capsys.readouterr()
         assert captured.out == ""
         assert captured.err == (
-            "loopspec conform: error: the --max-seconds 0 budget ended before the first "
+            "loopspec: error: the --max-seconds 0 budget ended before the first "
             "program: nothing was checked\n"
         )
     assert not (tmp_path / "cases").exists()
@@ -294,7 +294,7 @@ def test_conform_budget_ended_after_section_12s_examples_says_what_was_played(
     assert captured.out == ""
     (line,) = captured.err.splitlines()
     assert line.startswith(
-        "loopspec conform: error: the --max-seconds 1 budget ended before the first program: only "
+        "loopspec: error: the --max-seconds 1 budget ended before the first program: only "
     )
     assert line.endswith(
         " of SPEC.md section 12's presentation examples were played (none diverged), no random "

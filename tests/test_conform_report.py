@@ -687,7 +687,7 @@ def test_PROTO_1_conform_refuses_a_case_dir_it_cannot_write_before_searching(
         assert main(["conform", "--case-dir", str(case_dir), "--examples", "1"]) == 2
         shown = capsys.readouterr()
         assert shown.out == ""
-        assert shown.err == f"loopspec conform: error: {why}\n", case_dir
+        assert shown.err == f"loopspec: error: {why}\n", case_dir
 
 
 @pytest.mark.parametrize(
@@ -1080,7 +1080,7 @@ def test_PROTO_1_a_case_that_cannot_be_saved_still_prints_its_counterexample(
     assert "rule TURN-5: " in shown.out
     assert "saved case:" not in shown.out
     # The system's reason alone, not Python's "[Errno 28] ...: 'path'" (h3's Frank).
-    unsaved = f"loopspec conform: error: the case was not saved in {cases}: no space left on device"
+    unsaved = f"loopspec: error: the case was not saved in {cases}: no space left on device"
     assert shown.err == unsaved + "\n"
 
 

@@ -125,5 +125,5 @@ def test_PROTO_1_replay_reduce_whose_case_cannot_be_saved_still_gives_its_verdic
     assert re.fullmatch(said + r"\(the error is on stderr\)", shown.out.splitlines()[-1])
     assert "case-TURN-5-0.json: diverges" in shown.out
     assert shown.err == (
-        "loopspec replay: error: the cut-down case was not saved in .: read-only file system\n"
+        "loopspec: error: the cut-down case was not saved in .: read-only file system\n"
     )

@@ -1272,7 +1272,7 @@ def test_SAFE_5_a_target_leaving_without_bye_is_named_when_the_budget_checked_no
     assert out == ""
     nothing, unclosed, *_stderr_tail = err.splitlines()
     assert nothing == (
-        "loopspec conform: error: the --max-seconds 0 budget ended before the first program: "
+        "loopspec: error: the --max-seconds 0 budget ended before the first program: "
         "nothing was checked"
     )
     assert unclosed.startswith("loopspec: error: [PROTO-1] after the budget ended: ")

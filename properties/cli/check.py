@@ -304,7 +304,7 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
         # the user did not know for standard input (/proc/self/fd/0) is why the run fails.
         given = ", ".join(stdin_names)
         print(
-            f"loopspec check: error: standard input is named more than once ({given}): it can "
+            f"loopspec: error: standard input is named more than once ({given}): it can "
             "be read once",
             file=sys.stderr,
         )
@@ -319,11 +319,11 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
         try:
             known = parse_known(args.known)
         except ValueError as error:
-            print(f"loopspec check: error: {error}", file=sys.stderr)
+            print(f"loopspec: error: {error}", file=sys.stderr)
             return 2
     if args.strict_known and (known is None or not known.loops):
         print(
-            "loopspec check: error: --strict-known needs --known naming a loop (claude-code, "
+            "loopspec: error: --strict-known needs --known naming a loop (claude-code, "
             "codex, dsh): it fails the run when one of that loop's known divergences did not "
             "occur",
             file=sys.stderr,

@@ -680,7 +680,7 @@ def _timeout_without_cmd(args: argparse.Namespace) -> bool:
     if args.answer_timeout is None or args.cmd is not None:
         return False
     print(
-        f"loopspec {args.command}: error: --answer-timeout applies to a --cmd process only",
+        "loopspec: error: --answer-timeout applies to a --cmd process only",
         file=sys.stderr,
     )
     return True
@@ -704,13 +704,13 @@ def run_conform(args: argparse.Namespace) -> int:
     # Checked before the search: a counterexample found in minutes must not be lost to a typo.
     if case_folder.exists() and not case_folder.is_dir():
         print(
-            f"loopspec conform: error: --case-dir {case_folder}: exists and is not a directory",
+            f"loopspec: error: --case-dir {case_folder}: exists and is not a directory",
             file=sys.stderr,
         )
         return 2
     unwritable = _unwritable(case_folder)
     if unwritable is not None:
-        print(f"loopspec conform: error: --case-dir {case_folder}: {unwritable}", file=sys.stderr)
+        print(f"loopspec: error: --case-dir {case_folder}: {unwritable}", file=sys.stderr)
         return 2
     keep_hypothesis_out_of_the_working_folder()
     factory, target = _named_target(args)
@@ -752,7 +752,7 @@ def run_conform(args: argparse.Namespace) -> int:
             else "nothing was checked"
         )
         print(
-            f"loopspec conform: error: {ended} before the first program: {checked}",
+            f"loopspec: error: {ended} before the first program: {checked}",
             file=sys.stderr,
         )
         if unclosed is not None:  # the target was started (its probe) and failed to end
@@ -765,7 +765,7 @@ def run_conform(args: argparse.Namespace) -> int:
             saved = _saved_case(report, case_folder, target)
         except OSError as error:  # the report (with the shrunk program) is still printed
             said = system_reason(error)
-            unsaved = f"loopspec conform: error: the case was not saved in {case_folder}: {said}"
+            unsaved = f"loopspec: error: the case was not saved in {case_folder}: {said}"
     case_path = saved.path if saved is not None else None
     already = saved is not None and saved.already_saved
     if args.format == "json":
@@ -962,7 +962,7 @@ def _run_exhaustive(
         saved = _save_case_document(case, case_folder)
     except OSError as error:  # the program is still printed below
         said = system_reason(error)
-        unsaved = f"loopspec conform: error: the case was not saved in {case_folder}: {said}"
+        unsaved = f"loopspec: error: the case was not saved in {case_folder}: {said}"
     case_path = saved.path if saved is not None else None
     rerun = replay_command(case_path, target_named) if case_path is not None else None
     if style == "json":
@@ -1089,7 +1089,7 @@ def run_replay(args: argparse.Namespace) -> int:
         return 2
     if args.reduce and STDIN_CASE in args.case:  # a usage error: no rule is broken
         print(
-            "loopspec replay: error: --reduce saves the cut-down case beside the case file: "
+            "loopspec: error: --reduce saves the cut-down case beside the case file: "
             "name a file, not standard input",
             file=sys.stderr,
         )
@@ -1097,7 +1097,7 @@ def run_replay(args: argparse.Namespace) -> int:
     named: list[str] = [_read_from(given) for given in args.case]
     if args.reduce and (len(named) > 1 or _is_folder(named[0]) or args.format == "json"):
         # A usage error: no rule is broken.
-        print("loopspec replay: error: --reduce takes one case file, as text", file=sys.stderr)
+        print("loopspec: error: --reduce takes one case file, as text", file=sys.stderr)
         return 2
     if len(named) > 1 or _is_folder(named[0]):
         return replay_all(args, case_files(named))
@@ -1315,7 +1315,7 @@ def _replay_listed(
         return _unusable(path, f"loopspec: error: {error}", text=text)
     unnamed = _recorded_target_not_named(args, path, case)
     if unnamed is not None:
-        refused = _unusable(path, f"loopspec replay: error: {unnamed}", text=text)
+        refused = _unusable(path, f"loopspec: error: {unnamed}", text=text)
         refused.target_unnamed = True
         return refused
     profile, profile_note = replay_profile(args.profile, case.profile)
@@ -1356,7 +1356,7 @@ def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
     case = _load_named_case(case_arg)
     unnamed = _recorded_target_not_named(args, case_arg, case)
     if unnamed is not None:  # a usage error: no rule is broken
-        print(f"loopspec replay: error: {unnamed}", file=sys.stderr)
+        print(f"loopspec: error: {unnamed}", file=sys.stderr)
         return 2
     profile, profile_note = replay_profile(args.profile, case.profile)
     factory, target = _named_target(args)
@@ -1396,7 +1396,7 @@ def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
         if reduced is not None:
             print(reduced)
     if unsaved is not None:  # still the verdict's status: the case diverges, as printed
-        _error_above(f"loopspec replay: error: {unsaved}")
+        _error_above(f"loopspec: error: {unsaved}")
     if unclosed is not None:
         _print_unclosed(unclosed)
         return 2

@@ -29,7 +29,7 @@ from loopspec.properties.typographic import curled_quotes_hint, dashed_option_hi
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-    from typing import Any, Final, Protocol
+    from typing import Any, Final, NoReturn, Protocol
 
     from _typeshed import SupportsWrite
 
@@ -184,6 +184,13 @@ class _Parser(argparse.ArgumentParser):
         stream = file or sys.stderr
         if message and stream is not None:  # None: started without the stream, as argparse
             stream.write(message)
+
+    def error(self, message: str) -> NoReturn:
+        """Usage, then `loopspec: error: ...` as every other error of every verb says it: a
+        verb's parser said `loopspec replay: error:`, and the same verb's other errors did not
+        name it (the usage line above names the verb)."""
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{PROGRAM}: error: {message}\n")
 
 
 class _VerbParser(_Parser):

@@ -159,7 +159,7 @@ def _chosen_rules(names: list[str], sections: dict[str, str]) -> list[str] | Non
 
             hint = did_you_mean(wanted, sections, cutoff=MISSPELT)
             print(
-                f"loopspec spec: error: SPEC.md states no rule {name!r}{hint}; {known}",
+                f"loopspec: error: SPEC.md states no rule {name!r}{hint}; {known}",
                 file=sys.stderr,
             )
             return None
@@ -184,13 +184,13 @@ def print_examples(names: list[str], *, whole_log: bool) -> int:
     if whole_log:
         if len(chosen) != 1:
             print(
-                f"loopspec spec: error: --log writes one rule's example log; {', '.join(names)} "
+                f"loopspec: error: --log writes one rule's example log; {', '.join(names)} "
                 f"names {len(chosen)} rules",
                 file=sys.stderr,
             )
             return 2
         if chosen[0] not in with_example:
-            print(f"loopspec spec: error: {no_example_line(chosen[0])}", file=sys.stderr)
+            print(f"loopspec: error: {no_example_line(chosen[0])}", file=sys.stderr)
             return 2
         from loopspec.properties.logcheck.rule_examples import breaking_log  # noqa: PLC0415
 
@@ -208,14 +208,14 @@ def run(args: argparse.Namespace) -> int:
     sections."""
     if args.log and not args.example:
         print(
-            "loopspec spec: error: --log writes a rule's --example log: add --example",
+            "loopspec: error: --log writes a rule's --example log: add --example",
             file=sys.stderr,
         )
         return 2
     if args.example:
         if not args.rules:
             print(
-                "loopspec spec: error: --example needs a rule: loopspec spec RW-1 --example",
+                "loopspec: error: --example needs a rule: loopspec spec RW-1 --example",
                 file=sys.stderr,
             )
             return 2
@@ -225,7 +225,7 @@ def run(args: argparse.Namespace) -> int:
     if args.rules:
         if args.write is not None or args.check is not None:
             print(
-                "loopspec spec: error: RULE prints rules; --write and --check take no rule",
+                "loopspec: error: RULE prints rules; --write and --check take no rule",
                 file=sys.stderr,
             )
             return 2
