@@ -271,6 +271,28 @@ state machine is at its floor as a per-line Python test: what is left of 1.20x (
 some 24M) needs LOG-8 read other than line by line in Python, or a tenth of the judges' and folds'
 cost.
 
+Where session 33 took the harness-written log by time (CPU time, 20,000 events, medians of 15
+rounds in one process, the checker against the faster bare pass in the same round; processes of the
+parent commit and of the change taking turns, four each; the machine shared, load 5 to 12 on 2
+cores, so a ratio moves by 0.03 from one process to the next). Parts, by the reading alone and by
+runs of the checker cut short at each place: its reading and scan 0.72x the bare pass; the loop up
+to the judge's lookup 0.11x more; the quiet chunks and plugin events past that 0.01x; the 1,022
+compact rows 0.065x (about 1.7 us each: a KeyError, `_envelope`, the quick path's tests and six
+`get`s); the judges 0.32x (this benchmark's parts; each call timed alone, medians: reply 4.2 us, of
+which `_cites_earlier` on its 17 to 43 sources 1.3 to 2.4 us; result 2.1, hook/result 2.0,
+hook/invoked 1.5, step/end and call 1.2). Kept: a compact row after the first counted in the
+envelope's KeyError branch by one `compact_rows.quiet_run` of subscripts (389.7M to 385.7M
+instructions); a source list of seqs one after another judged by its comparison with the list
+counting up from its first and its sum's type (385.7M to 380.3M). By time, 1.31 to 1.36x (median
+1.325x) to 1.25 to 1.30x (1.27x); the model's events only (1.49 to 1.54x) and version 1 (1.55 to
+1.61x) unchanged, their instructions too (version 1 837.6M). Why time and instructions part:
+callgrind's simulation (`--cache-sim=yes --branch-sim=yes`, five checks of the log) gives the
+checker 3.2 times the bare pass's L1 data misses and 1.4 times its indirect mispredicts, but a
+cycle estimate from them (10 a miss, 15 a mispredict) is 1.18x where time is 1.36x: it does not
+explain the gap either; `perf` has no hardware counters on this machine. Measured, not kept: the
+collector off in both passes (no change). Left: the judges are 0.3x on this log and 0.6x on the
+other two, spread over a dozen functions of 1 to 3 us, each test in them reading a rule.
+
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
 settle a third to a half of the lines (`len(obj) + len(data)` equal to the colons: no member was
