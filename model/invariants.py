@@ -103,6 +103,66 @@ def citation_read_whole(found: list[Violation]) -> list[Violation]:
     ]
 
 
+REPAIR_SHAPES = frozenset({"ORD-3", "ORD-2", "ADJ-2", "TURN-2", "STEP-2", "STEP-3"})
+"""Rules of the shape of what crash repair appends: the order of its results, that each
+answers a call still without one, once, citing its tool/call, in the open step, and the
+step/end of that step before its turn/end. Broken at one of repair's closers, they are REC-1's,
+the rule a person fixes there (`repair_shapes_read_as_repair`)."""
+
+_CLOSER_TYPES = frozenset({"tool/result", "step/end", "turn/end"})
+
+REPAIR_TAIL = (
+    "repair answers each call of the open step still without a result once, in transcript "
+    "order, citing its tool/call when one was recorded, then appends step/end if a step is "
+    "open, then turn/end"
+)
+"""What crash repair appends (REC-1), the end of the words of a repair shape broken."""
+
+
+def _repair_closer(prefix: Prefix, fact: Fact) -> str | None:
+    """Which of crash repair's closers `fact` is, as its words name it ("result", "step/end",
+    "turn/end"); None for any other event. A result carrying a repair code, a step/end after
+    one (`prefix` not yet folded with `fact`), and a turn/end {interrupted}, which only repair
+    writes (TURN-5)."""
+    match fact.type:
+        case "tool/result" if fact.surface != "replace" and fact.error_code in REPAIR_CODES:
+            return "result"
+        case "step/end" if prefix.closing is not None and prefix.closing.kind == REPAIR:
+            return "step/end"
+        case "turn/end" if fact.reason_kind == "interrupted":
+            return "turn/end {interrupted}"
+    return None
+
+
+def repair_shapes_read_as_repair(
+    prefix: Prefix, fact: Fact, found: list[Violation]
+) -> list[Violation]:
+    """What one event commits, with a repair shape (`REPAIR_SHAPES`) it breaks at one of crash
+    repair's closers named REC-1, its words saying which rule's shape: the repair is what its
+    author fixes, whose rule says the order, citations and closers it appends. Check and
+    conform both read the event so (they share `LogMonitor.feed`); conform named REC-1 alone,
+    check the shape's rule, for the same repair (results in reverse order: ORD-3)."""
+    if not any(v.rule_id in REPAIR_SHAPES for v in found):
+        return found
+    closer = _repair_closer(prefix, fact)
+    if closer is None:
+        return found
+    # A closer outside any step follows a step/start the loop lost (STEP-3 named the first
+    # event after it): no repair could have placed it in a step.
+    lost_step = prefix.open_step is None
+    return [
+        Violation(
+            "REC-1",
+            v.seq,
+            f"crash repair breaks {v.rule_id} at its {closer}: {v.message}; {REPAIR_TAIL}",
+            v.related,
+        )
+        if v.rule_id in REPAIR_SHAPES and not (v.rule_id == "STEP-3" and lost_step)
+        else v
+        for v in found
+    ]
+
+
 def every_type(_kind: str) -> bool:
     """The filter of an invariant that may object to an event of any type."""
     return True
@@ -835,34 +895,40 @@ def aborted_turn_ends_aborted(prefix: Prefix, fact: Fact) -> Sequence[Violation]
     return [Violation("ABORT-1", fact.seq, msg, (seq,))]
 
 
-@invariant("every_shown_call_answered", "ADJ-3", reads=of_types("turn/end"))
+@invariant("every_shown_call_answered", "ADJ-3", "ABORT-1", reads=of_types("turn/end"))
 def every_shown_call_answered(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """When a turn ends, every call its history shows has a result (unless it ended in error).
 
     A turn that ends interrupted was closed by a crash repair: the calls its last step left
     without a result are the repair's to answer, and `repair_results_match_call_state` blames
-    them on REC-1, the precise rule there. The calls of an interrupted reply should not be
-    there at all: ABORT-2 blames the reply (`interrupted_reply_has_no_calls`), once."""
+    them on REC-1, the precise rule there. Those of a turn that ends aborted are the abort's to
+    answer, blamed on ABORT-1, the precise rule there, as conform names them. The calls of an
+    interrupted reply should not be there at all: ABORT-2 blames the reply
+    (`interrupted_reply_has_no_calls`), once."""
     if fact.type != "turn/end" or fact.reason_kind == "error":
         return NO_VIOLATIONS
     found: list[Violation] = []
     dangling = list(prefix.dangling)
+    # Where the calls of the turn's last step begin in `dangling`.
+    last_step = prefix.dangling_before_last_step if prefix.open_step is None else len(dangling)
     if fact.reason_kind != "interrupted":
         if prefix.open_step is not None:
             dangling.extend(prefix.unanswered())
     elif prefix.open_step is None:
         dangling = dangling[: prefix.dangling_before_last_step]
-    for call_id, reply_seq in dangling:
+    for index, (call_id, reply_seq) in enumerate(dangling):
         if reply_seq in prefix.interrupted_replies:
             continue  # an interrupted reply's call: ABORT-2 blamed the reply for showing it
         said = f"turn ends with call {call_id} unanswered"
-        if fact.reason_kind == "aborted":
+        if fact.reason_kind == "aborted" and index >= last_step:
             # The abort is no excuse: what to write for each kind of call, ABORT-1's.
             said += (
-                ": an abort answers every call of the step before it ends the turn (ABORT-1), "
+                ": an abort answers every call of the step before it ends the turn, "
                 "ABORTED for a body that ran, ABORTED_BEFORE_DISPATCH for one that never started"
             )
-        elif fact.reason_kind == "max-tokens":
+            found.append(Violation("ABORT-1", fact.seq, said, (reply_seq,)))
+            continue
+        if fact.reason_kind == "max-tokens":
             # The reply was cut off: its calls should not be shown at all (STEP-4).
             said += (
                 ": a reply cut off at max-tokens drops its calls (STEP-4), so its message keeps "
@@ -2016,6 +2082,8 @@ class LogMonitor:
                 found += objections
         if len(found) > 1 and fact.type == "tool/result":
             found = citation_read_whole(found)
+        if found and fact.type in _CLOSER_TYPES:
+            found = repair_shapes_read_as_repair(prefix, fact, found)
         # `prefix.fold(fact)`, with the folder looked up once per type: this runs per event.
         prefix.seq_drift += fact.seq - prefix.expected_seq
         prefix.expected_seq = fact.seq + 1

@@ -9,6 +9,7 @@ The observation helpers edit a copy of what the model observed, as a wrong loop 
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -36,6 +37,7 @@ from loopspec.properties.conformance.process_target import ProcessTarget, Proces
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.situation_sweep import sweep_situations
 from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.logcheck.checker import check_stream
 
 FreshBug = tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], str]
 """(what the bug is, the model with it planted, configuration, program, the rule to name)."""
@@ -154,6 +156,23 @@ def assert_found(row: FreshBug, *phrases: str, lacks: Sequence[str] = ()) -> Non
     assert_blamed_on(row)
     assert_passes_on_model(row)
     assert_report_says([row], row[0], *phrases, lacks=lacks)
+
+
+def own_log_checked(row: FreshBug) -> list[tuple[str, str]]:
+    """What `loopspec check` finds in the log the row's target writes for its program, up to
+    the command conform's report names: each violation's rule and words, in order (read
+    in-process, as a dsh-format log)."""
+    _name, target_type, config, program, _rule = row
+    divergence = blamed(target_type, config, program)
+    target = target_type()
+    target.reset(config)
+    events = [
+        e for command in program[: divergence.index + 1] for e in target.apply(command).events
+    ]
+    header = {"type": "session", "version": 0, "id": "s", "createdAt": 0, "cwd": "/"}
+    text = "".join(json.dumps(line) + "\n" for line in (header, *events))
+    checked = check_stream("log", io.BytesIO(text.encode()))
+    return [(found.violation.rule_id, found.violation.message) for found in checked.violations]
 
 
 def presenting_with(make: Callable[[], LogPresenter], what: str) -> type[ModelTarget]:

@@ -402,7 +402,7 @@ def test_REC_1_a_repair_result_in_the_wrong_step_names_the_repair() -> None:
     assert_report_says(
         PROGRAMS,
         "crash repair names the open step",
-        "the target's crash repair breaks STEP-3",
+        "crash repair breaks STEP-3 at its result",
         "then appends step/end if a step is open",
     )
 

@@ -524,7 +524,8 @@ def test_REC_1_a_not_started_repair_of_a_recorded_call_is_REC_1_alone(tmp_path: 
     unrecorded one TOOL_NOT_STARTED. A TOOL_NOT_STARTED repair of a recorded call cites no
     record, as that code says there is none: it was blamed REC-1 and ORD-2 ('does not cite its
     tool/call') at the same line, one fault twice. It is REC-1 alone; the same repair worded
-    TOOL_OUTCOME_UNKNOWN without the citation is still ORD-2."""
+    TOOL_OUTCOME_UNKNOWN without the citation breaks ORD-2's citation at crash repair's result,
+    which is REC-1's, as conform names it (its words say ORD-2's)."""
     path = BLAME / "violations" / "REC-1-not-started-for-a-recorded-call.jsonl"
     assert blamed(check(path)) == [("REC-1", 7)]
     text = path.read_text(encoding="utf-8")
@@ -532,14 +533,21 @@ def test_REC_1_a_not_started_repair_of_a_recorded_call_is_REC_1_alone(tmp_path: 
     assert unknown != text
     other = tmp_path / "outcome-unknown-without-citation.jsonl"
     other.write_text(unknown, encoding="utf-8")
-    assert blamed(check(other)) == [("ORD-2", 7)]
+    report = check(other)
+    assert blamed(report) == [("REC-1", 7)]
+    assert "crash repair breaks ORD-2 at its result: result for c1 does not cite" in (
+        report.violations[0].violation.message
+    )
 
 
-def test_ABORT_2_an_interrupted_reply_with_a_call_is_ABORT_2_alone(tmp_path: Path) -> None:
+def test_ABORT_2_an_interrupted_reply_with_a_call_is_ABORT_2_alone_ABORT_1_unmarked(
+    tmp_path: Path,
+) -> None:
     """ABORT-2: a cancelled reply keeps only its text, never a tool call. An interrupted reply
     carrying call c1, then the turn ending aborted, was blamed ABORT-2 at the reply and ADJ-3
     at the turn/end (c1 unanswered): one fault twice, since the call should not be shown at
-    all. It is ABORT-2 alone; the same reply not marked interrupted is ADJ-3, as before."""
+    all. It is ABORT-2 alone; the same reply not marked interrupted leaves c1 to the abort to
+    answer, ABORT-1 (it read ADJ-3, where conform named ABORT-1)."""
     path = BLAME / "violations" / "ABORT-2-interrupted-reply-with-a-call.jsonl"
     assert blamed(check(path)) == [("ABORT-2", 5)]
     text = path.read_text(encoding="utf-8")
@@ -547,7 +555,7 @@ def test_ABORT_2_an_interrupted_reply_with_a_call_is_ABORT_2_alone(tmp_path: Pat
     assert whole != text
     other = tmp_path / "uninterrupted.jsonl"
     other.write_text(whole, encoding="utf-8")
-    assert blamed(check(other)) == [("ADJ-3", 7)]
+    assert blamed(check(other)) == [("ABORT-1", 7)]
 
 
 def test_RW_2_a_sidecar_naming_a_hook_whose_word_supplies_no_input_is_blamed() -> None:

@@ -22,7 +22,12 @@ from hypothesis.stateful import run_state_machine_as_test
 from loopspec.model import invariants
 from loopspec.model.events import Event
 from loopspec.model.facts import CallFact, Fact, FactError, fact_from_wire, facts_of
-from loopspec.model.invariants import INVARIANTS, LogMonitor, citation_read_whole
+from loopspec.model.invariants import (
+    INVARIANTS,
+    LogMonitor,
+    citation_read_whole,
+    repair_shapes_read_as_repair,
+)
 from loopspec.model.prefix import Prefix, Violation
 from loopspec.model.wire import event_to_wire
 from loopspec.properties.cli.main import main
@@ -246,8 +251,9 @@ def monitor_dispatch_equals_every_invariant_on_every_event(data: bytes) -> None:
     monitor, prefix = LogMonitor(), Prefix()
     for fact in _facts(data):
         everything: list[Violation] = [v for inv in INVARIANTS for v in inv.check(prefix, fact)]
-        if fact.type == "tool/result":  # the one merge `feed` makes of what the checks found
+        if fact.type == "tool/result":  # the merges `feed` makes of what the checks found
             everything = citation_read_whole(everything)
+        everything = repair_shapes_read_as_repair(prefix, fact, everything)
         prefix.fold(fact)
         assert monitor.feed(fact) == everything
 
@@ -419,7 +425,8 @@ DAMAGE: dict[str, tuple[Callable[[list[dict[str, Any]]], Any], str]] = {
     ),
     "an interrupted turn ends inside its answered step": (
         lambda rows: rows.__setitem__(slice(None), _without(rows, "step/end", turn=3, step=1)),
-        "TURN-2 turn/end while step 1 is open",
+        "REC-1 crash repair breaks TURN-2 at its turn/end {interrupted}: turn/end while step 1 "
+        "is open",
     ),
     "approvals outside a step": (
         lambda rows: rows.__setitem__(slice(None), _without(rows, "step/start", turn=1, step=1)),

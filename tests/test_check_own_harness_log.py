@@ -283,12 +283,13 @@ def test_HOOK_4_HOOK_5_RW_2_a_hook_audited_in_a_later_step_names_the_result_it_c
     )
 
 
-def test_ADJ_3_an_aborted_turn_that_left_a_call_unanswered_says_what_the_abort_writes(
+def test_ABORT_1_an_aborted_turn_that_left_a_call_unanswered_says_what_the_abort_writes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The writer ended a cancelled turn without its calls' results: ADJ-3 said only 'turn
     ends with call c1 unanswered', and a writer that thought an abort excuses results had no
-    hint that it does not, nor what to write."""
+    hint that it does not, nor what to write. The abort's answers are ABORT-1's, which names
+    it (as conform does)."""
     events = [json.loads(each) for each in lines()[1:8]]  # up to the tool/call
     events.append(
         {"type": "step/end", "seq": 7, "time": 1765000000008, "data": {"turn": 1, "step": 1}}
@@ -299,8 +300,8 @@ def test_ADJ_3_an_aborted_turn_that_left_a_call_unanswered_says_what_the_abort_w
     )
     header = json.loads(lines()[0])
     assert first_said(capsys, as_log(tmp_path / "aborted.jsonl", [header, *events]), 1) == (
-        ":10: ADJ-3 (seq 8): turn ends with call c1 unanswered: an abort answers every "
-        "call of the step before it ends the turn (ABORT-1), ABORTED for a body that ran, "
+        ":10: ABORT-1 (seq 8): turn ends with call c1 unanswered: an abort answers every "
+        "call of the step before it ends the turn, ABORTED for a body that ran, "
         "ABORTED_BEFORE_DISPATCH for one that never started [events 8 (line 10), 5 (line 7)]"
     )
 

@@ -55,6 +55,8 @@ from loopspec.model.facts import (
 from loopspec.model.invariants import (
     DENY_DISCARDS_REWRITES,
     POST_BLOCK_NOT_AN_ERROR,
+    REPAIR_SHAPES,
+    REPAIR_TAIL,
     LogMonitor,
 )
 from loopspec.model.json_text import spelled
@@ -4659,12 +4661,6 @@ def _parking_turn_end(model_events: Sequence[Event], history: Sequence[Event]) -
     return None
 
 
-# Rules about the shape of what crash repair appends (REC-1): the order of its results, that
-# each answers a call still without one, once, citing its tool/call, in the open step, and the
-# step/end of that step before its turn/end.
-_REPAIR_SHAPES = frozenset({"ORD-3", "ORD-2", "ADJ-2", "TURN-2", "STEP-2", "STEP-3"})
-
-
 def classify(
     command: Command,
     phase: str,
@@ -4760,14 +4756,12 @@ def classify(
                     f"after the crash the target's log goes on at a lower seq ({first.message}): "
                     "events it had reported committed were lost"
                 )
-            if isinstance(command, Recover) and first.rule_id in _REPAIR_SHAPES:
-                # The events reopening appends are the crash repair's: results out of order,
-                # or a turn/end without the open step's step/end, are its bug.
+            if isinstance(command, Recover) and first.rule_id in REPAIR_SHAPES:
+                # The events reopening appends are the crash repair's, even those a log alone
+                # does not know for its closers (`repair_shapes_read_as_repair` names the rest).
                 return "REC-1", (
                     f"the target's crash repair breaks {first.rule_id} at its seq {first.seq}: "
-                    f"{first.message}; repair answers each call of the open step still "
-                    "without a result once, in transcript order, citing its tool/call when one "
-                    "was recorded, then appends step/end if a step is open, then turn/end"
+                    f"{first.message}; {REPAIR_TAIL}"
                 )
             if first.rule_id == "RW-2" and first.message.endswith(DENY_DISCARDS_REWRITES):
                 said = (
