@@ -1201,6 +1201,40 @@ def test_PROTO_1_an_impl_not_found_here_says_how_to_name_its_folder(
     )
 
 
+@pytest.mark.parametrize(
+    ("impl", "offer"),
+    [
+        # The tutorial's module named alone: its one factory, as --impl names it.
+        ("tutorial_loop_h", " (did you mean --impl tutorial_loop_h:TutorialLoop?)"),
+        ("tutorial_loop_h:", " (did you mean --impl tutorial_loop_h:TutorialLoop?)"),
+        ("tutorial_loop_h:Tutorial_Loop", " (did you mean TutorialLoop?)"),
+        ("tutorial_loop_h:Loop", "; tutorial_loop_h defines: TutorialLoop"),
+        ("tutorial_lop_h:TutorialLoop", " (did you mean tutorial_loop_h?)"),
+    ],
+)
+def test_PROTO_1_an_impl_misnamed_is_offered_the_factory_or_module_meant(
+    impl: str,
+    offer: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PROTO-1: `--impl tutorial_loop` (no `:TutorialLoop`) was refused as "must be
+    MODULE:FACTORY" alone, and a misspelt factory or module was offered nothing: the module's
+    own public callables (not what it imports, nor its `_private` ones) are offered."""
+    (tmp_path / "tutorial_loop_h.py").write_text(
+        "from json import dumps\n\nclass TutorialLoop:\n    pass\n\ndef _helper():\n    pass\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "tutorial_loop_h", raising=False)
+    assert main(["conform", "--impl", impl]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith(f"{offer}\n"), err
+    assert err.count("\n") == 1, err
+
+
 def test_PROTO_1_a_word_that_is_no_script_is_not_taken_for_a_missing_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

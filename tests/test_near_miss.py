@@ -99,6 +99,14 @@ def _spec_rule() -> str:
     return said.getvalue()
 
 
+def _impl_factory() -> str:
+    said = io.StringIO()
+    with contextlib.redirect_stderr(said):
+        impl = "loopspec.properties.conformance.impl_target:bundled_targt"
+        assert main(["conform", "--impl", impl]) == 2
+    return said.getvalue()
+
+
 # A place that offers a nearest name, what it says for a misspelling, and the offer it holds.
 PLACES: dict[str, tuple[Callable[[], str], str]] = {
     "a hook's decision (check, HOOK-1)": (_decision, offered(json.dumps("allow"))),
@@ -108,6 +116,8 @@ PLACES: dict[str, tuple[Callable[[], str], str]] = {
     # Offered nothing before: a loop or rule `check --known` names, a rule `spec` prints.
     "check --known": (_known_value, offered("claude-code")),
     "spec RULE": (_spec_rule, offered("RW-1")),
+    # Offered nothing before: a factory --impl misspells (test_case_sharing.py: the module too).
+    "--impl's factory (conform, replay, PROTO-1)": (_impl_factory, offered("bundled_target")),
 }
 
 

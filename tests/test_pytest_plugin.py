@@ -308,7 +308,13 @@ def test_PROTO_1_plugin_draws_the_programs_of_the_hypothesis_seed_given(
 @pytest.mark.parametrize(
     ("target", "says"),
     [
-        ("plugin_targets", "--loopspec-impl must be MODULE:FACTORY, got 'plugin_targets'"),
+        (
+            "plugin_targets",
+            "--loopspec-impl must be MODULE:FACTORY, got 'plugin_targets'; plugin_targets "
+            "defines: turn_end_with_step_open, RaisesAtTheSecondReply, raises_at_the_second_reply"
+            ", declares_nothing, and 1 more (--loopspec-impl "
+            "plugin_targets:turn_end_with_step_open, say)",
+        ),
         (
             "../proj/my_loop.py:Loop",
             "--loopspec-impl takes a module name, not a file path (../proj/my_loop.py): run "

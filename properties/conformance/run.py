@@ -94,6 +94,11 @@ from loopspec.properties.conformance.compare import (
 from loopspec.properties.conformance.compare import normalized_observation as normalized
 from loopspec.properties.conformance.document_schema import converter
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
+from loopspec.properties.conformance.impl_factories import (
+    missing_attribute,
+    missing_factory,
+    missing_module,
+)
 from loopspec.properties.conformance.json_values import lone_surrogates_escaped
 from loopspec.properties.conformance.process_target import (
     DEFAULT_TIMEOUT,
@@ -674,22 +679,28 @@ def resolve_target(
     # which blames no target (SPEC section 2); otherwise the target cannot be loaded (PROTO-1).
     blame = NO_RULE_BROKEN if curled else "PROTO-1"
     module_name, _, attribute = spec.partition(":")
-    if not module_name or not attribute:
-        raise TargetError(
-            f"{options.impl} must be MODULE:FACTORY, got {spec!r}{curled}", rule_id=NO_RULE_BROKEN
-        )
-    if module_name.endswith(".py") or "/" in module_name or os.sep in module_name:
-        raise TargetError(_path_given(module_name, attribute, options), rule_id=NO_RULE_BROKEN)
     # Find the user's module the way `python -m` would: the current directory first.
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
+    if not module_name or not attribute:
+        # The module's factories are offered only for a module name (a path is said below).
+        path = "/" in module_name or module_name.endswith(".py")
+        offer = (
+            "" if curled or path or not module_name else missing_factory(module_name, options.impl)
+        )
+        raise TargetError(
+            f"{options.impl} must be MODULE:FACTORY, got {spec!r}{curled}{offer}",
+            rule_id=NO_RULE_BROKEN,
+        )
+    if module_name.endswith(".py") or "/" in module_name or os.sep in module_name:
+        raise TargetError(_path_given(module_name, attribute, options), rule_id=NO_RULE_BROKEN)
     try:
-        factory = getattr(importlib.import_module(module_name), attribute)
+        module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         # Say where it was looked for: the usual cause is running from another folder.
         top = module_name.partition(".")[0]
         if error.name == top:  # the module itself: a copy of the loop kept in another folder
-            where = (
+            where = missing_module(top, os.getcwd()) or (
                 f" (looked in the current directory, {os.getcwd()}, then sys.path: run "
                 f"{options.runner} in the folder that holds {top}, or "
                 + options.import_from.format(folder="that folder")
@@ -704,6 +715,11 @@ def resolve_target(
         raise TargetError(f"cannot load {spec}: {error}{curled}", rule_id=blame) from error
     except Exception as error:  # the module itself fails while importing (SAFE-5)
         raise TargetError(f"cannot load {spec}: {_one_line(error)}") from error
+    try:
+        factory = getattr(module, attribute)
+    except AttributeError as error:  # a factory misspelt, or a module's name for another
+        offer = "" if curled else missing_attribute(module, attribute)
+        raise TargetError(f"cannot load {spec}: {error}{curled}{offer}", rule_id=blame) from error
     if not callable(factory):
         raise TargetError(f"{spec} is not callable")
     # A case found on the bundled implementation records `{}`: a colleague replays it there with

@@ -1,0 +1,77 @@
+"""What to offer when `--impl MODULE:FACTORY` names no factory, or a misspelt one or module.
+
+`--impl tutorial_loop` (the tutorial's module without `:TutorialLoop`) was refused as "must be
+MODULE:FACTORY" alone, leaving the person to open the file for the class's name. The module's
+factories are the public callables it defines itself (a class or function it imports is
+another module's); the nearest of them, or of the modules in the current folder, is offered
+through `model.near_miss`, as every misspelt name is.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+
+from loopspec.model.near_miss import did_you_mean, offered
+
+# Shown in full up to this many: a module defining more says the first few and how many.
+_LISTED = 4
+
+
+def factories(module: ModuleType) -> list[str]:
+    """The public callables `module` defines, in the order it defines them."""
+    return [
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and callable(value)
+        and getattr(value, "__module__", None) == module.__name__
+    ]
+
+
+def missing_factory(module_name: str, option: str) -> str:
+    """What follows "must be MODULE:FACTORY, got 'x'" for a module named without a factory:
+    the one factory it defines offered, or its factories listed, each as the option names it;
+    how to name one when the module cannot be imported (its own error is said once the
+    factory is given)."""
+    try:
+        module = importlib.import_module(module_name)
+    except Exception:
+        return (
+            ": the module, then after a colon the class or function that makes the target "
+            f"({option} tutorial_loop:TutorialLoop)"
+        )
+    names = factories(module)
+    if not names:
+        return f": {module_name} defines no class or function to name after the colon"
+    if len(names) == 1:
+        return offered(f"{option} {module_name}:{names[0]}")
+    return f"{_defines(module_name, names)} ({option} {module_name}:{names[0]}, say)"
+
+
+def missing_attribute(module: ModuleType, attribute: str) -> str:
+    """The factory `module` defines nearest `attribute`, offered, else its factories listed."""
+    names = factories(module)
+    offer = did_you_mean(attribute, names)
+    return offer if offer or not names else _defines(module.__name__, names)
+
+
+def _defines(module_name: str, names: list[str]) -> str:
+    more = f", and {len(names) - _LISTED} more" if len(names) > _LISTED else ""
+    return f"; {module_name} defines: {', '.join(names[:_LISTED])}{more}"
+
+
+def missing_module(top: str, folder: str) -> str:
+    """The nearest module in `folder` (a `.py` file or a package) to `top`, offered."""
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return ""
+    modules = [
+        entry.removesuffix(".py")
+        for entry in entries
+        if (entry.endswith(".py") and entry != "__init__.py")
+        or os.path.isfile(os.path.join(folder, entry, "__init__.py"))
+    ]
+    return did_you_mean(top, modules)
