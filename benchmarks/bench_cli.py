@@ -288,6 +288,12 @@ Then `check SMALL` 43.81M (was 43.97M on the main of the day), HOOKED 45.42M (wa
 BROKEN 48.22M (was 48.38M), TORN 44.82M (was 44.80M), once the line `LineReader` cannot hand
 over as text (`RawLine`) and its reading on as bytes (`Replay`) are `logcheck.unreadable_lines`'.
 (A venv whose path is five characters longer counts ~0.06M more: compare counts from one path.)
+2026-12-05, night (this checkout, `--no-wheel`: an editable install, as `make venv` makes;
+callgrind, `python -c pass` 39.9M): `loopspec --version` 38.7M, 0.97x (was 210.9M, 5.29x),
+once an editable install's version is read from the metadata importlib.metadata would find
+first on `sys.path` (`loopspec.version_on_path`), where it imported importlib.metadata (with
+email, zipfile, threading and more) and ended with the interpreter's finalization; a wheel's was
+read so already (`version_beside`).
 
 Every command runs with its bytecode cached (in a temporary `PYTHONPYCACHEPREFIX`, written by a
 warm-up run, even where `PYTHONDONTWRITEBYTECODE` is set), as an installed copy runs: otherwise

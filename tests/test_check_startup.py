@@ -835,9 +835,10 @@ def test_a_check_ends_without_the_interpreters_finalization(
 
 
 # Command lines that end before any verb ran, what each writes (on stdout, or on stderr), and
-# their exit status: help, a usage error. (`--version` too, where the wheel's metadata is read
-# directly; here, in a source tree, importlib.metadata finds it, and imports threading.)
+# their exit status: help, `--version` (its metadata read without importlib.metadata, which
+# imports threading), a usage error.
 _ENDED_WHILE_READING_ARGUMENTS = {
+    "version": (["--version"], "stdout", "loopspec ", 0),
     "check-help": (["check", "--help"], "stdout", "usage: loopspec check", 0),
     "help": (["--help"], "stdout", "usage: loopspec", 0),
     "usage-error": (["check", "--no-such-option", "x.jsonl"], "stderr", "usage: loopspec check", 2),
