@@ -179,7 +179,7 @@ CHECK_RUNS = {
         1,
         "checked 1 log, 2 events: 1 violation (STEP-1: 1)",
     ),
-    "missing": (None, [], 2, "checked 1 log, 0 events: 0 violations; 1 error"),
+    "missing": (None, [], 2, "checked 0 logs, 0 events, found nothing at 1 path: 0 violations"),
     "joined": (_STEP_SKIPPED, ["--format=json", "--max-violations=5"], 1, "}"),
 }
 
