@@ -439,3 +439,44 @@ def test_EXE_2_a_call_whose_arguments_are_no_object_that_succeeds_is_named(
     invalid = [("tool/result", _result("c1", "Error: invalid", failed=True))]
     refused = dsh_log(tmp_path / "refused.jsonl", ["c1"], invalid, arguments=arguments)
     assert checked(capsys, refused) == (0, [])
+
+
+@pytest.mark.parametrize(
+    ("kind", "stamped", "found"),
+    [
+        ("assistant/message", False, ["LOG-1 3"]),
+        ("tool/result", True, ["LOG-1 5"]),
+        ("turn/end", False, ["LOG-1 10"]),
+        ("tool/call", None, ["LOG-1 4", "ORD-2 4", "RW-1 4"]),
+    ],
+)
+def test_LOG_1_an_event_written_again_on_resuming_is_one_fault(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    kind: str,
+    stamped: bool | None,
+    found: list[str],
+) -> None:
+    """A writer that, resuming, writes its last event again (stamped anew, or not): LOG-1 once,
+    naming the repetition, where check added what the copy breaks (the reply: ORD-1 and ADJ-1;
+    the result: ADJ-2; the turn's end: TURN-2). Another event at that seq (`stamped` None: the
+    call recorded with other arguments) is no repetition, judged as the event it is."""
+    log = dsh_log(tmp_path / "resumed.jsonl", ["c1"], [("tool/result", READ)])
+    header, *events = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
+    at = next(index for index, event in enumerate(events) if event["type"] == kind)
+    again = json.loads(json.dumps(events[at]))
+    if stamped:
+        again["time"] += 7
+    if stamped is None:
+        again["data"]["arguments"] = '{"key": "b"}'
+    events.insert(at + 1, again)
+    log.write_text("".join(json.dumps(e) + "\n" for e in [header, *events]), encoding="utf-8")
+    code, said = checked(capsys, log)
+    assert (code, [each.split(":")[0] for each in said]) == (1, found)
+    if stamped is not None:
+        assert said[0].endswith(
+            f"is written twice, the same {kind} on this line as on the line before (a writer "
+            "that, resuming, wrote its last event again): each event is written once, and a "
+            f"resumed writer goes on from the log's last seq ({found[0][6:]}); the repeated line "
+            "is not judged again"
+        )

@@ -374,6 +374,14 @@ _INFINITY = float("inf")
 _INFINITIES = (_INFINITY, -_INFINITY)
 
 
+def _written_again(obj: Any, earlier: Any, seq: int) -> Violation | None:
+    """`repeated_lines.written_again`, imported at the first line whose seq is the one before
+    the due seq: a log written once is checked without it."""
+    from loopspec.properties.logcheck.repeated_lines import written_again  # noqa: PLC0415
+
+    return written_again(obj, earlier, seq)
+
+
 def _envelope(obj: Any, judges: dict[str, Judge | None]) -> tuple[Any, Any, Any, Judge | None]:
     """A line's seq, type and time, and the judge of its type, where one of the three is
     missing (a compact row has no seq) or the line is no object: those it lacks are None, and
@@ -1378,6 +1386,12 @@ def _check_lines(
                                         prefix.expected_seq = seq + 1
                                         continue
                     if type(obj) is dict and "seq" in obj:
+                        if seq_int and seq == prefix.expected_seq - 1 and earlier is not None:
+                            # The last event written again: one LOG-1, not what its copy breaks.
+                            again = _written_again(obj, earlier, seq)
+                            if again is not None:
+                                report.record(line, (again,), limits)
+                                continue
                         try:
                             fact = fact_from_wire(obj)
                             time = obj.get("time")
