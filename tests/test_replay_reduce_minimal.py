@@ -109,7 +109,8 @@ def test_PROTO_1_replay_reduce_whose_case_cannot_be_saved_still_gives_its_verdic
     """PROTO-1: `--reduce` beside a case in a folder it cannot write (read-only, another
     user's) ended 'loopspec: error: ...: read-only file system', exit 2, the replay's verdict
     never printed. The verdict is printed and kept (1), the reduced line says the case was not
-    saved, and stderr says where and why."""
+    saved, and stderr says where and why. The cut-down case is printed under it (it was lost).
+    """
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
     monkeypatch.chdir(tmp_path)
     save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
@@ -122,7 +123,13 @@ def test_PROTO_1_replay_reduce_whose_case_cannot_be_saved_still_gives_its_verdic
     assert main(["replay", "case-TURN-5-0.json", *impl, "--reduce"]) == 1
     shown = capsys.readouterr()
     said = r"reduced: 2 of 2 commands still diverge on TURN-5 \(\d+ replays\); not saved "
-    assert re.fullmatch(said + r"\(the error is on stderr\)", shown.out.splitlines()[-1])
+    said += r"\(the error is on stderr\); the cut-down case:"
+    # It was printed nowhere: the case's configuration and its two commands follow.
+    lines = shown.out.splitlines()
+    assert re.fullmatch(said, lines[-7]), lines[-7]
+    assert lines[-6].startswith("  configuration: {")
+    assert lines[-5] == "  program:"
+    assert lines[-4:-2] == ['    #1 the user sends ""', '       {"kind": "SubmitUser", "text": ""}']
     assert "case-TURN-5-0.json: diverges" in shown.out
     assert shown.err == (
         "loopspec: error: the cut-down case was not saved in .: read-only file system\n"

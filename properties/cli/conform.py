@@ -32,6 +32,13 @@ replay`, replay's), generated from the classes that write them,
       "outOfTime": false,                       // true: that budget ended the search (then
                                                 //   "examples" may be fewer than asked for) or,
                                                 //   with a divergence, its shrinking
+      "stoppedByCtrlC": false,                  // true: Ctrl-C ended the divergence's
+                                                //   shrinking or cutting down: the smallest
+                                                //   program found by then is shown
+      "cutShort": false,                        // true: cutting it down stopped at its own
+                                                //   bounds (60 s or 2000 replays); in both,
+                                                //   `loopspec replay CASE --reduce` cuts it
+                                                //   further
       "presentationExamples": 0,                // SPEC.md section 12's examples played
                                                 //   before the search (capability
                                                 //   presentation; the last diverged when
@@ -57,6 +64,16 @@ replay`, replay's), generated from the classes that write them,
       ],
       "transitions": {"Idle + SubmitUser -> accepted": 565},  // phase + command -> outcome
       "profile": "dsh",                         // only with --profile
+      "exhaustive": {                           // only with --exhaustive K, when no program
+                                                //   of its pass diverged
+        "k": 3,
+        "skippedFor": [],                       // capabilities it needs the target lacks:
+                                                //   listed, the pass was skipped (the rest
+                                                //   0 or null)
+        "guarantee": "every program of at most 3 commands ... agrees with the model",
+        "programs": 35, "runs": 27, "commands": 128   // covered; run (a run compares
+                                                //   every prefix of its program); sent
+      },
       "knownDivergences": [                     // only with --profile, one per divergence
         {"key": "repair-wording", "rules": ["REC-1", "TEXT-1"], "programs": 3, "what": "...",
          "cutsPrograms": false}                 // true: the runs go different ways where it
@@ -168,7 +185,8 @@ json` writes one object on stdout when the case was replayed (exit 0 or 1, or 2 
       "knownShown": ["repair-wording"],         // under a profile: known divergences shown
       "stoppedBy": null,                        // under a profile: the known divergence that
       "stoppedAt": null,                        //   ended the comparison, at this command (0-based)
-      "modelRefused": [{"commandIndex": 2, "rule": "EXE-4"}],  // commands the model refused
+      "modelRefused": [{"commandIndex": 2, "rule": "EXE-4", "line": 9}],  // commands the
+                                                //   model refused, at the case file's line
       "divergence": {                           // null when it does not diverge
         "rule": "ADJ-1", "what": "...", "specText": "### ADJ-1 ...",
         "commandIndex": 2,                      // 0-based, in the case's commands
@@ -177,6 +195,20 @@ json` writes one object on stdout when the case was replayed (exit 0 or 1, or 2 
         "expected": {},                         // the model's observation of it (as in
         "actual": {},                           //   conform's), and the target's
         "diff": "--- model\n+++ target\n..."
+      },
+      "reduced": {                              // only with --reduce: what it made of the case
+        "outcome": "saved",                     // | "already saved" | "not saved" (see
+                                                //   "error") | "nothing can be cut" |
+                                                //   "nothing cut" | "case passes"
+        "rule": "ADJ-1",                        // the rule the cut-down program breaks, or null
+        "commands": 2,                          // commands in the cut-down program
+        "replays": 31,                          // smaller programs replayed to cut it down
+        "stoppedByCtrlC": false,                // true: Ctrl-C stopped the cutting
+        "cutShort": false,                      // true: it stopped at its own bounds (60 s
+                                                //   or 2000 replays); --reduce cuts further
+        "case": "case-ADJ-1-1.json",            // the cut-down case file, or null
+        "config": {}, "program": [],            // the cut-down case, whenever one was cut
+        "error": "..."                          // only "not saved": why (as on stderr)
       }
     }
 
@@ -317,7 +349,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="when the case diverges, cut it down as conform cuts its counterexamples (no "
         "command, call, hook or detail can go without losing the divergence or changing its "
-        "rule) and save the result beside it under a new name (one case file, text only)",
+        "rule) and save the result beside it under a new name (one case file; with --format "
+        "json, its reduced member says what was cut and where it went)",
     )
     replay.set_defaults(handler=_run_replay)
 

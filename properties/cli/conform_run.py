@@ -19,7 +19,9 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, assert_never
+
+import attrs
 
 import loopspec
 from loopspec.impl.system_words import system_reason
@@ -56,6 +58,7 @@ from loopspec.properties.conformance.run import (
     CaseFileUnreadable,
     GuardedTarget,
     OutsideProfile,
+    Reduced,
     Replay,
     RunReport,
     TargetBreakage,
@@ -86,7 +89,12 @@ from loopspec.properties.profiles import Profile
 from loopspec.properties.typographic import dashed_option_hint
 
 if TYPE_CHECKING:  # the documents' classes are imported only when one is written
-    from loopspec.properties.conformance.report_documents import ReplayDocument
+    from loopspec.properties.conformance.exhaustive import ExhaustiveReport
+    from loopspec.properties.conformance.report_documents import (
+        ExhaustivePass,
+        ReplayDocument,
+        ReplayReduction,
+    )
 
 
 def command_text(command: Command) -> str:
@@ -472,15 +480,18 @@ def json_report(
     max_seconds: float | None = None,
     *,
     already_saved: bool = False,
+    exhaustive: ExhaustiveClean | None = None,
 ) -> dict[str, Any]:
     """The `--format json` document (versioned: `format` is `loopspec-conform/1`; its JSON
-    Schema: `loopspec schema conform`); `already_saved`: `case_path` is an earlier run's."""
+    Schema: `loopspec schema conform`); `already_saved`: `case_path` is an earlier run's;
+    `exhaustive`: the --exhaustive pass run first, in which nothing diverged."""
     # The documents' classes, only when one is written (see `rule_rows`).
     from loopspec.properties.conformance.document_schema import converter  # noqa: PLC0415
     from loopspec.properties.conformance.report_documents import (  # noqa: PLC0415
         CONFORM_FORMAT,
         ConformDivergence,
         ConformDocument,
+        ExhaustivePass,
         UnplayedSituation,
     )
 
@@ -512,11 +523,14 @@ def json_report(
         seconds=round(report.seconds, 3),
         max_seconds=max_seconds,
         out_of_time=report.out_of_time,
+        stopped_by_ctrl_c=report.stopped_by_ctrl_c,
+        cut_short=report.cut_short,
         presentation_examples=report.presentation_examples,
         situation_examples=report.situation_examples,
         rules=rule_rows(report),
         transitions=report.transitions,
         profile=report.profile.name if report.profile is not None else None,
+        exhaustive=None if exhaustive is None else _exhaustive_pass(exhaustive, ExhaustivePass),
         known_divergences=known_rows(report) if profiled else None,
         situations_unplayed=[
             UnplayedSituation(situation.name, situation.reason)
@@ -528,6 +542,20 @@ def json_report(
     )
     written: dict[str, Any] = converter.unstructure(document)
     return written
+
+
+def _exhaustive_pass(clean: ExhaustiveClean, document: type[ExhaustivePass]) -> ExhaustivePass:
+    """What the JSON document says of an --exhaustive pass in which nothing diverged, as the
+    text says it in its `exhaustive:` line (on stderr beside a JSON document)."""
+    ran = clean.report
+    return document(
+        k=clean.k,
+        skipped_for=list(clean.lacking),
+        guarantee=None if ran is None else ran.guarantee,
+        programs=0 if ran is None else ran.programs,
+        runs=0 if ran is None else ran.runs,
+        commands=0 if ran is None else ran.commands,
+    )
 
 
 def _divergence_fields(divergence: Divergence, answers: dict[int, Answered]) -> dict[str, Any]:
@@ -715,11 +743,12 @@ def run_conform(args: argparse.Namespace) -> int:
     keep_hypothesis_out_of_the_working_folder()
     factory, target = _named_target(args)
     unclosed: LoopSpecError | None = None
+    exhaustive: int | ExhaustiveClean | None = None
     try:
         if args.exhaustive is not None:
-            found = _run_exhaustive(factory, args.exhaustive, args.format, case_folder, target)
-            if found is not None:
-                return found
+            exhaustive = _run_exhaustive(factory, args.exhaustive, args.format, case_folder, target)
+            if isinstance(exhaustive, int):
+                return exhaustive
         report = run_conformance(
             factory,
             examples=args.examples,
@@ -769,7 +798,14 @@ def run_conform(args: argparse.Namespace) -> int:
     case_path = saved.path if saved is not None else None
     already = saved is not None and saved.already_saved
     if args.format == "json":
-        document = json_report(report, case_path, target, args.max_seconds, already_saved=already)
+        document = json_report(
+            report,
+            case_path,
+            target,
+            args.max_seconds,
+            already_saved=already,
+            exhaustive=exhaustive if isinstance(exhaustive, ExhaustiveClean) else None,
+        )
         print(json.dumps(document, indent=2))
     else:
         _text_report(report, case_path, target, args.max_seconds, already_saved=already)
@@ -901,14 +937,24 @@ EXHAUSTIVE_NEEDS = frozenset(
 )
 
 
+class ExhaustiveClean(NamedTuple):
+    """An --exhaustive pass in which no program diverged: its K, the capabilities it needs
+    that the target lacks (it was skipped for them), else its report."""
+
+    k: int
+    lacking: tuple[str, ...]
+    report: ExhaustiveReport | None
+
+
 def _run_exhaustive(
     factory: Callable[[], ConformanceTarget],
     k: int,
     style: str,
     case_folder: Path,
     target_named: dict[str, str],
-) -> int | None:
-    """Run every program of at most `k` commands; the exit code when it diverged, else None.
+) -> int | ExhaustiveClean:
+    """Run every program of at most `k` commands; the exit code when it diverged, else what
+    it ran (or the capabilities it lacked, skipped), for the JSON document.
 
     The bounded-exhaustive pass comes first; the random search continues after it. A diverging
     program is saved as a case, as a random counterexample is: the alphabet's configuration is
@@ -927,7 +973,7 @@ def _run_exhaustive(
         if lacking:
             note = f"exhaustive: skipped, the target does not declare {', '.join(lacking)}"
             print(note, file=sys.stderr if style == "json" else sys.stdout)
-            return None
+            return ExhaustiveClean(k, tuple(lacking), None)
         report = run_exhaustive(target, k)
     finally:
         target.close()
@@ -939,7 +985,7 @@ def _run_exhaustive(
             f"of its program), {report.commands} commands"
         )
         print(line, file=sys.stderr if style == "json" else sys.stdout)
-        return None
+        return ExhaustiveClean(k, (), report)
     # Cut down as a random counterexample is: the first diverging program of the enumeration
     # had commands, calls and hooks the divergence did not need (9 of the 12 mutants it finds
     # at K = 4).
@@ -1095,9 +1141,10 @@ def run_replay(args: argparse.Namespace) -> int:
         )
         return 2
     named: list[str] = [_read_from(given) for given in args.case]
-    if args.reduce and (len(named) > 1 or _is_folder(named[0]) or args.format == "json"):
-        # A usage error: no rule is broken.
-        print("loopspec: error: --reduce takes one case file, as text", file=sys.stderr)
+    if args.reduce and (len(named) > 1 or _is_folder(named[0])):
+        # A usage error: no rule is broken. With --format json, its document's `reduced` says
+        # what the cutting made.
+        print("loopspec: error: --reduce takes one case file", file=sys.stderr)
         return 2
     if len(named) > 1 or _is_folder(named[0]):
         return replay_all(args, case_files(named))
@@ -1363,21 +1410,13 @@ def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
     if args.format == "text":
         print(*replay_header(case_arg, target, case, profile_note=profile_note), sep="\n")
     unclosed: LoopSpecError | None = None
-    reduced: str | None = None
-    unsaved: str | None = None
+    reduction: CaseReduction | None = None
     try:
         replay = replay_case(factory, case.config, case.commands, profile)
         if args.reduce and replay.divergence is not None:
-            reduced, unsaved = _reduced_case_line(
-                Path(case_arg), (factory, target), case, profile, replay
-            )
+            reduction = _reduce_case(Path(case_arg), (factory, target), case, profile, replay)
         elif args.reduce:
-            # Asked for, the cutting was passed over without a word, as if nothing could be cut.
-            reduced = (
-                "\nreduced: nothing: the case passes on this target, and only a program that "
-                "diverges is cut down (--reduce on a loop that still diverges on it); no file "
-                "written"
-            )
+            reduction = CaseReduction("case passes", len(case.commands))
     except TargetError as broke:
         raise case_replay_error(case_arg, case, broke) from broke
     finally:
@@ -1386,59 +1425,64 @@ def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
     if invalid is not None:
         raise invalid
     if args.format == "json":
-        document = replay_json(case_arg, target, case, profile, replay)
+        document = replay_json(case_arg, target, case, profile, replay, reduction=reduction)
         print(json.dumps(document, indent=2))
         verdict = 0 if replay.divergence is None else 1
     else:
         lines = replay_verdict_lines(case_arg, case, profile, replay, bundled=not target)
         print(*lines, sep="\n")
         verdict = 0 if replay.divergence is None else 1
-        if reduced is not None:
-            print(reduced)
-    if unsaved is not None:  # still the verdict's status: the case diverges, as printed
-        _error_above(f"loopspec: error: {unsaved}")
+        if reduction is not None:
+            print(*reduction_lines(reduction), sep="\n")
+    if reduction is not None and reduction.unsaved is not None:
+        # still the verdict's status: the case diverges, as printed
+        _error_above(f"loopspec: error: {reduction.unsaved}")
     if unclosed is not None:
         _print_unclosed(unclosed)
         return 2
     return verdict
 
 
-def _reduced_case_line(
+ReductionOutcome = Literal[
+    "saved", "already saved", "not saved", "nothing can be cut", "nothing cut", "case passes"
+]
+"""`REDUCTION_OUTCOMES` (report_documents), as a type: what `replay --reduce` made of a case."""
+
+
+class CaseReduction(NamedTuple):
+    """What `replay --reduce` made of a case (`_reduce_case`): its outcome
+    (`REDUCTION_OUTCOMES`), the cut-down case (`reduced`, None when the case passes), the file
+    it is (or None) and, not saved, why."""
+
+    outcome: ReductionOutcome
+    of_commands: int
+    reduced: Reduced | None = None
+    case: Path | None = None
+    unsaved: str | None = None
+
+
+def _reduce_case(
     case_path: Path,
     named: tuple[TargetFactory, dict[str, str]],
     case: Case,
     profile: Profile | None,
     replay: Replay,
-) -> tuple[str, str | None]:
+) -> CaseReduction:
     """`replay --reduce`: the diverging case cut down on the target `named` (its factory and
     record) as conform cuts a counterexample, saved beside it under a new name (never over it),
-    unless nothing could be cut; the line that says so, and why the cut-down case could not be
-    saved (None when it was, or nothing was cut). The new case records that target, with what
-    it declared: its program diverges there, not necessarily on the one the case names."""
+    unless nothing could be cut. The new case records that target, with what it declared: its
+    program diverges there, not necessarily on the one the case names."""
     factory, target = named
     divergence = replay.divergence
     assert divergence is not None
     found = DivergenceFound(divergence, case.config, tuple(case.commands))
     reduced = reduce_counterexample(factory, found, profile)
-    replays = "replay" if reduced.replays == 1 else "replays"
-    # Said as conform says it: the smallest program then may be cut further.
-    stopped = (
-        "Ctrl-C stopped the cutting"
-        if reduced.interrupted
-        else f"the cutting stopped after {REDUCE_SECONDS:g} s or {REDUCE_REPLAYS} replays"
-    )
+    commands = len(case.commands)
     if (reduced.config, tuple(reduced.program)) == (case.config, tuple(case.commands)):
-        # A copy of the case under a new name would read as a cut-down case.
-        if not reduced.complete:  # it said every command was needed, of a case not cut
-            return (
-                f"\nreduced: nothing cut: {stopped} before a smaller program diverged alike "
-                f"({reduced.replays} {replays}); no file written"
-            ), None
-        return (
-            f"\nreduced: nothing can be cut: each of its {len(case.commands)} commands and every "
-            f"call, hook and detail is needed for {reduced.divergence.rule_id} ({reduced.replays} "
-            f"{replays}); no file written"
-        ), None
+        # A copy of the case under a new name would read as a cut-down case; not complete, it
+        # said every command was needed, of a case not cut.
+        cannot: ReductionOutcome = "nothing can be cut" if reduced.complete else "nothing cut"
+        return CaseReduction(cannot, commands, reduced)
     document = case_fields(
         target,
         rule=reduced.divergence.rule_id,
@@ -1448,20 +1492,91 @@ def _reduced_case_line(
         profile=profile.name if profile is not None else None,
         capabilities=replay.capabilities,
     )
-    further = "" if reduced.complete else f"; {stopped}: --reduce on it cuts it further"
-    unsaved = None
     try:
         saved = _save_case_document(document, case_path.parent)
     except OSError as error:  # the cut-down program is still told: its verdict, not exit 2
         unsaved = f"the cut-down case was not saved in {case_path.parent}: {system_reason(error)}"
-        kept, further = "not saved (the error is on stderr)", ""
-    else:
-        # A case cut down before (or shared cut down) is found again: not written twice.
-        kept = f"already saved as {saved.path}" if saved.already_saved else f"saved as {saved.path}"
-    return (
-        f"\nreduced: {len(reduced.program)} of {len(case.commands)} commands still diverge on "
-        f"{reduced.divergence.rule_id} ({reduced.replays} {replays}); {kept}{further}"
-    ), unsaved
+        return CaseReduction("not saved", commands, reduced, unsaved=unsaved)
+    # A case cut down before (or shared cut down) is found again: not written twice.
+    kept: ReductionOutcome = "already saved" if saved.already_saved else "saved"
+    return CaseReduction(kept, commands, reduced, case=saved.path)
+
+
+def reduction_lines(made: CaseReduction) -> list[str]:
+    """The text report's `reduced:` line of `replay --reduce`, and the cut-down program when it
+    could not be saved (it was printed nowhere, lost with the run)."""
+    reduced = made.reduced
+    if reduced is None or made.outcome == "case passes":
+        # Asked for, the cutting was passed over without a word, as if nothing could be cut.
+        return [
+            "",
+            "reduced: nothing: the case passes on this target, and only a program that "
+            "diverges is cut down (--reduce on a loop that still diverges on it); no file "
+            "written",
+        ]
+    replays = f"{reduced.replays} {'replay' if reduced.replays == 1 else 'replays'}"
+    rule = reduced.divergence.rule_id
+    cut = f"{len(reduced.program)} of {made.of_commands} commands still diverge on {rule}"
+    # Said as conform says it: the smallest program then may be cut further.
+    stopped = (
+        "Ctrl-C stopped the cutting"
+        if reduced.interrupted
+        else f"the cutting stopped after {REDUCE_SECONDS:g} s or {REDUCE_REPLAYS} replays"
+    )
+    further = "" if reduced.complete else f"; {stopped}: --reduce on it cuts it further"
+    match made.outcome:
+        case "nothing cut":
+            said = f"nothing cut: {stopped} before a smaller program diverged alike ({replays})"
+            return ["", f"reduced: {said}; no file written"]
+        case "nothing can be cut":
+            return [
+                "",
+                f"reduced: nothing can be cut: each of its {made.of_commands} commands and every "
+                f"call, hook and detail is needed for {rule} ({replays}); no file written",
+            ]
+        case "not saved":
+            kept = "not saved (the error is on stderr); the cut-down case:"
+            config = json.dumps(config_to_json(reduced.config), ensure_ascii=False)
+            listing = _listing(reduced.config, reduced.program, "    ")
+            said = f"reduced: {cut} ({replays}); {kept}"
+            return ["", said, f"  configuration: {config}", "  program:", *listing]
+        case "already saved" | "saved":
+            return ["", f"reduced: {cut} ({replays}); {made.outcome} as {made.case}{further}"]
+        case _:
+            assert_never(made.outcome)
+
+
+def reduction_document(made: CaseReduction) -> ReplayReduction:
+    """What `replay --reduce --format json` says of the cutting (`reduced`): the text's line, and
+    the cut-down program whenever one was cut, saved or not."""
+    from loopspec.properties.conformance.report_documents import (  # noqa: PLC0415
+        ReplayReduction,
+    )
+
+    reduced = made.reduced
+    if reduced is None:
+        return ReplayReduction(
+            outcome=made.outcome,
+            rule=None,
+            commands=made.of_commands,
+            replays=0,
+            stopped_by_ctrl_c=False,
+            cut_short=False,
+            case=None,
+        )
+    cut = made.outcome in ("saved", "already saved", "not saved")
+    return ReplayReduction(
+        outcome=made.outcome,
+        rule=reduced.divergence.rule_id,
+        commands=len(reduced.program),
+        replays=reduced.replays,
+        stopped_by_ctrl_c=reduced.interrupted,
+        cut_short=not reduced.complete and not reduced.interrupted,
+        case=None if made.case is None else portable(str(made.case)),
+        config=config_to_json(reduced.config) if cut else {},
+        program=[command_to_json(command) for command in reduced.program] if cut else [],
+        error=made.unsaved,
+    )
 
 
 def replay_header(
@@ -1507,7 +1622,13 @@ def case_replay_error(case_name: str, case: Case, broke: TargetError) -> TargetE
 
 
 def replay_json(
-    case_path: str, named: dict[str, str], case: Case, profile: Profile | None, replay: Replay
+    case_path: str,
+    named: dict[str, str],
+    case: Case,
+    profile: Profile | None,
+    replay: Replay,
+    *,
+    reduction: CaseReduction | None = None,
 ) -> dict[str, Any]:
     """The `replay --format json` document (versioned: `format` is `loopspec-replay/1`; its
     JSON Schema: `loopspec schema replay`). It is meant for a bug tracker, so the case's path
@@ -1516,9 +1637,10 @@ def replay_json(
     # The documents' classes, only when one is written: a replay in text starts without them.
     from loopspec.properties.conformance.document_schema import converter  # noqa: PLC0415
 
-    written: dict[str, Any] = converter.unstructure(
-        replay_document(case_path, named, case, profile, replay)
-    )
+    document = replay_document(case_path, named, case, profile, replay)
+    if reduction is not None:
+        document = attrs.evolve(document, reduced=reduction_document(reduction))
+    written: dict[str, Any] = converter.unstructure(document)
     return written
 
 

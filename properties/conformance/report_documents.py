@@ -145,6 +145,27 @@ class ConformDivergence(_DivergenceHead):
     )
 
 
+@attrs.frozen
+class ExhaustivePass:
+    """The bounded-exhaustive pass of `--exhaustive K` when no program of it diverged."""
+
+    k: int = attrs.field(metadata=member("the K given"))
+    skipped_for: list[str] = attrs.field(
+        metadata=member(
+            "the capabilities the pass needs that the target does not declare: when any is "
+            "listed the pass was skipped and the rest of this member is 0 or null"
+        )
+    )
+    guarantee: str | None = attrs.field(
+        metadata=member("what the pass establishes, in one sentence; null when it was skipped")
+    )
+    programs: int = attrs.field(metadata=member("programs of at most K commands it covers"))
+    runs: int = attrs.field(
+        metadata=member("programs run: a run compares every prefix of its program on the way")
+    )
+    commands: int = attrs.field(metadata=member("commands sent in all"))
+
+
 TARGET_WORDS: Final = (
     "what ran, as conform's and replay's documents both name it and replay's --impl or --cmd "
     "takes it: the --impl MODULE:FACTORY or the --cmd as given (paths and secrets written as a "
@@ -178,6 +199,19 @@ class ConformDocument:
     out_of_time: bool = attrs.field(
         metadata=member("that budget ended the search or, with a divergence, its shrinking")
     )
+    stopped_by_ctrl_c: bool = attrs.field(
+        metadata=member(
+            "Ctrl-C ended the shrinking or cutting down of the divergence: its program is the "
+            "smallest found by then, and `loopspec replay CASE --reduce` cuts it further"
+        )
+    )
+    cut_short: bool = attrs.field(
+        metadata=member(
+            "cutting the divergence's program down stopped at its own bounds (60 s or 2000 "
+            "replays), not at the smallest program: `loopspec replay CASE --reduce` cuts it "
+            "further"
+        )
+    )
     presentation_examples: int = attrs.field(
         metadata=member("SPEC.md section 12's examples played before the search")
     )
@@ -190,6 +224,14 @@ class ConformDocument:
     )
     profile: str | None = attrs.field(
         default=None, metadata=member("the --profile applied", omitted_empty=True)
+    )
+    exhaustive: ExhaustivePass | None = attrs.field(
+        default=None,
+        metadata=member(
+            "with --exhaustive K: the bounded-exhaustive pass run before the search, in which "
+            "no program diverged",
+            omitted_empty=True,
+        ),
     )
     known_divergences: list[KnownDivergenceRow] | None = attrs.field(
         default=None, metadata=member("with --profile: one per divergence", omitted_empty=True)
@@ -227,6 +269,72 @@ class ReplayDivergence(_DivergenceHead):
     expected: dict[str, Any] = attrs.field(metadata=member(f"the model's {_OBSERVATION}"))
     actual: dict[str, Any] = attrs.field(metadata=member(f"the target's {_OBSERVATION}"))
     diff: str = attrs.field(metadata=member("the two observations' unified diff"))
+
+
+REDUCTION_OUTCOMES: Final = (
+    "saved",
+    "already saved",
+    "not saved",
+    "nothing can be cut",
+    "nothing cut",
+    "case passes",
+)
+"""What `replay --reduce` made of a case, as its text report's `reduced:` line says it."""
+
+
+@attrs.frozen
+class ReplayReduction:
+    """What `replay --reduce` did: the case cut down on the target replayed, and where it went."""
+
+    outcome: str = attrs.field(
+        metadata=member(
+            "saved (a new case beside it), already saved (found beside it, nothing written), "
+            "not saved (the folder cannot be written: error says why, and config and program "
+            "hold the cut-down case), nothing can be cut (every command and detail is "
+            "needed), nothing cut (cutting stopped before a smaller program diverged alike), "
+            "case passes (the case does not diverge on this target: nothing to cut by)",
+            choices=REDUCTION_OUTCOMES,
+        )
+    )
+    rule: str | None = attrs.field(
+        metadata=member("the rule the cut-down program still breaks, or null: the case passes")
+    )
+    commands: int = attrs.field(
+        metadata=member("commands in the cut-down program (the case's own when nothing was cut)")
+    )
+    replays: int = attrs.field(metadata=member("smaller programs replayed to cut it down"))
+    stopped_by_ctrl_c: bool = attrs.field(
+        metadata=member("Ctrl-C stopped the cutting: --reduce on the result cuts it further")
+    )
+    cut_short: bool = attrs.field(
+        metadata=member(
+            "the cutting stopped at its own bounds (60 s or 2000 replays): --reduce on the "
+            "result cuts it further"
+        )
+    )
+    case: str | None = attrs.field(
+        metadata=member("the cut-down case file, saved now or already, or null when none is")
+    )
+    config: dict[str, Any] = attrs.field(
+        factory=dict,
+        metadata=member(
+            "the cut-down program's configuration (driver protocol CONFIG), when one was cut",
+            omitted_empty=True,
+            protocol_def="config",
+        ),
+    )
+    program: list[dict[str, Any]] = attrs.field(
+        factory=list,
+        metadata=member(
+            "the cut-down program's commands (driver protocol), when one was cut",
+            omitted_empty=True,
+            protocol_def="command",
+        ),
+    )
+    error: str | None = attrs.field(
+        default=None,
+        metadata=member("not saved: why, as stderr says it", omitted_empty=True),
+    )
 
 
 @attrs.frozen
@@ -283,6 +391,9 @@ class ReplayDocument:
     model_refused: list[RefusedCommand] = attrs.field(metadata=member("commands the model refused"))
     divergence: ReplayDivergence | None = attrs.field(
         metadata=member("null when the case does not diverge")
+    )
+    reduced: ReplayReduction | None = attrs.field(
+        default=None, metadata=member("with --reduce: what it made of the case", omitted_empty=True)
     )
 
 
