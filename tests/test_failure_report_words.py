@@ -212,7 +212,10 @@ def test_PROTO_1_the_json_report_says_the_command_and_what_each_side_did_in_word
     assert (
         divergence["commandWords"] == "the user answers the approval for call c1 (bash): rejected"
     )
-    assert divergence["modelDid"] == "appended approval/decided, tool/result, step/end, step/start"
+    assert divergence["modelDid"] == (
+        'appended approval/decided, tool/result c1: "Error: the user rejected tool bash", '
+        "step/end, step/start"
+    )
     assert divergence["targetDid"] == "appended approval/decided; started running call c1"
 
 

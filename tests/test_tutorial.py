@@ -180,7 +180,14 @@ def test_PROTO_1_the_tutorials_hand_written_case_replays_on_the_model_and_the_lo
     question.write_text(_fenced("asks what a call with invalid input says"), encoding="utf-8")
     assert main(["replay", str(question)]) == 0
     assert main(["replay", str(question), "--impl", "tutorial_loop:TutorialLoop"]) == 0
-    capsys.readouterr()
+    # The answer is printed, as the page shows it: the replay said "no divergence" alone.
+    printed = capsys.readouterr().out.splitlines()
+    page = TUTORIAL.read_text(encoding="utf-8")
+    shown = page[page.index("  the model answered, and the target alike:") :].split("```")[0]
+    answer = [line for line in shown.splitlines() if line.strip() not in ("", "...")]
+    assert answer[0] in printed
+    at = printed.index(answer[1])
+    assert printed[at : at + len(answer) - 1] == answer[1:]
     case = json.loads(question.read_text(encoding="utf-8"))
     model = ModelTarget()
     model.reset(config_from_json(case["config"]))

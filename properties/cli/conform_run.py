@@ -30,6 +30,7 @@ from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import LoopSpecError, tagged
 from loopspec.model.near_miss import offered
+from loopspec.properties.cli.answer_words import answer_words
 from loopspec.properties.cli.command_words import Answered, answers_for, command_words
 from loopspec.properties.cli.conform import NO_PROFILE
 from loopspec.properties.cli.unfilled_files import removed_unless_written
@@ -83,7 +84,7 @@ from loopspec.properties.conformance.run import (
     with_wait_hint,
 )
 from loopspec.properties.conformance.situations import program_exercises
-from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
+from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget
 from loopspec.properties.conformance.value_notes import value_notes
 from loopspec.properties.profiles import Profile
 from loopspec.properties.typographic import dashed_option_hint
@@ -113,20 +114,6 @@ def _escaped(character: str) -> str:
     return json.dumps(character)[1:-1]
 
 
-def _did(observation: Observation) -> str:
-    """What one side did with a command, in a few words: refused, or the events it appended
-    (by type) and the bodies it started."""
-    if not observation.accepted:
-        return f"refused it ({observation.refusal_rule or 'no rule'})"
-    types = [str(event.get("type")) for event in observation.events]
-    did = f"appended {', '.join(types)}" if types else "appended nothing"
-    if observation.executed:
-        started = [call_id for call_id, _ in observation.executed]
-        calls = "call" if len(started) == 1 else "calls"
-        did += f"; started running {calls} {', '.join(started)}"
-    return did
-
-
 def _describe_divergence(
     divergence: Divergence, config: LoopConfig | None, program: Sequence[Command]
 ) -> list[str]:
@@ -142,9 +129,10 @@ def _describe_divergence(
         f"first divergence after command #{divergence.index + 1}: "
         + command_words(divergence.command, answered)
     )
-    model_did, target_did = _did(divergence.expected), _did(divergence.actual)
+    model_did, target_did = answer_words(divergence.expected), answer_words(divergence.actual)
     if model_did != target_did:
-        # The diff shows events as sorted JSON, type last: this says which events differ.
+        # The diff shows events as sorted JSON, type last: this says which events differ, and
+        # what each result says (a hand-written case's question is answered here).
         lines += [f"  the model {model_did}", f"  the target {target_did}"]
     lines += [
         "",
@@ -568,8 +556,8 @@ def _divergence_fields(divergence: Divergence, answers: dict[int, Answered]) -> 
         "spec_text": spec_text(divergence.rule_id),
         "command_index": divergence.index,
         "command_words": command_words(divergence.command, answers.get(divergence.index)),
-        "model_did": _did(divergence.expected),
-        "target_did": _did(divergence.actual),
+        "model_did": answer_words(divergence.expected),
+        "target_did": answer_words(divergence.actual),
     }
 
 
@@ -1791,6 +1779,8 @@ def replay_verdict_lines(
         # "stopped at command #2 by a known divergence: EXE-1", the target having accepted #2).
         stop = len(case.commands) if replay.stopped_at is None else replay.stopped_at
         lines += _refused_lines(case_name, case, tuple(r for r in replay.refused if r[0] < stop))
+        if not case.target_given and not case.rule:  # by hand: a question, and its answer
+            lines += _answer_lines(case, replay)
         if profile is not None:
             if replay.stopped_by is not None and replay.stopped_at is not None:
                 lines.append(
@@ -1813,6 +1803,18 @@ def replay_verdict_lines(
     lines += _refused_lines(case_name, case, tuple(before))
     described = _describe_divergence(replay.divergence, case.config, case.commands)
     lines += ["  " + line if line else "" for line in described]
+    return lines
+
+
+def _answer_lines(case: Case, replay: Replay) -> list[str]:
+    """What the model answered each command of a case that passes, the target alike."""
+    if not replay.answers:
+        return []
+    answered = answers_for(case.config, case.commands)
+    lines = ["  the model answered, and the target alike:"]
+    for index, (command, answer) in enumerate(zip(case.commands, replay.answers, strict=False)):
+        words = command_words(command, answered.get(index))
+        lines += [f"    #{index + 1} {words}", f"       {answer_words(answer)}"]
     return lines
 
 

@@ -2162,6 +2162,9 @@ class Replay:
     # The commands (0-based) the model refused, with the rule: a hand-edited case whose
     # command is refused by both sides replays as "no divergence" and tests nothing there.
     refused: tuple[tuple[int, str], ...] = ()
+    # What the model answered each command compared (both sides alike, but the last of a
+    # divergence): a hand-written case asks a question, and this is its answer.
+    answers: tuple[Observation, ...] = ()
 
 
 def _outside_profile(
@@ -2220,6 +2223,7 @@ def replay_case(
         reporting_history = oracle.reporting_history = "history" in capabilities
         history: list[dict[str, Any]] = []
         refused: list[tuple[int, str]] = []
+        answers: list[Observation] = []
         monitor = LogMonitor()
         for index, command in enumerate(commands):
             phase = oracle.state.phase.NAME if oracle.state is not None else "Idle"
@@ -2273,6 +2277,7 @@ def replay_case(
                     break
                 continue
             history.extend(expected.events)
+            answers.append(expected)
             if (
                 normalized(expected) != normalized(actual)
                 or not refused_alike(expected, actual)
@@ -2296,7 +2301,7 @@ def replay_case(
     finally:
         target.close()
     if checker is None:
-        return Replay(None, capabilities=capabilities, refused=tuple(refused))
+        return Replay(None, capabilities=capabilities, refused=tuple(refused), answers=(*answers,))
     stop = checker.stop
     unsent = checker.unsent_history() if stop is None else None
     if unsent is not None:
