@@ -72,13 +72,19 @@ def test_RW_1_ORD_3_known_claude_code_sets_its_known_divergences_aside(
 ) -> None:
     """RW-1, ORD-3: Claude Code's known divergences, listed as known, leave the exit code 0;
     without --known, the report says which of its violations they are, and what sets them
-    aside (a user seeing RW-1 in a transcript of theirs was left to find out it is the CLI's)."""
+    aside (a user seeing RW-1 in a transcript of theirs was left to find out it is the CLI's);
+    `--format json` says it in its summary's known_divergence_hints, which it left out."""
     status, out, _ = check(capsys, CC_RW_1, CC_ORD_3)
     assert status == 1
     assert (
         "known divergences of claude-code among these (ORD-3: 1, RW-1: 1): its own logs break "
         "these rules in this shape; --known claude-code sets them aside\n"
     ) in out
+    status, out, _ = check(capsys, "--format", "json", CC_RW_1, CC_ORD_3)
+    hints = {"claude-code": {"ORD-3": 1, "RW-1": 1}}
+    assert json.loads(out)["summary"]["known_divergence_hints"] == hints
+    status, out, _ = check(capsys, "--known", "claude-code", "--format", "json", CC_RW_1, CC_ORD_3)
+    assert "known_divergence_hints" not in json.loads(out)["summary"]
     status, out, _ = check(capsys, "--known", "claude-code", CC_RW_1, CC_ORD_3)
     assert "known divergences of claude-code among these" not in out
     assert status == 0, out

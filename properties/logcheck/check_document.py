@@ -20,7 +20,7 @@ from loopspec.properties.logcheck.checker import (
     LogReport,
     NoticeKind,
 )
-from loopspec.properties.logcheck.known_divergences import LOOPS
+from loopspec.properties.logcheck.known_divergences import LOOPS, known_hint_counts
 from loopspec.properties.logcheck.report import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -346,6 +346,11 @@ def _present(flag: bool, value: object) -> object:
     return value if flag else ABSENT
 
 
+def _hints(reports: Sequence[LogReport]) -> object:
+    hints = known_hint_counts(reports)
+    return hints if hints else ABSENT
+
+
 SUMMARY: Final = Shape(
     "summary",
     "the run's totals",
@@ -403,6 +408,15 @@ SUMMARY: Final = Shape(
             _COUNTS,
             "only when the run named --known: by rule",
             lambda tally: ABSENT if tally.known is None else tally.known,
+            optional=True,
+        ),
+        Key(
+            "known_divergence_hints",
+            {"type": "object", "additionalProperties": _COUNTS},
+            "only without --known, when a loop's own logs break rules in the shape of its known "
+            "divergences: per loop, per rule, the violations --known LOOP would set aside (the "
+            "text's 'known divergences of LOOP among these' line)",
+            lambda tally: _hints(tally.reports) if tally.known is None else ABSENT,
             optional=True,
         ),
         Key(

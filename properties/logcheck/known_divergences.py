@@ -355,6 +355,18 @@ def known_hint_lines(reports: Iterable[LogReport]) -> list[str]:
     known divergence takes (`KNOWN_SHAPES`), with the `--known` that sets them aside. A reader
     who finds Claude Code's own RW-1 in a transcript of theirs is told it is the CLI's, not
     their fault to chase; a violation of another shape is no known divergence, and not named."""
+    return [
+        f"known divergences of {loop} among these ("
+        + ", ".join(f"{rule}: {count}" for rule, count in per_rule.items())
+        + f"): its own logs break these rules in this shape; --known {loop} sets them aside"
+        for loop, per_rule in known_hint_counts(reports).items()
+    ]
+
+
+def known_hint_counts(reports: Iterable[LogReport]) -> dict[str, dict[str, int]]:
+    """`known_hint_lines`' counts, sorted by loop then rule: per loop, per rule, the violations
+    in its own logs that `--known LOOP` would set aside (the JSON document's summary says them
+    too, `known_divergence_hints`)."""
     counts: dict[str, dict[str, int]] = {}
     for report in reports:
         loop = loop_of(report)
@@ -367,12 +379,7 @@ def known_hint_lines(reports: Iterable[LogReport]) -> list[str]:
             if shape is not None and facet in shape.facets:
                 per_rule = counts.setdefault(loop, {})
                 per_rule[rule] = per_rule.get(rule, 0) + count
-    return [
-        f"known divergences of {loop} among these ("
-        + ", ".join(f"{rule}: {count}" for rule, count in sorted(per_rule.items()))
-        + f"): its own logs break these rules in this shape; --known {loop} sets them aside"
-        for loop, per_rule in sorted(counts.items())
-    ]
+    return {loop: dict(sorted(counts[loop].items())) for loop in sorted(counts)}
 
 
 def stale_lines(fates: Iterable[LoopFates], *, strict: bool) -> list[str]:
