@@ -48,6 +48,7 @@ here in the model and the programs that must show it are played:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from types import MappingProxyType
 from typing import Any
 
@@ -73,6 +74,7 @@ from loopspec.model.commands import (
     Recover,
     SubmitUser,
     ToolFinishes,
+    ToolOutcome,
     ToolSucceeded,
 )
 from loopspec.model.config import LoopConfig, ToolSpec
@@ -85,6 +87,8 @@ from loopspec.model.wording import MISSING_KEYS, NOT_AN_OBJECT, quoted_keys
 from loopspec.properties.conformance.history_change import ReportedHistory, WireMessage
 from loopspec.properties.conformance.run import TargetError, replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.stateful import swarm
+from loopspec.properties.stateful.swarm import Choose
 
 READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
 
@@ -483,3 +487,37 @@ def test_VIEW_3_a_target_raising_while_presenting_is_told_VIEW_3() -> None:
     assert broke.value.rule_id == "PROTO-1"
     assert "it raised while presenting" in broke.value.message, broke.value.message
     assert "(VIEW-3: presentation never fails)" in broke.value.message
+
+
+def _every_choice(draw: Callable[[Choose], ToolOutcome]) -> list[tuple[list[int], ToolOutcome]]:
+    """What `draw` makes of each sequence of choices it can be handed, with the bounds asked."""
+    made: list[tuple[list[int], ToolOutcome]] = []
+    pending: list[tuple[int, ...]] = [()]
+    while pending:
+        prefix = pending.pop()
+        bounds: list[int] = []
+
+        def choose(bound: int, prefix: tuple[int, ...] = prefix, bounds: list[int] = bounds) -> int:
+            bounds.append(bound)
+            return prefix[len(bounds) - 1] if len(bounds) <= len(prefix) else 0
+
+        made.append((bounds, draw(choose)))
+        for at in range(len(prefix), len(bounds)):
+            zeros = (0,) * (at - len(prefix))
+            pending += [(*prefix, *zeros, value) for value in range(1, bounds[at])]
+    return made
+
+
+def test_MODEL_3_every_success_a_program_sends_for_a_settled_call_defers_its_context() -> None:
+    """MODEL-3: a loop queueing the contexts of an outcome it refuses (sp-model3) shows it only
+    when the outcome for a call no longer running defers one; each success the programs send
+    there now does (one in three did not), drawn with the same choices as any body's outcome,
+    so every fixed batch sends the programs it sent."""
+    drawn = _every_choice(lambda choose: swarm.settled_call_outcome(choose, "c7"))
+    usual = _every_choice(lambda choose: swarm.any_tool_outcome(choose, "c7"))
+    assert [bounds for bounds, _ in drawn] == [bounds for bounds, _ in usual]
+    successes = [made for _, made in drawn if isinstance(made, ToolSucceeded)]
+    assert len(successes) == 18
+    assert all(swarm.deferred("c7") in made.contexts for made in successes)
+    failures = [made for _, made in drawn if not isinstance(made, ToolSucceeded)]
+    assert failures == [made for _, made in usual if not isinstance(made, ToolSucceeded)]

@@ -549,7 +549,7 @@ class ConformanceMachine(RuleBasedStateMachine):
             settled = [s.call_id for s in self.phase.slots if s.status != RUNNING]
             if settled:
                 call_id = swarming.pick(choose, settled)
-                command = ToolFinishes(call_id, swarming.any_tool_outcome(choose, call_id))
+                command = ToolFinishes(call_id, swarming.settled_call_outcome(choose, call_id))
         elif kind == "abort" and self.has("abort"):
             assert self.oracle.state is not None
             landing = self.phase.aborting if isinstance(self.phase, Dispatching) else None

@@ -29,7 +29,9 @@ The situations a rule governs and the generator reaches on purpose:
   each call's body defers its own text (`deferred`), so when two calls' contexts settle out of
   model order, the order they are delivered in shows (ADJ-4: model order);
 - outcomes for calls that already settled (EXE-4): a `ToolFinishes` for a call of the batch that
-  is no longer running, which every loop must refuse;
+  is no longer running, which every loop must refuse; a success there always defers the call's
+  own context, which a loop queueing an outcome's contexts before judging it delivers all the
+  same (MODEL-3);
 - aborts over a partly finished batch: with aborts on, a disruption comes mostly after some call
   settled while an earlier one still runs;
 - replies that repeat a call id (EXE-1), which every loop must refuse whole: in a quarter of the
@@ -846,6 +848,17 @@ def any_tool_outcome(choose: Choose, call_id: str) -> ToolOutcome:
         return ToolSucceeded(text, contexts, pick(choose, _META))
     message = pick(choose, _FAILURE_MESSAGES)
     return ToolFailed(message, pick(choose, _FAILURE_CODES[message]), _FAILURE_NAMES[message])
+
+
+def settled_call_outcome(choose: Choose, call_id: str) -> ToolOutcome:
+    """An outcome for call `call_id`, no longer running, which the model refuses (EXE-4): drawn
+    as `any_tool_outcome` draws it (the same choices), a success always deferring the call's
+    own context, which a loop queueing an outcome's contexts before judging it delivers all
+    the same (MODEL-3)."""
+    outcome = any_tool_outcome(choose, call_id)
+    if isinstance(outcome, ToolSucceeded) and not outcome.contexts:
+        return attrs.evolve(outcome, contexts=(deferred(call_id),))
+    return outcome
 
 
 def tool_outcomes(choose: Choose, swarm: Swarm, call_id: str) -> ToolOutcome:
