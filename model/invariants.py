@@ -1693,6 +1693,7 @@ def _why_not_an_object(raw: str) -> str:
     "approval_shows_effective_input",
     "RW-4",
     "DEC-2",
+    "ABORT-3",
     reads=of_types("approval/asked", "approval/decided", "tool/result"),
 )
 def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
@@ -1729,11 +1730,19 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Viola
             return [Violation("DEC-2", fact.seq, msg, (answered,))]
         lapsed = prefix.lapsed_approvals.get(fact.approval_id or "")
         if lapsed is not None:
-            call_id, step_end = lapsed
+            call_id, step_end, aborted = lapsed
             msg = (
                 f"approval/decided {fact.approval_id} answers a request of call {call_id} whose "
                 f"step ended at seq {step_end}: a request is answered in its call's step"
             )
+            if aborted and fact.outcome == "cancelled":
+                # The abort's cancelled answer, written late: where it goes is ABORT-3's, as
+                # conform names it.
+                msg += (
+                    ", and an abort's cancelled approval is written when the abort lands, "
+                    "before the call's ABORTED_BEFORE_DISPATCH result"
+                )
+                return [Violation("ABORT-3", fact.seq, msg, (step_end,))]
             return [Violation("DEC-2", fact.seq, msg, (step_end,))]
         msg = f"approval/decided {fact.approval_id} answers no pending request"
         return [Violation("DEC-2", fact.seq, msg)]

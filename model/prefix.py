@@ -388,8 +388,9 @@ class Prefix:
         # The step's approval requests already answered, with the seq of the answer.
         self.answered_approvals: dict[str, int] = {}
         # Requests about a call left unanswered when its step ended: the call, the step/end's
-        # seq. The model has none to answer then (a crash repair writes no answer, REC-1).
-        self.lapsed_approvals: dict[str, tuple[str, int]] = {}
+        # seq, and whether an abort's result came in the step (its cancelled answer was due
+        # then, ABORT-3). The model has none to answer then (a crash repair writes none, REC-1).
+        self.lapsed_approvals: dict[str, tuple[str, int, bool]] = {}
         # Calls whose approval was answered otherwise than allowed-once: that answer, its seq.
         self.refused_calls: dict[str, tuple[str, int]] = {}
         # The ids the step's reply repeats (EXE-1), with every block of each; and for those, the
@@ -698,10 +699,11 @@ class Prefix:
         """End the pending requests that ask about a call at its step's end (at `step_end`):
         such a request is pending no longer than its call's step (DEC-2). One naming no call is
         tied to no step, and stays pending."""
+        aborted = self.aborted_result is not None
         for approval_id, call_id in list(self.approvals.items()):
             if call_id is not None:
                 del self.approvals[approval_id]
-                self.lapsed_approvals[approval_id] = (call_id, step_end)
+                self.lapsed_approvals[approval_id] = (call_id, step_end, aborted)
 
     def _fold_user(self, fact: Fact) -> None:
         if fact.surface is not None:

@@ -7,7 +7,8 @@ and check's on the log its target wrote for it, name the row's rule, and both sa
 Where they disagreed: crash repair's results out of order, citing no tool/call, answering a
 call twice, in the wrong step, or its turn/end with a step open (check named ORD-3, ORD-2,
 ADJ-2, STEP-3, TURN-2; conform REC-1); an abort's drain leaving a call unanswered (check ADJ-3,
-conform ABORT-1). `model.invariants` now names them so for both.
+conform ABORT-1); an abort's cancelled approval written after its step (check DEC-2, conform
+ABORT-3). `model.invariants` now names them so for both.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import test_blame_fresh_bugs_round3 as round_3
 import test_blame_fresh_bugs_round5 as round_5
 from fresh_bugs import FreshBug, blamed, own_log_checked, row_named
 from test_blame_fresh_bugs_round12 import GATE_CALL_LEFT_UNANSWERED
+from test_blame_fresh_bugs_round14 import APPROVAL_CANCELLED_AFTER_THE_STEP
 
 AGREEING: list[tuple[FreshBug, str]] = [
     (
@@ -41,14 +43,20 @@ AGREEING: list[tuple[FreshBug, str]] = [
         "crash repair breaks STEP-3 at its result",
     ),
     (GATE_CALL_LEFT_UNANSWERED, "ABORTED_BEFORE_DISPATCH"),
+    (
+        APPROVAL_CANCELLED_AFTER_THE_STEP,
+        "an abort's cancelled approval is written when the abort lands",
+    ),
 ]
 
 
 @pytest.mark.parametrize(
     ("row", "phrase"), AGREEING, ids=[f"{row[4]} {row[0]}" for row, _ in AGREEING]
 )
-def test_REC_1_ABORT_1_check_names_first_the_rule_conform_names(row: FreshBug, phrase: str) -> None:
-    """REC-1, ABORT-1: check's first violation on the target's own log is the rule
+def test_REC_1_ABORT_1_ABORT_3_check_names_first_the_rule_conform_names(
+    row: FreshBug, phrase: str
+) -> None:
+    """REC-1, ABORT-1, ABORT-3: check's first violation on the target's own log is the rule
     conform's report names, the row's, and both say `phrase`."""
     divergence = blamed(*row[1:4])
     found = own_log_checked(row)

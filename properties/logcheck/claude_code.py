@@ -153,6 +153,7 @@ NOT_CHECKABLE = {
         "held to it"
     ),
     "DEC-2": "approval requests and answers are not recorded",
+    "ABORT-3": "approval requests and answers are not recorded",
     "EXE-2": "a tool_use block's input is written as a JSON object, so no call's is another value",
 }
 CHECKED_IN_PART = {

@@ -93,6 +93,7 @@ NOT_CHECKABLE = {
     ),
     "DEC-1": _NO_HOOKS,
     "DEC-2": "approval requests and answers are not recorded",
+    "ABORT-3": "approval requests and answers are not recorded",
     "ABORT-1": (
         "an abort's answers to the running calls are plain output ('aborted by user'), with no "
         "code saying an abort wrote them, and no record marks how a turn ended"

@@ -326,6 +326,24 @@ def break_abort_1(rows: Rows) -> Rows:
     return rows
 
 
+def break_abort_3(rows: Rows) -> Rows:
+    """The user stops turn 1 while call_c awaits its approval: the request is answered
+    cancelled and call_c ends ABORTED_BEFORE_DISPATCH, the step and the turn aborted, but the
+    cancelled answer is written after the turn ended, where it goes before call_c's result."""
+    answer = rows[find_row(rows, "approval/decided")]
+    row_data(answer)["outcome"] = "cancelled"
+    result = row_data(rows[find_row(rows, "tool/result", call="call_c")])
+    block = result["message"]["content"][0]
+    text = "Error: tool call aborted before dispatch"
+    block.update({"content": [{"type": "text", "text": text}], "isError": True})
+    result["error"] = {"name": "AbortError", "code": "ABORTED_BEFORE_DISPATCH"}
+    step_end = find_row(rows, "step/end", turn=1, step=1)
+    turn_end = find_row(rows, "turn/end", turn=1)
+    row_data(rows[turn_end])["reason"] = {"kind": "aborted", "reason": {"kind": "user"}}
+    kept = [row for row in rows[: step_end + 1] if row is not answer]
+    return [*kept, rows[turn_end], answer, *rows[turn_end + 1 :]]
+
+
 def break_rec_1(rows: Rows) -> Rows:
     """The repair answers call_e as a call never recorded (TOOL_NOT_STARTED, in its words,
     citing no tool/call), though its tool/call was recorded."""
@@ -367,6 +385,7 @@ RULE_BREAKERS: dict[str, Mutation] = {
     "DEC-2": break_dec_2,
     "ABORT-1": break_abort_1,
     "ABORT-2": break_abort_2,
+    "ABORT-3": break_abort_3,
     "REC-1": break_rec_1,
 }
 
