@@ -1210,6 +1210,7 @@ def test_PROTO_1_an_impl_not_found_here_says_how_to_name_its_folder(
         ("tutorial_loop_h:Tutorial_Loop", " (did you mean TutorialLoop?)"),
         ("tutorial_loop_h:Loop", "; tutorial_loop_h defines: TutorialLoop"),
         ("tutorial_lop_h:TutorialLoop", " (did you mean tutorial_loop_h?)"),
+        ("tutorial_loop_h:VERSION", " is not callable; tutorial_loop_h defines: TutorialLoop"),
     ],
 )
 def test_PROTO_1_an_impl_misnamed_is_offered_the_factory_or_module_meant(
@@ -1223,7 +1224,8 @@ def test_PROTO_1_an_impl_misnamed_is_offered_the_factory_or_module_meant(
     MODULE:FACTORY" alone, and a misspelt factory or module was offered nothing: the module's
     own public callables (not what it imports, nor its `_private` ones) are offered."""
     (tmp_path / "tutorial_loop_h.py").write_text(
-        "from json import dumps\n\nclass TutorialLoop:\n    pass\n\ndef _helper():\n    pass\n",
+        "from json import dumps\n\nVERSION = 1\n\nclass TutorialLoop:\n    pass\n\n"
+        "def _helper():\n    pass\n",
         encoding="utf-8",
     )
     monkeypatch.chdir(tmp_path)

@@ -550,6 +550,20 @@ def test_an_unknown_option_is_refused_with_the_verbs_own_usage(
     assert err.endswith("loopspec: error: unrecognized arguments: --bogus\n")
 
 
+def test_spec_log_given_a_file_says_it_writes_to_standard_output(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`spec RW-1 --example --log rw-1.jsonl` read the file as an argument spec does not take,
+    and said no more: --log writes to standard output, and the error now shows how."""
+    with pytest.raises(SystemExit) as done:
+        main(["spec", "RW-1", "--example", "--log", "rw-1.jsonl"])
+    assert done.value.code == 2
+    assert capsys.readouterr().err.endswith(
+        "loopspec: error: unrecognized arguments: rw-1.jsonl (--log takes no file: it writes "
+        "the log to standard output, loopspec spec RULE --example --log > rw-1.jsonl)\n"
+    )
+
+
 @pytest.mark.parametrize(
     "argv",
     [

@@ -225,6 +225,11 @@ def test_PROTO_1_python_where_only_python3_is_installed_is_told_to_name_python3(
         "cannot start python: no such file or directory (no program of that name in the "
         "folders of PATH; python3 is: begin the command with python3)"
     ), first
+    # A misspelt program is offered the one on PATH it likely means, through near_miss.
+    _script(programs, "looprunner", "#!/bin/sh\nexit 0\n")
+    assert main(["conform", "--cmd", "loopruner loop.py", "--examples", "1"]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.endswith("folders of PATH) (did you mean looprunner?)"), first
     command = _script(tmp_path, "loop.sh", "#!/usr/bin/env frob\n")
     assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
     first = capsys.readouterr().err.splitlines()[0]

@@ -253,6 +253,21 @@ _THE_OTHER_VERBS: Final = {
 }
 
 
+def _log_given_a_file(verb: str, arguments: Sequence[str], extra: Sequence[str]) -> str:
+    """` (--log takes no file: ...)` when `spec ... --log FILE` left FILE unrecognized."""
+    if verb != "spec" or "--log" not in arguments:
+        return ""
+    after = arguments.index("--log") + 1
+    if after >= len(arguments) or arguments[after] not in extra:
+        return ""
+    import shlex  # noqa: PLC0415 -- only for this message, as in `_cmd_split`
+
+    return (
+        " (--log takes no file: it writes the log to standard output, "
+        f"loopspec spec RULE --example --log > {shlex.quote(arguments[after])})"
+    )
+
+
 def _other_verbs_option(verb: str, extra: Sequence[str]) -> str:
     """` (--examples is conform's option: ...)` when an unrecognized word is an option of the
     verb's sibling (`_THE_OTHER_VERBS`), else ""."""
@@ -277,6 +292,8 @@ def parse(arguments: Sequence[str], verb: str | None) -> argparse.Namespace:
             verb_parser.error(f"{dashed}{dashed_option_hint(dashed)}")
         if split is not None:
             verb_parser.error(split)
-        other = _other_verbs_option(args.command, extra)
+        other = _other_verbs_option(args.command, extra) or _log_given_a_file(
+            args.command, arguments, extra
+        )
         verb_parser.error(f"unrecognized arguments: {' '.join(extra)}{curled}{other}")
     return args

@@ -720,8 +720,8 @@ def resolve_target(
     except AttributeError as error:  # a factory misspelt, or a module's name for another
         offer = "" if curled else missing_attribute(module, attribute)
         raise TargetError(f"cannot load {spec}: {error}{curled}{offer}", rule_id=blame) from error
-    if not callable(factory):
-        raise TargetError(f"{spec} is not callable")
+    if not callable(factory):  # a module's constant or submodule: name its factory instead
+        raise TargetError(f"{spec} is not callable{missing_attribute(module, attribute)}")
     # A case found on the bundled implementation records `{}`: a colleague replays it there with
     # no option, where a recorded --impl asked them to name it and called the pass "not the
     # recorded target".

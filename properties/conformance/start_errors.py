@@ -23,6 +23,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Final, Literal
 
+from loopspec.model.near_miss import MISSPELT, nearest, offered
 from loopspec.properties.conformance.case_portable import portable
 from loopspec.properties.conformance.driver_protocol import CANNOT_RUN_HERE
 
@@ -704,6 +705,18 @@ def _versioned(program: str) -> str:
     return f"; {program}3 is: begin the command with {program}3"
 
 
+def _nearest_on_path(program: str) -> str:
+    """The program on PATH `program` likely misspells (`nodee`: node), offered, else "". Only a
+    near one (near_miss.MISSPELT): PATH holds thousands of names, and a loose match would offer
+    a stranger's program."""
+    names: set[str] = set()
+    for folder in os.get_exec_path():
+        with contextlib.suppress(OSError):
+            names.update(os.listdir(folder or "."))
+    found = nearest(program, sorted(names), cutoff=MISSPELT)
+    return "" if found is None or shutil.which(found) is None else offered(found)
+
+
 # env's words for the program it was given and could not find (GNU's curly quotes around it).
 _ENV_NOT_FOUND: Final = re.compile(
     r"\benv: [\u2018'\"]?(?P<program>[^\u2019'\":\s/]+)[\u2019'\"]?: No such file"
@@ -757,7 +770,9 @@ def start_hint(program: str, error: OSError) -> str:
             if os.path.isfile(program)
             else ""
         )
-        return f" (no program of that name in the folders of PATH{here}{_versioned(program)})"
+        versioned = _versioned(program)
+        offer = "" if versioned else _nearest_on_path(program)
+        return f" (no program of that name in the folders of PATH{here}{versioned}){offer}"
     if not os.path.isfile(program):
         if isinstance(error, FileNotFoundError) and not os.path.isabs(program):
             # A shared case replayed from another folder: the usual cause.
