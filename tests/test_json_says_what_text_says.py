@@ -64,6 +64,20 @@ def _replay_reduce(
     return text, json.loads(capsys.readouterr().out)
 
 
+def _hand_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, dict[str, Any]]:
+    """A case written by hand (no target, no rule: a question) replayed on the model, in text
+    then in JSON."""
+    saved = conform_run.save_case(_failed_report(), tmp_path, {})
+    case = json.loads(saved.read_text(encoding="utf-8"))
+    question = tmp_path / "question.json"
+    kept = ("loopspec", "version", "config", "commands")
+    question.write_text(json.dumps({key: case[key] for key in kept}), encoding="utf-8")
+    assert main(["replay", str(question), "--bundled"]) == 0
+    text = capsys.readouterr().out
+    assert main(["replay", str(question), "--bundled", "--format", "json"]) == 0
+    return text, json.loads(capsys.readouterr().out)
+
+
 def _unwritable(monkeypatch: pytest.MonkeyPatch) -> None:
     def read_only(document: object, folder: Path) -> None:
         raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(folder / "case-TURN-5-1.json"))
@@ -89,6 +103,16 @@ LINE_KINDS: dict[str, tuple[Shown, str, str, Callable[[dict[str, Any]], object],
         "conform",
         lambda document: (document["stoppedByCtrlC"], document["cutShort"]),
         (False, True),
+    ),
+    "replay: a hand-written case's answers": (
+        lambda tmp, out, _patch: _hand_written(tmp, out),
+        "  the model answered, and the target alike:\n    #1 the user sends ",
+        "replay",
+        lambda document: [
+            (answer["commandIndex"], answer["answerWords"].startswith("appended "))
+            for answer in document["answers"]
+        ],
+        [(0, True), (1, True)],
     ),
     "replay --reduce: saved": (
         lambda tmp, out, _patch: _replay_reduce(tmp, out, BUGGY),
@@ -143,10 +167,11 @@ def test_PROTO_1_TURN_5_each_line_of_the_text_report_is_a_member_of_the_json_doc
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """PROTO-1, of a TURN-5 case: conform's JSON said neither that Ctrl-C nor cutting down's own
-    bounds (60 s, 2000 replays) ended the shrinking, which its text says under the counts; and
+    bounds (60 s, 2000 replays) ended the shrinking, which its text says under the counts;
     `replay --reduce --format json` said nothing of the cutting, so a CI step never learnt the
     cut-down case's name, nor, when it could not be saved, its program (printed nowhere, text
-    or JSON). Each is a member now, in the schema `loopspec schema` prints."""
+    or JSON); and a hand-written case's answers, which its text prints, were in no member.
+    Each is a member now, in the schema `loopspec schema` prints."""
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
     monkeypatch.chdir(tmp_path)
     make, words, verb, member, expected = LINE_KINDS[kind]

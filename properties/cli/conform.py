@@ -209,7 +209,14 @@ json` writes one object on stdout when the case was replayed (exit 0 or 1, or 2 
         "case": "case-ADJ-1-1.json",            // the cut-down case file, or null
         "config": {}, "program": [],            // the cut-down case, whenever one was cut
         "error": "..."                          // only "not saved": why (as on stderr)
-      }
+      },
+      "answers": [                              // only of a case written by hand (no target,
+                                                //   no rule) that passes: its question's
+                                                //   answer, the text's "the model answered"
+        {"commandIndex": 1, "commandWords": "...",
+         "answerWords": "appended tool/result c2 ...",   // as the text says it
+         "answer": {}}                          // the model's observation, as "expected"
+      ]
     }
 
 Of several cases (`replay DIR --format json`), one object, written when every case was tried

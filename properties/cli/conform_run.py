@@ -84,7 +84,7 @@ from loopspec.properties.conformance.run import (
     with_wait_hint,
 )
 from loopspec.properties.conformance.situations import program_exercises
-from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget
+from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
 from loopspec.properties.conformance.value_notes import value_notes
 from loopspec.properties.profiles import Profile
 from loopspec.properties.typographic import dashed_option_hint
@@ -559,6 +559,13 @@ def _divergence_fields(divergence: Divergence, answers: dict[int, Answered]) -> 
         "model_did": answer_words(divergence.expected),
         "target_did": answer_words(divergence.actual),
     }
+
+
+def _observation_json(observation: Observation) -> dict[str, Any]:
+    """One side's observation of a command, as the documents write it."""
+    shown = displayed_observation(observation)
+    assert isinstance(shown, dict)  # an observation is shown as an object
+    return shown
 
 
 def observations_json(divergence: Divergence) -> dict[str, Any]:
@@ -1640,11 +1647,23 @@ def replay_document(
     from loopspec.properties.conformance.report_documents import (  # noqa: PLC0415
         REPLAY_FORMAT,
         RefusedCommand,
+        ReplayAnswer,
         ReplayDivergence,
         ReplayDocument,
     )
 
     divergence = replay.divergence
+    answered = answers_for(case.config, case.commands)
+    # As the text says them (`_answer_lines`): a hand-written case's question, answered.
+    answers = [
+        ReplayAnswer(
+            index,
+            command_words(command, answered.get(index)),
+            answer_words(answer),
+            _observation_json(answer),
+        )
+        for index, (command, answer) in enumerate(zip(case.commands, replay.answers, strict=False))
+    ]
     return ReplayDocument(
         format=REPLAY_FORMAT,
         case=portable(case_path),
@@ -1676,6 +1695,7 @@ def replay_document(
             command=command_to_json(divergence.command),
             **observations_json(divergence),
         ),
+        answers=answers if divergence is None and asked_by_hand(case) else [],
     )
 
 
@@ -1779,7 +1799,7 @@ def replay_verdict_lines(
         # "stopped at command #2 by a known divergence: EXE-1", the target having accepted #2).
         stop = len(case.commands) if replay.stopped_at is None else replay.stopped_at
         lines += _refused_lines(case_name, case, tuple(r for r in replay.refused if r[0] < stop))
-        if not case.target_given and not case.rule:  # by hand: a question, and its answer
+        if asked_by_hand(case):  # a question, and its answer
             lines += _answer_lines(case, replay)
         if profile is not None:
             if replay.stopped_by is not None and replay.stopped_at is not None:
@@ -1804,6 +1824,12 @@ def replay_verdict_lines(
     described = _describe_divergence(replay.divergence, case.config, case.commands)
     lines += ["  " + line if line else "" for line in described]
     return lines
+
+
+def asked_by_hand(case: Case) -> bool:
+    """Whether `case` was written by hand (it names no target and no rule): a question, whose
+    answer a replay that passes says, in text and in JSON."""
+    return not case.target_given and not case.rule
 
 
 def _answer_lines(case: Case, replay: Replay) -> list[str]:

@@ -271,6 +271,22 @@ class ReplayDivergence(_DivergenceHead):
     diff: str = attrs.field(metadata=member("the two observations' unified diff"))
 
 
+@attrs.frozen
+class ReplayAnswer:
+    """What the model answered one command of a case written by hand that passes, the target
+    alike: the case's question, answered."""
+
+    command_index: int = attrs.field(metadata=member("0-based, in the case's commands"))
+    command_words: str = attrs.field(metadata=member("that command in words"))
+    answer_words: str = attrs.field(
+        metadata=member(
+            "what the model did with it, in words: refused it (RULE), or the events it "
+            "appended, each result with its call, error code and words"
+        )
+    )
+    answer: dict[str, Any] = attrs.field(metadata=member(f"the model's {_OBSERVATION}"))
+
+
 REDUCTION_OUTCOMES: Final = (
     "saved",
     "already saved",
@@ -394,6 +410,14 @@ class ReplayDocument:
     )
     reduced: ReplayReduction | None = attrs.field(
         default=None, metadata=member("with --reduce: what it made of the case", omitted_empty=True)
+    )
+    answers: list[ReplayAnswer] = attrs.field(
+        factory=list,
+        metadata=member(
+            "of a case written by hand (it names no target and no rule) that passes: what the "
+            "model answered each command compared, the target alike",
+            omitted_empty=True,
+        ),
     )
 
 
