@@ -21,7 +21,7 @@ from loopspec.model.invariants import rule_ids
 from loopspec.properties.cli.main import main
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import Harness
-from loopspec.properties.logcheck import claude_code, codex, commit_units
+from loopspec.properties.logcheck import check_document, claude_code, codex, commit_units
 from loopspec.properties.logcheck.checker import check_stream
 from loopspec.properties.logcheck.harness_logs import FACETS, check_foreign
 from loopspec.properties.logcheck.known_divergences import (
@@ -228,6 +228,8 @@ def test_RW_1_known_names_every_loop_whose_known_divergences_are_listed() -> Non
     could never be asked for (or a name would have no list)."""
     assert set(LOOPS) == {*HARNESS_LOOPS, "dsh"}
     assert set(HARNESS_LOOPS) == {h.value for h in KNOWN}
+    # --format json's schema names them so too, without importing this module's lists.
+    assert check_document.KNOWN_BY["enum"] == [*LOOPS, "--known"]
 
 
 @pytest.mark.parametrize("loop", HARNESS_LOOPS)
