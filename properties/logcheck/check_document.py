@@ -367,8 +367,8 @@ SUMMARY: Final = Shape(
         Key(
             "logs",
             _COUNT,
-            "logs checked (a folder named with no log under it is not: it is in the document's "
-            "logs for its error only)",
+            "logs checked (a folder named with no log under it is not, nor a path where nothing "
+            "is: each is in the document's logs for its error only)",
             "logs",
         ),
         Key("events", _COUNT, "events checked", lambda t: sum(r.events for r in t.reports)),
