@@ -155,6 +155,7 @@ def test_the_schema_says_what_each_key_means_and_keeps_the_documented_format() -
         "log.known_rules",
         "summary.known_divergences",
         "summary.known_divergences_by_rule",
+        "summary.known_divergence_hints",
         "summary.known_lists",
         "summary.strict_known",
         "summary.hook_faults_fail",

@@ -78,6 +78,7 @@ EXAMPLES: Final[dict[str, object]] = {
     "summary.hook_faults_fail": True,
     "summary.known_divergences": 0,
     "summary.known_divergences_by_rule": {},
+    "summary.known_divergence_hints": {"claude-code": {"RW-1": 1}},
     "summary.known_lists": "claude-code",
     "summary.skipped": 1,
     "summary.skipped_by_kind": {"claude-code-prompt-history": 1},

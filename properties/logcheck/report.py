@@ -147,9 +147,12 @@ lists each object's keys in the same order, every object closed to keys it does 
         "known_divergences": 0,                   // only when the run named --known: violations set
                                                   // aside
         "known_divergences_by_rule": {},          // only when the run named --known: by rule
-        "known_divergence_hints": {               // only without --known, when a loop's own logs
-          "claude-code": {"RW-1": 1}              // break rules in its known divergences' shape:
-        },                                        // what --known LOOP would set aside, per rule
+        "known_divergence_hints": {"claude-code": {"RW-1": 1}},
+                                                  // only without --known, when a loop's own logs
+                                                  // break rules in the shape of its known
+                                                  // divergences: per loop, per rule, the violations
+                                                  // --known LOOP would set aside (the text's 'known
+                                                  // divergences of LOOP among these' line)
         "known_lists": {                          // only when --known named a loop: per loop, the
                                                   // rules check judges in its logs
           "claude-code": {
