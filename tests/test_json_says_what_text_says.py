@@ -78,6 +78,20 @@ def _hand_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[s
     return text, json.loads(capsys.readouterr().out)
 
 
+def _recorded_hist_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[str, dict[str, Any]]:
+    """A case recording HIST-1 replayed, passing, on a loop that does not declare history."""
+    saved = conform_run.save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    case = json.loads(saved.read_text(encoding="utf-8"))
+    saved.write_text(json.dumps({**case, "rule": "HIST-1"}), encoding="utf-8")
+    plain = ["--impl", "plugin_targets:declares_nothing"]
+    assert main(["replay", str(saved), *plain]) == 0
+    text = capsys.readouterr().out
+    assert main(["replay", str(saved), *plain, "--format", "json"]) == 0
+    return text, json.loads(capsys.readouterr().out)
+
+
 def _unwritable(monkeypatch: pytest.MonkeyPatch) -> None:
     def read_only(document: object, folder: Path) -> None:
         raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(folder / "case-TURN-5-1.json"))
@@ -113,6 +127,13 @@ LINE_KINDS: dict[str, tuple[Shown, str, str, Callable[[dict[str, Any]], object],
             for answer in document["answers"]
         ],
         [(0, True), (1, True)],
+    ),
+    "replay: a pass on a target that cannot show the recorded rule": (
+        lambda tmp, out, _patch: _recorded_hist_1(tmp, out),
+        "the case recorded HIST-1, which this target cannot show: it does not declare history",
+        "replay",
+        lambda document: (document["recordedRule"], document["recordedRuleUnseen"]),
+        ("HIST-1", "history"),
     ),
     "replay --reduce: saved": (
         lambda tmp, out, _patch: _replay_reduce(tmp, out, BUGGY),
@@ -170,7 +191,8 @@ def test_PROTO_1_TURN_5_each_line_of_the_text_report_is_a_member_of_the_json_doc
     bounds (60 s, 2000 replays) ended the shrinking, which its text says under the counts;
     `replay --reduce --format json` said nothing of the cutting, so a CI step never learnt the
     cut-down case's name, nor, when it could not be saved, its program (printed nowhere, text
-    or JSON); and a hand-written case's answers, which its text prints, were in no member.
+    or JSON); a hand-written case's answers, which its text prints, were in no member, nor
+    that a pass could not show the rule the case recorded (the target lacks its capability).
     Each is a member now, in the schema `loopspec schema` prints."""
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
     monkeypatch.chdir(tmp_path)

@@ -172,6 +172,9 @@ json` writes one object on stdout when the case was replayed (exit 0 or 1, or 2 
       "sameTarget": true,                       // what ran is the one the case names (the
                                                 //   same --impl or --cmd, or both bundled)
       "recordedRule": "ADJ-1",                  // what the run that saved it found, or null
+      "recordedRuleUnseen": "history",          // only when the case passes on a target not
+                                                //   declaring what shows that rule: nothing
+                                                //   it speaks about was compared
       "caseLoopspecVersion": "0.1.0",           // the loopspec that wrote the case, or null
       "loopspecVersion": "0.2.0",               // this loopspec, which replayed it
       "profile": "dsh",                         // the profile applied, or null

@@ -1671,6 +1671,7 @@ def replay_document(
         recorded_target=case.target,
         same_target=same_target(case.target, named),
         recorded_rule=case.rule,
+        recorded_rule_unseen=_passes_unseen(case, profile, replay, bundled=not named),
         case_loopspec_version=case.written_by,
         loopspec_version=loopspec.__version__,
         profile=profile.name if profile is not None else None,
@@ -1784,8 +1785,8 @@ def replay_verdict_lines(
             # The loop named did what the model does: "no divergence; the case recorded ADJ-1"
             # left a colleague asking whether ADJ-1 still showed.
             recorded = f": passes now (the case recorded {shown(case.rule)})"
-            unseen = reported_with(case.rule)
-            if unseen is not None and unseen not in replay.capabilities:
+            unseen = unseen_rule_capability(case, replay)
+            if unseen is not None:
                 # A colleague's loop without `presentation` "passed" a VIEW-2 case whose cards
                 # it never reported: the pass says nothing of the rule.
                 recorded = (
@@ -1824,6 +1825,23 @@ def replay_verdict_lines(
     described = _describe_divergence(replay.divergence, case.config, case.commands)
     lines += ["  " + line if line else "" for line in described]
     return lines
+
+
+def unseen_rule_capability(case: Case, replay: Replay) -> str | None:
+    """The capability the target replayed does not declare and needs to show the case's
+    recorded rule (`reported_with`), or None: without it, nothing the rule speaks about was
+    compared, and a pass says nothing of the rule."""
+    needed = reported_with(case.rule) if case.rule else None
+    return needed if needed is not None and needed not in replay.capabilities else None
+
+
+def _passes_unseen(
+    case: Case, profile: Profile | None, replay: Replay, *, bundled: bool
+) -> str | None:
+    """`unseen_rule_capability` where a passing replay's verdict says it, in text and JSON."""
+    if replay.divergence is not None or profile is not None or (bundled and case.target):
+        return None
+    return unseen_rule_capability(case, replay)
 
 
 def asked_by_hand(case: Case) -> bool:

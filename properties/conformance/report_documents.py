@@ -373,6 +373,16 @@ class ReplayDocument:
     recorded_rule: str | None = attrs.field(
         metadata=member("what the run that saved it found, or null")
     )
+    recorded_rule_unseen: str | None = attrs.field(
+        default=None,
+        kw_only=True,
+        metadata=member(
+            "only when the case passes on a target that cannot show its recorded rule: the "
+            "capability it does not declare, so nothing the rule speaks about was compared "
+            "(the pass says nothing of the rule)",
+            omitted_empty=True,
+        ),
+    )
     # A verdict unlike the recorded one may come from another release's rules: the text report
     # names both releases, and a bug tracker reading this document needs them as much.
     case_loopspec_version: str | None = attrs.field(
