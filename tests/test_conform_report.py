@@ -599,7 +599,7 @@ def test_PROTO_1_a_case_file_cut_off_while_written_is_not_left_behind(
     """PROTO-1: a case file whose writing a full disk, Ctrl-C or SIGTERM (which ends the run by
     `os._exit`, removing what `remove_unfilled` names first) cuts off is removed: an empty or cut
     file was left behind, which replay read as broken JSON, or a CI step kept as a case."""
-    from loopspec.properties.cli.unfilled_files import remove_unfilled  # noqa: PLC0415
+    from loopspec.properties.unfilled_files import remove_unfilled  # noqa: PLC0415
 
     report = _failed_report()
     write = os.write

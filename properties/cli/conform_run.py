@@ -33,7 +33,6 @@ from loopspec.model.near_miss import offered
 from loopspec.properties.cli.answer_words import answer_words
 from loopspec.properties.cli.command_words import Answered, answers_for, command_words
 from loopspec.properties.cli.conform import NO_PROFILE
-from loopspec.properties.cli.unfilled_files import removed_unless_written
 from loopspec.properties.conformance.case_folder import folder_cases, passed_over_words
 from loopspec.properties.conformance.case_format import BUNDLED_TARGET_NAME, TARGET_KINDS
 from loopspec.properties.conformance.case_portable import (
@@ -88,6 +87,7 @@ from loopspec.properties.conformance.target import ConformanceTarget, ModelTarge
 from loopspec.properties.conformance.value_notes import value_notes
 from loopspec.properties.profiles import Profile
 from loopspec.properties.typographic import dashed_option_hint
+from loopspec.properties.unfilled_files import removed_unless_written
 
 if TYPE_CHECKING:  # the documents' classes are imported only when one is written
     from loopspec.properties.conformance.exhaustive import ExhaustiveReport

@@ -476,7 +476,7 @@ def _end_everything_below(signum: int) -> NoReturn:
     import contextlib  # noqa: PLC0415 (only on SIGTERM)
 
     from loopspec.impl.hookbridge import reaping  # noqa: PLC0415 (loaded by _run already)
-    from loopspec.properties.cli.unfilled_files import remove_unfilled  # noqa: PLC0415
+    from loopspec.properties.unfilled_files import remove_unfilled  # noqa: PLC0415
 
     reaping.end_descendants()
     # An empty `--log` the run made: os._exit skips the code that removes it, and it blocked

@@ -30,7 +30,6 @@ from loopspec.impl.user_files import (
 )
 from loopspec.model.errors import NO_RULE_BROKEN
 from loopspec.model.json_location import leading_path, line_of
-from loopspec.properties.cli.unfilled_files import removed_at_sigterm_while_empty
 from loopspec.properties.harnesses.report import report_lines, session_view
 from loopspec.properties.harnesses.script import Harness, load_harness_script
 from loopspec.properties.harnesses.session import (
@@ -39,6 +38,7 @@ from loopspec.properties.harnesses.session import (
     default_adapter_dir,
     drive,
 )
+from loopspec.properties.unfilled_files import removed_at_sigterm_while_empty
 
 HARNESS_NAMES = tuple(harness.value for harness in Harness)
 

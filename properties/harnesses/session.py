@@ -28,7 +28,6 @@ from typing import Any
 import attrs
 
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
-from loopspec.properties.cli.unfilled_files import removed_at_sigterm
 from loopspec.properties.harnesses import hook_audit
 from loopspec.properties.harnesses.hook_ids import configured_hooks
 from loopspec.properties.harnesses.mock_model import MockModel
@@ -40,6 +39,7 @@ from loopspec.properties.harnesses.script import (
     ScriptedText,
 )
 from loopspec.properties.target_signals import children_start_with_default_interrupts
+from loopspec.properties.unfilled_files import removed_at_sigterm
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 OBSERVER_ID = "loopspec-observer"
