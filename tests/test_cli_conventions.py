@@ -550,6 +550,15 @@ def test_an_unknown_option_is_refused_with_the_verbs_own_usage(
     assert err.endswith("loopspec: error: unrecognized arguments: --bogus\n")
 
 
+def test_schema_names_its_argument_as_its_usage_does(capsys: pytest.CaptureFixture[str]) -> None:
+    """`loopspec schema drver` said "argument which", the variable's name in the code."""
+    with pytest.raises(SystemExit):
+        main(["schema", "drver"])
+    err = capsys.readouterr().err
+    assert "usage: loopspec schema [-h] [DOCUMENT]\n" in err
+    assert "loopspec: error: argument DOCUMENT: invalid choice: 'drver'" in err
+
+
 def test_spec_log_given_a_file_says_it_writes_to_standard_output(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -107,6 +107,13 @@ def _impl_factory() -> str:
     return said.getvalue()
 
 
+def _invalid_choice() -> str:
+    said = io.StringIO()
+    with contextlib.redirect_stderr(said), pytest.raises(SystemExit):
+        main(["conform", "--profile", "claude"])
+    return said.getvalue()
+
+
 # A place that offers a nearest name, what it says for a misspelling, and the offer it holds.
 PLACES: dict[str, tuple[Callable[[], str], str]] = {
     "a hook's decision (check, HOOK-1)": (_decision, offered(json.dumps("allow"))),
@@ -118,6 +125,8 @@ PLACES: dict[str, tuple[Callable[[], str], str]] = {
     "spec RULE": (_spec_rule, offered("RW-1")),
     # Offered nothing before: a factory --impl misspells (test_case_sharing.py: the module too).
     "--impl's factory (conform, replay, PROTO-1)": (_impl_factory, offered("bundled_target")),
+    # argparse's own "invalid choice" of any verb's option or the verb itself.
+    "an option's choice": (_invalid_choice, offered("claude-code")),
 }
 
 

@@ -190,7 +190,20 @@ class _Parser(argparse.ArgumentParser):
         verb's parser said `loopspec replay: error:`, and the same verb's other errors did not
         name it (the usage line above names the verb)."""
         self.print_usage(sys.stderr)
-        self.exit(2, f"{PROGRAM}: error: {message}\n")
+        self.exit(2, f"{PROGRAM}: error: {message}{_choice_offer(message)}\n")
+
+
+def _choice_offer(message: str) -> str:
+    """` (did you mean claude-code?)` after argparse's "invalid choice: 'claude' (choose from
+    ...)", through near_miss as every offer: argparse listed the choices and left the nearest
+    to be found. Its words, quoted choices or not (Python 3.12.8 dropped the quotes)."""
+    given, found, choices = message.partition("invalid choice: ")[2].partition(" (choose from ")
+    if not found or not choices.endswith(")"):
+        return ""
+    from loopspec.model.near_miss import did_you_mean  # noqa: PLC0415 (only for this error)
+
+    known = [choice.strip("'") for choice in choices[:-1].split(", ")]
+    return did_you_mean(given.strip("'"), known)
 
 
 class _VerbParser(_Parser):

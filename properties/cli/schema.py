@@ -18,6 +18,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "which",
         nargs="?",
+        # Named in errors too: without it argparse said "argument which: invalid choice".
+        metavar="DOCUMENT",
         choices=("driver", "case", "check", "conform", "replay"),
         default="driver",
         help="driver (default): every message of the driver protocol; case: a case file, as "
