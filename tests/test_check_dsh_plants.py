@@ -442,41 +442,45 @@ def test_EXE_2_a_call_whose_arguments_are_no_object_that_succeeds_is_named(
 
 
 @pytest.mark.parametrize(
-    ("kind", "stamped", "found"),
+    ("written", "stamped", "found"),
     [
-        ("assistant/message", False, ["LOG-1 3"]),
-        ("tool/result", True, ["LOG-1 5"]),
-        ("turn/end", False, ["LOG-1 10"]),
-        ("tool/call", None, ["LOG-1 4", "ORD-2 4", "RW-1 4"]),
+        (("assistant/message", 1), False, ["LOG-1 3"]),
+        (("tool/result", 1), True, ["LOG-1 5"]),
+        (("turn/end", 1), False, ["LOG-1 10"]),
+        (("assistant/message", 3), False, ["LOG-1 3"]),
+        (("tool/call", 1), None, ["LOG-1 4", "ORD-2 4", "RW-1 4"]),
     ],
 )
-def test_LOG_1_an_event_written_again_on_resuming_is_one_fault(
+def test_LOG_1_events_written_again_on_resuming_are_one_fault(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
-    kind: str,
+    written: tuple[str, int],
     stamped: bool | None,
     found: list[str],
 ) -> None:
-    """A writer that, resuming, writes its last event again (stamped anew, or not): LOG-1 once,
-    naming the repetition, where check added what the copy breaks (the reply: ORD-1 and ADJ-1;
-    the result: ADJ-2; the turn's end: TURN-2). Another event at that seq (`stamped` None: the
-    call recorded with other arguments) is no repetition, judged as the event it is."""
+    """A writer that, resuming, writes its last event again (stamped anew, or not), or its
+    last three (the reply, the call's record, its result): LOG-1 once, naming the repetition,
+    where check added what each copy breaks (the reply: ORD-1 and ADJ-1; the record: ORD-2;
+    the result: ADJ-2; the turn's end: TURN-2). Another event at a taken seq (`stamped` None:
+    the call recorded with other arguments) is no repetition, judged as the event it is."""
+    kind, lines = written  # the first event written again, and how many from it
     log = dsh_log(tmp_path / "resumed.jsonl", ["c1"], [("tool/result", READ)])
     header, *events = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
     at = next(index for index, event in enumerate(events) if event["type"] == kind)
-    again = json.loads(json.dumps(events[at]))
+    again = json.loads(json.dumps(events[at : at + lines]))
     if stamped:
-        again["time"] += 7
+        again[0]["time"] += 7
     if stamped is None:
-        again["data"]["arguments"] = '{"key": "b"}'
-    events.insert(at + 1, again)
+        again[0]["data"]["arguments"] = '{"key": "b"}'
+    events[at + lines : at + lines] = again
     log.write_text("".join(json.dumps(e) + "\n" for e in [header, *events]), encoding="utf-8")
     code, said = checked(capsys, log)
     assert (code, [each.split(":")[0] for each in said]) == (1, found)
     if stamped is not None:
+        seq = events[at]["seq"]
         assert said[0].endswith(
-            f"is written twice, the same {kind} on this line as on the line before (a writer "
-            "that, resuming, wrote its last event again): each event is written once, and a "
-            f"resumed writer goes on from the log's last seq ({found[0][6:]}); the repeated line "
-            "is not judged again"
+            f"seq {seq} is written again, the same {kind} as where it was first written (a "
+            f"writer that, resuming, wrote its last events again, from seq {seq}): each event "
+            "is written once, and a resumed writer goes on from the log's last seq "
+            f"({seq + lines - 1}); the lines written again are not judged again"
         )

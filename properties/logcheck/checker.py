@@ -89,6 +89,9 @@ if TYPE_CHECKING:
     # imported at the first hook/result the full path reads (`_hook_runs`)
     from loopspec.properties.logcheck.hook_faults import HookRuns
 
+    # imported at the first line reusing a taken seq (`_repeats`)
+    from loopspec.properties.logcheck.repeated_lines import Repeats
+
 # Distinct unread event types listed per log; beyond this they are counted under OTHER_TYPES.
 MAX_LISTED_TYPES = 100
 OTHER_TYPES = "(other types)"
@@ -374,12 +377,12 @@ _INFINITY = float("inf")
 _INFINITIES = (_INFINITY, -_INFINITY)
 
 
-def _written_again(obj: Any, earlier: Any, seq: int) -> Violation | None:
-    """`repeated_lines.written_again`, imported at the first line whose seq is the one before
-    the due seq: a log written once is checked without it."""
-    from loopspec.properties.logcheck.repeated_lines import written_again  # noqa: PLC0415
+def _repeats() -> Repeats:
+    """A `repeated_lines.Repeats`, imported at the first line whose seq is taken: a log
+    written once is checked without it."""
+    from loopspec.properties.logcheck.repeated_lines import Repeats  # noqa: PLC0415
 
-    return written_again(obj, earlier, seq)
+    return Repeats()
 
 
 def _envelope(obj: Any, judges: dict[str, Judge | None]) -> tuple[Any, Any, Any, Judge | None]:
@@ -1142,6 +1145,8 @@ def _check_lines(
     # the last line's `obj`: the header's is None, and a line the slow path skips (a blank or
     # torn one) is followed by none but blank ones.
     earlier: Any = None
+    # What says that lines reusing taken seqs are events written again (`repeated_lines`).
+    repeats: Repeats | None = None
     obj: Any = None
     lines: Iterator[str] = reader.lines
     try:
@@ -1386,11 +1391,14 @@ def _check_lines(
                                         prefix.expected_seq = seq + 1
                                         continue
                     if type(obj) is dict and "seq" in obj:
-                        if seq_int and seq == prefix.expected_seq - 1 and earlier is not None:
-                            # The last event written again: one LOG-1, not what its copy breaks.
-                            again = _written_again(obj, earlier, seq)
+                        if seq_int and seq < prefix.expected_seq:
+                            # Events written again: one LOG-1, not what each copy breaks.
+                            if repeats is None:
+                                repeats = _repeats()
+                            again = repeats.seen(obj, earlier, seq, prefix)
                             if again is not None:
-                                report.record(line, (again,), limits)
+                                if again.seq >= 0:  # (not one of a run already named)
+                                    report.record(line, (again,), limits)
                                 continue
                         try:
                             fact = fact_from_wire(obj)

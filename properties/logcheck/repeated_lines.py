@@ -1,39 +1,97 @@
-"""An event written twice in a row: the one fault of a writer that, resuming, wrote its last
-event again (LOG-1), told from an event of another kind reusing a taken seq.
+"""Events written again: the one fault of a writer that, resuming, wrote its last events again
+(LOG-1), told from events of another kind reusing taken seqs.
 
 Check keeps no line's contents but the one before the line it reads (`earlier` in the
-checker's loop), and that is all this needs: a line whose seq is the one before the due seq
-and whose event is the previous line's (its `time` aside: a writer may stamp it again) is a
-repetition. Fed to the rules, it drew LOG-1 and then what the second copy breaks (a second
-reply in a step, ORD-1 and ADJ-1; a call recorded twice, ORD-2; a second result, ADJ-2; a
-turn or step started or ended twice): one fault shown as several. It is reported once, under
-LOG-1, and not fed to the rules, so the events after it are judged as the events they are.
+checker's loop), and what the rules keep of the open step: the seq of its reply, of each
+call's record (with its arguments) and of each call's result. A line whose seq is taken is a
+repetition when it is the previous line's event again (its `time` aside: a writer may stamp
+it anew), or the step's reply, a call's record or a call's result at the seq the rules keep
+for it (the same calls, the same arguments). Fed to the rules, each such line drew what its
+copy breaks (a second reply in a step, ORD-1 and ADJ-1; a call recorded twice, ORD-2; a
+second result, ADJ-2; a turn or step started or ended twice): one fault shown as several. The
+first is reported once, under LOG-1, and none is fed to the rules, so the events after them
+are judged as the events they are. A repeated event of another kind, not the line before,
+is judged as an event reusing a taken seq.
 """
 
 from __future__ import annotations
 
-from loopspec.model.prefix import Violation
+from loopspec.model import PlainRecord
+from loopspec.model.prefix import Prefix, Violation
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
     from typing import Any
+
+NAMED = Violation("LOG-1", -1, "")
+"""`Repeats.seen`'s answer for a repetition a LOG-1 already named: not judged again."""
 
 
 def _without_time(event: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in event.items() if key != "time"}
 
 
-def written_again(event: object, earlier: object, seq: int) -> Violation | None:
-    """LOG-1 for `event`, at `seq`, when it is the event `earlier` (the line before it) holds,
-    written again, its time aside; None when it is another event."""
-    if type(event) is not dict or type(earlier) is not dict or earlier.get("seq") != seq:
-        return None
-    if event != earlier and _without_time(event) != _without_time(earlier):
-        return None
-    message = (
-        f"seq {seq} is written twice, the same {event.get('type')} on this line as on the line "
-        "before (a writer that, resuming, wrote its last event again): each event is written "
-        f"once, and a resumed writer goes on from the log's last seq ({seq}); the repeated "
-        "line is not judged again"
-    )
-    return Violation("LOG-1", seq, message)
+def _kept_at(prefix: Prefix, event: dict[str, Any], seq: int) -> bool:
+    """Whether `event` is the step's reply, a call's record or a call's result that the rules
+    keep at `seq` (the reply with the same calls, the record with the same arguments)."""
+    try:
+        data = event["data"]
+        match event["type"]:
+            case "assistant/message":
+                calls = {
+                    block["id"]: block["arguments"]
+                    for block in data["message"]["content"]
+                    if block["type"] == "tool-call"
+                }
+                kept = {
+                    call_id: call.arguments for call_id, (_at, call) in prefix.reply_calls.items()
+                }
+                return seq == prefix.reply_seq and calls == kept
+            case "tool/call":
+                record = prefix.call_records.get(data["callId"])
+                return (
+                    record is not None
+                    and record.seq == seq
+                    and record.arguments == data["arguments"]
+                )
+            case "tool/result":
+                call_id = data["message"]["content"][0]["toolCallId"]
+                return type(call_id) is str and prefix.results.get(call_id) == seq
+            case _:
+                return False
+    except (KeyError, TypeError, IndexError, AttributeError):
+        return False
+
+
+class Repeats(PlainRecord):
+    """Per log: where the last repetition LOG-1 named began, and the seq then due (a run of
+    lines written again is named once)."""
+
+    __slots__ = ("due",)
+
+    def __init__(self) -> None:
+        self.due = -1
+
+    def seen(self, event: object, earlier: object, seq: int, prefix: Prefix) -> Violation | None:
+        """For a line at `seq`, a seq already taken: LOG-1 naming a repetition (the first of a
+        run), `NAMED` for a later line of a named run, None for another event."""
+        if type(event) is not dict:
+            return None
+        again = (
+            type(earlier) is dict
+            and earlier.get("seq") == seq
+            and (event == earlier or _without_time(event) == _without_time(earlier))
+        )
+        if not again and not _kept_at(prefix, event, seq):
+            return None
+        if self.due == prefix.expected_seq:
+            return NAMED
+        self.due = prefix.expected_seq
+        last = prefix.expected_seq - 1
+        message = (
+            f"seq {seq} is written again, the same {event.get('type')} as where it was first "
+            f"written (a writer that, resuming, wrote its last events again, from seq {seq}): "
+            f"each event is written once, and a resumed writer goes on from the log's last seq "
+            f"({last}); the lines written again are not judged again"
+        )
+        return Violation("LOG-1", seq, message)
