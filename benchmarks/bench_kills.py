@@ -1,6 +1,6 @@
 """Examples until each mutant's first failing program, over many fixed batches (issue #15, item 2).
 
-Run by hand: `.venv/bin/python benchmarks/bench_kills.py [--seeds N] [--mutant NAME ...]`.
+Run by hand: `.venv/bin/python benchmarks/bench_kills.py [--seeds N] [--mutant NAME ...] [--fresh]`.
 
 Issue #15's second target: generation leans on rewrites, several hooks, parallel calls,
 approvals, aborts and crashes so that no mutant needs more than about 10 examples to fail.
@@ -25,11 +25,13 @@ mutant) fail: one in how many, the generator's strength past its first examples.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import pkgutil
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from hypothesis import settings
@@ -65,29 +67,78 @@ def load_every_loopspec_module() -> None:
 def examples_to_kill(mutant: Mutant, batch: int) -> tuple[int | None, str]:
     """Programs drawn from `batch` up to the first one `mutant` fails (None: none within the
     budget, or one blamed on a rule it does not break), and what was blamed."""
+    return examples_to_fail(lambda: MutantTarget(mutant), mutant.blamed, batch)
+
+
+def examples_to_fail(
+    make: Callable[[], ModelTarget], blamed: frozenset[str], batch: int
+) -> tuple[int | None, str]:
+    """Programs drawn from `batch` up to the first one the target `make` makes fails (None:
+    none within the budget, or one blamed on a rule not in `blamed`), and what was blamed."""
     examples = 0
     pin: dict[str, str] = {}
 
-    def factory() -> MutantTarget:
+    def factory() -> ModelTarget:
         nonlocal examples
         if not pin:  # Hypothesis replays the failing program once: not a new example
             examples += 1
-        return MutantTarget(mutant)
+        return make()
 
     machine = seeded(conformance_machine(factory, pin=pin), batch)
     try:
         run_state_machine_as_test(machine, settings=KILL_BUDGET)
     except DivergenceFound as found:
         rule_id = found.divergence.rule_id
-        return (examples if rule_id in mutant.blamed else None), rule_id
+        return (examples if rule_id in blamed else None), rule_id
     return None, "none"
 
 
-def timed_kill(mutant: Mutant, batch: int) -> tuple[int | None, str, float]:
-    """`examples_to_kill`, and the CPU seconds it took."""
+def timed_failure(
+    make: Callable[[], ModelTarget], blamed: frozenset[str], batch: int
+) -> tuple[int | None, str, float]:
+    """`examples_to_fail`, and the CPU seconds it took."""
     started = time.process_time()
-    examples, rule_id = examples_to_kill(mutant, batch)
+    examples, rule_id = examples_to_fail(make, blamed, batch)
     return examples, rule_id, time.process_time() - started
+
+
+def fresh_loops() -> list[tuple[str, Callable[[], ModelTarget], frozenset[str]]]:
+    """Rounds 12 and 13's wrong loops (tests/test_blame_fresh_bugs_round12.py and round13.py),
+    each planted in the model: its name, the target, and the rules a first failing program may
+    rightly be blamed on. Left out: the bash card titled by its description (no generated call
+    has one; section 12's presentation examples show it) and the presenter raising (a breakage,
+    not a divergence)."""
+    import test_blame_fresh_bugs_round12 as r12  # noqa: PLC0415 (pytest, only with --fresh)
+    import test_blame_fresh_bugs_round13 as r13  # noqa: PLC0415
+    from fresh_bugs import CapOneOff, planted  # noqa: PLC0415
+
+    from loopspec.model import dispatch, rewrite  # noqa: PLC0415
+
+    first_unstarted = planted(
+        dispatch, "_abort_unstarted", r13._aborts_the_first_unstarted_call, ""
+    )
+    every_reason = planted(rewrite, "_reasons", r13._every_hooks_reason, "")
+    loops: list[tuple[str, type[ModelTarget], set[str]]] = [
+        ("r12 failed request's own kind", r12.FAILED_REQUEST_OWN_KIND[1], {"TEXT-2"}),
+        ("r12 repair timed in seconds", r12.REPAIR_TIMED_IN_SECONDS[1], {"REC-1", "LOG-4"}),
+        ("r12 sp-model3 refused context", r12.QueuesARefusedOutcomesContexts, {"MODEL-3"}),
+        ("r12 times in seconds", r12.TimesInSeconds, {"LOG-4"}),
+        ("r12 missing keys sorted", r12.SORTS_MISSING_KEYS, {"TEXT-1"}),
+        ("r12 settles the running call", r12.SettlesTheRunningCall, {"EXE-4"}),
+        ("r12 js-abort1 drain skips gate", r12.DrainSkipsTheGate, {"ABORT-1"}),
+        ("r12 stuck after a reopen", r12.StaysCrashedAfterABalancedReopen, {"REC-2"}),
+        ("r12 history cleared each turn", r12.ClearsItsHistoryEachTurn, {"HIST-1"}),
+        ("r13 blank the Go way", r13.BLANK_TO_PYTHON_ALONE_UNREGISTERED[1], {"EXE-2"}),
+        ("r13 hook for invalid input", r13.HOOKED_INVALID_BEFORE_UNREGISTERED[1], {"HOOK-4"}),
+        ("r13 unregistered input", r13.UNREGISTERED_INPUT_UNJUDGED[1], {"HOOK-4"}),
+        ("r13 ask outranks deny", r13.AskOutranksDeny, {"DEC-1", "HOOK-2"}),
+        ("r13 cap one off", CapOneOff, {"SCHED-1"}),
+        ("r13 abort ends first unstarted", first_unstarted, {"ABORT-1"}),
+        ("r13 every hook's reason", every_reason, {"DEC-1", "DEC-2"}),
+        ("r13 reason as stderr", r13.WritesTheReasonAsStderr, {"TEXT-2"}),
+        ("r13 aborted success's context", r13.QueuesContextsAsBodiesFinish, {"ADJ-4"}),
+    ]
+    return [(name, target, frozenset(rules)) for name, target, rules in loops]
 
 
 def drawn_programs(count: int) -> list[tuple[LoopConfig, list[Command]]]:
@@ -105,11 +156,12 @@ def drawn_programs(count: int) -> list[tuple[LoopConfig, list[Command]]]:
     return programs
 
 
-def failing(mutant: Mutant, programs: list[tuple[LoopConfig, list[Command]]]) -> int:
-    """How many of `programs` `mutant` fails."""
+def failing(
+    make: Callable[[], ModelTarget], programs: list[tuple[LoopConfig, list[Command]]]
+) -> int:
+    """How many of `programs` the target `make` makes fails."""
     return sum(
-        replay_case(lambda: MutantTarget(mutant), config, commands).divergence is not None
-        for config, commands in programs
+        replay_case(make, config, commands).divergence is not None for config, commands in programs
     )
 
 
@@ -121,10 +173,19 @@ def main() -> None:
     parser.add_argument(
         "--programs", type=int, default=200, help="programs replayed per mutant (0: none)"
     )
+    parser.add_argument(
+        "--fresh", action="store_true", help="also rounds 12 and 13's wrong loops (fresh_loops)"
+    )
     args = parser.parse_args()
     load_every_loopspec_module()
     programs = drawn_programs(args.programs) if args.programs else []
-    chosen = [m for m in MUTANTS if not args.mutant or m.name in args.mutant]
+    chosen: list[tuple[str, str, Callable[[], ModelTarget], frozenset[str]]] = [
+        (m.name, m.rule_id, functools.partial(MutantTarget, m), m.blamed)
+        for m in MUTANTS
+        if not args.mutant or m.name in args.mutant
+    ]
+    if args.fresh:
+        chosen += [(name, min(rules), make, rules) for name, make, rules in fresh_loops()]
     budget = KILL_BUDGET.max_examples
     print(f"examples to the first failing program, batches 0..{args.seeds - 1}, budget {budget}")
     print(
@@ -135,8 +196,8 @@ def main() -> None:
     seconds: list[float] = []
     worst_overall = 0
     started = time.process_time()
-    for mutant in chosen:
-        kills = [timed_kill(mutant, batch) for batch in range(args.seeds)]
+    for name, rule_id, make, rules in chosen:
+        kills = [timed_failure(make, rules, batch) for batch in range(args.seeds)]
         # A batch that does not kill within the budget counts as one more than the budget.
         counts = [budget + 1 if examples is None else examples for examples, _, _ in kills]
         wrong = sorted({rule for examples, rule, _ in kills if examples is None and rule != "none"})
@@ -148,10 +209,10 @@ def main() -> None:
         missed = sum(examples is None for examples, _, _ in kills)
         listed = " ".join(str(c) for c in counts)
         blamed = f"  blamed elsewhere: {', '.join(wrong)}" if wrong else ""
-        failed = failing(mutant, programs) if programs else 0
+        failed = failing(make, programs) if programs else 0
         share = f"1 in {len(programs) / failed:.1f}" if failed else "-"
         print(
-            f"{mutant.name:<35}{mutant.rule_id:<8}{counts[0]:>8}{median:>8g}{max(counts):>7}"
+            f"{name:<35}{rule_id:<8}{counts[0]:>8}{median:>8g}{max(counts):>7}"
             f"{missed:>7}{statistics.median(took):>7.2f}{share:>11}  {listed}{blamed}"
         )
     verdict = "MET" if all(m <= GOAL for m in medians) else "MISSED"
