@@ -386,6 +386,21 @@ def test_PROTO_1_bash_given_a_script_that_is_not_here_names_it(
     assert rest[0] == "exit code: 127"
 
 
+def test_PROTO_1_a_script_misspelt_is_offered_the_file_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: `--cmd "python3 lop.py"` beside loop.py said only that lop.py is not there."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "loop.py").write_text("", encoding="utf-8")
+    command = f"{shlex.quote(sys.executable)} lop.py"
+    assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.endswith(
+        f"lop.py: no such file relative to the current directory, {tmp_path})"
+        " (did you mean loop.py?)"
+    ), first
+
+
 def test_PROTO_1_a_code_options_value_holding_a_space_is_no_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -67,6 +67,7 @@ from loopspec.properties.conformance.start_errors import (
     missing_in_shell_code,
     missing_relative_paths,
     module_missing,
+    nearest_file,
     npx_silent_hint,
     path_split_at_spaces,
     script_missing,
@@ -1372,6 +1373,8 @@ class ProcessTarget:
                 if paths
             ]
             files_missed = f" ({'; '.join(said)}{quote})"
+            if len(missing) == 1 and spaced is None:  # a typo's file beside it, offered
+                files_missed += nearest_file(missing[0])
             ended += files_missed
             if not self.slowest and script_missing(self.argv, process.stderr_tail()):
                 rule = NO_RULE_BROKEN

@@ -211,6 +211,19 @@ def missing_in_shell_code(argv: list[str], stderr: str) -> list[str]:
     return said
 
 
+def nearest_file(path: str) -> str:
+    """The file beside where `path` was looked for that it likely misspells (`lop.py`:
+    loop.py), offered, else ""."""
+    folder, name = os.path.split(path)
+    try:
+        entries = os.listdir(folder or ".")
+    except OSError:
+        return ""
+    files = [entry for entry in entries if os.path.isfile(os.path.join(folder or ".", entry))]
+    found = nearest(name, files)
+    return "" if found is None else offered(os.path.join(folder, found))
+
+
 def _missing_script(path: str, code: str) -> str:
     """The words for a script node or python resolved to `path` and could not open, as the plain
     command's are (`node main.mjs`): relative to the current directory, where the code did not
