@@ -291,9 +291,11 @@ over as text (`RawLine`) and its reading on as bytes (`Replay`) are `logcheck.un
 2026-12-05, night (this checkout, `--no-wheel`: an editable install, as `make venv` makes;
 callgrind, `python -c pass` 39.9M): `loopspec --version` 38.7M, 0.97x (was 210.9M, 5.29x),
 once an editable install's version is read from the metadata importlib.metadata would find
-first on `sys.path` (`loopspec.version_on_path`), where it imported importlib.metadata (with
-email, zipfile, threading and more) and ended with the interpreter's finalization; a wheel's was
-read so already (`version_beside`).
+first on `sys.path` (`version_lookup.version_on_path`), where it imported importlib.metadata
+(with email, zipfile, threading and more) and ended with the interpreter's finalization; a
+wheel's was read so already (`version_beside`). Then the lookup is `loopspec.version_lookup`,
+imported by `__version__` alone: `import loopspec`, which every check runs, 33.34M where it took
+33.45M (`check SMALL` 47.70M, was 47.81M), `--version` 39.05M (0.98x) for the module more.
 Then `check --format json SMALL` 49.43M, 1.24x (was 50.44M, 1.26x; BROKEN so 54.31M, was
 55.01M), once the JSON document's definition (`check_document`) spells the loops `--known`
 names, held to `known_divergences.LOOPS` by a test, where it imported that module for them.

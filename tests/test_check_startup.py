@@ -47,7 +47,8 @@ from loopspec.properties.logcheck.synth import MARKED_HEADER, marked_model_rows,
 # terminal's width unless told it, and textwrap to wrap help: `cli.parser` tells it the width,
 # and wraps the verbs' help only when it is shown. subprocess: check runs nothing (the hook
 # audit's wrapper imports it only to run a hook). The reading of a key given twice
-# (`model.repeated_keys`): check reads the last of two, as dsh does (LOG-3).
+# (`model.repeated_keys`): check reads the last of two, as dsh does (LOG-3). The version
+# lookup (`loopspec.version_lookup`): a check never asks its version.
 NEVER_FOR_CHECK = (
     "argparse",
     "attr",
@@ -63,6 +64,7 @@ NEVER_FOR_CHECK = (
     "loopspec.model.events",
     "loopspec.model.repeated_keys",
     "loopspec.model.wire",
+    "loopspec.version_lookup",
     "shutil",
     "subprocess",
     "textwrap",

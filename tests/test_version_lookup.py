@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import loopspec
-from loopspec import version_beside, version_on_path
+from loopspec.version_lookup import version_beside, version_on_path
 
 
 def _install_metadata(folder: Path, version: str, name: str = "loopspec") -> None:
@@ -58,7 +58,8 @@ def test_version_imports_no_importlib_metadata_where_a_wheel_is_installed(tmp_pa
     site.mkdir()
     package = Path(loopspec.__file__).parent
     (site / "loopspec").mkdir()
-    (site / "loopspec" / "__init__.py").write_bytes((package / "__init__.py").read_bytes())
+    for module in ("__init__.py", "version_lookup.py"):
+        (site / "loopspec" / module).write_bytes((package / module).read_bytes())
     _install_metadata(site, "7.7.7")
     probe = (
         "import sys, loopspec\nprint(loopspec.__version__, 'importlib.metadata' in sys.modules)\n"
