@@ -1303,6 +1303,20 @@ def test_RW_1_a_card_showing_other_arguments_is_still_RW_1(shown: object) -> Non
     assert "the card shows other arguments than tool/call records" in found[1], found
 
 
+def test_RW_1_a_card_showing_true_for_a_number_is_no_reading_of_the_arguments() -> None:
+    """RW-1: `true` is not `1` (SPEC section 2). A card showing `"limit": true` where tool/call
+    records `"limit": 1`, beside an integer JavaScript's JSON.parse rounds, was taken for
+    JavaScript's reading of the text (Python's `==` holds `True == 1`) and blamed on EXE-2."""
+    big = 12345678901234567890
+    arguments = f'{{"file_path": "a.txt", "limit": 1, "offset": {big}}}'
+    card = _card_for("c1", arguments)
+    call = {"type": "tool/call", "data": {"callId": "c1", "name": "read", "arguments": arguments}}
+    shown = {"file_path": "a.txt", "limit": True, "offset": float(big)}
+    found = presentation_rule([card], [_with_update(card, rawInput=shown)], history=(call,))
+    assert found is not None
+    assert found[0] == "RW-1", found
+
+
 @pytest.mark.parametrize(
     ("tool", "arguments", "why"),
     [

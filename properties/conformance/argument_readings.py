@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 
+from loopspec.model.json_text import same_json
 from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, parse_arguments, thaw
 
 # The words a report uses for EXE-2's reading, from its rule text.
@@ -61,7 +62,8 @@ def misread(raw: str, shown: object) -> bool:
     reader that calls it blank, or falls back to no arguments). `{}` where EXE-2 reads an
     object is the arguments dropped, not read another way (RW-1, ACP-3)."""
     model = thaw(parse_arguments(raw))
-    if shown == model:
+    # Compared as SPEC section 2 compares values (`same_json`): Python's `==` holds `True == 1`.
+    if same_json(shown, model):
         return False
     fallback = shown == {} and not isinstance(model, dict)
-    return fallback or shown in (raw, _javascript_reading(raw))
+    return fallback or same_json(shown, raw) or same_json(shown, _javascript_reading(raw))
