@@ -288,6 +288,15 @@ Then `check SMALL` 43.81M (was 43.97M on the main of the day), HOOKED 45.42M (wa
 BROKEN 48.22M (was 48.38M), TORN 44.82M (was 44.80M), once the line `LineReader` cannot hand
 over as text (`RawLine`) and its reading on as bytes (`Replay`) are `logcheck.unreadable_lines`'.
 (A venv whose path is five characters longer counts ~0.06M more: compare counts from one path.)
+2026-12-05, night: this session's merges against its start (da402a5, a clone with its own
+venv, `--no-wheel`, callgrind, each row counted from both in one sitting, `python -c pass`
+39.89M): `check SMALL` 47.81M (was 47.69M), BROKEN 52.41M (52.20M), HOOKED 49.46M (49.31M),
+MARKED 50.39M (50.24M), CLAUDE-CODE 52.18M (52.02M), CODEX 51.60M (51.47M): every row imports
+the modules it did, the 0.12M-0.21M more is code added to them (`clean_events`, `prefix`,
+`cli.main`, `report`: some 4.5 KB of source together). MARKED is 1.26x, 0.69 of its floor, 0.9M
+over HOOKED for `logcheck.commit_units` (its import, code and class): a row of 137.4M (3.45x)
+was a count taken while a module it imports was uncompiled (81.1M with `commit_units` alone
+uncompiled, its bytecode not yet in the cache), as a merge landing mid-run leaves one.
 2026-12-05, night (this checkout, `--no-wheel`: an editable install, as `make venv` makes;
 callgrind, `python -c pass` 39.9M): `loopspec --version` 38.7M, 0.97x (was 210.9M, 5.29x),
 once an editable install's version is read from the metadata importlib.metadata would find
