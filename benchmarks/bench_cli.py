@@ -305,6 +305,10 @@ first on `sys.path` (`version_lookup.version_on_path`), where it imported import
 wheel's was read so already (`version_beside`). Then the lookup is `loopspec.version_lookup`,
 imported by `__version__` alone: `import loopspec`, which every check runs, 33.34M where it took
 33.45M (`check SMALL` 47.70M, was 47.81M), `--version` 39.05M (0.98x) for the module more.
+Then `check BROKEN` 51.48M, 1.29x (was 52.41M, 1.31x; `--format json` BROKEN 53.19M, was
+54.36M), once the registry (`model.invariants`) imports the model's frozen values
+(`model.jsonvalue`) only to compare a call's arguments spelt two ways (`same_arguments`), where a
+check of a log with a violation imported them with it.
 Then `check --format json SMALL` 49.43M, 1.24x (was 50.44M, 1.26x; BROKEN so 54.31M, was
 55.01M), once the JSON document's definition (`check_document`) spells the loops `--known`
 names, held to `known_divergences.LOOPS` by a test, where it imported that module for them.

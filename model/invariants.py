@@ -27,7 +27,6 @@ from loopspec.model.facts import (
     surface_op_missing,
 )
 from loopspec.model.json_text import NOT_JSON, spelled, value_of
-from loopspec.model.jsonvalue import FrozenMap, JsonValue, parse_arguments
 from loopspec.model.prefix import (
     BLOCKING_EXIT_DECISIONS,
     CLOSING_READS,
@@ -1390,21 +1389,13 @@ def _refused_rewrite(prefix: Prefix, call_id: str, text: str | None) -> HookAnsw
 def same_arguments(left: str, right: str) -> bool:
     """Whether two raw argument strings are the same value as every reader parses them (EXE-2),
     whatever their spelling: JSON equality, where 1 equals 1.0 but true is not 1."""
-    return left == right or _same_value(parse_arguments(left), parse_arguments(right))
+    if left == right:
+        return True
+    # The frozen values are built only for two spellings: a check of a log with a violation
+    # imported them for this alone (benchmarks/bench_cli.py).
+    from loopspec.model.jsonvalue import parse_arguments, same_value  # noqa: PLC0415
 
-
-def _same_value(left: JsonValue, right: JsonValue) -> bool:
-    if isinstance(left, bool) or isinstance(right, bool):
-        return left is right
-    if isinstance(left, FrozenMap) and isinstance(right, FrozenMap):
-        return left.keys() == right.keys() and all(_same_value(left[k], right[k]) for k in left)
-    if isinstance(left, tuple) and isinstance(right, tuple):
-        return len(left) == len(right) and all(
-            _same_value(a, b) for a, b in zip(left, right, strict=True)
-        )
-    if isinstance(left, int | float) and isinstance(right, int | float):
-        return left == right
-    return type(left) is type(right) and left == right
+    return same_value(parse_arguments(left), parse_arguments(right))
 
 
 @invariant("rewrite_traced_to_hooks", "RW-2", "RW-3", reads=of_types("tool/call"))

@@ -217,3 +217,18 @@ def parse_arguments(raw: str) -> JsonValue:
 _PARSED_ARGUMENTS: dict[str, JsonValue] = {}
 _PARSED_ARGUMENTS_KEPT = 256
 _PARSED_ARGUMENTS_LONGEST = 1024
+
+
+def same_value(left: JsonValue, right: JsonValue) -> bool:
+    """Whether two values are the same JSON value: 1 equals 1.0, but true is not 1."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return left is right
+    if isinstance(left, FrozenMap) and isinstance(right, FrozenMap):
+        return left.keys() == right.keys() and all(same_value(left[k], right[k]) for k in left)
+    if isinstance(left, tuple) and isinstance(right, tuple):
+        return len(left) == len(right) and all(
+            same_value(a, b) for a, b in zip(left, right, strict=True)
+        )
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return left == right
+    return type(left) is type(right) and left == right
