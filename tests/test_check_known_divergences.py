@@ -174,18 +174,25 @@ def test_RW_1_RW_2_unlisted_known_and_unknown_violations_are_counted_apart(
 
 @pytest.mark.parametrize(
     ("value", "named"),
-    [("RW-9", "'RW-9'"), ("SCHED-1", "'SCHED-1'"), ("claude", "'claude'"), ("RW-1,", "''")],
+    [
+        ("RW-9", "--known RW-9: 'RW-9'"),
+        ("SCHED-1", "--known SCHED-1: 'SCHED-1'"),
+        ("claude", "--known claude: 'claude'"),
+        ("RW-1,", "--known 'RW-1,': an empty name (a comma too many?)"),
+        ("", "--known '': an empty name"),
+    ],
 )
 def test_RW_1_a_known_value_check_cannot_read_is_one_line_exit_2(
     value: str, named: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Neither a loop nor a rule check reports (SCHED-1 is conform's): one line, exit 2, and no
-    log is read."""
+    log is read. An empty name is called that, where it read "--known : '' names neither"."""
     status, out, err = check(capsys, "--known", value, CC_RW_1)
     assert (status, out) == (2, "")
     assert err.count("\n") == 1
-    assert err.startswith(f"loopspec: error: --known {value}: {named} names neither a loop")
+    assert err.startswith(f"loopspec: error: {named} names neither a loop")
     assert "RW-1" in err
+    assert ("did you mean claude-code?" in err) == (value == "claude")
 
 
 def test_HOOK_7_fail_on_hook_faults_makes_a_hook_fault_fail_the_run(

@@ -88,7 +88,7 @@ def _capability() -> str:
 
 def _known_value() -> str:
     with pytest.raises(ValueError, match="names neither") as refused:
-        parse_known(["claud-code"])
+        parse_known(["claude"])  # (0.7 alike: refused anyway, so any likely guess is offered)
     return str(refused.value)
 
 

@@ -238,11 +238,17 @@ def parse_known(values: Iterable[str]) -> KnownDivergences:
                 rules.add(name.upper())
             else:
                 # Imported here: only a misspelt value needs it, and check starts without it.
-                from loopspec.model.near_miss import MISSPELT, did_you_mean  # noqa: PLC0415
+                from loopspec.model.near_miss import did_you_mean  # noqa: PLC0415
 
-                hint = did_you_mean(name, [*LOOPS, *checkable], cutoff=MISSPELT)
+                # The value is refused whatever it is nearest: any likely guess helps.
+                hint = did_you_mean(name, [*LOOPS, *checkable])
+                if name:
+                    given = f"--known {value}: {name!r}"
+                else:  # ('' given, or a comma too many)
+                    extra = " (a comma too many?)" if value.strip() else ""
+                    given = f"--known {value!r}: an empty name{extra}"
                 raise ValueError(
-                    f"--known {value}: {name!r} names neither a loop nor a rule check reports"
+                    f"{given} names neither a loop nor a rule check reports"
                     f"{hint}; the loops are {', '.join(LOOPS)}, the rules "
                     f"{', '.join(checkable)}"
                 )
