@@ -335,10 +335,12 @@ def test_SAFE_5_a_process_target_s_command_is_named_by_one_number(tmp_path: Path
     counted over the process's life, and a replay said "no answer to the command of seq 1
     within 5 s; at command #2 of the case": two numbers for one command, the first in no case
     file. The command is named once, by its number in the case (on the case's line of it) or in
-    the program, and the saved case's `what` names it by its number in that case."""
+    the program, and the saved case's `what` names it by its number in that case. Its words
+    quote the model's arguments, `\\u` escapes too, which naming it as a template read
+    ("bad escape \\u": a traceback)."""
     program: tuple[Command, ...] = (
         SubmitUser("hi"),
-        ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a"}'),)),
+        ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"\\u00e4"}'),)),
     )
     broke = TargetError(
         "the target failed in apply: ./loop: no answer to the command of seq 41 within 5 s"
@@ -346,7 +348,7 @@ def test_SAFE_5_a_process_target_s_command_is_named_by_one_number(tmp_path: Path
         config=LoopConfig(tools=(READ,)),
         program=program,
     )
-    words = '(the model replies: calls c1 read {"file_path":"a"})'
+    words = '(the model replies: calls c1 read {"file_path":"\\u00e4"})'
     hang = "the target failed in apply: ./loop: no answer to command #2 of {} within 5 s"
     shown = with_saved_program(broke, tmp_path / "cases", {"cmd": "./loop"}, None)
     assert shown.message.startswith(hang.format(f"a program {words}") + "; rerun it: "), shown

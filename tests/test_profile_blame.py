@@ -328,6 +328,61 @@ def test_ORD_3_results_flushed_out_of_order_are_blamed_under_claude_code() -> No
     assert known.stopped_by == "ORD-3"
 
 
+class RecordsArgumentsRespelt(ModelTarget):
+    """Writes each call's arguments in its reply and tool/call as `JSON.stringify` would, `\\u`
+    escapes decoded (Claude Code's transcript: `"\\u00e4"` recorded as `"ä"`), and, with
+    `other`, its tool/call of `file_path` b.txt: another value, the reply's left as sent."""
+
+    other = False
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        # Its history would hold the model's text: not what is compared here.
+        return super().reset(config) - {"history"}
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = [json.loads(json.dumps(event)) for event in observed.events]
+        for event in events:
+            data = event["data"]
+            if event["type"] == "tool/call":
+                data["arguments"] = self._respelt(data["arguments"], other=self.other)
+            elif event["type"] == "assistant/message":
+                for block in data["message"]["content"]:
+                    if block["type"] == "tool-call":
+                        block["arguments"] = self._respelt(block["arguments"], other=False)
+        return attrs.evolve(observed, events=tuple(events))
+
+    @staticmethod
+    def _respelt(text: str, *, other: bool) -> str:
+        value = json.loads(text) | ({"file_path": "b.txt"} if other else {})
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+class RecordsAnotherValue(RecordsArgumentsRespelt):
+    other = True
+
+
+_ESCAPED_PROGRAM: list[Command] = [
+    SubmitUser("go"),
+    ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"\\u0061.txt","n\\u00e4me":1}'),)),
+    ToolFinishes("c1", ToolSucceeded("A")),
+]
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_RW_1_arguments_spelt_otherwise_are_one_value_under_every_profile(profile: str) -> None:
+    """RW-1 (section 2: arguments compare as JSON values): a loop recording the model's
+    `\\u` escapes decoded conforms under every profile, where its runs, compared as plain
+    data, differed and the difference (in no observation) was blamed on LOG-8; recording
+    another value is still blamed on RW-1."""
+    config = LoopConfig(tools=TOOLS)
+    found = replay_case(RecordsArgumentsRespelt, config, _ESCAPED_PROGRAM, PROFILES[profile])
+    assert found.divergence is None, found.divergence
+    other = replay_case(RecordsAnotherValue, config, _ESCAPED_PROGRAM, PROFILES[profile])
+    assert other.divergence is not None
+    assert other.divergence.rule_id == "RW-1", other.divergence.what
+
+
 # ---------------------------------------------------------------------------------------------
 # Which known divergences a target shows beside a bug: what one run holds and the other lacks.
 

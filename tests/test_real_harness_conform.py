@@ -409,12 +409,13 @@ def test_a_call_travels_through_the_shell_command_and_back(arguments: str) -> No
 
 
 def test_a_claude_code_transcript_is_read_as_prompt_reply_and_result() -> None:
-    """One reply spans its records (same message id); meta records are not the user's."""
+    """One reply spans its records (same message id); meta records are not the user's. A record
+    is one line, a line separator (U+2028, which Claude Code writes unescaped) inside it."""
     call_input = {"command": tool_command(Path("/b/loopspec-tool"), "c1", "bash", "{}")}
     records = [
         {"type": "user", "message": {"role": "user", "content": "hi"}},
         {"type": "user", "isMeta": True, "message": {"role": "user", "content": "meta"}},
-        {"type": "assistant", "message": {"id": "m0", "content": [{"type": "text", "text": "a"}]}},
+        {"type": "assistant", "message": {"id": "m0", "content": [{"type": "text", "text": _LS}]}},
         {
             "type": "assistant",
             "message": {
@@ -429,30 +430,35 @@ def test_a_claude_code_transcript_is_read_as_prompt_reply_and_result() -> None:
             },
         },
     ]
-    items = claude_log_items("\n".join(json.dumps(r) for r in records))
+    items = claude_log_items("\n".join(json.dumps(r, ensure_ascii=False) for r in records))
     assert [type(i).__name__ for i in items] == ["Prompt", "Reply", "Result"]
     reply = items[1]
     assert isinstance(reply, Reply)
-    assert reply.blocks == (("text", "a"), ("call", ("c1", call_input)))
+    assert reply.blocks == (("text", _LS), ("call", ("c1", call_input)))
+
+
+# Text holding a line separator, which `str.splitlines` splits a JSON line at.
+_LS = "a\u2028b"
 
 
 def test_a_codex_rollout_is_read_without_its_own_context_messages() -> None:
-    """Codex's `<environment_context>` user message is not the user's prompt."""
+    """Codex's `<environment_context>` user message is not the user's prompt; a line separator
+    (U+2028) inside a record does not end it."""
 
     def item(payload: dict[str, object]) -> str:
-        return json.dumps({"type": "response_item", "payload": payload})
+        return json.dumps({"type": "response_item", "payload": payload}, ensure_ascii=False)
 
     context = "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"
     lines = [
         item({"type": "message", "role": "user", "content": [{"text": context}]}),
-        item({"type": "message", "role": "user", "content": [{"text": "hi"}]}),
+        item({"type": "message", "role": "user", "content": [{"text": _LS}]}),
         item({"type": "function_call", "call_id": "c1", "arguments": '{"cmd": "x"}'}),
         item({"type": "function_call_output", "call_id": "c1", "output": "done"}),
     ]
     items = codex_log_items("\n".join(lines))
     assert [type(i).__name__ for i in items] == ["Prompt", "Reply", "Result"]
     assert isinstance(items[0], Prompt)
-    assert items[0].text == "hi"
+    assert items[0].text == _LS
 
 
 def test_TURN_1_the_adapter_waits_for_the_log_to_hold_what_the_cli_did() -> None:

@@ -835,7 +835,8 @@ def _naming_the_command(first: str, place: str) -> str:
     """`first`, an error's first line, naming the command the target broke at by `place` (its
     number in the program or case): where a process target named it by its seq, instead of that
     (one command, one number), else after the line."""
-    named, found = _COMMAND_BY_SEQ.subn(place, first, count=1)
+    # A function, not a template: `place` quotes the command, whose `\u00e4` a template reads.
+    named, found = _COMMAND_BY_SEQ.subn(lambda _: place, first, count=1)
     return named if found else f"{first}; at {place}"
 
 

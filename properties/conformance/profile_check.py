@@ -68,6 +68,8 @@ from loopspec.properties.profiles.runs import (
     Pair,
     Run,
     RunNormalizer,
+    sent_arguments,
+    with_arguments_as_sent,
     with_call_ids,
 )
 
@@ -100,6 +102,7 @@ class ProfileChecker:
         self._wire_commands: list[Json] = []
         self._runs: Pair = ([], [])
         self._normalizers = (RunNormalizer(_spoken), RunNormalizer(_spoken))
+        self._sent: dict[str, str] = {}  # each call's arguments as the model sent them
         self._history: list[dict[str, Any]] = []
         self._history_ends: list[int] = []  # [i]: how many of `_history` commands[: i + 1] made
         self._quiet_length = 0  # the longest prefix found equal, erased, at a quiet point
@@ -136,6 +139,10 @@ class ProfileChecker:
         want = self._normalizers[0].add(expected, introduced)
         got = self._normalizers[1].add(actual, introduced)
         wire = with_call_ids(command_to_json(command), self._normalizers[0].names)
+        # Arguments are compared as values (SPEC section 2): a call's, spelt otherwise, as sent.
+        self._sent.update(sent_arguments(wire))
+        want = with_arguments_as_sent(want, self._sent)
+        got = with_arguments_as_sent(got, self._sent)
         self._wire_commands.append(wire)
         if not want["accepted"] and not got["accepted"] and got["rule"] is None:
             got = {**got, "rule": want["rule"]}  # a target may refuse without naming a rule

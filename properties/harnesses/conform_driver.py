@@ -347,7 +347,7 @@ def claude_log_items(text: str) -> list[LogItem]:
     """What a Claude Code transcript records, in order (one reply spans its records)."""
     items: list[LogItem] = []
     reply_id: object = None
-    for line in text.splitlines():
+    for line in text.split("\n"):
         try:
             record = json.loads(line)
         except ValueError:
@@ -410,7 +410,7 @@ def _hook_context(payload: dict[str, Any]) -> bool:
 def codex_log_items(text: str) -> list[LogItem]:
     """What a Codex rollout records, in order (a run of model items is one reply)."""
     items: list[LogItem] = []
-    for line in text.splitlines():
+    for line in text.split("\n"):
         try:
             record = json.loads(line)
         except ValueError:

@@ -21,6 +21,7 @@ from typing import Any
 import attrs
 
 from loopspec.model.config import LoopConfig
+from loopspec.properties.conformance.json_values import as_value
 from loopspec.properties.conformance.process_target import normalized
 from loopspec.properties.conformance.target import Observation
 
@@ -135,6 +136,70 @@ class RunNormalizer:
             for call_id, arguments in observation.executed
         ]
         return {"accepted": True, "events": events, "executed": executed}
+
+
+def sent_arguments(wire_command: Json) -> dict[str, str]:
+    """Each call of a reply (a command as JSON, its call ids named as the runs name them) with
+    the arguments text the model sent it: what `with_arguments_as_sent` holds records to."""
+    if wire_command.get("kind") != "ModelReplies":
+        return {}
+    return {
+        str(block["id"]): block["arguments"]
+        for block in wire_command.get("blocks", ())
+        if block.get("type") == "tool-call" and isinstance(block.get("arguments"), str)
+    }
+
+
+def with_arguments_as_sent(obs: Obs, sent: Mapping[str, str]) -> Obs:
+    """`obs` with each call's arguments that denote the JSON value the model sent (`sent`: call
+    id -> text) written as the model wrote them. SPEC section 2 compares arguments as values,
+    but runs compare as plain data: a loop recording `"\\u00e4"` as `"ä"` (Claude Code decodes
+    escapes) differed from the model, and the difference, found in no observation, was blamed
+    on LOG-8. Arguments of another value are left as they are, a difference still."""
+    if not obs["accepted"] or not sent:
+        return obs
+    changed = False
+
+    def spelt(call_id: object, arguments: object) -> object:
+        nonlocal changed
+        wrote = sent.get(str(call_id))
+        if wrote is None or arguments == wrote or not isinstance(arguments, str):
+            return arguments
+        if as_value(arguments) != as_value(wrote):  # ParsedJson: `json_text.same_json`
+            return arguments
+        changed = True
+        return wrote
+
+    events = [_with_arguments(event, spelt) for event in obs["events"]]
+    return {**obs, "events": events} if changed else obs
+
+
+def _with_arguments(event: Event, spelt: Callable[[object, object], object]) -> Event:
+    """`event` with the arguments of its call (a tool/call's, an approval's, a reply's call
+    blocks') as `spelt(call id, arguments)` gives them; copied only where one changed."""
+    data = event.get("data")
+    if not isinstance(data, dict):
+        return event
+    if event.get("type") in ("tool/call", "approval/asked") and "arguments" in data:
+        arguments = spelt(data.get("callId"), data["arguments"])
+        if arguments is data["arguments"]:
+            return event
+        return {**event, "data": {**data, "arguments": arguments}}
+    message = data.get("message")
+    if event.get("type") != "assistant/message" or not isinstance(message, dict):
+        return event
+    content = message.get("content")
+    if not isinstance(content, list):
+        return event
+    blocks = [
+        {**block, "arguments": spelt(block.get("id"), block.get("arguments"))}
+        if isinstance(block, dict) and block.get("type") == "tool-call" and "arguments" in block
+        else block
+        for block in content
+    ]
+    if all(new is old or new == old for new, old in zip(blocks, content, strict=True)):
+        return event
+    return {**event, "data": {**data, "message": {**message, "content": blocks}}}
 
 
 def normalize_run(observations: Sequence[Observation], keep: Callable[[str], bool]) -> Run:
