@@ -66,6 +66,7 @@ from loopspec.properties.harnesses.conform_driver import (
     Session,
     claude_log_items,
     codex_log_items,
+    hook_input_encoder,
     log_lacks,
 )
 from loopspec.properties.harnesses.profiles import KNOWN
@@ -300,7 +301,10 @@ def test_HOOK_6_a_refused_input_the_shell_takes_is_the_adapter_s_limit(
     take, so the model refuses the call; the CLI, to which every tool is its shell tool and
     none has the configuration's contract, runs it (conform on Codex, seed 3, reported a
     HOOK-6 counterexample). That is the adapter's shell-mapped-tools limit, which cuts the
-    program at its reply; an input the shell cannot take either is still blamed on HOOK-6."""
+    program at its reply; an input the shell cannot take either is still blamed on HOOK-6 where
+    a CLI runs it. The adapter hands Claude Code such an input as it is (wrapped in a shell
+    command, it ran: conform, seeds 5 and 6), which it refuses in its own words (TEXT-1): read
+    as the model's refusal."""
     config = LoopConfig(tools=(ToolSpec("write", required_keys=("file_path", "content")),))
     config = attrs.evolve(config, hooks=(HookSpec("guard"),))
     program: tuple[Command, ...] = (
@@ -316,6 +320,48 @@ def test_HOOK_6_a_refused_input_the_shell_takes_is_the_adapter_s_limit(
     else:
         assert checker.stop is None
         assert getattr(found, "rule_id", None) == "HOOK-6", found
+    handed = hook_input_encoder(Harness(name), config, Path("/b"), "c1", "write")(
+        FrozenMap(json.loads(ran))
+    )
+    if name == "claude-code" and not cut:
+        assert handed == json.loads(ran)
+        assert _refused_in_claude_code_s_words(config, program) is None
+    else:
+        assert isinstance(handed, dict)
+        assert decoded_call(shell_command_of(handed) or "") == ("write", ran)
+
+
+# Claude Code 2.1.332's refusal of a hook's input its tool cannot take (observed 2026-12-05).
+_CLAUDE_REWRITE_REFUSAL = (
+    "PreToolUse hook for Bash returned updatedInput that failed schema validation: Bash failed "
+    "due to the following issue:\nThe required parameter `command` is missing\nThe tool input "
+    "from the model was valid; the hook's rewrite of it was not."
+)
+
+
+def _refused_in_claude_code_s_words(config: LoopConfig, program: tuple[Command, ...]) -> object:
+    """What the claude-code profile blames a loop for that refuses the calls the model refuses,
+    each result in Claude Code's words for a hook's input its tool cannot take."""
+    model = ModelTarget()
+    model.reset(config)
+    checker = ProfileChecker(PROFILES["claude-code"], config)
+    found: object = None
+    for command in program:
+        before = model.state.phase.NAME if model.state else "Idle"
+        expected = model.apply(command)
+        after = model.state.phase.NAME if model.state else "Idle"
+        events = json.loads(json.dumps(expected.events))
+        for event in events:
+            if event["type"] == "tool/result":
+                event["data"]["message"]["content"][0]["content"][0]["text"] = (
+                    _CLAUDE_REWRITE_REFUSAL
+                )
+        # (The history it reports, not compared here, would hold the model's words.)
+        actual = attrs.evolve(expected, events=tuple(events), history=None)
+        found = checker.feed(
+            command, phase_before=before, phase_after=after, expected=expected, actual=actual
+        )
+    return found
 
 
 def test_HOOK_3_each_cli_runs_an_earlier_hook_s_input_where_the_last_is_refused(

@@ -113,7 +113,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -144,7 +144,7 @@ from loopspec.model.commands import (
     ToolSucceeded,
 )
 from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, HookSpec, LoopConfig
-from loopspec.model.jsonvalue import dumps, thaw
+from loopspec.model.jsonvalue import FrozenMap, JsonValue, dumps, thaw
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.model.state import Rewriting
 from loopspec.properties.cli.prompt_ending import end_promptly
@@ -810,6 +810,31 @@ class Control:
 # One session (one `reset`).
 
 
+def hook_input_encoder(
+    harness: Harness, config: LoopConfig, bin_dir: Path, call_id: str, name: str
+) -> Callable[[JsonValue], object]:
+    """How a PreToolUse hook hands the CLI an input it supplied for call `call_id` of tool
+    `name`: wrapped in the shell command that runs the tool's program with it (every tool is
+    the CLI's shell tool), but for Claude Code an object the tool cannot take (HOOK-6) nor the
+    shell (no string `command`): handed as it is, Claude Code refuses it itself, as the model
+    does, where wrapped it ran."""
+    program = call_program(harness, config, name, bin_dir)
+    tool = config.tool(name)
+
+    def encode(updated: JsonValue) -> object:
+        if (
+            harness == Harness.CLAUDE_CODE
+            and tool is not None
+            and tool.input_problem(updated) is not None
+            and isinstance(updated, FrozenMap)
+            and not isinstance(updated.get("command"), str)
+        ):
+            return thaw(updated)
+        return {"command": tool_command(program, call_id, name, dumps(updated))}
+
+    return encode
+
+
 def _hook_output(verdict: Pass | Allow | Ask | Deny, encode: Any) -> dict[str, Any]:
     """What a hook process prints for a verdict (Claude Code's PreToolUse JSON, which Codex
     reads too): nothing for pass, a decision with the replacing input or the reason."""
@@ -1288,14 +1313,7 @@ class Session:
             self.control.release(waiting, _post_hook_output(verdict, event))
 
     def _encoder(self, call_id: str, name: str) -> Any:
-        program = call_program(self.harness, self.config, name, self.bin)
-
-        def encode(updated: Any) -> dict[str, Any]:
-            arguments = dumps(updated)
-            command = tool_command(program, call_id, name, arguments)
-            return {"command": command}
-
-        return encode
+        return hook_input_encoder(self.harness, self.config, self.bin, call_id, name)
 
     # -- settling and events ---------------------------------------------------------------------
 

@@ -816,7 +816,11 @@ def _reworded_results(rewrite: Callable[[str, bool], tuple[str, bool]]) -> Erase
 
 def _claude_result(text: str, is_error: bool) -> tuple[str, bool]:
     """Claude Code's Bash result: `Exit code N\\n<output>` for a failure; a denial names the
-    hook: `PreToolUse:Bash hook error: <reason>`."""
+    hook: `PreToolUse:Bash hook error: <reason>`; a hook's input its tool cannot take is refused
+    naming neither the hook nor the problem (`_REWRITE_REFUSED`), so the model's refusal
+    (HOOK-6's words) reads as it does too."""
+    if is_error and (_CLAUDE_REWRITE_REFUSED.match(text) or _MODEL_REWRITE_REFUSED.match(text)):
+        return _REWRITE_REFUSED, True
     failed = re.match(r"^Exit code \d+\n?(.*)$", text, re.S)
     if is_error and failed:
         return f"Error: {failed.group(1)}", True
@@ -826,6 +830,17 @@ def _claude_result(text: str, is_error: bool) -> tuple[str, bool]:
         reason = denied.group(1)
         return f"Error: {DENIED_WITHOUT_REASON if reason == 'Blocked by hook' else reason}", True
     return text, is_error
+
+
+# Claude Code's refusal of a PreToolUse hook's `updatedInput` its tool cannot take (observed
+# 2026-12-05: "... returned updatedInput that failed schema validation: Bash failed due to the
+# following issue:\n<problem>\nThe tool input from the model was valid; ..."), the model's
+# (section 9's REWRITE_REFUSED), and the words both read as.
+_CLAUDE_REWRITE_REFUSED = re.compile(
+    r"^PreToolUse hook for \w+ returned updatedInput that failed schema validation: ", re.S
+)
+_MODEL_REWRITE_REFUSED = re.compile(rf"^Error: hook .* {REWRITE_REFUSED_WORDS} ", re.S)
+_REWRITE_REFUSED = f"Error: a hook {REWRITE_REFUSED_WORDS} its call's tool"
 
 
 def _codex_result(text: str, is_error: bool) -> tuple[str, bool]:
