@@ -26,6 +26,7 @@ from loopspec.model.commands import (
     Command,
     HookAnswers,
     ModelReplies,
+    PostContext,
     SubmitUser,
     ToolFinishes,
     ToolSucceeded,
@@ -381,6 +382,51 @@ def test_RW_1_arguments_spelt_otherwise_are_one_value_under_every_profile(profil
     other = replay_case(RecordsAnotherValue, config, _ESCAPED_PROGRAM, PROFILES[profile])
     assert other.divergence is not None
     assert other.divergence.rule_id == "RW-1", other.divergence.what
+
+
+def _as_claude_code_delivers_contexts(observed: Observation) -> Observation:
+    """Claude Code's way with contexts: a body's it cannot defer (the shell tool), a PostToolUse
+    hook's a system reminder inside the result it judges; the history it reports left out."""
+    events = [json.loads(json.dumps(e)) for e in observed.events]
+    kept = [e for e in events if e["data"].get("source", {}).get("plugin") != "tool-context"]
+    for event in kept:
+        if event["type"] == "tool/result":
+            event["data"]["message"]["content"][0]["content"].append(
+                {"type": "text", "text": _CLAUDE_REMINDER}
+            )
+    return attrs.evolve(observed, events=tuple(kept), commits=(len(kept),), history=None)
+
+
+_CLAUDE_REMINDER = (
+    "<system-reminder>\nPostToolUse:Bash hook additional context: note\n</system-reminder>"
+)
+
+
+def test_ADJ_4_a_post_hook_s_context_a_body_deferred_too_is_erased_in_claude_code_s_result() -> (
+    None
+):
+    """ADJ-4: a body deferring "note" and its PostToolUse hook giving "note" too: the
+    tool-contexts eraser dropped both of the model's (one text), but not Claude Code's hook
+    context, still a reminder in the result when it ran, which ADJ-4's eraser then made a
+    message after the step/start (conform, seed 7: an unknown ADJ-4)."""
+    config = LoopConfig(tools=TOOLS, hooks=(HookSpec("audit", "PostToolUse", "read"),))
+    program: list[Command] = [
+        SubmitUser("go"),
+        ModelReplies((ToolCallBlock("c1", "read", _READ_ARGS),)),
+        ToolFinishes("c1", ToolSucceeded("A", ("note",)), (PostContext("note"),)),
+    ]
+    model = ModelTarget()
+    model.reset(config)
+    checker = ProfileChecker(PROFILES["claude-code"], config)
+    for command in program:
+        before = model.state.phase.NAME if model.state else "Idle"
+        expected = model.apply(command)
+        after = model.state.phase.NAME if model.state else "Idle"
+        actual = _as_claude_code_delivers_contexts(expected)
+        found = checker.feed(
+            command, phase_before=before, phase_after=after, expected=expected, actual=actual
+        )
+        assert found is None, found
 
 
 # ---------------------------------------------------------------------------------------------

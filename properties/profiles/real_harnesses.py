@@ -1413,12 +1413,33 @@ def _without_body_contexts(pair: Pair, commands: Sequence[Json]) -> Pair:
     }
 
     def change(event: Event) -> Event | None:
+        if event["type"] == "tool/result":
+            return _without_deferred_reminders(event, deferred)
         if not _is_tool_context(event):
             return event
         texts = [str(b.get("text")) for b in event["data"].get("content", [])]
         return None if texts and all(text in deferred for text in texts) else event
 
     return both(lambda run: map_events(run, change))(pair)
+
+
+def _without_deferred_reminders(result: Event, deferred: set[str]) -> Event:
+    """A result without Claude Code's reminders (a PostToolUse hook's context, which ADJ-4's
+    eraser makes a tool context, after this one ran) of a text a body deferred too: the model's
+    such context was erased, and the CLI's came back after the step/start (ADJ-4)."""
+    parts = result["data"]["message"]["content"][0]["content"]
+    kept = [
+        part
+        for part in parts[1:]
+        if not (
+            (found := _REMINDER.fullmatch(str(part.get("text", "")))) and found.group(1) in deferred
+        )
+    ]
+    if len(kept) == len(parts) - 1:
+        return result
+    result = copy.deepcopy(result)
+    result["data"]["message"]["content"][0]["content"] = [parts[0], *kept]
+    return result
 
 
 def _post_audit_with_result(run: Run) -> Run:
