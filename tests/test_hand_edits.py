@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from test_cli_run import SCENARIO as CLI_RUN_SCENARIO
 
 from loopspec.properties.cli.main import main
 
@@ -32,27 +33,8 @@ SCENARIO = json.dumps(
             }
         ],
         "maxParallel": 2,
-        "turns": [
-            {
-                "user": "clean the build",
-                "replies": [
-                    {
-                        "blocks": [
-                            {
-                                "type": "tool-call",
-                                "id": "c1",
-                                "name": "bash",
-                                "arguments": '{"command": "rm -rf build"}',
-                            }
-                        ],
-                        "finish": "completed",
-                    },
-                    {"blocks": [{"type": "text", "text": "done"}], "finish": "completed"},
-                ],
-            }
-        ],
-        "results": {"c1": {"ok": True, "text": "removed"}},
-        "approvals": {"c1": "allowed-once"},
+        # test_cli_run's session: the user's, the model's and the tools' parts alike.
+        **{part: CLI_RUN_SCENARIO[part] for part in ("turns", "results", "approvals")},
     },
     indent=2,
 )
