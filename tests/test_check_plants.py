@@ -520,6 +520,44 @@ def check_lines(path: Path, header: Event, events: list[Event]) -> LogReport:
     return report
 
 
+def _written_again(wanted: Callable[[Event], bool], after: int = 0) -> Plant:
+    """The event `wanted` picks written again, marker and all, `after` lines after itself."""
+
+    def plant(events: list[Event]) -> list[Event]:
+        at = _at(events, wanted)
+        events.insert(at + 1 + after, copy.deepcopy(events[at]))
+        return events
+
+    return plant
+
+
+@pytest.mark.parametrize(
+    ("written_again", "seq"),
+    [
+        (_written_again(_of("tool/call", callId="call_b")), 9),  # event 5 of 6, 6 due
+        (_written_again(_of("assistant/message", turn=1, step=1)), 7),
+        (_written_again(_of("tool/call", callId="call_c")), 10),  # a commit's last, none open
+        (_written_again(_of("user/message")), 2),  # between commits
+        (_written_again(_of("assistant/message", turn=1, step=1), after=2), 7),  # its seq kept
+    ],
+    ids=["inside", "a reply inside", "a commit's last", "between commits", "the reply later"],
+)
+def test_LOG_1_LOG_8_an_event_of_a_commit_written_again_is_LOG_1_alone(
+    tmp_path: Path, written_again: Plant, seq: int
+) -> None:
+    """LOG-1, LOG-8: an event of a version-1 log's commit written again with its marker (as a
+    writer resuming may write its last events again) is one LOG-1 naming the repetition, the
+    copy judged by no other rule (SPEC LOG-1), inside a commit as between commits; the copy's
+    marker, out of place, was LOG-8 too."""
+    header, events = marked_demo()
+    report = check_lines(tmp_path / "again.jsonl", header, written_again(copy.deepcopy(events)))
+    assert [(found.violation.rule_id, found.violation.seq) for found in report.violations] == [
+        ("LOG-1", seq)
+    ], [found.violation.message for found in report.violations]
+    assert "is written again" in report.violations[0].violation.message
+    assert (report.errors, report.notices) == ([], [])
+
+
 def test_LOG_8_no_line_cut_of_a_marked_log_is_flagged_and_a_flag_stays(tmp_path: Path) -> None:
     """LOG-8, RW-1: the verdict on commit markers is prefix-closed. Cut after any line (inside
     a commit too: a crash's cut), the marked demo has no violation, and a torn last commit is a

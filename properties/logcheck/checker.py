@@ -1255,13 +1255,31 @@ def _check_lines(
                                 unit_size = 0
                                 position = None
                                 if _take_unit(
-                                    units, report, obj, line, seq, kind=kind, limits=limits
+                                    units,
+                                    report,
+                                    obj,
+                                    line,
+                                    seq,
+                                    kind=kind,
+                                    limits=limits,
+                                    earlier=earlier,
+                                    prefix=prefix,
                                 ):
                                     hole_line = line
                                 units_open = units.is_open()
                         elif units_open:
                             position = None
-                            if _take_unit(units, report, obj, line, seq, kind=kind, limits=limits):
+                            if _take_unit(
+                                units,
+                                report,
+                                obj,
+                                line,
+                                seq,
+                                kind=kind,
+                                limits=limits,
+                                earlier=earlier,
+                                prefix=prefix,
+                            ):
                                 hole_line = line
                             units_open = units.is_open()
                         elif marker is None and seq_int and kind != "assistant/message":
@@ -1287,7 +1305,15 @@ def _check_lines(
                             else:
                                 position = None
                                 if _take_unit(
-                                    units, report, obj, line, seq, kind=kind, limits=limits
+                                    units,
+                                    report,
+                                    obj,
+                                    line,
+                                    seq,
+                                    kind=kind,
+                                    limits=limits,
+                                    earlier=earlier,
+                                    prefix=prefix,
                                 ):
                                     hole_line = line
                                 units_open = units.is_open()
@@ -1608,9 +1634,18 @@ def _take_unit(
     *,
     kind: object,
     limits: Limits,
+    earlier: object,
+    prefix: Prefix,
 ) -> bool:
     """`units.take` of the line (LOG-8), its findings recorded; whether it found a commit
-    broken off there with events of it missing (a hole begins: `CommitUnits.broken_line`)."""
+    broken off there with events of it missing (a hole begins: `CommitUnits.broken_line`).
+    An event written again at its seq (after `earlier`) is LOG-1's alone, its copied marker
+    out of place too: not read here, it leaves the open commit as it was."""
+    if type(seq) is int and seq < prefix.expected_seq:
+        from loopspec.properties.logcheck.repeated_lines import written_again  # noqa: PLC0415
+
+        if written_again(obj, earlier, seq, prefix):
+            return False
     found = units.take(obj, line, seq, kind)
     if not found:
         return False

@@ -63,6 +63,20 @@ def _kept_at(prefix: Prefix, event: dict[str, Any], seq: int) -> bool:
         return False
 
 
+def written_again(event: object, earlier: object, seq: int, prefix: Prefix) -> bool:
+    """Whether `event`, at `seq`, a seq already taken, is an event written again: the line
+    before it (`earlier`) again, or what the rules keep at `seq` (`_kept_at`)."""
+    if type(event) is not dict:
+        return False
+    if (
+        type(earlier) is dict
+        and earlier.get("seq") == seq
+        and (event == earlier or _without_time(event) == _without_time(earlier))
+    ):
+        return True
+    return _kept_at(prefix, event, seq)
+
+
 class Repeats(PlainRecord):
     """Per log: where the last repetition LOG-1 named began, and the seq then due (a run of
     lines written again is named once)."""
@@ -75,14 +89,7 @@ class Repeats(PlainRecord):
     def seen(self, event: object, earlier: object, seq: int, prefix: Prefix) -> Violation | None:
         """For a line at `seq`, a seq already taken: LOG-1 naming a repetition (the first of a
         run), `NAMED` for a later line of a named run, None for another event."""
-        if type(event) is not dict:
-            return None
-        again = (
-            type(earlier) is dict
-            and earlier.get("seq") == seq
-            and (event == earlier or _without_time(event) == _without_time(earlier))
-        )
-        if not again and not _kept_at(prefix, event, seq):
+        if type(event) is not dict or not written_again(event, earlier, seq, prefix):
             return None
         if self.due == prefix.expected_seq:
             return NAMED
