@@ -95,6 +95,7 @@ _NO_EVENT = (
     "no hook event (did you mean PreToolUse?); loopspec runs PreToolUse and PostToolUse, and "
     "leaves the others Claude Code and Codex have (Stop, SessionStart...)"
 )
+_PROMPT = '"type": "prompt",\n            "prompt": "safe?"'
 _NOT_A_HANDLER_MEMBER = (
     "not a member of a hook handler loopspec reads (did you mean {}?); it reads type, command, "
     "timeout, failClosed, and leaves alone the others real settings hold"
@@ -282,6 +283,43 @@ EDITS: dict[str, tuple[str, Callable[[str], str], str]] = {
         "hooks",
         _edit('"PreToolUse"', '"pretooluse"'),
         f"FILE:3: $.hooks.pretooluse: {_NO_EVENT}",
+    ),
+    # An event a letter from one of Claude Code's that loopspec does not run was left as the
+    # harness's own, silently, where Claude Code drops it too: its hooks ran nowhere.
+    "hooks: an event loopspec leaves alone misspelt": (
+        "hooks",
+        _edit('"PreToolUse": [', '"PostToolUseFailur": [], "PreToolUse": ['),
+        "FILE:3: $.hooks.PostToolUseFailur: no hook event (did you mean PostToolUseFailure?): "
+        "Claude Code ignores an event it does not know, and its hooks never run; loopspec runs "
+        "PreToolUse and PostToolUse, and leaves the others Claude Code and Codex have",
+    ),
+    "harness hooks: a handler's member loopspec leaves alone misspelt": (
+        "hooks --harness",
+        _edit('"timeout": 5', '"timeout": 5, "statusMesage": "checking"'),
+        f"FILE:10: {_HANDLER}.statusMesage: not a member of a hook handler real settings hold "
+        "(did you mean statusMessage?): Claude Code ignores one it does not know; loopspec "
+        "reads type, command, timeout, failClosed, and leaves alone the others real settings "
+        "hold",
+    ),
+    # A hook of another type was refused as lacking a command, not as what it is, and one
+    # written with a command anyway was driven as its own type, never audited.
+    "harness hooks: a prompt hook": (
+        "hooks --harness",
+        _edit('"type": "command",\n            "command": "true"', _PROMPT),
+        f'FILE:8: {_HANDLER}.type: is "prompt": a harness run takes command hooks only ("type": '
+        '"command"), the hooks whose answers it shows',
+    ),
+    "harness hooks: an http hook with a command": (
+        "hooks --harness",
+        _edit('"type": "command"', '"type": "http", "url": "http://127.0.0.1:9/"'),
+        f'FILE:8: {_HANDLER}.type: is "http": a harness run takes command hooks only ("type": '
+        '"command"), the hooks whose answers it shows',
+    ),
+    "harness hooks: a handler's type cut": (
+        "hooks --harness",
+        _edit('"type": "command",', ""),
+        f'FILE:7: {_HANDLER}.type: is missing: a harness run takes command hooks only ("type": '
+        '"command"), the hooks whose answers it shows',
     ),
     # A misspelt member of a group or handler was ignored: the group matched every tool, the
     # handler ran with the default timeout, or lacked a type.

@@ -11,10 +11,11 @@ argument (for files that must stay byte-compatible with the peer); when both are
 agree. Events other than PreToolUse and PostToolUse are not modelled: they are skipped and listed
 in `HookSettings.skipped_events`, as members real settings hold that loopspec does not read are
 left alone; an event or member near one it reads and none real settings hold (`PreToolUs`,
-`matchers`, `timout`) is refused as a misspelling. `failClosed` is loopspec's own, optional,
-per-hook override of the bridge's policy. Handler ids are `<dialect>:<point>:<n>`, n counting
-from 1 in configured order across every matcher group of that point, so a handler keeps its id
-while the file does.
+`matchers`, `timout`), or near one real settings hold that loopspec leaves alone
+(`PostToolUseFailur`, `statusMesage`), is refused as a misspelling. `failClosed` is loopspec's
+own, optional, per-hook override of the bridge's policy. Handler ids are
+`<dialect>:<point>:<n>`, n counting from 1 in configured order across every matcher group of
+that point, so a handler keeps its id while the file does.
 """
 
 from __future__ import annotations
@@ -274,14 +275,21 @@ def _refuse_a_misspelling(
     """Refuse a key of `found` near one loopspec `reads` there (near_miss.MISSPELT) that real
     settings do not hold (`real`): a misspelling, where any other key is left as the peers'
     own. Near a `required` member the object lacks, less alike will do (near_miss.CLOSE:
-    `tyep` is 0.75 to `type`), as the lack says a member was meant. `what` names the object;
-    none: the keys are hook events."""
+    `tyep` is 0.75 to `type`), as the lack says a member was meant. A key as near one of the
+    `real` ones loopspec leaves alone (`PostToolUseFailur`, `statusMesage`) misspells that:
+    Claude Code 2.1.332 drops an event it does not know (a warning) and a handler's member it
+    does not know (silently), so its hooks or setting never took effect, here or there. `what`
+    names the object; none: the keys are hook events."""
     lacking = tuple(member for member in required if member not in found)
     for key in found:
         if key in reads or key in real:
             continue
         meant = nearest(key, reads, cutoff=MISSPELT) or nearest(key, lacking, cutoff=CLOSE)
         if meant is None:
+            if (theirs := nearest(key, real, cutoff=MISSPELT)) is not None:
+                raise HookSettingsError(
+                    source, f"{path}.{key}", _misspelt_real(theirs, reads, what=what)
+                )
             continue
         if what:
             problem = (
@@ -294,6 +302,22 @@ def _refuse_a_misspelling(
                 "leaves the others Claude Code and Codex have (Stop, SessionStart...)"
             )
         raise HookSettingsError(source, f"{path}.{key}", problem)
+
+
+def _misspelt_real(meant: str, reads: tuple[str, ...], *, what: str) -> str:
+    """The refusal of a misspelling of `meant`, an event or member loopspec leaves to the
+    harness: what the harness does with it, then what loopspec reads (`what`: as above)."""
+    if what:
+        return (
+            f"not a member of {what} real settings hold{offered(meant)}: Claude Code ignores "
+            f"one it does not know; loopspec reads {', '.join(reads)}, and leaves alone the "
+            "others real settings hold"
+        )
+    return (
+        f"no hook event{offered(meant)}: Claude Code ignores an event it does not know, and its "
+        f"hooks never run; loopspec runs {' and '.join(reads)}, and leaves the others Claude "
+        "Code and Codex have"
+    )
 
 
 def _dialect(document: Mapping[str, object], source: str, argument: str | None) -> str:

@@ -30,6 +30,7 @@ from loopspec.impl.user_files import (
 )
 from loopspec.model.errors import NO_RULE_BROKEN
 from loopspec.model.json_location import leading_path, line_of
+from loopspec.model.json_text import spelled
 from loopspec.properties.harnesses.report import report_lines, session_view
 from loopspec.properties.harnesses.script import Harness, load_harness_script
 from loopspec.properties.harnesses.session import (
@@ -86,6 +87,16 @@ def _hooks_problem(document: object) -> str | None:
                     '{"type": "command", "command": "..."}'
                 )
             for h, handler in enumerate(handlers):
+                if isinstance(handler, dict) and handler.get("type") != "command":
+                    # A prompt, agent, http or MCP tool hook has no command for the audit to
+                    # run, and one written with a command anyway ran as its type, unaudited.
+                    given = (
+                        "is missing" if "type" not in handler else f"is {spelled(handler['type'])}"
+                    )
+                    return (
+                        f"$.hooks.{event}[{g}].hooks[{h}].type: {given}: a harness run takes "
+                        'command hooks only ("type": "command"), the hooks whose answers it shows'
+                    )
                 if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
                     # Named at the handler: "[0].hooks must be a list of ..." left the person
                     # to find which of several lacked its command.
