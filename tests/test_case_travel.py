@@ -336,6 +336,64 @@ def test_PROTO_1_a_case_cut_by_hand_to_a_refused_command_is_no_valid_program(
         assert f"passes now (the case recorded {recorded})" in capsys.readouterr().out
 
 
+_READ = {"name": "read", "concurrencySafe": True, "requiredKeys": ["file_path"]}
+_READ_CALL = {"type": "tool-call", "name": "read", "arguments": '{"file_path":""}'}
+
+
+def _finishes(call_id: str, contexts: list[str]) -> dict[str, object]:
+    outcome = {"ok": True, "text": "", "contexts": contexts}
+    return {"kind": "ToolFinishes", "callId": call_id, "outcome": outcome, "post": []}
+
+
+# Programs conform found on wrong loops (session 34, a JS loop and a Python one): the later
+# call's denial committed before the earlier call's result, an empty context delivered.
+_ORD_3_BY_A_DENIAL = (
+    {"tools": [_READ], "maxParallel": 1, "hooks": [
+        {"handlerId": "late", "point": "PreToolUse", "matcher": ".*", "dialect": "claude-code"}]},
+    [{"kind": "SubmitUser", "text": ""},
+     {"kind": "ModelReplies", "finish": "completed",
+      "blocks": [{**_READ_CALL, "id": "c1"}, {**_READ_CALL, "id": "c2"}]},
+     {"kind": "HookAnswers", "verdict": {"decision": "pass"}},
+     {"kind": "HookAnswers", "verdict": {"decision": "deny", "reason": ""}}],
+)  # fmt: skip
+_ADJ_4_BY_AN_EMPTY_CONTEXT = (
+    {"tools": [_READ], "maxParallel": 1, "hooks": []},
+    [{"kind": "SubmitUser", "text": ""},
+     {"kind": "ModelReplies", "finish": "completed", "blocks": [{**_READ_CALL, "id": "c1"}]},
+     _finishes("c1", [""])],
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("rule", "program"),
+    [("ORD-3", _ORD_3_BY_A_DENIAL), ("ADJ-4", _ADJ_4_BY_AN_EMPTY_CONTEXT)],
+    ids=["ORD-3", "ADJ-4"],
+)
+def test_ORD_3_ADJ_4_a_case_holding_a_refused_command_passes_when_its_program_shows_the_rule(
+    omar: Path,
+    capsys: pytest.CaptureFixture[str],
+    rule: str,
+    program: tuple[dict[str, object], list[dict[str, object]]],
+) -> None:
+    """ORD-3, ADJ-4: Alice's case of a loop committing a later call's denial before an earlier
+    call's result (ORD-3), or delivering an empty context (ADJ-4), with a finish she added for
+    a call no reply made: replayed on a loop that does what the model does, it was refused as
+    no valid program (exit 2, "the replay's pass says nothing of ORD-3"), since neither was
+    counted as its rule's situation (only bodies finishing out of order, only a non-empty
+    context). Its pass says the rule was kept, naming the refused command."""
+    config, commands = program
+    scripted = {"provider": "scripted", "model": "scripted-model", "epochMs": 1700000000000}
+    case = {"loopspec": "case", "version": 1, "rule": rule, "config": {**config, **scripted},
+            "commands": [*commands, _finishes("c9", [])]}  # fmt: skip
+    saved = omar / "alice-case.json"
+    saved.write_text(json.dumps(case, indent=2), encoding="utf-8")
+    assert main(["replay", str(saved)]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert f"passes now (the case recorded {rule})\n" in out
+    assert f"refused by the model (and so by the target): #{len(commands) + 1} ToolFinishes" in out
+
+
 def test_SAFE_1_replay_json_for_a_tracker_names_neither_omar_s_folders_nor_his_secrets(
     omar: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

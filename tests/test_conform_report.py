@@ -250,9 +250,10 @@ def test_ABORT_3_only_an_abort_whose_cause_is_not_the_users_exercises_it() -> No
         assert "ABORT-3" in seen_at(Abort(cause)), cause
 
 
-def test_ADJ_4_an_empty_context_exercises_neither_ADJ_1_nor_ADJ_4() -> None:
+def test_ADJ_4_an_empty_context_exercises_ADJ_4_and_not_ADJ_1() -> None:
     """ADJ-1, ADJ-4: an empty context ("", a body's or a hook's) queues nothing, so a result
-    that carries only empty ones creates neither rule's situation; a blank one does."""
+    that carries only empty ones creates no ADJ-1 situation; it is ADJ-4's, which says an empty
+    context is no context (a loop delivering it breaks ADJ-4). A blank one is both rules'."""
     config = LoopConfig(
         tools=(ToolSpec("read", concurrency_safe=True),),
         hooks=(HookSpec("quiet", "PostToolUse", "read"),),
@@ -273,8 +274,9 @@ def test_ADJ_4_an_empty_context_exercises_neither_ADJ_1_nor_ADJ_4() -> None:
         ToolFinishes("c1", ToolSucceeded("A", contexts=("",)), (PostContext(""),))
     )
     assert "ADJ-1" not in empty
-    assert "ADJ-4" not in empty
+    assert empty.count("ADJ-4") == 1
     blank = seen_at_finish(ToolFinishes("c1", ToolSucceeded("A", contexts=(" ",)), (PostPass(),)))
+    assert "ADJ-1" in blank
     assert "ADJ-4" in blank
 
 

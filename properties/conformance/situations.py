@@ -27,7 +27,7 @@ from loopspec.model.commands import (
     ToolSucceeded,
 )
 from loopspec.model.config import LoopConfig
-from loopspec.model.state import ASKING, RUNNING, WAITING, Dispatching, Idle, LoopState
+from loopspec.model.state import ASKING, READY, RUNNING, WAITING, Dispatching, Idle, LoopState
 from loopspec.model.wording import REWRITE_REFUSED_WORDS
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
@@ -102,6 +102,7 @@ class Situations:
         if observation.atomic:
             found.append("LOG-8")
         found += _scheduling(after)
+        found += _results_held_back(before, after)
         found += presentation_situations(observation.presented or ())
         return found
 
@@ -121,17 +122,16 @@ class Situations:
                     found.append("HOOK-5")
                 if any(isinstance(v, PostBlock) for v in command.post):
                     found.append("DEC-3")
-                # An empty context is no context (ADJ-4): it queues nothing, so exercises neither.
                 body = (
                     command.outcome.contexts if isinstance(command.outcome, ToolSucceeded) else ()
                 )
                 hooks = [v.text for v in command.post if isinstance(v, PostContext)]
                 if any(body) or any(hooks):
                     found += ["ADJ-1", "ADJ-4"]
-                if isinstance(phase, Dispatching):
-                    pending = [s.call_id for s in phase.slots[phase.cursor :]]
-                    if pending and pending[0] != command.call_id:
-                        found.append("ORD-3")  # a later call finished before an earlier one
+                elif "" in body or "" in hooks:
+                    # An empty context is no context (ADJ-4): nothing is queued, so ADJ-1 is not
+                    # put to the test, but a loop that delivers it breaks ADJ-4.
+                    found.append("ADJ-4")
             case SubmitUser() if not isinstance(phase, Idle):
                 found += ["ADJ-1", "ADJ-4"]
             case Abort():
@@ -285,6 +285,27 @@ def _titled_path(card: dict[str, object]) -> str:
     ]
     path = anchors[0].get("path") if anchors and isinstance(anchors[0], dict) else None
     return path if isinstance(path, str) else ""
+
+
+def _results_held_back(before: LoopState, after: LoopState | None) -> list[str]:
+    """ORD-3's situation, once for each result a command made ready behind an earlier call
+    still without one: a later call that finished first, or was denied, refused or aborted at
+    the gate while an earlier one ran, waits for it (a loop committing it at once breaks ORD-3,
+    not only one whose bodies finish out of order)."""
+    if after is None or not isinstance(after.phase, Dispatching):
+        return []
+    phase = after.phase
+    was_ready = (
+        {slot.call_id for slot in before.phase.slots if slot.status == READY}
+        if isinstance(before.phase, Dispatching)
+        else set()
+    )
+    held = [
+        slot
+        for slot in phase.slots[phase.cursor + 1 :]
+        if slot.status == READY and slot.call_id not in was_ready
+    ]
+    return ["ORD-3"] * len(held)
 
 
 def _scheduling(after: LoopState | None) -> list[str]:
