@@ -1220,7 +1220,7 @@ def post_hooks_judge_results_that_ran(prefix: Prefix, fact: Fact) -> Sequence[Vi
     and only for a call whose body ran.
 
     A log shows a hook naming its call (`callId`) invoked twice for it, or audited after that
-    call's tool/result, or a
+    call's tool/result, or for a call its step's reply (once read) does not make, or a
     result saying its body never started (INVALID_TOOL_INPUT, UNKNOWN_TOOL,
     ABORTED_BEFORE_DISPATCH, HOOK-6's refusal of the input a PreToolUse hook supplied, or an
     error for a call a PreToolUse hook denied or whose approval was refused) for a call a
@@ -1281,7 +1281,16 @@ def _post_audit_misplaced(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
                 "each PostToolUse hook that matches a call judges its result once"
             )
             return [Violation("HOOK-5", fact.seq, msg, (first,), NO_KNOWN_SHAPE)]
-        return _audited_after_its_result(prefix, fact, call_id, "HOOK-5", POST_AUDIT_PLACE)
+        late = _audited_after_its_result(prefix, fact, call_id, "HOOK-5", POST_AUDIT_PLACE)
+        if late or prefix.reply_seq is None or call_id in prefix.reply_calls:
+            return late
+        # A call its step's reply does not make: answered in a step before the last that
+        # answered any (which the prefix no longer keeps), or never made.
+        msg = (
+            f"{hook} is invoked for call {call_id}, which its step's reply (seq "
+            f"{prefix.reply_seq}) does not make: {POST_AUDIT_PLACE}"
+        )
+        return [Violation("HOOK-5", fact.seq, msg, (prefix.reply_seq,), NO_KNOWN_SHAPE)]
     # A hook naming no call: one its step's calls all answered came after the result it judges.
     if prefix.reply_seq is not None and not prefix.reply_calls and not prefix.results:
         msg = (

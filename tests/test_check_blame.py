@@ -278,6 +278,33 @@ def test_HOOK_4_a_hook_for_a_call_the_reply_does_not_show_is_blamed() -> None:
     assert "does not show" in spec_text("HOOK-4")
 
 
+@pytest.mark.parametrize("named", ["c1", "c9"])
+def test_HOOK_5_a_post_hook_for_a_call_its_step_s_reply_does_not_make_is_blamed(
+    tmp_path: Path, named: str
+) -> None:
+    """HOOK-5: a PostToolUse hook audited in step 3, whose reply makes no call, for c1, answered
+    in step 1 (step 2 answered c2), or for c9, never made. A hook for a call of the last step
+    that answered any was blamed; check keeps no earlier step's results, and said nothing of
+    either. A PostToolUse hook judges a call of its own step: once the step's reply is read, a
+    hook for a call it does not make is blamed at its hook/invoked, citing the reply."""
+    path = BLAME / "violations" / "HOOK-5-post-hook-for-a-call-two-steps-back.jsonl"
+    if named != "c1":  # the same hook pair, naming c9
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        lines[15:17] = [line.replace('"c1"', f'"{named}"') for line in lines[15:17]]
+        path = tmp_path / "never-made.jsonl"
+        path.write_text("".join(lines), encoding="utf-8")
+    report = check(path)
+    assert blamed(report) == [("HOOK-5", 16)]
+    violation = report.violations[0].violation
+    assert violation.message == (
+        f"PostToolUse hook audit is invoked for call {named}, which its step's reply (seq 13) "
+        "does not make: a PostToolUse hook's hook/invoked and hook/result come after the call's "
+        "body ran and before that call's tool/result, in its step"
+    )
+    assert violation.related == (13,)
+    assert "its step's reply does not make" in spec_text("HOOK-5")
+
+
 def test_RW_2_a_rewrite_audited_at_a_misspelt_point_says_where_it_was_audited(
     tmp_path: Path,
 ) -> None:
