@@ -44,7 +44,7 @@ from loopspec.model.commands import (
     SubmitUser,
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
-from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.jsonvalue import FrozenMap, freeze
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.properties.cli.main import main as loopspec_main
 from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
@@ -302,9 +302,9 @@ def test_HOOK_6_a_refused_input_the_shell_takes_is_the_adapter_s_limit(
     none has the configuration's contract, runs it (conform on Codex, seed 3, reported a
     HOOK-6 counterexample). That is the adapter's shell-mapped-tools limit, which cuts the
     program at its reply; an input the shell cannot take either is still blamed on HOOK-6 where
-    a CLI runs it. The adapter hands Claude Code such an input as it is (wrapped in a shell
-    command, it ran: conform, seeds 5 and 6), which it refuses in its own words (TEXT-1): read
-    as the model's refusal."""
+    a CLI runs it. The adapter hands each CLI such an input as it is (wrapped in a shell
+    command, it ran: conform on Claude Code, seeds 5 and 6), which each refuses in its own words
+    (TEXT-1): read as the model's refusal."""
     config = LoopConfig(tools=(ToolSpec("write", required_keys=("file_path", "content")),))
     config = attrs.evolve(config, hooks=(HookSpec("guard"),))
     program: tuple[Command, ...] = (
@@ -323,28 +323,38 @@ def test_HOOK_6_a_refused_input_the_shell_takes_is_the_adapter_s_limit(
     handed = hook_input_encoder(Harness(name), config, Path("/b"), "c1", "write")(
         FrozenMap(json.loads(ran))
     )
-    if name == "claude-code" and not cut:
+    if not cut:
         assert handed == json.loads(ran)
-        assert _refused_in_claude_code_s_words(config, program) is None
+        assert _refused_in_the_cli_s_words(name, config, program) is None
     else:
         assert isinstance(handed, dict)
         assert decoded_call(shell_command_of(handed) or "") == ("write", ran)
 
 
-# Claude Code 2.1.332's refusal of a hook's input its tool cannot take (observed 2026-12-05).
-_CLAUDE_REWRITE_REFUSAL = (
-    "PreToolUse hook for Bash returned updatedInput that failed schema validation: Bash failed "
-    "due to the following issue:\nThe required parameter `command` is missing\nThe tool input "
-    "from the model was valid; the hook's rewrite of it was not."
-)
+# Each CLI's refusal of a hook's input its tool cannot take, and its error flag: Claude Code
+# 2.1.332's (an object; observed 2026-12-05) and Codex 0.171.0's (no object with a string
+# `command`: a string, a number, a list, an object without one; observed 2026-12-05).
+_REWRITE_REFUSALS = {
+    "claude-code": (
+        "PreToolUse hook for Bash returned updatedInput that failed schema validation: Bash "
+        "failed due to the following issue:\nThe required parameter `command` is missing\nThe "
+        "tool input from the model was valid; the hook's rewrite of it was not.",
+        True,
+    ),
+    "codex": ("hook returned updatedInput without string field `command`", False),
+}
 
 
-def _refused_in_claude_code_s_words(config: LoopConfig, program: tuple[Command, ...]) -> object:
-    """What the claude-code profile blames a loop for that refuses the calls the model refuses,
-    each result in Claude Code's words for a hook's input its tool cannot take."""
+def _refused_in_the_cli_s_words(
+    name: str, config: LoopConfig, program: tuple[Command, ...], words: str | None = None
+) -> object:
+    """What the profile `name` blames a loop for that refuses the calls the model refuses,
+    each result in that CLI's words (or `words`, flagged as that CLI flags its own) for a
+    hook's input its tool cannot take."""
+    text, is_error = _REWRITE_REFUSALS[name]
     model = ModelTarget()
     model.reset(config)
-    checker = ProfileChecker(PROFILES["claude-code"], config)
+    checker = ProfileChecker(PROFILES[name], config)
     found: object = None
     for command in program:
         before = model.state.phase.NAME if model.state else "Idle"
@@ -353,15 +363,71 @@ def _refused_in_claude_code_s_words(config: LoopConfig, program: tuple[Command, 
         events = json.loads(json.dumps(expected.events))
         for event in events:
             if event["type"] == "tool/result":
-                event["data"]["message"]["content"][0]["content"][0]["text"] = (
-                    _CLAUDE_REWRITE_REFUSAL
-                )
+                block = event["data"]["message"]["content"][0]
+                block["content"][0]["text"] = text if words is None else words
+                block["isError"] = is_error
         # (The history it reports, not compared here, would hold the model's words.)
         actual = attrs.evolve(expected, events=tuple(events), history=None)
         found = checker.feed(
             command, phase_before=before, phase_after=after, expected=expected, actual=actual
         )
     return found
+
+
+@pytest.mark.parametrize("name", HARNESSES)
+def test_TEXT_1_HOOK_6_each_profile_reads_only_its_own_cli_s_refusal_words(name: str) -> None:
+    """TEXT-1, HOOK-6: each profile reads its own CLI's refusal of a hook's input as the model's
+    refusal, and not the other CLI's words (Codex's are not Claude Code's: the profiles shared
+    one eraser, which read Claude Code's alone and blamed Codex's refusal on HOOK-6)."""
+    config = attrs.evolve(CONFIGS[2], hooks=(HookSpec("guard"),))
+    program: tuple[Command, ...] = (
+        SubmitUser("go"),
+        ModelReplies((ToolCallBlock("c1", "bash", '{"command":"ls"}'),)),
+        HookAnswers(Allow("not an object")),
+    )
+    assert _refused_in_the_cli_s_words(name, config, program) is None
+    (other,) = set(_REWRITE_REFUSALS) - {name}
+    found = _refused_in_the_cli_s_words(name, config, program, _REWRITE_REFUSALS[other][0])
+    assert getattr(found, "rule_id", None) == "HOOK-6", found
+
+
+# The claude-code profile's HOOK-6 case up to its grep call, which a hook then rewrites.
+_GREP_CALL: tuple[Command, ...] = (
+    SubmitUser("find it"),
+    ModelReplies((ToolCallBlock("c1", "grep", '{"pattern":"TODO"}'),)),
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "supplied", "ran", "known"),
+    [
+        ("claude-code", "not an object", '{"pattern":"TODO"}', True),
+        ("claude-code", 5, '{"pattern":"TODO"}', True),
+        ("claude-code", "not an object", '"not an object"', False),
+        ("claude-code", "not an object", '{"pattern":"FIXME"}', False),
+        ("claude-code", {"unrelated": True}, '{"pattern":"TODO"}', False),
+        ("codex", "not an object", '{"pattern":"TODO"}', False),
+    ],
+    ids=["own-input", "number", "input-itself", "other-input", "object", "codex"],
+)
+def test_HOOK_6_claude_code_running_its_own_input_for_one_no_object_is_known(
+    name: str, supplied: object, ran: str, known: bool
+) -> None:
+    """HOOK-6: Claude Code ignores a hook's input that is no JSON object and runs the model's own
+    (README's claude-code conform run, seed 6, ended in an unknown HOOK-6): the profile's known
+    HOOK-6, and only that: running that input itself, another input, or the model's own where
+    the refused input is an object (Claude Code refuses that one itself) is still blamed on
+    HOOK-6, as is Codex's running it (Codex refuses it)."""
+    config = load_case(_case_path("claude-code", "HOOK-6")).config
+    program = (*_GREP_CALL, HookAnswers(Allow(freeze(supplied))))
+    checker, found = _fed_refused_rewrite(PROFILES[name], config, program, ran)
+    if known:
+        assert found is None, found
+        assert checker.stop is not None
+        assert checker.stop.key == "HOOK-6"
+    else:
+        assert checker.stop is None
+        assert getattr(found, "rule_id", None) == "HOOK-6", found
 
 
 def test_HOOK_3_each_cli_runs_an_earlier_hook_s_input_where_the_last_is_refused(

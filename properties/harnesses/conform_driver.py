@@ -815,20 +815,16 @@ def hook_input_encoder(
 ) -> Callable[[JsonValue], object]:
     """How a PreToolUse hook hands the CLI an input it supplied for call `call_id` of tool
     `name`: wrapped in the shell command that runs the tool's program with it (every tool is
-    the CLI's shell tool), but for Claude Code an object the tool cannot take (HOOK-6) nor the
-    shell (no string `command`): handed as it is, Claude Code refuses it itself, as the model
-    does, where wrapped it ran."""
+    the CLI's shell tool), but an input the tool cannot take (HOOK-6) nor the shell (no object
+    with a string `command`, or no object at all) handed as it is: wrapped, each CLI ran it,
+    where it is refused (Codex; Claude Code an object) or ignored (Claude Code, no object: the
+    model's input runs) as a hook's own output is."""
     program = call_program(harness, config, name, bin_dir)
     tool = config.tool(name)
 
     def encode(updated: JsonValue) -> object:
-        if (
-            harness == Harness.CLAUDE_CODE
-            and tool is not None
-            and tool.input_problem(updated) is not None
-            and isinstance(updated, FrozenMap)
-            and not isinstance(updated.get("command"), str)
-        ):
+        shell_takes = isinstance(updated, FrozenMap) and isinstance(updated.get("command"), str)
+        if tool is not None and tool.input_problem(updated) is not None and not shell_takes:
             return thaw(updated)
         return {"command": tool_command(program, call_id, name, dumps(updated))}
 

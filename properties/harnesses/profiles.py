@@ -68,8 +68,8 @@ _TEXT_1 = KnownDivergence(
     "TEXT-1",
     Kind.DESIGN,
     "results are worded by the CLI's shell tool and the CLI itself: a failure is an exit code "
-    "and the error output (no error name or code), a hook's denial and a failed model request "
-    "are worded the CLI's way",
+    "and the error output (no error name or code), a hook's denial, a hook's input the CLI "
+    "refuses (HOOK-6) and a failed model request are worded the CLI's way",
 )
 _TEXT_2 = KnownDivergence(
     "TEXT-2",
@@ -138,6 +138,12 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
         ),
         "HOOK-2": _HOOK_2,
         "HOOK-3": _HOOK_3,
+        "HOOK-6": KnownDivergence(
+            "HOOK-6",
+            Kind.BUG,
+            "a PreToolUse hook's updatedInput that is no JSON object at all (a string, a number, "
+            "a list) is ignored: the call runs the model's own input; the model refuses the call",
+        ),
         "ORD-3": KnownDivergence(
             "ORD-3",
             Kind.DESIGN,

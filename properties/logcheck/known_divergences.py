@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 KNOWN_RULES = {
     "claude-code": (
         "RW-1", "RW-2", "RW-3", "LOG-8", "TEXT-1", "TEXT-2", "TURN-1", "EXE-1", "STEP-4",
-        "HIST-1", "HOOK-2", "HOOK-3", "ORD-3", "SCHED-1", "ADJ-4", "DEC-3", "REC-1",
+        "HIST-1", "HOOK-2", "HOOK-3", "HOOK-6", "ORD-3", "SCHED-1", "ADJ-4", "DEC-3", "REC-1",
         "ABORT-1", "ABORT-2", "ABORT-3",
     ),
     "codex": (

@@ -266,6 +266,25 @@ def _refused_shell_input_ran(command: Json, want: Obs, got: Obs, earlier: Earlie
     )
 
 
+def _non_object_rewrite_ignored(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
+    """HOOK-6 (Claude Code): the model refuses a call for the input its hooks supplied, that
+    input in effect (the last its audit shows supplied) being no JSON object at all, and the
+    CLI runs the call's own arguments (the model's, as the model's call record holds them): it
+    ignores such an input. Running the input itself, another hook's (HOOK-3's race) or
+    anything else, or the model's input where an object was refused, is not excused."""
+    if command["kind"] != "HookAnswers" or not got["accepted"]:
+        return False
+    events = _all_events(earlier.model, want)
+    refused, supplied, recorded = _refused_rewrites(events), _supplied(events), _calls_of(events)
+    return any(
+        call_id in refused
+        and call_id in recorded
+        and not isinstance(supplied.get(call_id, [{}])[-1], dict)
+        and arguments == recorded[call_id]
+        for call_id, arguments in ((str(c), a) for c, a in got["executed"])
+    )
+
+
 def _shell_mapping_cuts(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """Where the shell mapping stops being faithful (`ADAPTER_LIMITS`' shell-mapped-tools)."""
     return _settled_without_running(command, want, got, earlier) or _refused_shell_input_ran(
@@ -845,7 +864,12 @@ _REWRITE_REFUSED = f"Error: a hook {REWRITE_REFUSED_WORDS} its call's tool"
 
 def _codex_result(text: str, is_error: bool) -> tuple[str, bool]:
     """Codex's exec_command output: a header (chunk id, wall time, exit code) before
-    `Output:`; no error flag (a failure is its exit code). A denial names the hook."""
+    `Output:`; no error flag (a failure is its exit code). A denial names the hook; a hook's
+    input that is no object with a string `command` is refused naming neither the hook nor the
+    problem, with no error flag (`_CODEX_REWRITE_REFUSED`), so the model's refusal (HOOK-6's
+    words) reads as it does too."""
+    if text == _CODEX_REWRITE_REFUSED or (is_error and _MODEL_REWRITE_REFUSED.match(text)):
+        return _REWRITE_REFUSED, True
     envelope = re.match(r"^.*?Process exited with code (\d+)\n.*?Output:\n(.*)$", text, re.S)
     if envelope:
         # The output as the shell printed it: a final newline is the command's own.
@@ -857,14 +881,17 @@ def _codex_result(text: str, is_error: bool) -> tuple[str, bool]:
     return text, is_error
 
 
-def _cli_result(text: str, is_error: bool) -> tuple[str, bool]:
-    """A result as the model words it, from Claude Code's or Codex's words (their forms do
-    not overlap)."""
-    text, is_error = _codex_result(text, is_error)
-    return _claude_result(text, is_error)
+# Codex 0.171.0's refusal of a PreToolUse hook's `updatedInput` that is no object with a string
+# `command` (observed 2026-12-05 for a string, a number, a list and an object without one),
+# the whole of the result's text.
+_CODEX_REWRITE_REFUSED = "hook returned updatedInput without string field `command`"
 
-
-_reworded_results_of = _reworded_results(_cli_result)
+# Each CLI's results in the model's words (their words for a refused rewrite differ: each
+# profile reads only its own CLI's).
+_REWORDED_RESULTS = {
+    Harness.CLAUDE_CODE: _reworded_results(_claude_result),
+    Harness.CODEX: _reworded_results(_codex_result),
+}
 
 
 # What each CLI's shell tool makes of a long or padded output (TEXT-1:output-shape): sizes
@@ -1246,13 +1273,14 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
         ("HOOK-3:parallel-hooks", None, both(_hook_audit_order), False),
     ),
     "RW-1": (("RW-1", _record_is_not_what_ran, None, True),),
+    "HOOK-6": (("HOOK-6", _non_object_rewrite_ignored, None, False),),
     "DEC-1": (("DEC-1", _denied_call_ran, None, True),),
     "EXE-1": (("EXE-1", accepts_duplicate_ids, None, False),),
     "STEP-4": (("STEP-4", _reasoning_only_reply_asks_again, None, False),),
     "TURN-1": (("TURN-1", _empty_prompt_refused, None, False),),
     "TEXT-1": (
-        ("TEXT-1", None, _reworded_results_of, False),
-        # Its eraser is the harness's own (OWN_ERASERS).
+        # These two erasers are the harness's own (OWN_ERASERS).
+        ("TEXT-1", None, None, False),
         ("TEXT-1:output-shape", None, None, False),
         ("TEXT-1:post-block", None, both(_post_block_as_output), False),
         (
@@ -1322,7 +1350,8 @@ NARROWER: dict[tuple[str, Harness], Symptom] = {
 }
 # A detector's eraser where each harness has its own (the DETECTORS entry has none).
 OWN_ERASERS: dict[tuple[str, Harness], Eraser] = {
-    ("TEXT-1:output-shape", harness): shape for harness, shape in OUTPUT_SHAPES.items()
+    **{("TEXT-1", harness): reworded for harness, reworded in _REWORDED_RESULTS.items()},
+    **{("TEXT-1:output-shape", harness): shape for harness, shape in OUTPUT_SHAPES.items()},
 }
 # The rules the target's own log check reads a hard divergence's command as breaking first:
 # each CLI writes its interrupt notice (ADJ-4) after the results an abort gives, in the same
@@ -1378,6 +1407,7 @@ HARD_ORDER = (
     "STEP-4",
     "HOOK-3",
     "RW-1",
+    "HOOK-6",
     "DEC-1",
     "SCHED-1",
     "ORD-3",
