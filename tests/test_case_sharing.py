@@ -1211,6 +1211,9 @@ def test_PROTO_1_an_impl_not_found_here_says_how_to_name_its_folder(
         ("tutorial_loop_h:Loop", "; tutorial_loop_h defines: TutorialLoop"),
         ("tutorial_lop_h:TutorialLoop", " (did you mean tutorial_loop_h?)"),
         ("tutorial_loop_h:VERSION", " is not callable; tutorial_loop_h defines: TutorialLoop"),
+        # In a src layout, on the import path (pytest's `pythonpath`) and not in the current
+        # folder: a misspelt module was offered nothing, told to name the folder it named.
+        ("src/ tutorial_lop_h:TutorialLoop", " (did you mean tutorial_loop_h?)"),
     ],
 )
 def test_PROTO_1_an_impl_misnamed_is_offered_the_factory_or_module_meant(
@@ -1222,14 +1225,17 @@ def test_PROTO_1_an_impl_misnamed_is_offered_the_factory_or_module_meant(
 ) -> None:
     """PROTO-1: `--impl tutorial_loop` (no `:TutorialLoop`) was refused as "must be
     MODULE:FACTORY" alone, and a misspelt factory or module was offered nothing: the module's
-    own public callables (not what it imports, nor its `_private` ones) are offered."""
-    (tmp_path / "tutorial_loop_h.py").write_text(
+    own public callables (not what it imports, nor its `_private` ones) are offered; a module
+    is sought in the current folder, then in the import path's folders outside Python's own."""
+    folder, _, impl = impl.rpartition(" ")
+    (tmp_path / folder).mkdir(exist_ok=True)
+    (tmp_path / folder / "tutorial_loop_h.py").write_text(
         "from json import dumps\n\nVERSION = 1\n\nclass TutorialLoop:\n    pass\n\n"
         "def _helper():\n    pass\n",
         encoding="utf-8",
     )
     monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.syspath_prepend(str(tmp_path / folder))
     monkeypatch.delitem(sys.modules, "tutorial_loop_h", raising=False)
     assert main(["conform", "--impl", impl]) == 2
     err = capsys.readouterr().err

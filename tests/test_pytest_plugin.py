@@ -346,12 +346,14 @@ def test_PROTO_1_plugin_stops_once_when_the_target_cannot_be_loaded(
     _write_case(folder / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
     _write_case(folder / "loopspec-cases" / "case-TURN-2-1.json", "TURN-2", _ASKS)
     (folder / "test_mine.py").write_text("def test_mine():\n    pass\n", encoding="utf-8")
-    target = "plugin_target:turn_end_with_step_open"
+    # (A name near none of the modules on the import path: `plugin_target` is offered
+    # plugin_targets, this suite's own, which pytest's rootdir puts there.)
+    target = "absent_loop:turn_end_with_step_open"
     out, err = _usage_error(inner_pytest, target, "--loopspec-impl", "-q")
     says = (
-        "ERROR: loopspec: error: [PROTO-1] cannot load plugin_target:turn_end_with_step_open: "
-        f"No module named 'plugin_target' (looked in the current directory, {folder}, "
-        "then sys.path: run pytest in the folder that holds plugin_target, or name that folder "
+        "ERROR: loopspec: error: [PROTO-1] cannot load absent_loop:turn_end_with_step_open: "
+        f"No module named 'absent_loop' (looked in the current directory, {folder}, "
+        "then sys.path: run pytest in the folder that holds absent_loop, or name that folder "
         "in pytest's `pythonpath` setting (its paths are from the rootdir))\n"
     )
     assert (out + err).count("cannot load") == 1, out + err

@@ -3,8 +3,9 @@
 `--impl tutorial_loop` (the tutorial's module without `:TutorialLoop`) was refused as "must be
 MODULE:FACTORY" alone, leaving the person to open the file for the class's name. The module's
 factories are the public callables it defines itself (a class or function it imports is
-another module's); the nearest of them, or of the modules in the current folder, is offered
-through `model.near_miss`, as every misspelt name is.
+another module's); the nearest of them, or of the modules in the current folder or a folder of
+the import path that is the user's own, is offered through `model.near_miss`, as every misspelt
+name is.
 """
 
 from __future__ import annotations
@@ -63,6 +64,35 @@ def _defines(module_name: str, names: list[str]) -> str:
 
 
 def missing_module(top: str, folder: str) -> str:
+    """The nearest module to `top` in `folder`, else in a folder of the import path that is the
+    user's own (pytest's `pythonpath` setting, `PYTHONPATH`: a `src` layout), offered. Python's
+    own folders are not searched: a misspelt loop's name is no misspelling of a library's."""
+    for place in (folder, *_own_import_folders()):
+        offer = _nearest_module(top, place)
+        if offer:
+            return offer
+    return ""
+
+
+def _own_import_folders() -> list[str]:
+    """The folders of `sys.path` outside this Python's installation (its standard library and
+    site-packages, a virtual environment's included), in import order."""
+    import sys  # noqa: PLC0415 (only for a module not found)
+
+    installed = {os.path.realpath(prefix) for prefix in (sys.prefix, sys.base_prefix)}
+    own = []
+    for entry in sys.path:
+        real = os.path.realpath(entry) if entry else ""
+        if (
+            real
+            and os.path.isdir(real)
+            and not any(os.path.commonpath((real, prefix)) == prefix for prefix in installed)
+        ):
+            own.append(real)
+    return list(dict.fromkeys(own))
+
+
+def _nearest_module(top: str, folder: str) -> str:
     """The nearest module in `folder` (a `.py` file or a package) to `top`, offered."""
     try:
         entries = os.listdir(folder)
