@@ -23,6 +23,7 @@ from loopspec.model.transitions import step
 from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli import conform_run
 from loopspec.properties.cli.main import main
+from loopspec.properties.conformance import run as conformance_run
 from loopspec.properties.conformance.exhaustive import EXHAUSTIVE_CONFIG, programs, run_exhaustive
 from loopspec.properties.conformance.impl_target import bundled_target
 from loopspec.properties.conformance.run import replay_case
@@ -242,10 +243,40 @@ def test_TURN_2_conform_exhaustive_json_names_its_format_and_case(
     assert [command["kind"] for command in document["program"]] == ["SubmitUser", "ModelReplies"]
     assert document["commandIndex"] == 1
     assert document["reduceRuns"] > 0
+    assert (document["cutShort"], document["stoppedByCtrlC"]) == (False, False)
     documented = conform_cli.__doc__ or ""  # where `conform --help` sends a CI job
     assert '"loopspec-conform-exhaustive/1"' in documented
     for key in document:
         assert f'"{key}"' in documented, key
+
+
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
+@pytest.mark.parametrize("form", ["text", "json"])
+def test_TURN_2_conform_exhaustive_says_when_cutting_down_stopped_at_its_bounds(
+    form: str, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A diverging program of the exhaustive pass is cut down as a random counterexample is,
+    within the same bounds (60 s, 2000 replays): stopped there, its case was saved and shown as
+    if it were the smallest program, with nothing said, where the random search's report says
+    so (`conform_run.budget_note`). It says so in the same words, and in the JSON's
+    `cutShort` (the bound here: no replay at all)."""
+    monkeypatch.setattr(conformance_run, "REDUCE_REPLAYS", 0)
+    impl = "plugin_targets:turn_end_with_step_open"
+    argv = ["conform", "--impl", impl, "--exhaustive", "4", "--case-dir", str(tmp_path)]
+    assert main([*argv, "--format", form]) == 1
+    out = capsys.readouterr().out
+    if form == "json":
+        document = json.loads(out)
+        assert (document["cutShort"], document["stoppedByCtrlC"]) == (True, False)
+        return
+    heading, said = out.splitlines()[:2]
+    assert heading.startswith("loopspec conform --exhaustive 4: a program of")
+    assert said == (
+        "  cutting the program down stopped after 60 s or 2000 replays: the smallest program "
+        "found by then is shown, and `loopspec replay CASE --reduce` with this target cuts it "
+        "further"
+    )
 
 
 def test_exhaustive_help_says_which_capabilities_its_alphabet_needs(

@@ -149,6 +149,9 @@ then a `loopspec-conform-exhaustive/1`:
       "config": {},                             // the alphabet's, less what it does not need
       "program": [{"kind": "SubmitUser", "text": "go"}],   // sent up to the diverging command
       "reduceRuns": 12,                         // smaller programs replayed to cut it down
+      "stoppedByCtrlC": false,                  // true: Ctrl-C ended the cutting down
+      "cutShort": false,                        // true: it stopped at its own bounds (60 s
+                                                //   or 2000 replays); `replay --reduce` goes on
       "diff": "--- model\n+++ target\n...",
       "case": "loopspec-cases/case-TURN-2-0.json",       // null when none was saved
       "replay": "loopspec replay loopspec-cases/case-TURN-2-0.json --impl ...",

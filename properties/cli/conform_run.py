@@ -358,23 +358,37 @@ def _command_key(command: str) -> tuple[str, ...]:
     )
 
 
-def budget_note(report: RunReport, max_seconds: float | None) -> str | None:
-    """What the time budget ended, or None: a bound the reader must know to weigh the verdict
-    (no divergence in fewer programs than asked for; a counterexample not shrunk to the end), or
-    Ctrl-C ended the shrinking."""
-    if report.stopped_by_ctrl_c and report.divergence is not None:
-        return (
-            "Ctrl-C stopped the shrinking: the smallest program found by then is shown, and "
-            "`loopspec replay CASE --reduce` with this target cuts it further"
-        )
-    if report.cut_short and report.divergence is not None:
+def cutting_note(*, stopped_by_ctrl_c: bool, cut_short: bool, stopped: str) -> str | None:
+    """What ended the shrinking or cutting down of a divergence before its smallest program,
+    or None: Ctrl-C (`stopped` names what it stopped), or the cutting's own bounds."""
+    further = (
+        "the smallest program found by then is shown, and `loopspec replay CASE --reduce` "
+        "with this target cuts it further"
+    )
+    if stopped_by_ctrl_c:
+        return f"Ctrl-C stopped {stopped}: {further}"
+    if cut_short:
         # A slow target: cutting stopped at its own bound with no --max-seconds given, and the
         # case was saved as if it were the smallest program.
         return (
             f"cutting the program down stopped after {REDUCE_SECONDS:g} s or "
-            f"{REDUCE_REPLAYS} replays: the smallest program found by then is shown, and "
-            "`loopspec replay CASE --reduce` with this target cuts it further"
+            f"{REDUCE_REPLAYS} replays: {further}"
         )
+    return None
+
+
+def budget_note(report: RunReport, max_seconds: float | None) -> str | None:
+    """What the time budget ended, or None: a bound the reader must know to weigh the verdict
+    (no divergence in fewer programs than asked for; a counterexample not shrunk to the end), or
+    Ctrl-C ended the shrinking."""
+    if report.divergence is not None:
+        cut = cutting_note(
+            stopped_by_ctrl_c=report.stopped_by_ctrl_c,
+            cut_short=report.cut_short,
+            stopped="the shrinking",
+        )
+        if cut is not None:
+            return cut
     if not report.out_of_time or max_seconds is None:
         return None
     budget = f"the --max-seconds {max_seconds:g} budget"
@@ -989,6 +1003,13 @@ def _run_exhaustive(
         factory, DivergenceFound(divergence, EXHAUSTIVE_CONFIG, report.program)
     )
     divergence = reduced.divergence
+    # Said as the random search's is: the case was saved as if it were the smallest program.
+    cut_short = not reduced.complete and not reduced.interrupted
+    cut = cutting_note(
+        stopped_by_ctrl_c=reduced.interrupted,
+        cut_short=cut_short,
+        stopped="cutting the program down",
+    )
     case = case_fields(
         target_named,
         rule=divergence.rule_id,
@@ -1026,6 +1047,8 @@ def _run_exhaustive(
             config=case["config"],
             program=program,
             reduce_runs=reduced.replays,
+            stopped_by_ctrl_c=reduced.interrupted,
+            cut_short=cut_short,
             diff=divergence.diff(),
             case=str(case_path) if case_path is not None else None,
             replay=rerun,
@@ -1034,6 +1057,8 @@ def _run_exhaustive(
         print(json.dumps(converter.unstructure(document), indent=2))
     else:
         print(f"loopspec conform --exhaustive {k}: a program of {len(program)} commands diverges")
+        if cut is not None:
+            print(f"  {cut}")
         print(*_listing(reduced.config, reduced.program, "  "), sep="\n")
         print(*_describe_divergence(divergence, reduced.config, reduced.program), sep="\n")
         if saved is not None:

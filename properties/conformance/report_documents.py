@@ -508,6 +508,18 @@ class ExhaustiveDocument(_RuleBroken):
         metadata=member("the commands sent up to the diverging one", protocol_def="command")
     )
     reduce_runs: int = attrs.field(metadata=member("smaller programs replayed to cut it down"))
+    stopped_by_ctrl_c: bool = attrs.field(
+        metadata=member(
+            "Ctrl-C ended the cutting down: its program is the smallest found by then, and "
+            "`loopspec replay CASE --reduce` cuts it further"
+        )
+    )
+    cut_short: bool = attrs.field(
+        metadata=member(
+            "cutting the program down stopped at its own bounds (60 s or 2000 replays), not at "
+            "the smallest program: `loopspec replay CASE --reduce` cuts it further"
+        )
+    )
     diff: str = attrs.field(metadata=member("the two observations' unified diff"))
     case: str | None = attrs.field(metadata=member("the case file saved, or null when none was"))
     replay: str | None = attrs.field(
