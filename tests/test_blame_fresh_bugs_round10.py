@@ -264,6 +264,22 @@ def test_MODEL_3_an_abort_refused_while_idle_that_ends_the_next_turn_is_named_MO
     )
 
 
+def test_MODEL_3_an_idle_abort_of_another_cause_than_the_turns_is_named_MODEL_3() -> None:
+    """MODEL-3: a turn the target ends aborted with another cause than the refused abort's, on
+    a reply that finished completed, is the kept abort still (random programs' first failure,
+    seeds 1, 3 to 6, 8: STEP-4, the step/end the target appends)."""
+    assert_found(
+        (
+            "an abort of another cause refused while idle kept for the next turn",
+            LatchesAnIdleAbort,
+            LoopConfig(tools=(READ,)),
+            (Abort("hook"), SubmitUser(""), calls("c1", "read", '{"file_path":""}')),
+            "MODEL-3",
+        ),
+        'command #1, an Abort sent while no turn ran (its cause "hook", not the turn\'s)',
+    )
+
+
 class SettlesAnAskingCall(ModelTarget):
     """The model, except that an outcome for a call waiting for its approval is taken as its
     body's (a loop looking the call up among those asking too)."""

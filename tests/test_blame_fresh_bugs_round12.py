@@ -196,6 +196,49 @@ def test_MODEL_3_a_context_of_an_outcome_both_refused_is_named_so() -> None:
     )
 
 
+# The first failures random programs found (seeds 0 to 9), cut down: the context delivered where
+# the model delivers the user's message, and one whose accepted twin a crash lost (every outcome
+# a program sends for a call carries the same context): ADJ-4 was named on 7 seeds of 10.
+REFUSED_CONTEXT_FIRST_IN_THE_TURN: FreshBug = (
+    "a refused outcome's context opening the next turn",
+    QueuesARefusedOutcomesContexts,
+    LoopConfig(),
+    (ToolFinishes("c1", ToolSucceeded("", ("d",))), SubmitUser("")),
+    "MODEL-3",
+)
+REFUSED_CONTEXT_AFTER_A_CRASH: FreshBug = (
+    "a refused outcome's context, its accepted twin's lost to a crash",
+    QueuesARefusedOutcomesContexts,
+    LoopConfig(tools=(READ,)),
+    (
+        SubmitUser(""),
+        _reply(("c1", "read", '{"file_path":""}')),
+        ToolFinishes("c1", ToolSucceeded("", ("d",))),
+        ToolFinishes("c1", ToolSucceeded("", ("d",))),
+        Crash(),
+        Recover(),
+        SubmitUser(""),
+    ),
+    "MODEL-3",
+)
+
+
+@pytest.mark.parametrize(
+    ("row", "command"),
+    [(REFUSED_CONTEXT_FIRST_IN_THE_TURN, 1), (REFUSED_CONTEXT_AFTER_A_CRASH, 4)],
+    ids=["in the user's message's place", "its accepted twin's lost to a crash"],
+)
+def test_MODEL_3_a_refused_outcomes_context_is_named_so_where_a_random_program_delivers_it(
+    row: FreshBug, command: int
+) -> None:
+    """MODEL-3: a refused outcome's context delivered in place of another message, or carried
+    too by an accepted outcome whose context the model no longer holds, is still the refusal
+    changing something (ADJ-4 was named, the queue's order)."""
+    assert_found(
+        row, f'its text "d" is a context of command #{command}, an outcome the model refused'
+    )
+
+
 class TimesInSeconds(ModelTarget):
     """The model, except that each event's time is its clock's in whole seconds (a loop writing
     `int(time.time())`)."""

@@ -24,6 +24,7 @@ from typing import Any, Literal, Protocol, assert_never, runtime_checkable
 import attrs
 
 from loopspec.model.commands import (
+    FINISH_COMPLETED,
     Abort,
     ApprovalAnswers,
     Command,
@@ -64,7 +65,7 @@ from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, FrozenMap, parse_argume
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.prefix import UNREPAIRED_TURN, Violation
 from loopspec.model.rewrite import input_problem
-from loopspec.model.state import Idle, LoopState
+from loopspec.model.state import Dispatching, Idle, LoopState
 from loopspec.model.transitions import step
 from loopspec.model.wording import (
     APPROVAL_DENIALS,
@@ -1991,6 +1992,15 @@ def _changed(
     mine, theirs = _data(normalized_event(want)), _data(normalized_event(got))
     fields = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
     named = f"{kind} differs in {', '.join(fields) or 'its envelope'}"
+    refused = (
+        _context_of_a_refused_outcome(got, config, program)
+        if kind == "user/message" and not _empty_context(got)
+        else None
+    )
+    if refused is not None:
+        # Delivered where the model delivers another message (the user's, opening the next
+        # turn): the context is the refused outcome's, not the queue's order (it read as ADJ-4).
+        return "MODEL-3", f"{named}: the target delivers a message the model does not: {refused}"
     if kind in ("user/message", "assistant/message", "tool/result"):
         wrong_source = _source_rule(
             _positional(normalized_event(want)), _positional(normalized_event(got))
@@ -3005,16 +3015,16 @@ def _context_of_a_refused_outcome(
     state = LoopState(config)
     refused: list[tuple[int, TransitionRefused]] = []
     for number, sent in enumerate(program[:-1], start=1):
-        carries = isinstance(sent, ToolFinishes) and text in _contexts_of(sent)
         try:
             state = step(state, sent)
         except TransitionRefused as refused_here:
-            if carries:
+            if isinstance(sent, ToolFinishes) and text in _contexts_of(sent):
                 refused.append((number, refused_here))
-            continue
-        if carries:
-            return None  # an accepted outcome carried it too: which one the target kept is moot
-    if not refused:
+    # The model holds it too (an accepted outcome's, queued or waiting for its result to
+    # commit), or this command brings it: which one the target delivered is moot. One an
+    # accepted outcome carried that the model delivered already, or a crash lost, is not
+    # (the programs send every outcome for a call with the same context).
+    if not refused or _holds_context(state, text) or _carries(program[-1:], text):
         return None
     number, refusal = refused[-1]
     return (
@@ -3023,6 +3033,21 @@ def _context_of_a_refused_outcome(
         "changes nothing, and the target queued its context all the same (judge an outcome "
         "before queueing anything it carries)"
     )
+
+
+def _holds_context(state: LoopState, text: object) -> bool:
+    """Whether `text` is queued in `state`, or among a finished call's contexts whose result
+    has yet to commit."""
+    if any(queued.text == text for queued in state.inbox):
+        return True
+    phase = state.phase
+    slots = phase.slots if isinstance(phase, Dispatching) else ()
+    return any(slot.result is not None and text in slot.result.contexts for slot in slots)
+
+
+def _carries(commands: Sequence[Command], text: object) -> bool:
+    """Whether an outcome among `commands` carries `text` as a context."""
+    return any(isinstance(sent, ToolFinishes) and text in _contexts_of(sent) for sent in commands)
 
 
 def _contexts_of(finished: ToolFinishes) -> tuple[str, ...]:
@@ -4623,16 +4648,28 @@ def _ended_by_an_idle_abort(
             continue
     cause = _abort_cause_of(theirs)
     kept = next((n for n, sent_cause in reversed(idle_aborts) if sent_cause == cause), None)
+    kept_cause = ""
+    if kept is None and idle_aborts and _completed_reply(command):
+        # Another cause, on a reply that finished completed: no cancelled or cut-off stream
+        # explains the abort, the kept one does (a loop may end it with a cause of its own:
+        # it read as STEP-4 or ORD-2, the reply cut short).
+        kept = idle_aborts[-1][0]
+        kept_cause = f" (its cause {spelled(idle_aborts[-1][1])}, not the turn's)"
     if kept is None:
         return None
     ours = f"ends it {spelled(_reason_kind(mine[0]))}" if mine else "goes on"
     return "MODEL-3", (
         f"the target ends the turn aborted, cause {spelled(cause)}, where the model {ours}: no "
         f"abort landed in this turn, and command #{kept}, "
-        "an Abort sent while no turn ran, was refused by the model and by the target (MODEL-1: "
-        "there is nothing to abort), yet the target kept it for the next turn; a refused "
-        "command changes nothing"
+        f"an Abort sent while no turn ran{kept_cause}, was refused by the model and by the "
+        "target (MODEL-1: there is nothing to abort), yet the target kept it for the next "
+        "turn; a refused command changes nothing"
     )
+
+
+def _completed_reply(command: Command) -> bool:
+    """Whether `command` is a reply whose stream finished `completed`."""
+    return isinstance(command, ModelReplies) and command.finish == FINISH_COMPLETED
 
 
 def _abort_cause_ending(model_events: Sequence[Event]) -> str | None:
