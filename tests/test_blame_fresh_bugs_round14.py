@@ -291,6 +291,39 @@ APPROVAL_CANCELLED_AFTER_THE_STEP: FreshBug = (
 )
 
 
+class EndsTheStepBeforeTheAbortsAnswers(ModelTarget):
+    """The model, except that an abort's step/end is written first, before its cancelled
+    approval and the call's result."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not (observed.accepted and isinstance(command, Abort)):
+            return observed
+        events = copied(observed)
+        ends = [e for e in events if e["type"] == "step/end"]
+        rest = [e for e in events if e["type"] != "step/end"]
+        return renumbered(observed, ends + rest)
+
+
+def test_ABORT_3_a_cancelled_approval_after_a_step_ended_early_is_named_ABORT_3() -> None:
+    """ABORT-3: with its step ended before the abort's result too, the target's own log reads
+    the late cancelled answer as one outside its request's step (DEC-2: no aborted result came
+    in the step), and conform names it ABORT-3 in words of its own
+    (`compare._cancelled_approval_written_late`, which no test reached: check's invariant
+    names the shape above ABORT-3 itself since db69e10)."""
+    row: FreshBug = (
+        "an abort's step/end written before its cancelled approval and result",
+        EndsTheStepBeforeTheAbortsAnswers,
+        *APPROVAL_CANCELLED_AFTER_THE_STEP[2:],
+    )
+    assert_found(
+        row,
+        "the target's own log breaks DEC-2 at its seq 9: approval/decided approval-c1 answers a "
+        "request of call c1 whose step ended at seq 8",
+        'it writes the abort\'s cancelled answer to "approval-c1" after its step ended',
+    )
+
+
 def test_ABORT_3_a_cancelled_approval_written_after_its_step_ended_is_named_ABORT_3() -> None:
     """ABORT-3: the Perl loop wrote an abort's cancelled approval once the abort's other events
     were written, after the step and turn ended. The target's own log then answers a request

@@ -4533,7 +4533,9 @@ def _cancelled_approval_written_late(
 ) -> tuple[str, str] | None:
     """ABORT-3 for an abort whose cancelled approval the target writes after the step it asked
     in ended, where a log alone reads an answer outside its request's step (DEC-2): the same
-    events, the answer moved, which ABORT-3 places. None for any other violation."""
+    events, the answer moved, which ABORT-3 places. (Reached where the step ended before the
+    abort's result too: with that result in the step, the log's own check names ABORT-3.)
+    None for any other violation."""
     if not (isinstance(command, Abort) and reordered and first.rule_id == "DEC-2"):
         return None
     record = next((e for e in actual.events if e.get("seq") == first.seq), None)
