@@ -303,6 +303,49 @@ def test_SCHED_1_an_exclusive_call_run_beside_another_is_blamed_under_claude_cod
     assert replay_case(StartsEveryCall, config, program, PROFILES["codex"]).stopped_by == "SCHED-1"
 
 
+def test_SCHED_1_calls_run_together_under_a_profile_show_which_in_the_diff() -> None:
+    """SCHED-1: under a profile whose RW-3 merges every command's executions into one record,
+    the runs differ only in which calls ran at the same time, which no observation holds: the
+    report's diff shows those, where it said 'the observations are the same, seqs and commits
+    too'."""
+    config = LoopConfig(tools=TOOLS)
+    found = replay_case(
+        StartsEveryCall, config, _program(("read", "bash"), (1, 2)), PROFILES["claude-code"]
+    )
+    assert found.divergence is not None
+    diff = found.divergence.diff()
+    assert "observations are the same" not in diff
+    assert '- "ranTogether": []' in diff
+    assert '"c2"' in diff
+
+
+class EmptiesResults(ModelTarget):
+    """The model, but every result holds no content part at all (a valid event: LOG-4 holds)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = json.loads(json.dumps(observed.events))
+        for event in events:
+            if event["type"] == "tool/result":
+                event["data"]["message"]["content"][0]["content"] = []
+        return attrs.evolve(observed, events=tuple(events))
+
+
+@pytest.mark.parametrize("name", ["claude-code", "codex", "dsh"])
+def test_EXE_4_a_result_no_eraser_can_read_is_blamed_as_the_others_erased_read_it(
+    name: str,
+) -> None:
+    """EXE-4: a result with no content part, which the profile's wording erasers cannot read,
+    is blamed on what it breaks, with every other divergence erased, and the diff shows it
+    (it was LOG-4, which such an event does not break, and an empty diff)."""
+    program = _program(("read",), (1,))
+    found = replay_case(EmptiesResults, LoopConfig(tools=TOOLS), program, PROFILES[name])
+    assert found.divergence is not None
+    assert found.divergence.rule_id == "EXE-4", found.divergence.what
+    assert "which cannot read the target's events" in found.divergence.what
+    assert '+       "content": [],' in found.divergence.diff()
+
+
 def test_SCHED_1_read_only_calls_past_the_cap_are_claude_code_s_known_divergence() -> None:
     """SCHED-1: three reads at once under a cap of 2 is Claude Code's known SCHED-1."""
     config = LoopConfig(tools=TOOLS, max_parallel=2)

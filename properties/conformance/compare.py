@@ -103,19 +103,25 @@ class Divergence:
     what: str
     expected: Observation
     actual: Observation
+    # What differs that no observation holds (the model's, the target's), as JSON: under a
+    # profile, which calls ran at the same time in runs it compares whole.
+    apart: tuple[object, object] | None = None
 
     def diff(self) -> str:
         """A readable unified diff of the two observations, JSON shown as JSON.
 
         When they compare equal, the target broke a rule in what the comparison sets aside or
-        holds apart (LOG-1's seqs, ORD-2's citations, LOG-8's commits): the diff then shows the
-        events with their seqs, and the commits, so a report never shows an empty diff.
+        holds apart (LOG-1's seqs, ORD-2's citations, LOG-8's commits, `apart`): the diff then
+        shows that, the events with their seqs and the commits, so a report never shows an
+        empty diff.
         """
         # The target's seq of each event shown: a violation names the event by it.
         seqs = [event.get("seq") for event in self.actual.events if in_scope(event)]
         shown = (displayed_observation(self.expected), displayed_observation(self.actual))
         diff = labelled_json_diff(*shown, target_seqs=seqs)
         if diff:
+            return diff
+        if self.apart is not None and (diff := labelled_json_diff(*self.apart)):
             return diff
         shown = (_displayed_with_seqs(self.expected), _displayed_with_seqs(self.actual))
         diff = labelled_json_diff(*shown)

@@ -291,13 +291,19 @@ class ProfileChecker:
         return frozenset(shown)
 
     def _first_difference(
-        self, model: Run, target: Run, *, focused: tuple[str, ...] | None = None
+        self,
+        model: Run,
+        target: Run,
+        *,
+        focused: tuple[str, ...] | None = None,
+        unreadable: tuple[tuple[str, ...], str] | None = None,
     ) -> Divergence:
         """The first erased observation that differs, classified like an unprofiled one: as
         the command at its position (the last command fed, for a record a profile merged every
         command's events into), with the history the model had appended up to that command;
         `focused`: erased of only these divergences, those the target shows
-        (`_focused_difference`)."""
+        (`_focused_difference`); `unreadable`: erased of all but these, which cannot read the
+        target's events, and the error saying why (`_misshapen`)."""
         last = len(self.commands) - 1
         position = next(
             (i for i, (want, got) in enumerate(zip(model, target, strict=False)) if want != got),
@@ -313,6 +319,11 @@ class ProfileChecker:
                 f"{overlap} (with the {self.profile.name} profile's known divergences erased)",
                 self._as_observation(model, position),
                 self._as_observation(target, position),
+                # The flat records agree but for this, which no observation shows.
+                (
+                    {"ranTogether": model[position].get("overlapping")},
+                    {"ranTogether": target[position].get("overlapping")},
+                ),
             )
         expected = self._as_observation(model, position)
         actual = self._as_observation(target, position)
@@ -355,7 +366,13 @@ class ProfileChecker:
         since = self._quiet_length + 1
         where = f"commands #{since}..#{last + 1}" if since <= last else f"command #{last + 1}"
         name = self.profile.name
-        if focused is None:
+        if unreadable is not None:
+            left, error = unreadable
+            erased = (
+                f"with the {name} profile's known divergences erased but {', '.join(left)}, "
+                f"which cannot read the target's events {error}"
+            )
+        elif focused is None:
             erased = f"with the {name} profile's known divergences erased"
         elif focused:
             erased = (
@@ -389,12 +406,32 @@ class ProfileChecker:
         return _as_observation(run, position, self._normalizers[0].originals)
 
     def _misshapen(self, index: int, error: Exception) -> Divergence:
-        what = (
-            f"the target's events do not have the shape the {self.profile.name} profile "
-            f"reads ({type(error).__name__}: {error})"
-        )
-        empty = Observation(True)
-        return Divergence(index, self.commands[index], "LOG-4", what, empty, empty)
+        """A target's event that a divergence of the profile cannot read, up to command
+        `index`: the runs compared with every other divergence erased and blamed as usual, what
+        differs shown (a valid event of a shape no eraser expects, a result whose content holds
+        no text, was blamed on LOG-4 with nothing shown). LOG-4 only where nothing else
+        differs."""
+        unread = f"({type(error).__name__}: {error})"
+        pair, unreadable = self._runs, []
+        for divergence in self.profile.divergences:
+            try:
+                pair = divergence.erase(pair, self._wire_commands, self.config)
+            except SHAPE_ERRORS:
+                unreadable.append(divergence.key)
+        if pair[0] == pair[1]:
+            what = (
+                f"the target's events do not have the shape the {self.profile.name} profile "
+                f"reads {unread}"
+            )
+            return Divergence(
+                index,
+                self.commands[index],
+                "LOG-4",
+                what,
+                self._as_observation(self._runs[0], index),
+                self._as_observation(self._runs[1], index),
+            )
+        return self._first_difference(*pair, unreadable=(tuple(unreadable), unread))
 
 
 def _unshared(model: Run, target: Run) -> int:
