@@ -88,7 +88,11 @@ from loopspec.properties.conformance.run import (
     spec_text,
 )
 from loopspec.properties.conformance.situation_sweep import SITUATIONS
-from loopspec.properties.conformance.situations import SITUATIONS_BY_EVENT, Situations
+from loopspec.properties.conformance.situations import (
+    SITUATIONS_BY_EVENT,
+    Situations,
+    program_exercises,
+)
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.profiles import PROFILES
 from loopspec.properties.spec_presentation import CALL_EXAMPLES, RESULT_EXAMPLES
@@ -278,6 +282,23 @@ def test_ADJ_4_an_empty_context_exercises_ADJ_4_and_not_ADJ_1() -> None:
     blank = seen_at_finish(ToolFinishes("c1", ToolSucceeded("A", contexts=(" ",)), (PostPass(),)))
     assert "ADJ-1" in blank
     assert "ADJ-4" in blank
+
+
+def test_MODEL_1_each_blame_matrix_program_creates_the_situation_of_the_rule_it_breaks() -> None:
+    """MODEL-1: each program of the blame matrix shows a wrong loop breaking its rule, so it
+    creates that rule's situation, which `replay` asks (`program_exercises`) before refusing a
+    case holding a refused command as no valid program. Ten more did not: a reply waiting for
+    its hooks (RW-3), a whole batch denied (DEC-1), two denials merged (HOOK-2), an abort of a
+    call awaiting approval (ABORT-3), an ask held at the gate (SCHED-2), a matcher not matching
+    a call (HOOK-8), a reply repeating a call id (EXE-1, refused for it), a call refused for its
+    rewrite (DEC-1); such a case, its loop fixed, was refused as cut by hand. A user's abort
+    alone is not ABORT-3's (test_ABORT_3_only_an_abort_whose_cause_is_not_the_users_...)."""
+    missed = [
+        case.name
+        for case in FIRST_USER + FAMILIES
+        if not program_exercises(case.broken, case.config, case.program, presenting=True)
+    ]
+    assert missed == ["an abort forgets its cause"]
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).

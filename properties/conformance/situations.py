@@ -26,8 +26,19 @@ from loopspec.model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from loopspec.model.config import LoopConfig
-from loopspec.model.state import ASKING, READY, RUNNING, WAITING, Dispatching, Idle, LoopState
+from loopspec.model.config import MATCH_ALL, LoopConfig
+from loopspec.model.state import (
+    ASK,
+    ASKING,
+    DENY,
+    READY,
+    RUNNING,
+    WAITING,
+    Dispatching,
+    Idle,
+    LoopState,
+    Rewriting,
+)
 from loopspec.model.wording import REWRITE_REFUSED_WORDS
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
@@ -72,8 +83,9 @@ class Situations:
     def __init__(self) -> None:
         self._decisions: dict[str, list[str]] = {}  # call id -> PreToolUse decisions
         self._supplied: dict[str, int] = {}  # call id -> inputs hooks supplied
-        self._denied: set[str] = set()
         self._rewritten: set[str] = set()
+        self._denied: set[str] = set()  # calls a PreToolUse hook denied
+        self._denials_counted: set[str] = set()  # denied calls DEC-1 was counted for
         self._calls_in_turn = False
 
     def feed(
@@ -101,8 +113,11 @@ class Situations:
             found += ["EXE-3"] * len(observation.executed)
         if observation.atomic:
             found.append("LOG-8")
+        if isinstance(command, ModelReplies):
+            found += _reply_situations(command, before, after)
         found += _scheduling(after)
         found += _results_held_back(before, after)
+        found += self._denials_sealed(after)
         found += presentation_situations(observation.presented or ())
         return found
 
@@ -136,6 +151,8 @@ class Situations:
                 found += ["ADJ-1", "ADJ-4"]
             case Abort():
                 found.append("ABORT-1" if isinstance(phase, Dispatching) else "ABORT-2")
+                if isinstance(phase, Dispatching) and any(s.status == ASKING for s in phase.slots):
+                    found.append("ABORT-3")  # its cancelled approval precedes the call's result
                 # swarm is generation's (Hypothesis): imported when a program counts, never
                 # by `replay`, which imports this module and generates nothing.
                 from loopspec.properties.stateful.swarm import (  # noqa: PLC0415
@@ -182,12 +199,11 @@ class Situations:
                 # A later reply may reuse an earlier call's id: that call's denial or rewrite
                 # is not this one's.
                 self._denied.discard(call_id)
+                self._denials_counted.discard(call_id)
                 self._rewritten.discard(call_id)
                 decisions = self._decisions.get(call_id, [])
-                if decisions:
-                    found.append("RW-3")  # decided before the identity existed
-                if len(set(decisions)) > 1:
-                    found.append("HOOK-2")
+                if len(decisions) > 1 and set(decisions) != {"pass"}:
+                    found.append("HOOK-2")  # answers merged: by rank, reasons of one rank joined
                 supplied = self._supplied.get(call_id, 0)
                 if supplied > 1 or (supplied and "deny" in decisions):
                     found.append("HOOK-3")
@@ -231,11 +247,28 @@ class Situations:
             found.append("ABORT-1")
         elif code in ("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED"):
             found.append("REC-1")
-        if REWRITE_REFUSED_WORDS in json.dumps(message):
+        refused = REWRITE_REFUSED_WORDS in json.dumps(message)
+        if refused:
             found.append("HOOK-6")
-        elif call_id in self._denied:
-            found.append("DEC-1")
+        if (refused or call_id in self._denied) and call_id not in self._denials_counted:
+            found.append("DEC-1")  # its batch settled in the command that sealed it
+            self._denials_counted.add(str(call_id))
         return found
+
+    def _denials_sealed(self, after: LoopState | None) -> list[str]:
+        """DEC-1's situation, once for each call the model sealed as denied (by a hook, or
+        refused for a rewrite its tool cannot take, HOOK-6) in a batch still open: it must never
+        run, and its error result may wait behind an earlier call (ORD-3), after the program's
+        end. A batch settled in the command that sealed it is counted at its results."""
+        if after is None or not isinstance(after.phase, Dispatching):
+            return []
+        fresh = [
+            slot.call_id
+            for slot in after.phase.slots
+            if slot.decision == DENY and slot.call_id not in self._denials_counted
+        ]
+        self._denials_counted.update(fresh)
+        return ["DEC-1"] * len(fresh)
 
 
 def presentation_situations(presented: tuple[dict[str, object], ...]) -> list[str]:
@@ -287,6 +320,18 @@ def _titled_path(card: dict[str, object]) -> str:
     return path if isinstance(path, str) else ""
 
 
+def _reply_situations(reply: ModelReplies, before: LoopState, after: LoopState | None) -> list[str]:
+    """RW-3's situation: a reply whose calls wait, unlogged, for their PreToolUse hooks (a loop
+    logging it first breaks RW-3 before any hook answers). HOOK-8's: a call whose whole tool
+    name a hook's matcher does not match (it may match a part: `bash|write` and `read`), so that
+    hook must not run; a hook that does run is counted at its `hook/invoked`."""
+    found = ["RW-3"] if after is not None and isinstance(after.phase, Rewriting) else []
+    hooks = [hook for hook in before.config.hooks if hook.matcher not in MATCH_ALL]
+    for call in reply.tool_calls:
+        found += ["HOOK-8" for hook in hooks if not hook.matches(call.name)]
+    return found
+
+
 def _results_held_back(before: LoopState, after: LoopState | None) -> list[str]:
     """ORD-3's situation, once for each result a command made ready behind an earlier call
     still without one: a later call that finished first, or was denied, refused or aborted at
@@ -319,6 +364,8 @@ def _scheduling(after: LoopState | None) -> list[str]:
     gate = after.phase.gate
     held = running > 0 and gate < len(slots) and slots[gate].status == WAITING
     found = ["SCHED-1"] if running > 1 or held else []
+    if held and slots[gate].decision == ASK:
+        found.append("SCHED-2")  # its approval is asked only once it could start
     asking = [i for i, slot in enumerate(slots) if slot.status == ASKING]
     if asking and (running or any(s.status == WAITING for s in slots[asking[0] + 1 :])):
         found.append("SCHED-2")
@@ -341,6 +388,8 @@ def program_exercises(
         assert before is not None  # reset above
         observed = model.apply(command)
         created = situations.feed(command, before, model.state, observed)
-        if observed.accepted and rule_id in created:
+        # A command refused for the rule itself puts it to the test (a reply repeating a call
+        # id, EXE-1): the case's bug is that its loop took it.
+        if rule_id in created and (observed.accepted or rule_id == observed.refusal_rule):
             return True
     return False
