@@ -612,7 +612,10 @@ def test_SAFE_1_replay_naming_no_target_refuses_a_case_found_on_one(
     assert err.startswith(f"loopspec: error: {saved}: the case was found on {named}")
     assert "or --bundled to replay on loopspec's bundled implementation" in err
     assert err.count("\n") == 1
-    assert ("put back as the secret" in err) is ("cmd" in recorded)
+    # What to put back belongs to the recorded --cmd, before the copy offered instead (it
+    # read "pass that --cmd, each <hidden> put back ..., (or your copy of the loop) to").
+    put_back = "--cmd with each <hidden> put back as the secret it stands for (or your copy of"
+    assert (put_back in err) is ("cmd" in recorded)
     assert main(["replay", str(saved), "--format", "json"]) == 2
     assert main(["replay", str(omar / "cases")]) == 2  # a folder of cases: that one unusable
     assert "cannot be used (the error is on stderr)" in capsys.readouterr().out
@@ -661,7 +664,7 @@ def test_SAFE_1_a_case_keeps_only_the_last_name_of_a_path_outside_home_and_folde
         "that file is on this machine\n"
     )
     assert main(["replay", str(saved)]) == 2
-    assert "pass that --cmd, each <path> put back as the folder it stands for," in (
+    assert "pass that --cmd with each <path> put back as the folder it stands for (or" in (
         capsys.readouterr().err
     )
 

@@ -794,7 +794,13 @@ def test_PROTO_1_every_key_of_the_json_report_is_documented_where_help_points(
     ("version", "written_by", "advice"),
     [
         (2, "9.1", "it was written by a newer loopspec: replay it with loopspec 9.1"),
-        (0, "0.0.1", "run conform again with this loopspec to record the program anew"),
+        # Bob, sent Alice's case, cannot run conform on her loop: the release named can.
+        (
+            0,
+            "0.0.1",
+            "it was written by an older loopspec: replay it with loopspec 0.0.1, or run conform "
+            "again with this one on the loop it was found on to record the program anew",
+        ),
         # The case names the loopspec these tests run: only a hand edit gives it another
         # version, and "replay it with loopspec 0.1.0" named the release already running.
         (

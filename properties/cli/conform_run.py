@@ -1356,7 +1356,7 @@ def _recorded_target_not_named(args: argparse.Namespace, case_name: str, case: C
         if value is None:
             continue
         words = put_back_words(value)
-        back = f", {words}," if words else ""
+        back = f" with {words}" if words else ""
         return (
             f"{case_name}: the case was found on {option} {shown(shlex.quote(value))} and this "
             f"command names no target: pass that {option}{back} (or your copy of the loop) to "

@@ -2070,7 +2070,13 @@ def _case_from(document: object) -> Case:
         elif version > CASE_VERSION:
             advice = f"it was written by a newer loopspec: replay it with {by}"
         else:
-            advice = "run conform again with this loopspec to record the program anew"
+            # A colleague who received it cannot run conform on the loop it was found on: the
+            # release that wrote it can replay it.
+            older = by if isinstance(written_by, str) else "the loopspec that wrote it"
+            advice = (
+                f"it was written by an older loopspec: replay it with {older}, or run conform "
+                "again with this one on the loop it was found on to record the program anew"
+            )
         raise _CaseFault(
             f"$.version is {found}; this loopspec reads case files of version "
             f"{CASE_VERSION}: {advice}"
