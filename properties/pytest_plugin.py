@@ -30,10 +30,11 @@ profiles exist only in its repository's tests). Its programs are the same every 
 Hypothesis's `--hypothesis-seed=N` is given: then they are those `loopspec conform --seed N`
 draws. A counterexample is saved in the case directory. A failure's first line names the rule,
 and it is all that pytest's short summary and a JUnit report's `message` show of it, wherever
-pytest runs (`CI` set, `-vv`); its last line is the pytest command that replays the saved case
-alone. A pass prints conform's verdict and rule tally (`pytest -rP` shows it). While it runs, it
-writes conform's progress line on pytest's terminal every 30 s, past pytest's capture (a long
-suite printed nothing, and CI systems end silent jobs).
+pytest runs (`CI` set, `-vv`; an error's without its `loopspec: error: `); its last line is
+the pytest command that replays the saved case alone. A pass prints conform's verdict and rule
+tally (`pytest -rP` shows it). While it runs, it writes conform's progress line on pytest's
+terminal every 30 s, past pytest's capture (a long suite printed nothing, and CI systems end
+silent jobs).
 """
 
 from __future__ import annotations
@@ -104,10 +105,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+ERROR_PREFIX = "loopspec: error: "
+"""How the `loopspec` command's errors, and so the plugin's, begin."""
+
+
 def refused(text: str, rule_id: str = NO_RULE_BROKEN) -> pytest.UsageError:
     """What stops pytest before it collects anything, worded as the `loopspec` command's errors
     are (pytest puts `ERROR: ` ahead): one line, naming a rule only when one is broken."""
-    return pytest.UsageError(f"loopspec: error: {tagged(rule_id, text)}")
+    return pytest.UsageError(f"{ERROR_PREFIX}{tagged(rule_id, text)}")
 
 
 def case_folder(config: pytest.Config) -> Path:
@@ -482,8 +487,11 @@ def pytest_runtest_makereport(
         return
     crash = failure.reprcrash or excinfo.getrepr(style="short").reprcrash
     if crash is not None:
-        # Without pytest's `Failed: `, which the summary would show before the rule.
-        crash.message = crash.message.partition("\n")[0].removeprefix("Failed: ")
+        # Without pytest's `Failed: `, which the summary would show before the rule, nor an
+        # error's `loopspec: error: `: at 80 columns the summary cut `[PROTO-1]` off a target
+        # that broke (`... - loopspec: error...`), the failure's own text keeping the words.
+        first = crash.message.partition("\n")[0].removeprefix("Failed: ")
+        crash.message = first.removeprefix(ERROR_PREFIX)
         failure.reprcrash = crash
 
 

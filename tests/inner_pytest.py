@@ -45,6 +45,7 @@ PRELOADED = tuple(
             "loopspec.properties.conformance.suite",
             "loopspec.properties.spec_presentation",
             "loopspec.properties.stateful.swarm",
+            "loopspec.version_lookup",
         ),
     )
 )

@@ -140,8 +140,11 @@ def test_PROTO_1_plugin_shows_a_reports_first_line_alone_in_the_summary_and_juni
     the rule's, alone in pytest's short summary and in a JUnit report's `message`, and the whole
     report in the failure section and JUnit's element text. Where `CI` was set (GitHub Actions),
     or with -vv, pytest printed each whole report a second time in the summary, and JUnit's
-    message held the whole report everywhere."""
+    message held the whole report everywhere. An error's first line is shown without its
+    `loopspec: error: `, which at 80 columns left the summary no room for the rule (a target
+    that broke: `... - loopspec: error...`)."""
     _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
+    _write_case(tmp_path / "loopspec-cases" / "cut.json", "TURN-2", _ANSWERS)  # no turn first
     junit = tmp_path / "junit.xml"
     target = "plugin_targets:turn_end_with_step_open"
     more = [verbosity, "-rf", f"--junitxml={junit}", "-o", "junit_family=xunit1"]
@@ -152,15 +155,23 @@ def test_PROTO_1_plugin_shows_a_reports_first_line_alone_in_the_summary_and_juni
             "TURN-2: loopspec replay: loopspec-cases/case-TURN-2-0.json: DIVERGES "
             "(loopspec spec TURN-2)"
         ),
+        "loopspec-cases/cut.json::test_saved_case_replays[cut.json]": (
+            "[MODEL-1] loopspec-cases/cut.json:25: not a valid program at command #1 "
+            "(ModelReplies): the model refuses it there (ModelReplies in phase Idle: "
+            "ModelReplies is not accepted in phase Idle), so the replay's pass says nothing of "
+            "TURN-2, the rule the case recorded: a command both sides refuse tests nothing, as "
+            "one a cut left answering nothing (the reply that made its call, or its turn, "
+            "deleted); put back what it answers, or take it out too"
+        ),
         "loopspec/suite.py::test_target_conforms_to_the_model": (
             "TURN-2: loopspec conform: mutant:turn-end-with-step-open: COUNTEREXAMPLE "
             "(loopspec spec TURN-2)"
         ),
     }
     summary = done.stdout.split(" short test summary info ")[1].splitlines()[1:]
-    assert summary[:2] == [f"FAILED {node} - {first}" for node, first in firsts.items()]
-    assert [line for line in summary[2:] if "2 failed in " not in line] == [], done.stdout
-    assert done.stdout.count("replay it alone: ") == 2, done.stdout  # each failure section's
+    assert summary[:3] == [f"FAILED {node} - {first}" for node, first in firsts.items()]
+    assert [line for line in summary[3:] if "3 failed in " not in line] == [], done.stdout
+    assert done.stdout.count("replay it alone: ") == 2, done.stdout  # each report's
     failures = {
         case.get("name"): case.find("failure") for case in ElementTree.parse(junit).iter("testcase")
     }
@@ -168,7 +179,10 @@ def test_PROTO_1_plugin_shows_a_reports_first_line_alone_in_the_summary_and_juni
         failure = failures[node.split("::")[-1]]
         assert failure is not None, failures
         assert failure.get("message") == first, failure.get("message")
-        assert "replay it alone: pytest loopspec-cases/case-TURN-2-" in (failure.text or "")
+        if "cut.json" in node:  # the error's whole line, as the CLI prints it
+            assert failure.text == f"loopspec: error: {first}", failure.text
+        else:
+            assert "replay it alone: pytest loopspec-cases/case-TURN-2-" in (failure.text or "")
 
 
 @pytest.mark.parametrize("columns", [80, 120])
