@@ -75,7 +75,7 @@ from loopspec.properties.harnesses.session import HarnessError, binary_of, defau
 from loopspec.properties.profiles import PROFILES
 from loopspec.properties.profiles.known import Profile
 from loopspec.properties.profiles.real_harnesses import ADAPTER_LIMITS, NOT_DRIVEN, SHAPES
-from loopspec.properties.stateful.strategies import CONFIGS
+from loopspec.properties.stateful.strategies import CONFIGS, TOOLS
 
 ROOT = Path(__file__).resolve().parent.parent
 REGRESSIONS = ROOT / "tests" / "regressions"
@@ -351,6 +351,15 @@ def _refused_in_the_cli_s_words(
     """What the profile `name` blames a loop for that refuses the calls the model refuses,
     each result in that CLI's words (or `words`, flagged as that CLI flags its own) for a
     hook's input its tool cannot take."""
+    return _fed_cli_refusals(name, config, program, words)[1]
+
+
+def _fed_cli_refusals(
+    name: str, config: LoopConfig, program: tuple[Command, ...], words: str | None = None
+) -> tuple[ProfileChecker, object]:
+    """The profile's checker fed `program`, the target giving each result the model gives in
+    that CLI's words for a refused rewrite (`_refused_in_the_cli_s_words`); what the last
+    command was blamed on."""
     text, is_error = _REWRITE_REFUSALS[name]
     model = ModelTarget()
     model.reset(config)
@@ -371,7 +380,33 @@ def _refused_in_the_cli_s_words(
         found = checker.feed(
             command, phase_before=before, phase_after=after, expected=expected, actual=actual
         )
-    return found
+    return checker, found
+
+
+@pytest.mark.parametrize(("reason", "known"), [("", True), ("no", False)])
+def test_DEC_1_codex_ignoring_a_reasonless_deny_and_refusing_a_hook_s_input_is_known(
+    reason: str, known: bool
+) -> None:
+    """DEC-1: Codex ignores a deny without a reason and takes the rewrite of the hook that
+    finished last (HOOK-3), which holds no string command: it refuses the call in its own
+    words, where the model denies it (README's codex run, seed 3, once the adapter handed
+    Codex such an input as it is). The profile's known DEC-1, as where the call runs; a deny
+    that gave a reason, which Codex honours, refused so is still blamed on DEC-1."""
+    config = LoopConfig(tools=TOOLS, hooks=(HookSpec("late"), HookSpec("everything")))
+    program: tuple[Command, ...] = (
+        SubmitUser("go"),
+        ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),)),
+        HookAnswers(Deny(reason)),
+        HookAnswers(Allow(FrozenMap({"unrelated": True}))),
+    )
+    checker, found = _fed_cli_refusals("codex", config, program)
+    if known:
+        assert found is None, found
+        assert checker.stop is not None
+        assert checker.stop.key == "DEC-1"
+    else:
+        assert checker.stop is None
+        assert getattr(found, "rule_id", None) == "DEC-1", found
 
 
 @pytest.mark.parametrize("name", HARNESSES)

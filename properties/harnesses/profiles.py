@@ -208,7 +208,8 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             "DEC-1",
             Kind.BUG,
             "a PreToolUse hook that denies a call without giving a reason, or with an "
-            "updatedInput too, is ignored: the call runs; the model denies it",
+            "updatedInput too, is ignored: the call runs (or is refused for another hook's "
+            "input, as any is that holds no string command); the model denies it",
         ),
         "DEC-3": KnownDivergence(
             "DEC-3",

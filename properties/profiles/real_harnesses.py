@@ -171,15 +171,25 @@ def _another_hooks_rewrite_ran(command: Json, want: Obs, got: Obs, earlier: Earl
 
 def _denied_call_ran(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """DEC-1 (Codex): a call the model's PreToolUse hooks denied, none of them with a reason
-    (an empty or blank one), ran in the CLI's run. A call a hook denied saying why still
-    never runs there."""
+    (an empty or blank one), ran in the CLI's run, or was refused there for an input a hook
+    supplied in its own words (`_CODEX_REWRITE_REFUSED`: it ignored the deny and took the
+    rewrite, HOOK-3's last to finish, which no shell runs). A call a hook denied saying why
+    still never runs there, nor is refused so."""
     reasons: dict[str, list[str]] = {}
     for event in _all_events(earlier.model, want):
         if event["type"] == "hook/result" and event["data"].get("decision") == "deny":
             reason = str(event["data"].get("stderrSummary") or "")
             reasons.setdefault(str(event["data"].get("callId")), []).append(reason)
     unreasoned = {call for call, given in reasons.items() if not any(r.strip() for r in given)}
-    return any(call_id in unreasoned for call_id in _ran(earlier.target, got))
+    refused = {
+        result_call(event)
+        for event in (got["events"] if got["accepted"] else [])
+        if event["type"] == "tool/result" and result_text(event) == _CODEX_REWRITE_REFUSED
+    }
+    supplied = _supplied(_all_events(earlier.target, got))
+    return any(call_id in unreasoned for call_id in _ran(earlier.target, got)) or any(
+        call_id in unreasoned and supplied.get(call_id) for call_id in refused
+    )
 
 
 def _empty_prompt_refused(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
