@@ -1524,12 +1524,16 @@ facet (`RW-2:` + this) and leave the call to the comparison, which tells what th
 
 
 @invariant(
-    "supplied_rewrite_applied_or_refused", "RW-2", reads=of_types("tool/result", "hook/result")
+    "supplied_rewrite_applied_or_refused",
+    "RW-2",
+    reads=of_types("tool/result", "hook/result", "step/end"),
 )
 def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """An input a hook supplied is either recorded in the sidecar or the call fails, refused."""
     if fact.type == "hook/result":
         return _supplied_after_its_result(prefix, fact)
+    if fact.type == "step/end":
+        return _supplied_before_a_reply_without_its_call(prefix, fact)
     if (
         fact.type == "tool/result"
         and fact.surface != "replace"
@@ -1624,6 +1628,58 @@ def _supplied_after_its_result(prefix: Prefix, fact: Fact) -> Sequence[Violation
         "PreToolUse hook answers before its call is decided"
     )
     return [Violation("RW-2", fact.seq, message, (result, record.seq), SUPPLIED_WITHOUT_SIDECAR)]
+
+
+def _supplied_before_a_reply_without_its_call(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
+    """RW-2 at a step/end `fact` of a PreToolUse input supplied in the step before its reply
+    for a call of the last step that answered calls, whose success is in the log, its tool/call
+    without a sidecar, where the reply does not make that call again: audited then, the hook
+    may have been for a call of that reply (`_supplied_after_its_result` leaves it), and was
+    not; its input was neither recorded nor refused (HOOK-4 names the hook at the same
+    step/end). A step that ends without a reply, or closing its turn, is not judged, as HOOK-4
+    does not judge it (a reply cancelled while its hooks ran keeps no call, ABORT-2)."""
+    if prefix.reply_seq is None or prefix.closing is not None or not prefix.hook_results:
+        return NO_VIOLATIONS
+    if prefix.answered_turn != prefix.open_turn:
+        return NO_VIOLATIONS
+    found: list[Violation] = []
+    for call_id, answers in prefix.hook_results.items():
+        result = prefix.answered_before.get(call_id)
+        record = prefix.answered_records.get(call_id)
+        if (
+            result is None
+            or record is None
+            or call_id in prefix.reply_calls
+            or record.rewritten
+            or prefix.failed_results.get(call_id) == result
+        ):
+            continue
+        early = [answer for answer in answers if answer.seq < prefix.reply_seq]
+        if any(
+            answer.point == "PreToolUse" and answer.decision in DENYING_DECISIONS
+            for answer in early
+        ):
+            continue  # (a deny discards every input, HOOK-3)
+        supplying = [
+            answer
+            for answer in early
+            if answer.point == "PreToolUse"
+            and answer.updated_input is not None
+            and answer.decision in SUPPLYING_DECISIONS
+        ]
+        if not supplying:
+            continue
+        answer = supplying[-1]
+        message = (
+            f"hook {answer.handler_id} supplied an input for {call_id} after that call's "
+            f"tool/result (seq {result}, in an earlier step), which reports success, before a "
+            f"reply (seq {prefix.reply_seq}) that does not make {call_id} again: the input was "
+            f"neither recorded as a rewrite nor refused, its tool/call (seq {record.seq}) "
+            "carrying no rewrite sidecar; a PreToolUse hook answers before its call is decided"
+        )
+        related = (answer.seq, result, record.seq)
+        found.append(Violation("RW-2", fact.seq, message, related, SUPPLIED_WITHOUT_SIDECAR))
+    return found
 
 
 DENIED_NOT_AN_ERROR = "denied-not-an-error"

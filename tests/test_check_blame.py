@@ -305,6 +305,36 @@ def test_HOOK_5_a_post_hook_for_a_call_its_step_s_reply_does_not_make_is_blamed(
     assert "its step's reply does not make" in spec_text("HOOK-5")
 
 
+@pytest.mark.parametrize("decision", ["allow", "deny"])
+def test_RW_2_HOOK_4_an_input_supplied_late_before_a_reply_without_its_call_is_blamed(
+    tmp_path: Path, decision: str
+) -> None:
+    """RW-2, HOOK-4: c1 succeeded in step 1, its record without a sidecar; in step 2, before
+    the reply, a PreToolUse hook supplied an input for c1, and the reply (text alone) does not
+    make c1 again. The input was neither recorded nor refused: RW-2, as it is when the hook
+    answers between the steps or after the reply. Audited before the reply, the hook may have
+    been for a call of that reply, so check left it, and only HOOK-4 was named at the
+    step/end; RW-2 is named there too now. A deny supplies no input (HOOK-3): HOOK-4 alone."""
+    path = BLAME / "violations" / "RW-2-late-rewrite-before-the-next-reply.jsonl"
+    if decision != "allow":
+        path = tmp_path / "denied.jsonl"
+        text = (BLAME / "violations" / "RW-2-late-rewrite-before-the-next-reply.jsonl").read_text()
+        path.write_text(text.replace('"decision": "allow"', f'"decision": "{decision}"'))
+        assert blamed(check(path)) == [("HOOK-4", 13)]
+        return
+    report = check(path)
+    assert blamed(report) == [("HOOK-4", 13), ("RW-2", 13)]
+    violation = report.violations[1].violation
+    assert violation.message == (
+        "hook guard supplied an input for c1 after that call's tool/result (seq 5, in an "
+        "earlier step), which reports success, before a reply (seq 10) that does not make c1 "
+        "again: the input was neither recorded as a rewrite nor refused, its tool/call (seq 4) "
+        "carrying no rewrite sidecar; a PreToolUse hook answers before its call is decided"
+    )
+    assert violation.related == (9, 5, 4)
+    assert "before a reply that does not make it" in spec_text("RW-2")
+
+
 def test_RW_2_a_rewrite_audited_at_a_misspelt_point_says_where_it_was_audited(
     tmp_path: Path,
 ) -> None:

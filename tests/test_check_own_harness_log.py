@@ -224,7 +224,8 @@ def test_HOOK_4_RW_2_a_rewrite_audited_after_its_calls_result_is_held_to_RW_2_to
     nor refused). RW-2 now at the hook/result, as a transcript's late hook is still RW-1's;
     where the result is an error (a refusal, maybe), HOOK-4 alone. Audited in the next step,
     whose reply makes no call, the hook was judged by no rule: HOOK-4 at that step's end, now
-    naming the result it came after (it said only that the step's reply does not show c1)."""
+    naming the result it came after (it said only that the step's reply does not show c1), and
+    RW-2 there too (HOOK-4 alone named it, the input it supplied judged by no rule)."""
     log = docs_log(tmp_path / "late.jsonl", _audited_late(7))
     code, out = run(capsys, log)
     assert (code, out.splitlines()[-1]) == (
@@ -241,7 +242,11 @@ def test_HOOK_4_RW_2_a_rewrite_audited_after_its_calls_result_is_held_to_RW_2_to
     code, out = run(capsys, docs_log(tmp_path / "failed.jsonl", _audited_late(7, failed=True)))
     assert (code, out.splitlines()[-1]) == (1, "checked 1 log, 13 events: 1 violation (HOOK-4: 1)")
     code, out = run(capsys, docs_log(tmp_path / "next-step.jsonl", _audited_late(9)))
-    assert (code, out.splitlines()[-1]) == (1, "checked 1 log, 13 events: 1 violation (HOOK-4: 1)")
+    assert (code, out.splitlines()[-1]) == (
+        1,
+        "checked 1 log, 13 events: 2 violations (HOOK-4: 1, RW-2: 1)",
+    )
+    assert ":13: RW-2 (seq 11): hook policy supplied an input for c1 after that call's " in out
     assert (
         ":13: HOOK-4 (seq 11): PreToolUse hook policy answered for call c1 after that call's "
         "tool/result (seq 5, in an earlier step), in a step whose reply does not show it: "

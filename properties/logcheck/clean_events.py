@@ -207,7 +207,8 @@ def _step_start(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 
 def _step_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3, STEP-2: it names the open turn and the open step.
-    # HOOK-4: every PreToolUse audit of the step named a call its reply shows. ABORT-2, REC-1:
+    # HOOK-4: every PreToolUse audit of the step named a call its reply shows. RW-2: so did
+    # every hook's answer (one supplying an input for an earlier step's call). ABORT-2, REC-1:
     # the turn is not closing (a closing turn's step/end moves it on, read with the fact).
     if prefix.closing is not None:
         return False
@@ -215,6 +216,8 @@ def _step_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         for call_id, _handler in prefix.pre_hook_runs:
             if call_id not in prefix.reply_calls:
                 return False
+    if prefix.hook_results and not prefix.hook_results.keys() <= prefix.reply_calls.keys():
+        return False
     try:
         data = obj["data"]
         turn, step = data["turn"], data["step"]
@@ -813,6 +816,7 @@ JUDGES: dict[str, CleanJudge] = {
             "events_enclosed_by_turn",
             "steps_numbered_inside_turn",
             "pre_hooks_answer_calls_of_the_reply",
+            "supplied_rewrite_applied_or_refused",
             *_CLOSING,
         ),
     ),
