@@ -228,6 +228,21 @@ def _bool_is_an_integer() -> list[Patch]:
     return [(presenters, "optional_int", optional_int)]
 
 
+def _thirty_two_bit_integers() -> list[Patch]:
+    """A reader whose integers stop at 32 bits (Tcl's `string is integer`, a Java `int`): an
+    offset or limit past them is no integer, so the read's card is the generic one."""
+
+    def optional_int(fields: FrozenMap, key: str, *, minimum: int) -> int | None:
+        value = fields.get(key)
+        if value is None:
+            return None
+        if type(value) is int and minimum <= value < 2**32:
+            return value
+        raise ArgumentShapeError(f"{key!r} is no 32-bit integer")
+
+    return [(presenters, "optional_int", optional_int)]
+
+
 def _any_decimal_exit_code() -> list[Patch]:
     """A marker reader that takes any decimal, so `[exit code: 01]` is stripped as exit 1."""
 
@@ -269,6 +284,10 @@ def _well_formed_diffs_only() -> list[Patch]:
             'line: true is not of type "integer"',
         ),
         (
+            Mutant("int32-offset", "VIEW-2", "no integer past 32 bits", _thirty_two_bit_integers),
+            "the card is the presenter's view of the call's arguments",
+        ),
+        (
             Mutant("loose-exit-code", "VIEW-2", "[exit code: 01] stripped", _any_decimal_exit_code),
             "exit or signal marker line removed",
         ),
@@ -277,14 +296,15 @@ def _well_formed_diffs_only() -> list[Patch]:
             "content",
         ),
     ],
-    ids=["bool-offset", "loose-exit-code", "partial-diffs"],
+    ids=["bool-offset", "int32-offset", "loose-exit-code", "partial-diffs"],
 )
 def test_VIEW_2_section_12_rows_catch_what_random_programs_never_draw(
     mutant: Mutant, says: str
 ) -> None:
-    """VIEW-2, ACP-1: section 12 says offset and limit are JSON integers (true is none), an
-    exit marker's N is canonical decimal, and one malformed meta.diffs entry discards them all;
-    a bridge getting any of these wrong (Python's bool an int, a \\d+ marker, skipping the bad
+    """VIEW-2, ACP-1: section 12 says offset and limit are JSON integers (true is none, and so
+    is neither past 2^32 nor past 2^64 out of range), an exit marker's N is canonical decimal,
+    and one malformed meta.diffs entry discards them all; a bridge getting any of these wrong
+    (Python's bool an int, a Tcl loop's `string is integer`, a \\d+ marker, skipping the bad
     entry) passed 200 programs on seeds 1 and 2, which never drew such input. Each is now a
     row of section 12, which conform plays before its programs."""
     report = run_conformance(

@@ -838,7 +838,11 @@ def _input_problem(event: Event) -> str:
 
 
 def _parsed_otherwise(
-    code: object, their_code: object, got: Event | None, original: object
+    code: object,
+    their_code: object,
+    got: Event | None,
+    original: object,
+    required: tuple[str, ...] = (),
 ) -> bool:
     """Whether a call's result differs because the target parsed its arguments otherwise (EXE-2)
     rather than judged or timed it otherwise (EXE-5, ABORT-1): it found them not an object where
@@ -855,9 +859,13 @@ def _parsed_otherwise(
     # An unregistered tool's call answered UNKNOWN_TOOL is left to EXE-5: a loop that reads
     # U+FEFF as blank answers so, and so does one that checks only a registered tool's input
     # (the likelier bug, and the one any other non-object arguments show too).
+    # Read as blank, the arguments are {}, which misses a key the tool requires: invalid input
+    # all the same, so an abort's ABORTED_BEFORE_DISPATCH there is no reading of them.
+    still_invalid = their_code == "ABORTED_BEFORE_DISPATCH" and bool(required)
     return (
         code == "INVALID_TOOL_INPUT"
         and their_code not in ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL")
+        and not still_invalid
         and _blank_to_javascript_only(original)
     )
 
@@ -997,8 +1005,9 @@ _BLANK_TO_PYTHON_ONLY = (
     "; these arguments are blank as Python's str.strip reads them (U+001C..U+001F and U+0085 "
     "are), so {} (EXE-2): a loop that finds no JSON object in them strips less than that "
     "(JavaScript's trim keeps these characters; Rust's str::trim and char::is_whitespace keep "
-    "U+001C..U+001F, and so do Go's strings.TrimSpace and unicode.IsSpace; Java's isBlank and "
-    "strip keep U+0085; a loop that tests only for the empty string keeps any whitespace)"
+    "U+001C..U+001F, and so do Go's strings.TrimSpace and unicode.IsSpace and Tcl's string "
+    "trim and string is space; Java's isBlank and strip keep U+0085; a loop that tests only for "
+    "the empty string keeps any whitespace)"
 )
 
 # Blank text as EXE-2 reads it, said where a cancelled reply's text is blank (ABORT-2).
@@ -1274,9 +1283,16 @@ def _unknown_tool_input_unchecked(
 
 
 def _result_rule(
-    want: Event, got: Event | None, command: Command, phase: str, history: Sequence[Event]
+    want: Event,
+    got: Event | None,
+    command: Command,
+    phase: str,
+    history: Sequence[Event],
+    *,
+    config: LoopConfig | None = None,
 ) -> tuple[str, str]:
-    """Which rule prescribes the result the model commits here (its text, error, meta)."""
+    """Which rule prescribes the result the model commits here (its text, error, meta);
+    `config`, when given, says which keys the call's tool requires."""
     call_id = _call_id_of(want)
     code = (_data(want).get("error") or {}).get("code")
     text = json.dumps(_data(want).get("message", {}).get("content"))
@@ -1284,10 +1300,22 @@ def _result_rule(
     about = f"the result of call {call_id}"
     their_code = _error_code(got)  # a target may write `error` as another JSON type
     got_error = _data(got).get("error")
-    if _parsed_otherwise(code, their_code, got, situation.original):
+    spec = None if config is None else config.tool(str(_recorded(call_id, "name", history)))
+    required = () if spec is None else spec.required_keys
+    if _parsed_otherwise(code, their_code, got, situation.original, required):
         return "EXE-2", (
             f"{about} differs: the call's arguments parse to another value here (blank means "
             "{}, blank as Python's str.strip reads it, which JavaScript's trim does not)"
+        )
+    if code == "INVALID_TOOL_INPUT" and their_code == "ABORTED_BEFORE_DISPATCH":
+        # Judged at the gate, yet found unstarted by the abort: the target held the call at the
+        # gate for a slot, or its abort answered a call already judged (it read as EXE-2).
+        return "EXE-5", (
+            f"{about} differs: a call with invalid input passes the gate without waiting for a "
+            f"free slot, its INVALID_TOOL_INPUT result ready at once, so an abort that lands "
+            f"later finds call {call_id} judged, not unstarted, and keeps that result, "
+            f"{json.dumps(_result_text(want))}, where the target answers it "
+            "ABORTED_BEFORE_DISPATCH"
         )
     if (
         code in _LOOP_ERROR_CODES
@@ -2146,7 +2174,7 @@ def _changed(
             unchecked = _unknown_tool_input_unchecked(want, got, history, probe)
             if unchecked is not None:
                 return "EXE-5", f"the result of call {_call_id_of(want)} differs: {unchecked}"
-            return _result_rule(want, got, command, phase, history)
+            return _result_rule(want, got, command, phase, history, config=config)
         case "hook/invoked":
             if fields == ["matcher"]:  # the right hook for the right call, mislabelled
                 return "TEXT-2", f"{named}: a hook's audit names its configured matcher"
@@ -2157,6 +2185,11 @@ def _changed(
                     f"{spelled(matcher)} does not match the whole name of the tool call "
                     f"{_data(got).get('callId')} makes"
                 )
+            unmatched = _skipped_matching_hook(
+                want, got, command, history, config=config, program=program, probe=probe
+            )
+            if unmatched is not None:
+                return "HOOK-8", f"{named}: {unmatched}"
             partly = _fits_only_part(config, got)
             if partly is not None:
                 # The call's reply is not logged yet (later hooks are due): its tool is not
@@ -3429,6 +3462,91 @@ def _fits_compatibility_form(hook: HookSpec, name: str) -> bool:
     return form != name and hook.matches(form)
 
 
+def _pass_read_as_denial(got: Event, command: Command) -> str | None:
+    """Words saying the target denied a call whose hook answered pass, its audit recording a
+    word a deny may record too (`error`: a hook that failed, which by its dialect's default
+    gives no decision, HOOK-7; `stop`), when `got` is the error result the target appends at
+    that answer; None otherwise. A loop reading the audit's word, not the verdict, fails such a
+    hook closed (it read as ORD-3, a result committed early)."""
+    if not isinstance(command, HookAnswers) or not isinstance(command.verdict, Pass):
+        return None
+    audit = command.audit
+    if audit is None or audit.decision not in ("error", "stop"):
+        return None
+    if not _is_error(got) or _error_code(got) is not None:
+        return None
+    return (
+        f"the hook's answer is a pass, whose audit records {audit.decision!r} (a hook that failed "
+        "gets its dialect's default, no decision, unless it fails closed, HOOK-7, which the "
+        "verdict would then say: a deny), and a pass never denies a call (deny > ask > allow > "
+        f"pass): call {_call_id_of(got)} runs, where the target denies it, as if the audit's "
+        "word were the verdict"
+    )
+
+
+def _skipped_matching_hook(
+    want: Event,
+    got: Event,
+    command: Command,
+    history: Sequence[Event],
+    *,
+    config: LoopConfig | None,
+    program: Sequence[Command],
+    probe: Probe | None,
+) -> str | None:
+    """Words saying the target skipped the hook `want` audits, whose matcher matches the whole
+    name of its call's tool, when the target audits a hook configured after it for that call
+    (`got`) and, the pending hooks answered pass one by one (`probe`), never runs it: a loop that
+    reads matchers otherwise (a glob, `string match`, where `.*` matches only names starting
+    with a dot) skips it, where one running hooks out of order (HOOK-4) runs it later. None
+    otherwise, and without a probe (the two look alike until the target's next answers)."""
+    mine, theirs = _data(want), _data(got)
+    call_id = mine.get("callId")
+    if (
+        config is None
+        or probe is None
+        or mine.get("point") != "PreToolUse"
+        or theirs.get("point") != "PreToolUse"
+        or theirs.get("callId") != call_id
+    ):
+        return None
+    order = [hook.handler_id for hook in config.hooks]
+    skipped, ran = mine.get("handlerId"), theirs.get("handlerId")
+    if skipped not in order or ran not in order or order.index(ran) <= order.index(skipped):
+        return None
+    hook = config.hooks[order.index(str(skipped))]
+    name = _tool_name(call_id, command, history) or next(
+        (
+            call.name
+            for sent in reversed(program)
+            if isinstance(sent, ModelReplies)
+            for call in sent.tool_calls
+            if call.id == call_id
+        ),
+        None,
+    )
+    if name is None or not hook.matches(name):
+        return None
+    for _answer in range(len(config.hooks) * 8):  # a bound: every pending hook of a reply
+        probed = probe(HookAnswers(Pass()))
+        if probed is None or not probed.accepted:
+            break
+        audited = [e for e in probed.events if e.get("type") == "hook/invoked"]
+        if any(
+            _data(e).get("handlerId") == skipped and _data(e).get("callId") == call_id
+            for e in audited
+        ):
+            return None
+        if not audited:
+            break
+    return (
+        f"the target skips hook {skipped}, whose matcher {spelled(hook.matcher)} matches the "
+        f"whole name of tool {name} (call {call_id}), and runs {hook_named(got)} next: a "
+        "matcher is a regular expression over the whole tool name (a glob reads `.*` and `|` "
+        'otherwise), and "" and "*" match every tool'
+    )
+
+
 def _fits_only_part(config: LoopConfig | None, got: Event) -> str | None:
     """The matcher of `got`'s hook, said with a tool it fits in part, when it matches the whole
     name of no configured tool and part of one's; None otherwise (or with no configuration)."""
@@ -3590,6 +3708,9 @@ def _extra(
                 # even for a reply's only call).
                 rule, why = misread
                 return rule, f"{adds}: {why}"
+            failed_open = _pass_read_as_denial(got, command)
+            if failed_open is not None:
+                return "HOOK-2", f"{adds}: {failed_open}"
             return "ORD-3", (
                 f"{adds}: the result of call {_call_id_of(got)} commits only after the results "
                 "of every earlier call of the reply"

@@ -110,6 +110,10 @@ _NUMBERS_META = FrozenMap({"bytes": 12345678901234567890123, "ratio": 0.30000000
 _FAILED_CLOSED = HookAudit(decision="error", duration_ms=60000.0)
 """A hook that failed (timed out, printed invalid JSON) under fail-closed (HOOK-7): its verdict
 denies or blocks, its audit records error."""
+_FAILED_OPEN = HookAudit(decision="error", duration_ms=60000.0)
+"""A hook that failed (killed at its timeout) under its dialect's default, no decision (HOOK-7):
+its verdict passes, its audit records error. The programs' audits record only an exit-2 deny, and
+a loop reading the audit's word (failing closed by default) passed every one."""
 _FULLWIDTH_READ = "\uff52\uff45\uff41\uff44"
 """`read` in fullwidth letters, which Unicode's NFKC form turns into `read`: another name."""
 _LONG_OUTPUT = "".join(f"line {n:02d} " + ("x" * 95 + "y" * 96) * 4 + "\n" for n in range(40))
@@ -467,6 +471,22 @@ SITUATIONS: tuple[Situation, ...] = (
         unplayable_under_profiles=(
             "a real CLI's adapter answers each hook with its verdict, which the CLI records "
             "in its own word: none fails closed"
+        ),
+    ),
+    Situation(
+        "a hook that timed out failing open: a pass whose audit records error, then the body",
+        ("HOOK-7", "HOOK-2"),
+        frozenset({"pre-hooks"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("guard", "bash"))),
+        (
+            SubmitUser("list the files"),
+            ModelReplies((ToolCallBlock("c1", "bash", _BASH),)),
+            HookAnswers(Pass(), _FAILED_OPEN),
+            ToolFinishes("c1", ToolSucceeded("a.txt")),
+        ),
+        unplayable_under_profiles=(
+            "a real CLI's adapter answers each hook with its verdict, which the CLI records "
+            "in its own word: none times out"
         ),
     ),
     Situation(

@@ -1,0 +1,247 @@
+"""Fresh bugs of session 34, found by the programs and blamed on the rule their author must fix.
+
+Session 34 wrote a loop in Tcl (tclsh 8.6.13, core commands alone, its JSON reader and writer its
+own) outside the project, from README.md, docs/ and SPEC.md, declaring every capability
+(presentation and history too); it passed 200 programs on seeds 1 and 2 once it wrote a
+character past U+FFFF as its two UTF-16 halves (Tcl reads the two escapes into one character,
+whose `\\u%04x` has five digits: conform's note said so, and docs/tutorial.md now has a Tcl
+entry). Thirty-seven one-line bugs were then planted in copies of it and `loopspec conform` ran
+on each with both seeds. Planted here in the model and played (the Tcl loop is not kept: the
+suite runs no tclsh):
+
+- a matcher read as a glob (Tcl's `string match`), so `.*` matched no tool and the hook was
+  skipped: named HOOK-4 (which hook runs for which call, in order); now HOOK-8, once the pending
+  hooks, answered, show that the target never runs it (a loop running hooks out of order runs
+  it later, and stays HOOK-4's);
+- a PreToolUse pass whose audit records `error` (a hook killed at its timeout, failing open by
+  its dialect's default, HOOK-7) read as a deny: passed both seeds, as the programs' audits
+  record only an exit-2 deny; a targeted program plays one, and the target's denial is named
+  HOOK-2 (a pass never denies), not ORD-3 (a result committed early);
+- an abort that answers ABORTED_BEFORE_DISPATCH a call already judged at the gate (its result
+  ready, waiting for an earlier call's): for invalid input U+FEFF, named EXE-2 in words about
+  JavaScript's `trim`, a reading that still finds the input invalid (the tool requires a key);
+  now EXE-5, saying invalid input passes the gate at once and an abort keeps its result;
+- arguments blank to Python alone read as Tcl's `string trim` reads them: named right (EXE-2),
+  in words that now list Tcl's `string trim` and `string is space` beside Go's and Rust's.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+
+import attrs
+import pytest
+from fresh_bugs import FreshBug, assert_found, calls, planted, swept
+
+from loopspec.model import dispatch, messages, rewrite
+from loopspec.model.commands import (
+    Abort,
+    Command,
+    Deny,
+    HookAnswers,
+    HookAudit,
+    ModelReplies,
+    Pass,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.config import MATCH_ALL, HookSpec, LoopConfig, ToolSpec
+from loopspec.model.draft import Draft
+from loopspec.model.events import ApprovalDecided
+from loopspec.model.jsonvalue import EMPTY, JsonValue, parse_arguments
+from loopspec.model.messages import ToolCallBlock
+from loopspec.model.state import ASKING, READY, WAITING, Dispatching
+from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.stateful.strategies import TOOLS
+
+
+def _glob_matches(hook: HookSpec, tool_name: str) -> bool:
+    """A matcher read as a glob pattern (Tcl's `string match`, Python's fnmatch)."""
+    return hook.matcher in MATCH_ALL or fnmatch.fnmatchcase(tool_name, hook.matcher)
+
+
+GLOB_MATCHER: FreshBug = (
+    "a matcher read as a glob",
+    planted(HookSpec, "matches", _glob_matches, _glob_matches.__doc__ or ""),
+    LoopConfig(
+        tools=TOOLS,
+        hooks=(HookSpec("late", "PreToolUse", ".*"), HookSpec("final", "PreToolUse", "*")),
+        max_parallel=1,
+    ),
+    (SubmitUser(""), calls("c1", "read", '{"file_path":""}'), HookAnswers(Pass())),
+    "HOOK-8",
+)
+
+
+class RunsHooksLastFirst(ModelTarget):
+    """The model, except that it runs (and merges) the configured hooks last first."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        return super().reset(attrs.evolve(config, hooks=tuple(reversed(config.hooks))))
+
+
+HOOKS_OUT_OF_ORDER: FreshBug = (
+    "hooks run out of configured order",
+    RunsHooksLastFirst,
+    GLOB_MATCHER[2],
+    GLOB_MATCHER[3],
+    "HOOK-4",
+)
+
+
+def test_HOOK_8_a_matcher_read_as_a_glob_skips_the_hook_it_matches() -> None:
+    """HOOK-8: the Tcl loop matched with `string match`, where `.*` matches only a name starting
+    with a dot, so it skipped hook late for call c1 and ran hook final next. The report named
+    HOOK-4 (which hook runs for which call, in order); answered on, the target never runs late,
+    which a loop running hooks out of order does."""
+    assert_found(
+        GLOB_MATCHER,
+        'the target skips hook late, whose matcher ".*" matches the whole name of tool read',
+        "a matcher is a regular expression over the whole tool name",
+    )
+
+
+def test_HOOK_4_hooks_run_out_of_order_are_not_a_matcher_skipping_one() -> None:
+    """HOOK-4: a loop running hook final before hook late, which it runs next, shows the same
+    first difference as one that skips late; the pending hooks answered tell them apart, and
+    this one stays HOOK-4's."""
+    assert_found(HOOKS_OUT_OF_ORDER, lacks=("the target skips hook",))
+
+
+_FAILED_OPEN = HookAudit(decision="error", duration_ms=60000.0)
+
+
+class FailsClosedByDefault(ModelTarget):
+    """The model, except that a PreToolUse pass whose audit records error (a hook that failed,
+    by its dialect's default no decision) denies the call: the audit's word read as the verdict."""
+
+    def apply(self, command: Command) -> Observation:
+        if (
+            isinstance(command, HookAnswers)
+            and isinstance(command.verdict, Pass)
+            and command.audit is not None
+            and command.audit.decision == "error"
+        ):
+            command = HookAnswers(Deny(""), command.audit)
+        return super().apply(command)
+
+
+TIMED_OUT_HOOK_DENIES: FreshBug = (
+    "a hook failing open read as a deny",
+    FailsClosedByDefault,
+    LoopConfig(tools=TOOLS, hooks=(HookSpec("guard", "PreToolUse", "bash"),)),
+    (SubmitUser(""), calls("c1", "bash", '{"command":"ls"}'), HookAnswers(Pass(), _FAILED_OPEN)),
+    "HOOK-2",
+)
+
+
+def test_HOOK_2_a_pass_audited_error_read_as_a_deny_is_found_and_named() -> None:
+    """HOOK-2: the Tcl loop denied a call whose hook answered pass with an audit recording error
+    (a hook killed at its timeout, which by default gives no decision, HOOK-7). No program drew
+    such an audit, and the bug passed both seeds; a targeted program now plays one. The report
+    named ORD-3 (the result committed early); it now says a pass never denies."""
+    divergence = swept(FailsClosedByDefault)
+    assert divergence.rule_id == "HOOK-2", divergence.what
+    assert_found(
+        TIMED_OUT_HOOK_DENIES,
+        "the hook's answer is a pass, whose audit records 'error'",
+        "a pass never denies a call (deny > ask > allow > pass): call c1 runs",
+    )
+
+
+def _aborts_judged_calls_too(draft: Draft, phase: Dispatching) -> Dispatching:
+    """An abort answering ABORTED_BEFORE_DISPATCH every call without a committed result, those
+    already judged at the gate (invalid input, a denial) too."""
+    slots = list(phase.slots)
+    for index, slot in enumerate(slots):
+        if slot.status == ASKING:
+            draft.add(ApprovalDecided, slot.approval_id or "", "cancelled")
+        if slot.status in (WAITING, ASKING, READY):
+            slots[index] = attrs.evolve(
+                slot, status=READY, result=dispatch._aborted_before_dispatch()
+            )
+    return attrs.evolve(phase, slots=tuple(slots), gate=len(slots))
+
+
+class AbortsJudgedCalls(ModelTarget):
+    """The model, except that its abort answers calls already judged (their results ready, not
+    committed) as unstarted."""
+
+    def apply(self, command: Command) -> Observation:
+        if not isinstance(command, Abort):
+            return super().apply(command)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(dispatch, "_abort_unstarted", _aborts_judged_calls_too)
+            return super().apply(command)
+
+
+ABORT_ANSWERS_INVALID_INPUT_UNSTARTED: FreshBug = (
+    "an abort answering a judged invalid call unstarted",
+    AbortsJudgedCalls,
+    LoopConfig(
+        tools=(
+            ToolSpec("read", concurrency_safe=True, required_keys=("file_path",)),
+            ToolSpec("list_dir", concurrency_safe=True),
+        ),
+        max_parallel=2,
+    ),
+    (
+        SubmitUser(""),
+        ModelReplies((ToolCallBlock("c1", "list_dir", " "), ToolCallBlock("c2", "read", "\ufeff"))),
+        Abort("user"),
+        ToolFinishes("c1", ToolSucceeded("")),
+    ),
+    "EXE-5",
+)
+
+
+def test_EXE_5_an_abort_answering_a_judged_invalid_call_unstarted_is_named_so() -> None:
+    """EXE-5: call c2's arguments (U+FEFF) are no JSON, so it ends INVALID_TOOL_INPUT at the
+    gate while c1 runs; the Tcl loop's abort answered it ABORTED_BEFORE_DISPATCH. The report
+    named EXE-2 in words about JavaScript's trim, which reads U+FEFF as blank: {} still lacks
+    the key read requires, so no reading of the arguments gives that result."""
+    assert_found(
+        ABORT_ANSWERS_INVALID_INPUT_UNSTARTED,
+        "a call with invalid input passes the gate without waiting for a free slot",
+        "finds call c2 judged, not unstarted, and keeps that result",
+        lacks=("JavaScript's trim",),
+    )
+
+
+# What Tcl's `string trim` removes when given no characters: Python's str.strip but
+# U+001C..U+001F, and U+FEFF, U+180E, U+200B and NUL besides.
+TCL_TRIMMED = (
+    "\x00\t\n\v\f\r \x85\xa0\u1680\u180e\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+    "\u2008\u2009\u200a\u200b\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def _parsed_the_tcl_way(raw: str) -> JsonValue:
+    """Blank as Tcl's `string trim` reads it; text blank to Python alone is no JSON."""
+    if not raw.strip(TCL_TRIMMED):
+        return EMPTY
+    if not raw.strip():
+        return raw
+    return parse_arguments(raw)
+
+
+def test_EXE_2_arguments_blank_to_python_alone_name_tcls_trim() -> None:
+    """EXE-2: the Tcl loop read blank arguments with `string trim`, which keeps U+001C..U+001F,
+    so call c1's arguments were no JSON object to it; the words list Tcl beside Go and Rust."""
+
+    class TrimsTheTclWay(ModelTarget):
+        def apply(self, command: Command) -> Observation:
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(messages, "parse_arguments", _parsed_the_tcl_way)
+                patch.setattr(rewrite, "parse_arguments", _parsed_the_tcl_way)
+                return super().apply(command)
+
+    row: FreshBug = (
+        "arguments blank to Python alone read as Tcl trims them",
+        TrimsTheTclWay,
+        LoopConfig(tools=TOOLS),
+        (SubmitUser(""), calls("c1", "read", "\x1c\x1d\x1e\x1f\x85")),
+        "EXE-2",
+    )
+    assert_found(row, "Tcl's string trim and string is space")
