@@ -346,6 +346,30 @@ def test_EXE_4_a_result_no_eraser_can_read_is_blamed_as_the_others_erased_read_i
     assert '+       "content": [],' in found.divergence.diff()
 
 
+class RunsTrueForOne(ModelTarget):
+    """The model, but a body whose arguments hold the number 1 runs with `true` there."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        executed = tuple(
+            (c, a.replace('"offset":1', '"offset":true')) for c, a in observed.executed
+        )
+        return attrs.evolve(observed, executed=executed)
+
+
+@pytest.mark.parametrize("name", ["claude-code", "codex", "dsh"])
+def test_EXE_3_a_body_run_with_true_for_1_is_blamed_under_every_profile(name: str) -> None:
+    """EXE-3: a loop running {"offset": true} where the call records {"offset": 1} is blamed as
+    without a profile: the runs compared bodies' arguments with Python's ==, which holds
+    `True == 1`, and passed it under every profile."""
+    reply = ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a.txt","offset":1}'),))
+    program: list[Command] = [SubmitUser("go"), reply, ToolFinishes("c1", ToolSucceeded("A"))]
+    found = replay_case(RunsTrueForOne, LoopConfig(tools=TOOLS), program, PROFILES[name])
+    assert found.divergence is not None
+    assert found.divergence.rule_id == "EXE-3", found.divergence.what
+    assert '"offset": true' in found.divergence.diff()
+
+
 def test_SCHED_1_read_only_calls_past_the_cap_are_claude_code_s_known_divergence() -> None:
     """SCHED-1: three reads at once under a cap of 2 is Claude Code's known SCHED-1."""
     config = LoopConfig(tools=TOOLS, max_parallel=2)

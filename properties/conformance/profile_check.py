@@ -44,6 +44,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import POST_TOOL_USE, LoopConfig
 from loopspec.model.events import CORE_TYPES
+from loopspec.model.json_text import same_json
 from loopspec.model.messages import TextBlock
 from loopspec.model.prefix import Violation
 from loopspec.model.state import (
@@ -212,7 +213,7 @@ class ProfileChecker:
             model, target = self.profile.erased(self._runs, self._wire_commands, self.config)
         except SHAPE_ERRORS as error:
             return self._misshapen(len(self.commands) - 1, error)
-        if model == target:
+        if _same_runs(model, target):
             self._quiet_length = len(self.commands)
             return None
         try:
@@ -240,7 +241,7 @@ class ProfileChecker:
         keys = always | self._shown_beside_a_bug(always)
         while True:
             erased = self.profile.erased(self._runs, self._wire_commands, self.config, keys)
-            if erased[0] == erased[1]:
+            if _same_runs(*erased):
                 return None
             found = self._first_difference(*erased, focused=self._erased_here(keys))
             named = {
@@ -306,7 +307,11 @@ class ProfileChecker:
         target's events, and the error saying why (`_misshapen`)."""
         last = len(self.commands) - 1
         position = next(
-            (i for i, (want, got) in enumerate(zip(model, target, strict=False)) if want != got),
+            (
+                i
+                for i, (want, got) in enumerate(zip(model, target, strict=False))
+                if not _alike(want, got)
+            ),
             min(len(model), len(target)),
         )
         index = min(position, last)
@@ -418,7 +423,7 @@ class ProfileChecker:
                 pair = divergence.erase(pair, self._wire_commands, self.config)
             except SHAPE_ERRORS:
                 unreadable.append(divergence.key)
-        if pair[0] == pair[1]:
+        if _same_runs(*pair):
             what = (
                 f"the target's events do not have the shape the {self.profile.name} profile "
                 f"reads {unread}"
@@ -432,6 +437,28 @@ class ProfileChecker:
                 self._as_observation(self._runs[1], index),
             )
         return self._first_difference(*pair, unreadable=(tuple(unreadable), unread))
+
+
+def _alike(want: Obs, got: Obs) -> bool:
+    """Whether two observations of the runs are alike: equal, each body's arguments the same
+    JSON value as SPEC section 2 compares them (`same_json`: `true` is not `1`, which Python's
+    == holds: a loop running {"offset": true} for the model's 1 passed under every profile)."""
+    return want == got and _executed_alike(want, got)
+
+
+def _executed_alike(want: Obs, got: Obs) -> bool:
+    """Of two equal observations, whether their bodies' arguments are the same JSON values."""
+    return all(
+        same_json(ran, also)
+        for (_, ran), (_, also) in zip(
+            want.get("executed", ()), got.get("executed", ()), strict=True
+        )
+    )
+
+
+def _same_runs(model: Run, target: Run) -> bool:
+    """Whether two runs are alike, observation by observation (`_alike`)."""
+    return model == target and all(map(_executed_alike, model, target))
 
 
 def _unshared(model: Run, target: Run) -> int:
