@@ -8,10 +8,13 @@ up to the bound; every mutant is found, with the rule it breaks, at K = 7. Count
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 import shlex
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mutants import MUTANTS, Mutant, MutantTarget
@@ -23,6 +26,7 @@ from loopspec.model.transitions import step
 from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli import conform_run
 from loopspec.properties.cli.main import main
+from loopspec.properties.conformance import exhaustive
 from loopspec.properties.conformance import run as conformance_run
 from loopspec.properties.conformance.exhaustive import EXHAUSTIVE_CONFIG, programs, run_exhaustive
 from loopspec.properties.conformance.impl_target import bundled_target
@@ -196,6 +200,51 @@ def test_MODEL_1_conform_exhaustive_runs_first_and_reports_the_guarantee(
         first,
     ), first
     assert "CONFORMANT" in out
+
+
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
+@pytest.mark.parametrize("programs_in_budget", [0, 3])
+def test_MODEL_1_conform_exhaustive_keeps_to_the_max_seconds_budget(
+    programs_in_budget: int, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--max-seconds bounds conform's whole run, but the exhaustive pass ignored it (K = 6 on
+    the bundled loop ran 35 s of a 2 s budget), then stated its guarantee; the clock here
+    moves a second per program (or per reading, for a budget over before the pass). A pass the
+    budget ends claims none, and its programs make the verdict (no random program follows):
+    none ran, exit 2 as for the random search."""
+    clock = [0.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    played = exhaustive.run_program
+
+    def one_second_each(*args: Any, **kwargs: Any) -> Any:
+        clock[0] += 1.0
+        return played(*args, **kwargs)
+
+    monkeypatch.setattr(exhaustive, "run_program", one_second_each)
+    if not programs_in_budget:
+        ticks = itertools.count()
+        monkeypatch.setattr(time, "monotonic", lambda: float(next(ticks)))
+    budget = str(programs_in_budget or 0.5)
+    argv = ["conform", "--exhaustive", "4", "--examples", "2", "--max-seconds", budget]
+    status = main(argv)
+    out, err = capsys.readouterr()
+    ended = "exhaustive: the --max-seconds budget ended the pass"
+    if not programs_in_budget:
+        assert status == 2
+        assert out == f"{ended} before its first program\n"
+        assert err.startswith("loopspec: error: the --max-seconds 0.5 budget ended before")
+        return
+    assert status == 0, err
+    lines = out.splitlines()
+    assert re.fullmatch(
+        f"{ended} after 3 runs \\(\\d+ commands\\), none diverging: no guarantee for the "
+        "programs of at most 4 commands",
+        lines[0],
+    ), lines[0]
+    assert lines[-1].startswith(
+        "CONFORMANT: no divergence in 3 runs of the exhaustive pass within 3 s; rules:"
+    )
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).

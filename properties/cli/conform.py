@@ -71,6 +71,8 @@ replay`, replay's), generated from the classes that write them,
                                                 //   listed, the pass was skipped (the rest
                                                 //   0 or null)
         "guarantee": "every program of at most 3 commands ... agrees with the model",
+        "outOfTime": false,                     // true: --max-seconds ended the pass (then
+                                                //   "guarantee" is null, "runs" those run)
         "programs": 35, "runs": 27, "commands": 128   // covered; run (a run compares
                                                 //   every prefix of its program); sent
       },

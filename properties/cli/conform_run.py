@@ -405,7 +405,9 @@ def _text_report(
     max_seconds: float | None = None,
     *,
     already_saved: bool = False,
+    exhaustive_runs: int = 0,
 ) -> None:
+    """`exhaustive_runs`: the programs an --exhaustive pass ran first, none diverging."""
     verdict = "CONFORMANT" if report.conformant else "COUNTEREXAMPLE"
     ended = budget_note(report, max_seconds)
     if report.profile is not None:
@@ -461,6 +463,12 @@ def _text_report(
             programs = f"{report.presentation_examples} presentation examples and {programs}"
         if report.situation_examples:
             programs += f" and {targeted_words(report)}"
+        if exhaustive_runs:
+            # Its programs are the verdict's too: "no divergence in 0 programs" followed a
+            # pass the budget ended after 69.
+            searched = report.examples or report.presentation_examples
+            ran = f"{_runs(exhaustive_runs)} of the exhaustive pass"
+            programs = f"{ran} and {programs}" if searched else ran
         # The guarantee is the programs run: with the time spent, say within what, too.
         within = f" within {max_seconds:g} s" if ended is not None else ""
         # Not every program was compared to its end: a hard known divergence cut some.
@@ -553,7 +561,8 @@ def _exhaustive_pass(clean: ExhaustiveClean, document: type[ExhaustivePass]) -> 
     return document(
         k=clean.k,
         skipped_for=list(clean.lacking),
-        guarantee=None if ran is None else ran.guarantee,
+        guarantee=None if ran is None or ran.out_of_time else ran.guarantee,
+        out_of_time=ran is not None and ran.out_of_time,
         programs=0 if ran is None else ran.programs,
         runs=0 if ran is None else ran.runs,
         commands=0 if ran is None else ran.commands,
@@ -755,7 +764,9 @@ def run_conform(args: argparse.Namespace) -> int:
     exhaustive: int | ExhaustiveClean | None = None
     try:
         if args.exhaustive is not None:
-            exhaustive = _run_exhaustive(factory, args.exhaustive, args.format, case_folder, target)
+            exhaustive = _run_exhaustive(
+                factory, args.exhaustive, args.format, case_folder, target, deadline=deadline
+            )
             if isinstance(exhaustive, int):
                 return exhaustive
         report = run_conformance(
@@ -773,8 +784,10 @@ def run_conform(args: argparse.Namespace) -> int:
         # A target that fails only at shutdown (exits without `bye`) still gets the report of
         # the run it finished, then the error and exit 2; it lost the whole report before.
         unclosed = _closing_error(factory)
-    if report.examples == 0 and report.divergence is None and args.exhaustive is None:
-        # No program ran, so no verdict: a pass here would be a CI job green on nothing.
+    exhaustive_ran = isinstance(exhaustive, ExhaustiveClean) and exhaustive.ran > 0
+    if report.examples == 0 and report.divergence is None and not exhaustive_ran:
+        # No program ran, so no verdict: a pass here would be a CI job green on nothing (the
+        # exhaustive pass's programs count: it was skipped, or the budget ended it first).
         # Only a budget ends the search before its first program; worded without one anyway.
         budget = args.max_seconds
         ended = (
@@ -817,7 +830,15 @@ def run_conform(args: argparse.Namespace) -> int:
         )
         print(json.dumps(document, indent=2))
     else:
-        _text_report(report, case_path, target, args.max_seconds, already_saved=already)
+        ran = exhaustive.ran if isinstance(exhaustive, ExhaustiveClean) else 0
+        _text_report(
+            report,
+            case_path,
+            target,
+            args.max_seconds,
+            already_saved=already,
+            exhaustive_runs=ran,
+        )
     if unsaved is not None:  # still exit 1: the verdict is the counterexample printed above
         print(unsaved, file=sys.stderr)
     if unclosed is not None:
@@ -955,6 +976,15 @@ class ExhaustiveClean(NamedTuple):
     lacking: tuple[str, ...]
     report: ExhaustiveReport | None
 
+    @property
+    def ran(self) -> int:
+        """The programs the pass ran (0: skipped)."""
+        return 0 if self.report is None else self.report.runs
+
+
+def _runs(count: int) -> str:
+    return "1 run" if count == 1 else f"{count} runs"
+
 
 def _run_exhaustive(
     factory: Callable[[], ConformanceTarget],
@@ -962,6 +992,8 @@ def _run_exhaustive(
     style: str,
     case_folder: Path,
     target_named: dict[str, str],
+    *,
+    deadline: float | None = None,
 ) -> int | ExhaustiveClean:
     """Run every program of at most `k` commands; the exit code when it diverged, else what
     it ran (or the capabilities it lacked, skipped), for the JSON document.
@@ -984,7 +1016,7 @@ def _run_exhaustive(
             note = f"exhaustive: skipped, the target does not declare {', '.join(lacking)}"
             print(note, file=sys.stderr if style == "json" else sys.stdout)
             return ExhaustiveClean(k, tuple(lacking), None)
-        report = run_exhaustive(target, k)
+        report = run_exhaustive(target, k, deadline=deadline)
     finally:
         target.close()
     divergence = report.divergence
@@ -994,6 +1026,15 @@ def _run_exhaustive(
             f"exhaustive: {report.guarantee}; {report.runs} runs (a run compares every prefix "
             f"of its program), {report.commands} commands"
         )
+        if report.out_of_time:
+            # No guarantee: "every program ... agrees" would claim the programs never run.
+            ended = "exhaustive: the --max-seconds budget ended the pass"
+            line = (
+                f"{ended} after {_runs(report.runs)} ({report.commands} commands), none "
+                f"diverging: no guarantee for the programs of at most {k} commands"
+                if report.runs
+                else f"{ended} before its first program"
+            )
         print(line, file=sys.stderr if style == "json" else sys.stdout)
         return ExhaustiveClean(k, (), report)
     # Cut down as a random counterexample is: the first diverging program of the enumeration

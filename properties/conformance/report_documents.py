@@ -157,7 +157,16 @@ class ExhaustivePass:
         )
     )
     guarantee: str | None = attrs.field(
-        metadata=member("what the pass establishes, in one sentence; null when it was skipped")
+        metadata=member(
+            "what the pass establishes, in one sentence; null when it was skipped or the "
+            "budget ended it"
+        )
+    )
+    out_of_time: bool = attrs.field(
+        metadata=member(
+            "the --max-seconds budget ended the pass before its last program: runs counts "
+            "those it ran, none diverging, and no random program follows"
+        )
     )
     programs: int = attrs.field(metadata=member("programs of at most K commands it covers"))
     runs: int = attrs.field(
