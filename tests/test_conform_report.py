@@ -291,7 +291,8 @@ def test_MODEL_1_each_blame_matrix_program_creates_the_situation_of_the_rule_it_
     its hooks (RW-3), a whole batch denied (DEC-1), two denials merged (HOOK-2), an abort of a
     call awaiting approval (ABORT-3), an ask held at the gate (SCHED-2), a matcher not matching
     a call (HOOK-8), a reply repeating a call id (EXE-1, refused for it), a call refused for its
-    rewrite (DEC-1); such a case, its loop fixed, was refused as cut by hand. A user's abort
+    rewrite (DEC-1), and a reply whose hook has not answered (HOOK-4, a mutant's); such a case,
+    its loop fixed, was refused as cut by hand. A user's abort
     alone is not ABORT-3's (test_ABORT_3_only_an_abort_whose_cause_is_not_the_users_...)."""
     missed = [
         case.name
@@ -299,6 +300,11 @@ def test_MODEL_1_each_blame_matrix_program_creates_the_situation_of_the_rule_it_
         if not program_exercises(case.broken, case.config, case.program, presenting=True)
     ]
     assert missed == ["an abort forgets its cause"]
+    # Conform's case of a loop running each PreToolUse hook twice (tests/mutants.py,
+    # hooks-run-twice, cut down): the reply alone, its hook not yet answered.
+    guarded = LoopConfig(tools=(ToolSpec("read"),), hooks=(HookSpec("guard"),))
+    waiting = (SubmitUser("hi"), ModelReplies((ToolCallBlock("c1", "read", "{}"),)))
+    assert program_exercises("HOOK-4", guarded, waiting, presenting=True)
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).

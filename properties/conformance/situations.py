@@ -321,11 +321,13 @@ def _titled_path(card: dict[str, object]) -> str:
 
 
 def _reply_situations(reply: ModelReplies, before: LoopState, after: LoopState | None) -> list[str]:
-    """RW-3's situation: a reply whose calls wait, unlogged, for their PreToolUse hooks (a loop
-    logging it first breaks RW-3 before any hook answers). HOOK-8's: a call whose whole tool
-    name a hook's matcher does not match (it may match a part: `bash|write` and `read`), so that
-    hook must not run; a hook that does run is counted at its `hook/invoked`."""
-    found = ["RW-3"] if after is not None and isinstance(after.phase, Rewriting) else []
+    """RW-3's and HOOK-4's situation: a reply whose calls wait, unlogged, for their PreToolUse
+    hooks (a loop logging it, or auditing a hook, before any hook answers breaks them). HOOK-8's:
+    a call whose whole tool name a hook's matcher does not match (it may match a part:
+    `bash|write` and `read`), so that hook must not run; a hook that does run is counted at its
+    `hook/invoked`."""
+    waits = after is not None and isinstance(after.phase, Rewriting)
+    found = ["RW-3", "HOOK-4"] if waits else []
     hooks = [hook for hook in before.config.hooks if hook.matcher not in MATCH_ALL]
     for call in reply.tool_calls:
         found += ["HOOK-8" for hook in hooks if not hook.matches(call.name)]
