@@ -34,6 +34,12 @@ from loopspec.properties.conformance.case_portable import portable, shared
             "env GITHUB_PAT=<hidden> node main.mjs <hidden>",
         ),
         (
+            # Model hosts' keys, an agent loop's usual ones, under names that say nothing.
+            f"env HF=hf_{'c' * 34} node main.mjs gsk_{'d' * 52} xai-{'e' * 80} r8_{'f' * 37} "
+            f"--host pplx-{'g' * 48}",
+            "env HF=<hidden> node main.mjs <hidden> <hidden> <hidden> --host <hidden>",
+        ),
+        (
             "node main.mjs --header 'Authorization: Bearer abc.def' --url http://x/?k=AKIA"
             + "A" * 16,
             "node main.mjs --header 'Authorization: Bearer <hidden>' --url http://x/?k=<hidden>",
@@ -50,6 +56,7 @@ from loopspec.properties.conformance.case_portable import portable, shared
         "authorization",
         "option-then-value",
         "key-shaped-values",
+        "model-host-keys",
         "bearer-and-query",
         "query-parameter",
     ],
@@ -74,6 +81,7 @@ def test_SAFE_1_a_case_hides_a_urls_password_and_an_authorization(
         # followed by another option, and a short `sk-` word that is no key.
         "node main.mjs --no-auth loop.mjs --token-file ./t.txt --api-key-env KEY --auth -v",
         "node main.mjs --mode sk-fast",
+        "python3 hf_inferenceloopwithtools.py --cache r8_cache",
         # A model's budget and a key's size name no secret: hidden, the rerun line was refused
         # until a "secret" was put back.
         "env MAX_TOKENS=4096 node main.mjs --max-tokens 100 --token-limit=5 --key-size 2048",
@@ -84,6 +92,7 @@ def test_SAFE_1_a_case_hides_a_urls_password_and_an_authorization(
         "port-then-at-in-path",
         "options-whose-next-word-is-no-secret",
         "short-sk-word",
+        "files-named-like-model-host-keys",
         "token-and-key-measures",
     ],
 )

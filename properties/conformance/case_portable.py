@@ -72,11 +72,15 @@ _NAMES_A_MEASURE: Final = re.compile(
 
 # A value shaped as a provider's key whatever holds it (a bare argument, a header, a URL's
 # query): OpenAI and Anthropic `sk-`, GitHub `ghp_`/`github_pat_`, GitLab `glpat-`, Slack
-# `xox?-`, AWS `AKIA`, Google `AIza`; and what follows an HTTP `Bearer` or `Basic`.
+# `xox?-`, AWS `AKIA`, Google `AIza`, and the model hosts a loop is given a key for: Hugging
+# Face `hf_`, Groq `gsk_`, xAI `xai-`, Replicate `r8_`, Perplexity `pplx-`; and what follows an
+# HTTP `Bearer` or `Basic`.
 _KEY_SHAPED: Final = re.compile(
     r"(?<![\w-])(?:sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
     r"|glpat-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}"
-    r"|AIza[0-9A-Za-z_-]{35})"
+    r"|AIza[0-9A-Za-z_-]{35}"
+    # At about their lengths (hf_ 34, r8_ 37, gsk_ 52, pplx- 48, xai- 80): hf_model.py is no key.
+    r"|(?:hf|r8)_[A-Za-z0-9]{30,}|(?:gsk_|xai-|pplx-)[A-Za-z0-9]{40,})"
 )
 _HTTP_CREDENTIALS: Final = re.compile(r"(?P<scheme>\b(?:Bearer|Basic)\s+)(?P<value>[^\s'\"]+)")
 
