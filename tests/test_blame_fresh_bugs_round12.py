@@ -457,6 +457,35 @@ def test_REC_2_a_loop_not_idle_after_a_balanced_reopen() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("program", "says"),
+    [
+        ((Crash(), Abort("user"), Recover(), SubmitUser("")), "#3, the Recover just before,"),
+        (
+            (Crash(), Recover(), ToolFinishes("c1", ToolSucceeded("")), SubmitUser("")),
+            "#2, the Recover the last command the model took,",
+        ),
+    ],
+    ids=["before the reopen", "after the reopen"],
+)
+def test_REC_2_a_loop_not_idle_after_a_reopen_and_a_command_both_refused(
+    program: tuple[Command, ...], says: str
+) -> None:
+    """REC-2: a command both refuse before or after the reopen keeps the reopen to blame for
+    what the target refuses next (random programs' first failure on seeds 3 and 6 named
+    TURN-1, the first case)."""
+    assert_found(
+        (
+            "a reopen leaving the loop crashed, a command both refuse beside it",
+            StaysCrashedAfterABalancedReopen,
+            LoopConfig(),
+            program,
+            "REC-2",
+        ),
+        f"command {says} leaves no turn open",
+    )
+
+
 class ClearsItsHistoryEachTurn(ModelTarget):
     """The model, except that its history starts over with each turn's first message (a loop
     clearing its request context when the user opens a turn)."""

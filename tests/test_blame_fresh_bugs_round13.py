@@ -255,6 +255,47 @@ def test_HOOK_4_a_hook_run_for_invalid_input_before_an_unregistered_tools_call()
     )
 
 
+# Random programs' first failure (seeds 5, 7, 9): a grep call whose arguments only JavaScript's
+# trim calls blank, hooked, read as EXE-2's blank; as {} it lacks grep's key all the same.
+HOOKED_GREP = LoopConfig(
+    tools=(ToolSpec("grep", concurrency_safe=True, required_keys=("pattern",)), READ),
+    hooks=(HookSpec("final", "PreToolUse", "*"),),
+)
+
+
+@pytest.mark.parametrize(
+    ("program", "says"),
+    [
+        ((SubmitUser(""), calls("c1", "grep", "\ufeff")), "call c1's input is invalid"),
+        (
+            (
+                SubmitUser(""),
+                _reply(("c1", "grep", "\ufeff"), ("c2", "read", '{"file_path":""}')),
+                HookAnswers(Pass()),
+            ),
+            "the target runs hook final for call c1, whose input is invalid",
+        ),
+    ],
+    ids=["its only call", "before a valid call"],
+)
+def test_HOOK_4_a_hook_run_for_arguments_blank_to_javascript_alone_that_no_reading_makes_valid(
+    program: tuple[Command, ...], says: str
+) -> None:
+    """HOOK-4: arguments only JavaScript's trim calls blank are {} to such a loop, which a tool
+    requiring a key refuses too: the target's hook for the call is one no call with invalid
+    input gets, not a reading of blank (EXE-2 was named)."""
+    assert_found(
+        (
+            "a hook run for a grep call whose arguments are blank to JavaScript alone",
+            HOOKED_INVALID_BEFORE_UNREGISTERED[1],
+            HOOKED_GREP,
+            program,
+            "HOOK-4",
+        ),
+        says,
+    )
+
+
 def test_HOOK_4_hooks_for_an_unregistered_tools_invalid_input_name_EXE_5() -> None:
     """HOOK-4: a loop judging only a registered tool's input ran the hook for a call of an
     unregistered tool whose arguments, [], are no object; the words now say that EXE-5 (1)

@@ -61,7 +61,7 @@ from loopspec.model.invariants import (
     LogMonitor,
 )
 from loopspec.model.json_text import spelled
-from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, FrozenMap, parse_arguments, thaw
+from loopspec.model.jsonvalue import EMPTY, JAVASCRIPT_TRIMMED, FrozenMap, parse_arguments, thaw
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.prefix import UNREPAIRED_TURN, Violation
 from loopspec.model.rewrite import input_problem
@@ -2198,7 +2198,7 @@ def _changed(
                     f"{named}: the target runs {hook_named(got)}, whose matcher {partly} does not "
                     "match the whole name of any configured tool, only part of one"
                 )
-            if _hooks_follow_javascript(want, got, program):
+            if _hooks_follow_javascript(want, got, program, config):
                 return "EXE-2", (
                     f"{named}: the call's {_BLANK_TO_ONE_READER} they decide whether its hooks run"
                 )
@@ -3221,19 +3221,32 @@ def _blank_to_python_only(arguments: object) -> bool:
     )
 
 
-def _hooks_follow_javascript(want: Event, got: Event, program: Sequence[Command]) -> bool:
+def _hooks_follow_javascript(
+    want: Event, got: Event, program: Sequence[Command], config: LoopConfig | None
+) -> bool:
     """Whether the target ran a hook for another call than the model as a loop reading the
     latest reply's arguments with JavaScript's `trim` would (EXE-2): it skipped the model's
     call, whose arguments only Python calls blank, or ran one for a call whose arguments only
-    JavaScript calls blank. Not when the calls' arguments say nothing of it (hook order,
-    HOOK-4, with such a call elsewhere in the reply)."""
+    JavaScript calls blank and whose tool takes {}. Not when the calls' arguments say nothing
+    of it (hook order, HOOK-4, with such a call elsewhere in the reply)."""
     reply = next((sent for sent in reversed(program) if isinstance(sent, ModelReplies)), None)
     if reply is None:
         return False
-    arguments: dict[object, str] = {call.id: call.arguments for call in reply.tool_calls}
-    return _blank_to_python_only(
-        arguments.get(_data(want).get("callId"))
-    ) or _blank_to_javascript_only(arguments.get(_data(got).get("callId")))
+    calls: dict[object, ToolCallBlock] = {call.id: call for call in reply.tool_calls}
+    skipped, hooked = calls.get(_data(want).get("callId")), calls.get(_data(got).get("callId"))
+    return (skipped is not None and _blank_to_python_only(skipped.arguments)) or (
+        hooked is not None
+        and _blank_to_javascript_only(hooked.arguments)
+        and _takes_no_arguments(config, hooked.name)
+    )
+
+
+def _takes_no_arguments(config: LoopConfig | None, name: object) -> bool:
+    """Whether a call of tool `name` with arguments {} is valid input (EXE-2, EXE-5), so a loop
+    reading its arguments as {} runs its hooks (not known without `config`: taken as valid). A
+    tool requiring a key gets no hook either way: running one is HOOK-4's, not a reading's."""
+    tool = None if config is None else config.tool(str(name))
+    return tool is None or tool.input_problem(EMPTY) is None
 
 
 def _skipped_as_strict_parser(want: Event, program: Sequence[Command]) -> str | None:
@@ -3288,7 +3301,9 @@ def _waits_as_javascript(config: LoopConfig | None, reply: Event) -> bool:
     calls = [b for b in content if isinstance(b, dict) and _is_call_block(b)]
     hooked = _hooked_names(config, [b.get("name") for b in calls])
     return any(
-        matched and _blank_to_javascript_only(b.get("arguments"))
+        matched
+        and _blank_to_javascript_only(b.get("arguments"))
+        and _takes_no_arguments(config, b.get("name"))
         for b, matched in zip(calls, hooked, strict=True)
     )
 
@@ -4372,21 +4387,38 @@ def _settled_another_call(command: Command, actual: Observation) -> str:
 
 
 def _not_idle_after_a_reopen(
-    refused: str, phase: str, program: Sequence[Command]
+    refused: str, phase: str, program: Sequence[Command], config: LoopConfig | None
 ) -> tuple[str, str] | None:
-    """REC-2, with words, when the target refuses what the model takes in Idle right after a
-    Recover that came right after a Crash (so the model took both); None otherwise. Not idle
-    after a reopen (one that repaired nothing, say), the recovery is what is wrong, not how the
-    user's message opens a turn (it read as TURN-1)."""
-    reopened = len(program) - 1
-    if phase != "Idle" or reopened < 2 or not isinstance(program[-2], Recover):
+    """REC-2, with words, when the target refuses what the model takes in Idle after a Recover
+    the model took, which is the last command it took (those between it refused, as the
+    target did); None otherwise. Not idle after a reopen (one that repaired nothing, say), the
+    recovery is what is wrong, not how the user's message opens a turn (it read as TURN-1)."""
+    if phase != "Idle" or len(program) < 3:
         return None
-    if not isinstance(program[-3], Crash):
+    reopened = _last_taken(program[:-1], config)
+    if reopened is None or not isinstance(program[reopened - 1], Recover):
         return None
+    since = "just before" if reopened == len(program) - 1 else "the last command the model took"
     return "REC-2", (
-        f"{refused}: command #{reopened}, the Recover just before, leaves no turn open and the "
+        f"{refused}: command #{reopened}, the Recover {since}, leaves no turn open and the "
         "loop idle, whether its repair appended anything or not (a balanced log gets nothing)"
     )
+
+
+def _last_taken(program: Sequence[Command], config: LoopConfig | None) -> int | None:
+    """The number of the last command of `program` the model takes, replayed on `config`
+    (without it, the last command, when a Recover right after a Crash: the model takes both)."""
+    if config is None:
+        recovered = len(program) >= 2 and isinstance(program[-2], Crash)
+        return len(program) if recovered and isinstance(program[-1], Recover) else None
+    state, taken = LoopState(config), None
+    for number, sent in enumerate(program, start=1):
+        try:
+            state = step(state, sent)
+        except TransitionRefused:
+            continue
+        taken = number
+    return taken
 
 
 def _refusal_rule(
@@ -4405,7 +4437,7 @@ def _refusal_rule(
             f"the target refused {command.NAME} ({actual.refusal_rule or 'no rule named'}: "
             f"{actual.refusal_message}); the model accepts it in {phase}"
         )
-        after_reopen = _not_idle_after_a_reopen(refused, phase, program)
+        after_reopen = _not_idle_after_a_reopen(refused, phase, program, config)
         if after_reopen is not None:
             return after_reopen
         match command:
