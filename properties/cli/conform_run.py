@@ -80,6 +80,7 @@ from loopspec.properties.conformance.run import (
     rule_table,
     run_conformance,
     spec_text,
+    sweep_progress,
     with_wait_hint,
 )
 from loopspec.properties.conformance.situations import program_exercises
@@ -1016,7 +1017,8 @@ def _run_exhaustive(
             note = f"exhaustive: skipped, the target does not declare {', '.join(lacking)}"
             print(note, file=sys.stderr if style == "json" else sys.stdout)
             return ExhaustiveClean(k, tuple(lacking), None)
-        report = run_exhaustive(target, k, deadline=deadline)
+        with sweep_progress("programs of the exhaustive pass run") as shown:
+            report = run_exhaustive(target, k, progress=shown, deadline=deadline)
     finally:
         target.close()
     divergence = report.divergence
