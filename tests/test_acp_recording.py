@@ -518,7 +518,8 @@ def test_RW_1_check_acp_recording_blames_a_card_whose_diff_is_not_what_the_edito
     to write: the card's diff keeps the model's text. RW-1 where the call ends, naming the
     diff's and the write's lines; the text written as shown, a last update replacing the diff
     after the write (Zed's Edit shows the hunk it parsed back, for a file with no last newline
-    with jsdiff's marker as a line), is not blamed."""
+    with jsdiff's marker as a line), is not blamed. The model's text shown as the file was
+    written is RW-1 though a last update shows the written text: the editor showed the other."""
     shown = [_prompt(1), _write_card([])]
     ended = [_status("call_1", "completed"), _stop(1, "end_turn")]
     code, log = _check(tmp_path, [*shown, *_write_file(0, "rewritten\n"), *ended], capsys)
@@ -542,9 +543,21 @@ def test_RW_1_check_acp_recording_blames_a_card_whose_diff_is_not_what_the_edito
             ],
         }
     )
-    messages = [*shown, *_write_file(0, "rewritten"), replaced, _stop(1, "end_turn")]
-    code, log = _check(tmp_path, messages, capsys)
+    as_written = _write_card([])
+    as_written["params"]["update"]["content"][0]["newText"] = "rewritten"
+    after = [*_write_file(0, "rewritten"), replaced, _stop(1, "end_turn")]
+    code, log = _check(tmp_path, [_prompt(1), as_written, *after], capsys)
     assert (code, log["violations"]) == (0, [])
+    # The model's text shown as the file was written, replaced by the written one after it
+    # (the update ending the call): RW-1, where only the last content was read (it passed).
+    code, log = _check(tmp_path, [*shown, *after], capsys)
+    assert (code, _rules(log)) == (1, [("RW-1", 5)])
+    assert log["violations"][0]["message"] == (
+        'call_1 showed a diff of "/workspace/new.txt" whose new text is "hello\\n" (line 2) '
+        'when the editor was asked to write "rewritten" there (line 3), and only then showed '
+        "another: the editor showed one change while another was made"
+    )
+    assert log["violations"][0]["event_lines"] == [5, 2, 3]
 
 
 def test_RW_1_check_acp_recording_follows_a_card_through_a_message_that_is_not_valid_acp(

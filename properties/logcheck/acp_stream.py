@@ -126,7 +126,7 @@ from loopspec.properties.logcheck.unreadable_lines import not_utf8_words, torn_l
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Mapping
+    from collections.abc import Callable, Iterator, Mapping, Sequence
     from typing import Any, BinaryIO
 
 NAME = ACP_DIALECT
@@ -216,6 +216,7 @@ class _Card:
         "reshown",
         "run_blamed",
         "shown_line",
+        "shown_new",
         "shown_old",
         "started",
         "status",
@@ -280,6 +281,9 @@ class _Card:
         # and did not end the call (the end's diff is the agent's account of what it did).
         self.old_texts: list[tuple[str, str | None, int]] = []
         self.shown_old: dict[str, tuple[str, int]] = {}
+        # The same of each `diff` item's newText: the new text the editor showed as the call
+        # ran, which a later message may replace (an account given after the write).
+        self.shown_new: dict[str, tuple[str, int]] = {}
         # Per path, what the file held when the call's first write of it was asked for, as a
         # whole read of it while the card was open said (writes since counted in), the read's
         # line and the write's.
@@ -1054,6 +1058,10 @@ class _Recording:
             for path, old_text in _one_diff_each(card.old_texts).items():
                 if old_text and not ends and path not in card.written:
                     card.shown_old[path] = (old_text, line)
+            if not ends:
+                for path, new_text in _one_diff_each(card.diffs).items():
+                    if path not in card.written and new_text is not None:
+                        card.shown_new[path] = (new_text, line)
             if not card.final:
                 self._shown_after_write(key[0], card)
         for item in update.get("content") or ():
@@ -1322,7 +1330,19 @@ class _Recording:
             content, write_line = card.written[path]
             unwritten = _unwritten_diff(card, path, content, write_line)
             if unwritten is None:
-                continue
+                shown = card.shown_new.get(path)
+                # A diff shown as the call ran, replaced after the write: the editor showed
+                # it when the file was written.
+                if shown is None or shown[1] > write_line or _plain(shown[0]) in _plain(content):
+                    continue
+                new_text, shown_line = shown
+                message = (
+                    f"{call} showed a diff of {json_dumps(path)} whose new text is "
+                    f"{_clipped(new_text)} (line {shown_line}) when the editor was asked to "
+                    f"write {_clipped(content)} there (line {write_line}), and only then showed "
+                    "another: the editor showed one change while another was made"
+                )
+                return [Violation("RW-1", line, message, (line, shown_line, write_line))]
             new_text, shown_line = unwritten
             message = (
                 f"{call} ended showing a diff of {json_dumps(path)} whose new text is "
@@ -1914,9 +1934,10 @@ def _prompt_answer(result: Mapping[str, Any], line: int) -> list[Violation]:
     return [Violation("ACP-1", line, message)]
 
 
-def _one_diff_each(diffs: list[tuple[str, str | None, int]]) -> dict[str, str | None]:
-    """The oldText of each path that `diffs` shows one diff of (several diffs of a file, a
-    unified diff's hunks or edits one after another, need not each hold another's text)."""
+def _one_diff_each(diffs: Sequence[tuple[str, str | None, int]]) -> dict[str, str | None]:
+    """The oldText (or newText) of each path that `diffs` shows one diff of (several diffs of
+    a file, a unified diff's hunks or edits one after another, need not each hold another's
+    text)."""
     counts: dict[str, int] = {}
     for path, _text, _line in diffs:
         counts[path] = counts.get(path, 0) + 1
