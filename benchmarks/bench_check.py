@@ -293,6 +293,44 @@ explain the gap either; `perf` has no hardware counters on this machine. Measure
 collector off in both passes (no change). Left: the judges are 0.3x on this log and 0.6x on the
 other two, spread over a dozen functions of 1 to 3 us, each test in them reading a rule.
 
+Where session 34 measured the three logs by time (CPU time, 100,000 events unless said, medians of 3
+to 7 rounds taking turns in one process; the load 6 to 13 on 2 cores, so a ratio moves by 0.05 from
+one process to the next; `--repeat 3` on 1M events: 1.31x, 1.59x, 1.71x). The judges in place, by a
+run whose every clean-event judge only moves the seq on: the model's events only 1.53x to 0.82x the
+bare pass, version 1 1.69x to 0.93x, so the judges and their folds are 0.71x and 0.76x by time where
+their instructions are about 0.36x (session 31); 1.3x on the first needs them at 0.48x. perf
+(sampling cpu-clock, four checks of the model's-events log against four bare passes; symbols only,
+Python 3.11 writes no perf map) puts 57% of the checker's excess samples in
+`_PyEval_EvalFrameDefault`, 12% in key lookups on parsed dicts (each ending in a `memcmp`: json
+makes every key anew) and 5% in making and freeing dicts' key tables. Opcodes run an event
+(`sys.settrace`): the model's events 337 and 2.95 Python calls (the loop 88; `_result` 303 a result,
+`_reply` 261, hook/result's judge 231 and its fold 91), version 1 391 (the loop 142, LOG-8's 54),
+harness-written 135 (a chunk's line 149, a plugin event's 134, a compact row's 151). By time, LOG-8
+is 0.10x (version 1 1.67x against 1.57x for its lines under a version-0 header), twice its share of
+instructions; EXE-2's parse about 0.016x (`arguments_are_an_object` about 465 ns a call, json's
+scanner 255 of it). Judged and not done: a per-commit LOG-8 (each line's marker must still be read
+and compared, and a break found at the commit's end would come after the lines between were judged
+without the hole it opens, `_in_hole`); one fold per commit (it spares at most the judge's call,
+about 60 ns of an event's 2.4 us bare pass); EXE-2's parse skipped where the text is plainly an
+object (only the parse tells; the 556 successes in 20,000 events whose hooked call HOOK-4 parsed
+already could be cached, about 0.004x); cheaper facts (no event of these logs takes the full path
+but the first of each of four plugin types). Measured, not kept: the lines of a block scanned as one
+JSON array, so that json's key memo (cleared after each scanner call) serves them all: 0.301s
+against 0.305s for 200,000 lines one by one. The interpreter moves the ratios (hence the time view's
+header): this machine's /usr/bin/python3.11 (Debian's 3.11.2, libpython linked in) against the
+venv's (pyenv's 3.11.7, a shared libpython), same code and logs, best of 5: the bare pass 0.110s
+against 0.147s on the harness-written log, the checker 0.174s against 0.202s, so 1.58x, 1.93x, 2.15x
+against 1.37x, 1.50x, 1.70x: json's C scanner gains more from that build than the judges' bytecode.
+The one lever found, tried outside the repository: `clean_events.py` and `prefix.py` compiled by
+mypyc (the same source but for `_BELOW_EVERY_SEQ` made an int and `object.__new__` replaced by calls
+of the classes, which native classes require), the loop still interpreted: 1.18x, 1.11x to 1.18x,
+1.20x to 1.30x against 1.33x to 1.38x, 1.57x to 1.60x, 1.65x to 1.70x in the same sitting;
+instructions (20,000 events, one check, start-up included) 783.5M to 712.6M, 1,122.5M to 987.7M,
+1,233.3M to 1,099.5M. It needs a build step (a C compiler, or wheels per platform), and native
+classes refuse what the code and tests do today: of some 350 tests of check_fuzz, commit_units and
+the prefix's, 65 failed (`object.__new__` on a native class, `PlainRecord.copy` among them; an
+interpreted subclass of a compiled class; a float stored where an int is declared).
+
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
 settle a third to a half of the lines (`len(obj) + len(data)` equal to the colons: no member was
@@ -308,6 +346,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import platform
 import resource
 import shutil
 import subprocess
@@ -730,6 +769,12 @@ def _verdict(met: bool) -> str:
     return "met" if met else "MISSED"
 
 
+def interpreter() -> str:
+    """The interpreter timed: the same checker's ratios move with its build (see the notes:
+    session 34 found 1.37x on one build of Python 3.11 and 1.58x on another, the same log)."""
+    return f"Python {platform.python_version()}, {sys.executable}"
+
+
 def time_ratios(
     logs: Mapping[str, Path], small: Path, repeat: int
 ) -> tuple[dict[str, float], dict[str, float], float]:
@@ -737,7 +782,7 @@ def time_ratios(
     checker's ratio to the bare pass; on the harness-written log, its ratio to each fast
     parser's pass (installed ones only); and its speedup over jsonschema on the `small` one
     (jsonschema is too slow for the large)."""
-    print(f"\ntime (CPU seconds, best of {repeat})")
+    print(f"\ntime (CPU seconds, best of {repeat}; {interpreter()})")
     ratios = {}
     versus_fast: dict[str, float] = {}
     parsers = {name: fast_parser(name) for name in ("orjson", "msgspec")}
