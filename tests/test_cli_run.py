@@ -201,6 +201,24 @@ def test_HOOK_1_run_reads_codexs_own_hooks_json_in_the_dialect_dialect_names(
     assert not (tmp_path / "h.jsonl").exists()
 
 
+def test_run_names_the_events_whose_hooks_it_does_not_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A settings file's Stop and PostToolUseFailure hooks, events loopspec does not model,
+    were passed over without a word: the audit read as if they had run and answered nothing."""
+    own = [{"hooks": [{"type": "command", "command": "true"}]}]
+    settings = tmp_path / "settings.json"
+    hooks = {"Stop": own, "PostToolUseFailure": own}  # (no hook to start: a cheap run)
+    settings.write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
+    argv = ["run", str(_scenario(tmp_path)), "--hooks", str(settings)]
+    assert main([*argv, "--log", str(tmp_path / "out.jsonl")]) == 0
+    audit = capsys.readouterr().out.split("== hooks (audit) ==\n", 1)[1].split("\n\n", 1)[0]
+    assert audit.endswith(
+        "\n  not run: the hooks of Stop, PostToolUseFailure (loopspec runs PreToolUse and "
+        "PostToolUse; the others are the harness's own)"
+    ), audit
+
+
 def test_HOOK_7_run_names_the_command_of_each_hook_and_its_fault(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -209,6 +209,15 @@ def run(args: argparse.Namespace) -> int:
     elif args.hooks:
         for line in _which_hook_is_which(Path(args.hooks), args.dialect, appended):
             print(line)
+    if args.hooks:
+        skipped = load_settings(Path(args.hooks), dialect=args.dialect).skipped_events
+        if skipped:
+            # Left as the harness's own, in silence: a Stop or PostToolUseFailure hook the
+            # file holds read as run without a line, as if it had answered nothing.
+            print(
+                f"  not run: the hooks of {', '.join(skipped)} (loopspec runs PreToolUse and "
+                "PostToolUse; the others are the harness's own)"
+            )
     for _, note in hook_runs.notes():  # worded as `check` words them
         print(f"  HOOK-7: {note}")
     print("\n== calls (audit record: what runs) ==")
