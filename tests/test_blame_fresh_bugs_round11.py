@@ -493,6 +493,26 @@ def test_HOOK_3_an_earlier_input_in_effect_names_the_hook_whose_input_runs() -> 
     )
 
 
+def test_HOOK_3_a_sidecar_recording_an_earlier_equal_input_in_effect_is_named_HOOK_3() -> None:
+    """HOOK-3: of three hooks supplying equal inputs, a sidecar naming the first last, the
+    others in configured order, is the record of the first input in effect, not a sidecar
+    reordered (RW-2 was named on 4 seeds of 10; of two hooks, a reversed sidecar reads alike
+    and RW-2 stays, its words naming HOOK-3 too)."""
+    hooks = tuple(HookSpec(name, "PreToolUse", "read") for name in ("first", "second", "final"))
+    same = HookAnswers(Allow(FrozenMap({"file_path": "same.txt"})))
+    assert_found(
+        (
+            "the first hook's input in effect, three equal inputs",
+            FIRST_INPUT_WINS[1],
+            LoopConfig(tools=(READ,), hooks=hooks),
+            (SubmitUser("read it"), calls("c1", "read", '{"file_path":"a.txt"}'), *[same] * 3),
+            "HOOK-3",
+        ),
+        "the target's is the sidecar of hook first's input in effect, where the last input "
+        "supplied in configured order, hook final's, is",
+    )
+
+
 class HoldsBehindAnInvalidWrite(ModelTarget):
     """The model, except that a reply's later calls wait while its first runs (the tutorial's
     loop given `parallel`, holding an exclusive call's place before judging its input)."""

@@ -155,6 +155,23 @@ def test_REC_1_repair_closers_timed_in_seconds_are_named_so() -> None:
     )
 
 
+def test_REC_1_repair_closers_timed_in_seconds_with_no_call_open_are_named_REC_1() -> None:
+    """REC-1: where no call was open, the closers are step/end and turn/end, which a log
+    alone reads as times in seconds (LOG-4, named on 8 seeds of 10); their time is the
+    repair's to get right, the last event's."""
+    assert_found(
+        (
+            "crash repair's step/end and turn/end timed in seconds",
+            REPAIR_TIMED_IN_SECONDS[1],
+            LoopConfig(),
+            (SubmitUser(""), Crash(), Recover()),
+            "REC-1",
+        ),
+        "the target's crash repair breaks LOG-4 at its seq 3",
+        "crash repair's closers carry the time of the last event before them, 1700000000002",
+    )
+
+
 class QueuesARefusedOutcomesContexts(QueuesContexts):
     """The model, except that an outcome it refuses has its body's contexts queued all the same
     (a loop queueing what an outcome carries before judging it), delivered after the next

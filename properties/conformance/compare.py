@@ -1839,10 +1839,12 @@ def _merged_rewrites(
     )
 
 
-def _sidecar_reordered(want: Event, got: Event) -> str | None:
+def _sidecar_reordered(want: Event, got: Event) -> tuple[str, str] | None:
     """What the target's sidecar says wrongly, when it names the same hooks as the model's in
     another order and the call's arguments are the model's: the input in effect was applied,
-    and only its record is wrong (RW-2); None otherwise."""
+    and only its record is wrong (RW-2); or, of three hooks or more, the record is the one an
+    earlier hook's input in effect makes (equal to the last one's, so the arguments agree):
+    that hook won (HOOK-3). None otherwise."""
     if _call_arguments(want) != _call_arguments(got):
         return None
     ours, theirs = (_data(e).get("rewrite") for e in (want, got))
@@ -1853,11 +1855,23 @@ def _sidecar_reordered(want: Event, got: Event) -> str | None:
         return None
     if wanted == recorded or sorted(map(str, wanted)) != sorted(map(str, recorded)):
         return None
-    return (
+    names = (
         f"the sidecar names the hooks that supplied an input as {json.dumps(recorded)}, where "
-        f"they are {json.dumps(wanted)}: in configured order, the one in effect last; the "
-        f"call's arguments are the input in effect, {_named(wanted[-1:])}'s (had an equal "
-        f"input of {_named(recorded[-1:])} won instead, the winner would be HOOK-3's)"
+        f"they are {json.dumps(wanted)}: in configured order, the one in effect last"
+    )
+    winner = recorded[-1]
+    if len(wanted) >= 3 and recorded == [*(h for h in wanted if h != winner), winner]:
+        # The record of another winner, not a reordering (two hooks cannot tell: a sidecar
+        # in reverse reads the same, RW-2).
+        return "HOOK-3", (
+            f"{names}; the target's is the sidecar of {_named([str(winner)])}'s input in "
+            f"effect, where the last input supplied in configured order, "
+            f"{_named(wanted[-1:])}'s, is (the two inputs are equal here, so the call's "
+            "arguments agree)"
+        )
+    return "RW-2", (
+        f"{names}; the call's arguments are the input in effect, {_named(wanted[-1:])}'s (had "
+        f"an equal input of {_named(recorded[-1:])} won instead, the winner would be HOOK-3's)"
     )
 
 
@@ -2144,7 +2158,7 @@ def _changed(
             ):
                 reordered = _sidecar_reordered(want, got)
                 if reordered is not None:
-                    return "RW-2", f"{named}: {reordered}"
+                    return reordered[0], f"{named}: {reordered[1]}"
                 return "HOOK-3", "the sidecar names another hook as the rewrite in effect"
             sidecar = _data(want).get("rewrite")
             if not rewrote and isinstance(sidecar, dict):
@@ -4828,6 +4842,26 @@ def _ended_by_an_idle_abort(
     )
 
 
+def _repair_mistimed(
+    command: Command, first: Violation, expected: Observation, actual: Observation
+) -> str | None:
+    """REC-1's words when crash repair's closer breaks LOG-4 with another time than the
+    model's closer at its seq: the repair timed it (closers carry the last event's time), not
+    the loop's clock (it read as LOG-4 where no call was open, the closers step/end and
+    turn/end alone); None otherwise."""
+    if not isinstance(command, Recover) or first.rule_id != "LOG-4":
+        return None
+    theirs = next((e for e in actual.events if e.get("seq") == first.seq), None)
+    ours = next((e for e in expected.events if e.get("seq") == first.seq), None)
+    if theirs is None or ours is None or theirs.get("time") == ours.get("time"):
+        return None
+    return (
+        f"the target's crash repair breaks LOG-4 at its seq {first.seq}: {first.message}; "
+        f"crash repair's closers carry the time of the last event before them, "
+        f"{spelled(ours.get('time'))} here"
+    )
+
+
 def _completed_reply(command: Command) -> bool:
     """Whether `command` is a reply whose stream finished `completed`."""
     return isinstance(command, ModelReplies) and command.finish == FINISH_COMPLETED
@@ -4954,6 +4988,9 @@ def classify(
                     f"after the crash the target's log goes on at a lower seq ({first.message}): "
                     "events it had reported committed were lost"
                 )
+            mistimed = _repair_mistimed(command, first, expected, actual)
+            if mistimed is not None:
+                return "REC-1", mistimed
             if isinstance(command, Recover) and first.rule_id in REPAIR_SHAPES:
                 # The events reopening appends are the crash repair's, even those a log alone
                 # does not know for its closers (`repair_shapes_read_as_repair` names the rest).
