@@ -414,6 +414,24 @@ def test_SAFE_1_replay_json_for_a_tracker_names_neither_omar_s_folders_nor_his_s
     assert document["target"] == f"env API_TOKEN=<hidden> {python} ./loop.py"
 
 
+def test_SAFE_1_a_case_path_from_home_as_replay_s_document_writes_it_replays(
+    omar: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-1: replay's JSON document writes a case in the home folder from `~`
+    (`~/Downloads/alice-case.json`), and `loopspec replay "$(jq -r .case replay.json)"` was
+    refused, 'no such file or directory': a `~` a shell does not expand (quoted, or not at a
+    word's start) is the home folder, as in a --cmd and the plugin's --loopspec-cases."""
+    downloads = omar.parents[1] / "Downloads"
+    saved = save_case(_failed_report(), downloads, {})  # found on the bundled loop
+    assert main(["replay", str(saved), "--format", "json"]) == 0
+    named = json.loads(capsys.readouterr().out)["case"]
+    assert named == f"~/Downloads/{saved.name}"
+    assert main(["replay", named]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert f"{saved}: 2 commands replayed, no divergence: passes now" in out
+
+
 def test_SAFE_4_a_case_named_as_a_fifo_says_replay_waits_for_its_writer(
     omar: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1224,6 +1224,10 @@ def _read_from(given: str) -> str:
     chat needs no file (`pbpaste | loopspec replay - --cmd ...`); its report and errors name it
     `-`, as check's name a log it reads there."""
     if given != STDIN_CASE:
+        # `~/Downloads/x.json` quoted, or taken from a replay document's `case`, which writes a
+        # path in the home folder so: the shell expands a `~` only at a bare word's start.
+        if given.startswith("~") and not os.path.lexists(given):
+            return os.path.expanduser(given)
         return given
     if sys.stdin is None:  # closed when loopspec started (`<&-`)
         raise CaseFileUnreadable("-: standard input is closed: pipe the case in, or name its file")
