@@ -24,7 +24,8 @@ import threading
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import attrs
 import pytest
@@ -42,6 +43,8 @@ from loopspec.model.commands import (
     ModelReplies,
     Pass,
     SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.jsonvalue import FrozenMap, freeze
@@ -331,6 +334,26 @@ def test_HOOK_6_a_refused_input_the_shell_takes_is_the_adapter_s_limit(
         assert decoded_call(shell_command_of(handed) or "") == ("write", ran)
 
 
+def test_HOOK_6_codex_s_refusal_of_a_hook_s_input_is_awaited_in_issue_order() -> None:
+    """HOOK-6: a call a hook answered with an input the adapter hands Codex as it is (no object
+    with a string command) gets Codex's refusal as a denied call gets its denial, in the order
+    of the reply's calls: the driver awaits it there, where it awaited it at once and a refused
+    write beside a running grep waited out the answer timeout (README's codex run, seed 8)."""
+    config = LoopConfig(tools=TOOLS)
+    session = cast(Session, SimpleNamespace(config=config, answers={}, answered_tools={}))
+    answers: dict[str, Allow | Deny] = {
+        "c1": Allow("not an object"),
+        "c2": Allow(FrozenMap({"unrelated": True})),
+        "c3": Allow(FrozenMap({"command": "echo rewritten"})),  # the shell takes it: wrapped
+        "c4": Allow(FrozenMap({"file_path": "b.txt", "content": "x"})),  # the write takes it
+        "c5": Deny("no"),
+    }
+    for call_id, verdict in answers.items():
+        session.answers[(call_id, "guard")] = verdict
+        session.answered_tools[call_id] = "write"
+    assert Session._refused(session) == {"c1", "c2"}
+
+
 # Each CLI's refusal of a hook's input its tool cannot take, and its error flag: Claude Code
 # 2.1.332's (an object; observed 2026-12-05) and Codex 0.171.0's (no object with a string
 # `command`: a string, a number, a list, an object without one; observed 2026-12-05).
@@ -407,6 +430,67 @@ def test_DEC_1_codex_ignoring_a_reasonless_deny_and_refusing_a_hook_s_input_is_k
     else:
         assert checker.stop is None
         assert getattr(found, "rule_id", None) == "DEC-1", found
+
+
+@pytest.mark.parametrize(
+    ("name", "first", "known"),
+    [
+        ("codex", "not an object", True),
+        ("codex", {"unrelated": True}, True),
+        ("claude-code", {"unrelated": True}, True),
+        ("claude-code", "not an object", False),
+        ("codex", {"command": "echo first"}, False),
+    ],
+    ids=["codex-no-object", "codex-object", "claude-code-object", "claude-code-no-object", "shell"],
+)
+def test_HOOK_3_a_cli_refusing_the_input_of_the_hook_that_finished_last_is_known(
+    name: str, first: object, known: bool
+) -> None:
+    """HOOK-3: the first configured hook supplies an input the CLI refuses (handed as it is),
+    the last one an input the tool takes, which the model runs; the first finishes last and the
+    CLI refuses the call in its own words (README's codex run, seed 6): the race of the known
+    HOOK-3, as where the CLI runs the first one's input. Only for an input that CLI refuses so
+    (Claude Code ignores one that is no object; a shell command, which a read cannot take
+    either, the shell runs)."""
+    config = LoopConfig(tools=TOOLS, hooks=(HookSpec("late"), HookSpec("final")))
+    last = HookAnswers(Allow(FrozenMap({"file_path": "b.txt"})))
+    program: tuple[Command, ...] = (
+        SubmitUser("go"),
+        ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),)),
+        HookAnswers(Allow(freeze(first))),
+        last,
+        ToolFinishes("c1", ToolSucceeded("rewritten")),  # the model's quiet point
+    )
+    text, is_error = _REWRITE_REFUSALS[name]
+    model, cli = ModelTarget(), ModelTarget()  # the CLI applies the first hook's input
+    model.reset(config)
+    cli.reset(config)
+    checker = ProfileChecker(PROFILES[name], config)
+    found: object = None
+    for command in program:
+        before = model.state.phase.NAME if model.state else "Idle"
+        expected = model.apply(command)
+        after = model.state.phase.NAME if model.state else "Idle"
+        took = cli.apply(program[2] if command is last else command)
+        events = json.loads(json.dumps(took.events))
+        for event in events:
+            if event["type"] == "tool/result":
+                block = event["data"]["message"]["content"][0]
+                block["content"][0]["text"] = text
+                block["isError"] = is_error
+        actual = attrs.evolve(took, events=tuple(events))
+        found = checker.feed(
+            command, phase_before=before, phase_after=after, expected=expected, actual=actual
+        )
+        if found is not None or checker.stop is not None:
+            break
+    if known:
+        assert found is None, found
+        assert checker.stop is not None
+        assert checker.stop.key == "HOOK-3"
+    else:
+        assert checker.stop is None
+        assert found is not None
 
 
 @pytest.mark.parametrize("name", HARNESSES)

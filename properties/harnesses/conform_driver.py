@@ -820,15 +820,22 @@ def hook_input_encoder(
     where it is refused (Codex; Claude Code an object) or ignored (Claude Code, no object: the
     model's input runs) as a hook's own output is."""
     program = call_program(harness, config, name, bin_dir)
-    tool = config.tool(name)
 
     def encode(updated: JsonValue) -> object:
-        shell_takes = isinstance(updated, FrozenMap) and isinstance(updated.get("command"), str)
-        if tool is not None and tool.input_problem(updated) is not None and not shell_takes:
+        if handed_as_is(config, name, updated):
             return thaw(updated)
         return {"command": tool_command(program, call_id, name, dumps(updated))}
 
     return encode
+
+
+def handed_as_is(config: LoopConfig, name: str, updated: JsonValue) -> bool:
+    """Whether a hook's input for a call of tool `name` reaches the CLI as it is
+    (`hook_input_encoder`): one the tool cannot take (HOOK-6) nor the CLI's shell tool (no
+    object with a string `command`)."""
+    tool = config.tool(name)
+    shell_takes = isinstance(updated, FrozenMap) and isinstance(updated.get("command"), str)
+    return tool is not None and tool.input_problem(updated) is not None and not shell_takes
 
 
 def _hook_output(verdict: Pass | Allow | Ask | Deny, encode: Any) -> dict[str, Any]:
@@ -942,6 +949,7 @@ class Session:
         self.call_seqs: dict[str, int] = {}
         # Answers waiting for their hook: (call id, handler id) -> verdict.
         self.answers: dict[tuple[str, str], Pass | Allow | Ask | Deny] = {}
+        self.answered_tools: dict[str, str] = {}  # the tool of each call `answers` names
         self.post_answers: dict[tuple[str, str], PostVerdict] = {}
         self.hook_records: list[HookAnswered] = []
         self.released_calls: set[str] = set()
@@ -1084,6 +1092,7 @@ class Session:
                 head = phase.queue[0]
                 call = phase.reply.tool_calls[head.call_index]
                 self.answers[(call.id, head.hook.handler_id)] = verdict
+                self.answered_tools[call.id] = call.name
             case ToolFinishes(call_id=call_id, outcome=outcome):
                 if any(w.request.get("call") == call_id for w in self._tools()):
                     running = self._running_tool(call_id)
@@ -1388,8 +1397,11 @@ class Session:
         hooks = self._hooks()
         hooked = {self._hook_call(w)[0] for w in hooks if not w.answered.is_set()}
         gated = self._gated(tools, hooks) - hooked
-        # A call Codex denies gets its output in issue order, as a released one does.
-        denied = gated & self._denied() if self.harness == Harness.CODEX else set()
+        # A call Codex denies, or refuses for a hook's input, gets its output in issue order, as
+        # a released one does (a refused write beside a running grep waited out the timeout).
+        denied = (
+            gated & (self._denied() | self._refused()) if self.harness == Harness.CODEX else set()
+        )
         return log_lacks(
             items,
             since=self.started_at,
@@ -1423,6 +1435,17 @@ class Session:
     def _denied(self) -> set[str]:
         """The calls a PreToolUse hook's answer denied."""
         return {call for (call, _), verdict in self.answers.items() if isinstance(verdict, Deny)}
+
+    def _refused(self) -> set[str]:
+        """The calls a PreToolUse hook's answer supplied an input the CLI is handed as it is,
+        which Codex refuses (unless another hook's input, finishing last, starts its tool)."""
+        return {
+            call
+            for (call, _), verdict in self.answers.items()
+            if isinstance(verdict, Allow | Ask)
+            and verdict.updated_input is not None
+            and handed_as_is(self.config, self.answered_tools.get(call, ""), verdict.updated_input)
+        }
 
     def _gated(self, tools: list[Waiting], hooks: list[Waiting]) -> set[str]:
         """The calls of this CLI process whose PreToolUse hooks the program answered and whose

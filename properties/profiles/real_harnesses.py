@@ -163,10 +163,46 @@ def _another_hooks_rewrite_ran(command: Json, want: Obs, got: Obs, earlier: Earl
         in_effect = model_supplied.get(call_id, [])
         return call_id in refused and bool(in_effect) and in_effect[-1] != arguments
 
-    return any(
+    if any(
         applies_another(call_id, arguments) and arguments in supplied.get(call_id, [])
         for call_id, arguments in target_ran.items()
+    ):
+        return True
+    # Or the CLI refused the call, in its own words, for another hook's input than the one in
+    # effect in the model, one it refuses (the adapter hands it as it is): that hook's finished
+    # last (Codex, seed 6 of README's run: the first configured hook's "not an object").
+    in_effect = {call: inputs[-1] for call, inputs in model_supplied.items() if inputs}
+    return any(
+        any(
+            other != in_effect.get(call_id) and refuses(other)
+            for other in model_supplied.get(call_id, [])
+        )
+        for call_id, refuses in _refused_in_cli_words(got).items()
     )
+
+
+def _refused_in_cli_words(got: Obs) -> dict[str, Callable[[object], bool]]:
+    """The calls `got` answers with a CLI's refusal of a hook's input, each with which inputs
+    that CLI refuses so: Codex any that is no object with a string `command`, Claude Code an
+    object without one (it ignores one that is no object: the profile's HOOK-6)."""
+    refused: dict[str, Callable[[object], bool]] = {}
+    for event in got["events"] if got["accepted"] else []:
+        if event["type"] != "tool/result":
+            continue
+        text = result_text(event)
+        if text == _CODEX_REWRITE_REFUSED:
+            refused[result_call(event)] = lambda value: not _shell_input(value)
+        elif _CLAUDE_REWRITE_REFUSED.match(text):
+            refused[result_call(event)] = lambda value: (
+                isinstance(value, dict) and not _shell_input(value)
+            )
+    return refused
+
+
+def _shell_input(value: object) -> bool:
+    """Whether a hook's input is one the CLI's shell tool takes: an object with a string
+    `command`."""
+    return isinstance(value, dict) and isinstance(value.get("command"), str)
 
 
 def _denied_call_ran(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
