@@ -364,6 +364,25 @@ def test_REC_1_codex_resumed_after_a_crash_without_writing_the_repair() -> None:
     assert report.notices == []
 
 
+@pytest.mark.parametrize(("turns", "blamed"), [(1, []), (2, []), (0, ["REC-1"])])
+def test_REC_1_a_codex_turn_rolled_back_with_its_call_unanswered_leaves_none_to_repair(
+    tmp_path: Path, turns: int, blamed: list[str]
+) -> None:
+    """REC-1: the rollout above with a `thread_rolled_back` of the crashed turn before the next
+    task_started. Codex rebuilds the history without the last `num_turns` user turns (counted
+    by user messages from the end), so call_long is in no history the next turn reads: no
+    repair is owed. check read no rollback, and named REC-1 at turn2 as if the call still
+    awaited its result. A rollback of no turn takes nothing out: REC-1 as before."""
+    path = CODEX / "valid" / "a-turn-rolled-back-with-its-call-unanswered.jsonl"
+    if turns != 1:
+        text = path.read_text(encoding="utf-8").replace('"num_turns":1', f'"num_turns":{turns}')
+        path = tmp_path / "rolled-back.jsonl"
+        path.write_text(text, encoding="utf-8")
+    report = check(path)
+    assert rules(report) == blamed
+    assert report.errors == []
+
+
 def test_REC_1_claude_code_resumed_after_a_crash_without_writing_the_repair(
     tmp_path: Path,
 ) -> None:

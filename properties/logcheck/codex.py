@@ -27,6 +27,9 @@ rules read):
   `mcp__<server>__<tool>` rewrites them unrecorded (RW-1, RW-2), as a command's.
 - `compacted`: a compaction replaced the history with its summary, which the model reads
   next: model-visible, as a message is (between a call and its output, ADJ-1).
+- `event_msg` `thread_rolled_back`: the history loses its last `num_turns` user turns (Codex
+  rebuilds it without them, counting user messages from the end): calls made there await no
+  result, and a turn started after it opens over none (REC-1).
 - `event_msg` `task_started`: a turn begins. Calls still awaiting results then were left by a
   turn that ended without answering them — Codex killed mid-call and resumed gives the model a
   synthetic "aborted" result but writes none to the rollout (REC-1).
@@ -46,6 +49,7 @@ from loopspec.properties.logcheck.harness_logs import (
     RecordError,
     Reply,
     Result,
+    RolledBack,
     TurnStart,
     Visible,
     record_id,
@@ -153,6 +157,9 @@ class _Reader:
         # reply for a call written next (`stray`), still its reply's, not a new one (ADJ-3).
         self.calls: set[str] = set()
         self.stray = False
+        # The line of each user message still in the history: a rollback of n turns takes out
+        # everything from the n-th last on (`thread_rolled_back`).
+        self.prompts: list[int] = []
 
     def observe(self, record: Mapping[str, Any], line: int) -> Iterator[Observation]:
         payload = record.get("payload")
@@ -175,6 +182,15 @@ class _Reader:
             turn_id = payload.get("turn_id")
             named = f"turn {turn_id} " if isinstance(turn_id, str) and turn_id else "a turn "
             yield TurnStart(line, f"{named}(task_started)")
+        elif kind == "event_msg" and payload.get("type") == "thread_rolled_back":
+            # Codex rebuilds the history without the last `num_turns` user turns, counting user
+            # messages from the end (a resumed or forked thread's model reads it so).
+            turns = payload.get("num_turns")
+            if type(turns) is int and turns > 0:
+                self.in_reply = False
+                cut = self.prompts[-turns] if turns <= len(self.prompts) else 0
+                del self.prompts[len(self.prompts) - min(turns, len(self.prompts)) :]
+                yield RolledBack(cut, line)
         elif kind == "event_msg" and payload.get("type") == "item_completed":
             item = payload.get("item")
             if isinstance(item, Mapping) and item.get("type") == "CommandExecution":
@@ -218,6 +234,8 @@ class _Reader:
             # A user's message opens a turn when its task_started is missing (a resume, a
             # converter that drops event_msgs): held, as a transcript's prompt is, by `Judge`.
             prompt = role == "user"
+            if prompt:
+                self.prompts.append(line)
             yield Visible(f"a {role} message", line, _hook_context(item), prompt)
 
 

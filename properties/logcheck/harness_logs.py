@@ -311,8 +311,28 @@ class TurnStart(PlainRecord):
         self.what = what
 
 
+class RolledBack(PlainRecord):
+    """The history loses its last turns (a Codex rollout's `thread_rolled_back`): from `cut`,
+    the line of the first prompt taken out, on, what the log holds is no longer in it (calls
+    awaiting results there await none)."""
+
+    __slots__ = ("cut", "line")
+
+    def __init__(self, cut: int, line: int) -> None:
+        self.cut = cut
+        self.line = line
+
+
 Observation = (
-    Reply | Result | Visible | HookRewrite | Executed | Invented | InventedAfterAbort | TurnStart
+    Reply
+    | Result
+    | Visible
+    | HookRewrite
+    | Executed
+    | Invented
+    | InventedAfterAbort
+    | TurnStart
+    | RolledBack
 )
 
 
@@ -595,6 +615,9 @@ class Judge:
     def feed(self, observation: Observation) -> list[Violation]:
         """The violations `observation` commits (or a prompt held before it: `held`); each is
         at its own line."""
+        if type(observation) is RolledBack:
+            self._roll_back(observation.cut)
+            return []
         if self.held_turn is not None:
             return self._after_held_turn(observation)
         if self.held_reply is not None:
@@ -614,6 +637,18 @@ class Judge:
             self.held_since.append(held)
             return []
         return self._landed(held) + self._feed(observation)
+
+    def _roll_back(self, cut: int) -> None:
+        """Take what the log holds from line `cut` on out of the history: calls made there
+        await no result (a turn opened after it opens over none), a prompt or a turn start
+        held there opened nothing."""
+        if self.held is not None and self.held.line >= cut:
+            self.held = None
+        if self.held_turn is not None and self.held_turn.line >= cut:
+            self.held_turn, self.held_since = None, []
+        pending = self.open
+        if pending is not None and all(pending.line_of_call[c] >= cut for c in pending.waiting):
+            self.open = None
 
     def _after_held_turn(self, observation: Observation) -> list[Violation]:
         """`observation` after a turn start held while calls await (`held_turn`)."""
@@ -745,6 +780,9 @@ class Judge:
                     self.held_turn = observation
                     return []
                 return self._turn_start(line, what, TURN_STARTED_OVER_CALLS)
+            case RolledBack(cut=cut):
+                self._roll_back(cut)
+                return []
             case _:
                 from typing import assert_never  # noqa: PLC0415 (never run: see the records)
 
