@@ -301,6 +301,14 @@ EDITS: dict[str, tuple[str, Callable[[str], str], str]] = {
         "reads type, command, timeout, failClosed, and leaves alone the others real settings "
         "hold",
     ),
+    # Codex's timeoutSec in lower case was offered loopspec's `timeout`, near as 0.82.
+    "hooks: a member loopspec leaves alone in lower case": (
+        "hooks",
+        _edit('"timeout": 5', '"timeoutsec": 5'),
+        f"FILE:10: {_HANDLER}.timeoutsec: not a member of a hook handler real settings hold "
+        "(did you mean timeoutSec?): Claude Code ignores one it does not know; loopspec reads "
+        "type, command, timeout, failClosed, and leaves alone the others real settings hold",
+    ),
     # A hook of another type was refused as lacking a command, not as what it is, and one
     # written with a command anyway was driven as its own type, never audited.
     "harness hooks: a prompt hook": (

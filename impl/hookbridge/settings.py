@@ -284,24 +284,31 @@ def _refuse_a_misspelling(
     for key in found:
         if key in reads or key in real:
             continue
-        meant = nearest(key, reads, cutoff=MISSPELT) or nearest(key, lacking, cutoff=CLOSE)
-        if meant is None:
-            if (theirs := nearest(key, real, cutoff=MISSPELT)) is not None:
-                raise HookSettingsError(
-                    source, f"{path}.{key}", _misspelt_real(theirs, reads, what=what)
-                )
-            continue
-        if what:
-            problem = (
-                f"not a member of {what} loopspec reads{offered(meant)}; it reads "
-                f"{', '.join(reads)}, and leaves alone the others real settings hold"
-            )
-        else:
-            problem = (
-                f"no hook event{offered(meant)}; loopspec runs {' and '.join(reads)}, and "
-                "leaves the others Claude Code and Codex have (Stop, SessionStart...)"
-            )
-        raise HookSettingsError(source, f"{path}.{key}", problem)
+        # Letter case alone sets a real one apart first (`timeoutsec`, Codex's `timeoutSec`,
+        # is 0.82 to `timeout`, which it does not mean).
+        theirs = nearest(key, real, cutoff=1.0)
+        if theirs is None:
+            meant = nearest(key, reads, cutoff=MISSPELT) or nearest(key, lacking, cutoff=CLOSE)
+            if meant is not None:
+                raise HookSettingsError(source, f"{path}.{key}", _misspelt(meant, reads, what))
+            theirs = nearest(key, real, cutoff=MISSPELT)
+        if theirs is not None:
+            problem = _misspelt_real(theirs, reads, what=what)
+            raise HookSettingsError(source, f"{path}.{key}", problem)
+
+
+def _misspelt(meant: str, reads: tuple[str, ...], what: str) -> str:
+    """The refusal of a misspelling of `meant`, an event or member loopspec reads (`what`: the
+    object it is a member of; none, an event)."""
+    if what:
+        return (
+            f"not a member of {what} loopspec reads{offered(meant)}; it reads "
+            f"{', '.join(reads)}, and leaves alone the others real settings hold"
+        )
+    return (
+        f"no hook event{offered(meant)}; loopspec runs {' and '.join(reads)}, and "
+        "leaves the others Claude Code and Codex have (Stop, SessionStart...)"
+    )
 
 
 def _misspelt_real(meant: str, reads: tuple[str, ...], *, what: str) -> str:
