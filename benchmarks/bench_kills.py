@@ -105,9 +105,7 @@ def timed_failure(
 def fresh_loops() -> list[tuple[str, Callable[[], ModelTarget], frozenset[str]]]:
     """Rounds 12 and 13's wrong loops (tests/test_blame_fresh_bugs_round12.py and round13.py),
     each planted in the model: its name, the target, and the rules a first failing program may
-    rightly be blamed on. Left out: the bash card titled by its description (no generated call
-    has one; section 12's presentation examples show it) and the presenter raising (a breakage,
-    not a divergence)."""
+    rightly be blamed on. Left out: the presenter raising (a breakage, not a divergence)."""
     import test_blame_fresh_bugs_round12 as r12  # noqa: PLC0415 (pytest, only with --fresh)
     import test_blame_fresh_bugs_round13 as r13  # noqa: PLC0415
     from fresh_bugs import CapOneOff, planted  # noqa: PLC0415
@@ -120,12 +118,13 @@ def fresh_loops() -> list[tuple[str, Callable[[], ModelTarget], frozenset[str]]]
     every_reason = planted(rewrite, "_reasons", r13._every_hooks_reason, "")
     loops: list[tuple[str, type[ModelTarget], set[str]]] = [
         ("r12 failed request's own kind", r12.FAILED_REQUEST_OWN_KIND[1], {"TEXT-2"}),
-        ("r12 repair timed in seconds", r12.REPAIR_TIMED_IN_SECONDS[1], {"REC-1", "LOG-4"}),
+        ("r12 repair timed in seconds", r12.REPAIR_TIMED_IN_SECONDS[1], {"REC-1"}),
         ("r12 sp-model3 refused context", r12.QueuesARefusedOutcomesContexts, {"MODEL-3"}),
         ("r12 times in seconds", r12.TimesInSeconds, {"LOG-4"}),
         ("r12 missing keys sorted", r12.SORTS_MISSING_KEYS, {"TEXT-1"}),
         ("r12 settles the running call", r12.SettlesTheRunningCall, {"EXE-4"}),
         ("r12 js-abort1 drain skips gate", r12.DrainSkipsTheGate, {"ABORT-1"}),
+        ("r12 bash titled by description", r12.BASH_TITLED_BY_DESCRIPTION[1], {"VIEW-2"}),
         ("r12 stuck after a reopen", r12.StaysCrashedAfterABalancedReopen, {"REC-2"}),
         ("r12 history cleared each turn", r12.ClearsItsHistoryEachTurn, {"HIST-1"}),
         ("r13 blank the Go way", r13.BLANK_TO_PYTHON_ALONE_UNREGISTERED[1], {"EXE-2"}),

@@ -439,6 +439,15 @@ def test_VIEW_2_a_bash_card_titled_with_its_description_is_told_what_titles_it()
     )
 
 
+def test_VIEW_2_generated_bash_calls_carry_a_description_some_empty() -> None:
+    """VIEW-2: random programs' bash calls carry a description, an empty one too, in place of
+    some `ls` calls (the same draws), so a card titled with it is found (no program had one:
+    the bug passed every seed; now the first failing program names VIEW-2 on seeds 0 to 9)."""
+    drawn = {swarm._in_place('{"command":"ls"}', number) for number in range(6)}
+    assert '{"command":"ls","description":"List the files"}' in drawn
+    assert '{"command":"ls","description":""}' in drawn
+
+
 class StaysCrashedAfterABalancedReopen(ModelTarget):
     """The model, except that a reopen whose repair appends nothing (the log was balanced)
     leaves the loop crashed (`if (tx.events.length > 0) this.phase = IDLE`): it refuses what

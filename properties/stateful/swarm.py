@@ -472,6 +472,8 @@ MALFORMED_ARGUMENTS = (*gen.MALFORMED_ARGUMENTS, '{"command":"ls","timeout":-0.0
 #   `docs/a.txt`; `/workspace-old/a.txt` (a sibling a prefix test takes for inside) and
 #   `/workspace/../etc/a.txt` (outside once resolved, shown unresolved) keep the title as
 #   given. Every path was relative, and a loop relativizing any way passed every program.
+# - a bash call's `description` (its card's content, not its title, VIEW-2; an empty one shows
+#   nothing), which no call had: a loop titling the card with it passed every program;
 # - a `\\u` escape of a lone surrogate (EXE-2 reads it as a string holding it) in an object's
 #   key, in a bash command and in a read's and a write's path, which its card's title shows
 #   (VIEW-4); only a grep's pattern held one, and a loop writing any other as U+FFFD passed
@@ -487,6 +489,11 @@ _IN_PLACE_BY_CALL: dict[str, tuple[str, ...]] = {
     '{"command":"rm -rf build"}': (
         '{"command":"rm -rf \\ud800build"}',
         '{"command":"rm -rf build"}',
+    ),
+    '{"command":"ls"}': (
+        '{"command":"ls"}',
+        '{"command":"ls","description":"List the files"}',
+        '{"command":"ls","description":""}',
     ),
     "[1,2]": ('{"file_path":"a.txt","limit":-Infinity}', "[1,2]"),
     '"text"': ('"text"', '{"command":"ls","timeout":1e400}'),
