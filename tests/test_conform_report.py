@@ -307,6 +307,25 @@ def test_MODEL_1_each_blame_matrix_program_creates_the_situation_of_the_rule_it_
     assert program_exercises("HOOK-4", guarded, waiting, presenting=True)
 
 
+@pytest.mark.parametrize(
+    ("named", "rule"),
+    [
+        ("a later step's reply reuses the call id of an earlier step's call", "EXE-1"),
+        ("a call with invalid input waits behind a pending approval", "EXE-5"),
+    ],
+    ids=["EXE-1", "EXE-5"],
+)
+def test_EXE_1_EXE_5_a_targeted_program_creates_the_situation_of_its_rule(
+    named: str, rule: str
+) -> None:
+    """EXE-1, EXE-5: the targeted programs conform plays for a call id reused by a later reply
+    and for a call with invalid input held at the gate by an approval created no situation of
+    either rule (only ids repeated within one reply counted, only an invalid call's result), so
+    a case of either, holding a refused command, was refused by replay as no valid program."""
+    (situation,) = [each for each in SITUATIONS if each.name.startswith(named)]
+    assert program_exercises(rule, situation.config, situation.program, presenting=True)
+
+
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
 @pytest.mark.no_cover
 def test_MODEL_1_examples_counts_programs_and_shrinking_apart() -> None:

@@ -27,6 +27,7 @@ from loopspec.model.commands import (
     ToolSucceeded,
 )
 from loopspec.model.config import MATCH_ALL, LoopConfig
+from loopspec.model.rewrite import INVALID
 from loopspec.model.state import (
     ASK,
     ASKING,
@@ -85,7 +86,10 @@ class Situations:
         self._supplied: dict[str, int] = {}  # call id -> inputs hooks supplied
         self._rewritten: set[str] = set()
         self._denied: set[str] = set()  # calls a PreToolUse hook denied
-        self._denials_counted: set[str] = set()  # denied calls DEC-1 was counted for
+        # (rule, call id): a refused call whose DEC-1 or EXE-5 was counted, once sealed or
+        # once its result was appended, whichever came first.
+        self._refusals_counted: set[tuple[str, str]] = set()
+        self._call_ids: set[str] = set()  # the ids of every call the model accepted
         self._calls_in_turn = False
 
     def feed(
@@ -115,9 +119,12 @@ class Situations:
             found.append("LOG-8")
         if isinstance(command, ModelReplies):
             found += _reply_situations(command, before, after)
+            # A later reply reusing an earlier call's id: its call is one of its own (EXE-1).
+            found += ["EXE-1" for call in command.tool_calls if call.id in self._call_ids]
+            self._call_ids.update(call.id for call in command.tool_calls)
         found += _scheduling(after)
         found += _results_held_back(before, after)
-        found += self._denials_sealed(after)
+        found += self._refusals_sealed(after)
         found += presentation_situations(observation.presented or ())
         return found
 
@@ -199,7 +206,7 @@ class Situations:
                 # A later reply may reuse an earlier call's id: that call's denial or rewrite
                 # is not this one's.
                 self._denied.discard(call_id)
-                self._denials_counted.discard(call_id)
+                self._refusals_counted -= {("DEC-1", call_id), ("EXE-5", call_id)}
                 self._rewritten.discard(call_id)
                 decisions = self._decisions.get(call_id, [])
                 if len(decisions) > 1 and set(decisions) != {"pass"}:
@@ -241,7 +248,9 @@ class Situations:
         content = message.get("content") if isinstance(message, dict) else None
         block = content[0] if isinstance(content, list) and content else None
         found: list[str] = ["TEXT-1"] if isinstance(block, dict) and block.get("isError") else []
-        if code in ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL"):
+        if code == "UNKNOWN_TOOL" or (
+            code == "INVALID_TOOL_INPUT" and self._first("EXE-5", call_id)
+        ):
             found.append("EXE-5")
         elif code in ("ABORTED_BEFORE_DISPATCH", "ABORTED"):
             found.append("ABORT-1")
@@ -250,25 +259,32 @@ class Situations:
         refused = REWRITE_REFUSED_WORDS in json.dumps(message)
         if refused:
             found.append("HOOK-6")
-        if (refused or call_id in self._denied) and call_id not in self._denials_counted:
+        if (refused or call_id in self._denied) and self._first("DEC-1", call_id):
             found.append("DEC-1")  # its batch settled in the command that sealed it
-            self._denials_counted.add(str(call_id))
         return found
 
-    def _denials_sealed(self, after: LoopState | None) -> list[str]:
+    def _first(self, rule_id: str, call_id: object) -> bool:
+        """Whether `rule_id` is counted for the refused call `call_id` for the first time."""
+        key = (rule_id, str(call_id))
+        if key in self._refusals_counted:
+            return False
+        self._refusals_counted.add(key)
+        return True
+
+    def _refusals_sealed(self, after: LoopState | None) -> list[str]:
         """DEC-1's situation, once for each call the model sealed as denied (by a hook, or
-        refused for a rewrite its tool cannot take, HOOK-6) in a batch still open: it must never
-        run, and its error result may wait behind an earlier call (ORD-3), after the program's
-        end. A batch settled in the command that sealed it is counted at its results."""
+        refused for a rewrite its tool cannot take, HOOK-6), and EXE-5's for one sealed with
+        invalid input, in a batch still open: it must never run, and its error result may wait
+        behind an earlier call (ORD-3, SCHED-2), after the program's end. A batch settled in the
+        command that sealed it is counted at its results."""
         if after is None or not isinstance(after.phase, Dispatching):
             return []
-        fresh = [
-            slot.call_id
+        rules = {DENY: "DEC-1", INVALID: "EXE-5"}
+        return [
+            rules[slot.decision]
             for slot in after.phase.slots
-            if slot.decision == DENY and slot.call_id not in self._denials_counted
+            if slot.decision in rules and self._first(rules[slot.decision], slot.call_id)
         ]
-        self._denials_counted.update(fresh)
-        return ["DEC-1"] * len(fresh)
 
 
 def presentation_situations(presented: tuple[dict[str, object], ...]) -> list[str]:
