@@ -324,12 +324,15 @@ against 1.37x, 1.50x, 1.70x: json's C scanner gains more from that build than th
 The one lever found, tried outside the repository: `clean_events.py` and `prefix.py` compiled by
 mypyc (the same source but for `_BELOW_EVERY_SEQ` made an int and `object.__new__` replaced by calls
 of the classes, which native classes require), the loop still interpreted: 1.18x, 1.11x to 1.18x,
-1.20x to 1.30x against 1.33x to 1.38x, 1.57x to 1.60x, 1.65x to 1.70x in the same sitting;
+1.20x to 1.30x against 1.33x to 1.38x, 1.57x to 1.60x, 1.65x to 1.70x in the same sitting
+(`--repeat 3` on 1M events: 1.15x, 1.14x, 1.25x, against the 1.31x, 1.59x, 1.71x above);
 instructions (20,000 events, one check, start-up included) 783.5M to 712.6M, 1,122.5M to 987.7M,
 1,233.3M to 1,099.5M. It needs a build step (a C compiler, or wheels per platform), and native
 classes refuse what the code and tests do today: of some 350 tests of check_fuzz, commit_units and
 the prefix's, 65 failed (`object.__new__` on a native class, `PlainRecord.copy` among them; an
-interpreted subclass of a compiled class; a float stored where an int is declared).
+interpreted subclass of a compiled class; a float among a reply's sources: `_cites_earlier`'s `sum`,
+typed an int, raises TypeError where the interpreted code tests its type, so every runtime test of a
+value's type against its annotation would want reading again).
 
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
