@@ -22,20 +22,26 @@ suite runs no tclsh):
   JavaScript's `trim`, a reading that still finds the input invalid (the tool requires a key);
   now EXE-5, saying invalid input passes the gate at once and an abort keeps its result;
 - arguments blank to Python alone read as Tcl's `string trim` reads them: named right (EXE-2),
-  in words that now list Tcl's `string trim` and `string is space` beside Go's and Rust's.
+  in words that now list Tcl's `string trim` and `string is space` beside Go's and Rust's;
+- a rewrite's numbers written back with `format %g` (six significant digits), so the hook's
+  integer 98765432109876543210 was recorded as 9.87654e+19: named RW-1 (arguments not the
+  effective ones); now RW-2, which says a supplied input is recorded as the value the hook gave,
+  every digit kept, naming the number and how it was written.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import re
 
 import attrs
 import pytest
-from fresh_bugs import FreshBug, assert_found, calls, planted, swept
+from fresh_bugs import FreshBug, assert_found, calls, copied, planted, renumbered, swept
 
 from loopspec.model import dispatch, messages, rewrite
 from loopspec.model.commands import (
     Abort,
+    Allow,
     Command,
     Deny,
     HookAnswers,
@@ -49,7 +55,7 @@ from loopspec.model.commands import (
 from loopspec.model.config import MATCH_ALL, HookSpec, LoopConfig, ToolSpec
 from loopspec.model.draft import Draft
 from loopspec.model.events import ApprovalDecided
-from loopspec.model.jsonvalue import EMPTY, JsonValue, parse_arguments
+from loopspec.model.jsonvalue import EMPTY, FrozenMap, JsonValue, parse_arguments
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.state import ASKING, READY, WAITING, Dispatching
 from loopspec.properties.conformance.target import ModelTarget, Observation
@@ -245,3 +251,58 @@ def test_EXE_2_arguments_blank_to_python_alone_name_tcls_trim() -> None:
         "EXE-2",
     )
     assert_found(row, "Tcl's string trim and string is space")
+
+
+_BIG = 98765432109876543210
+
+
+def _written_with_percent_g(arguments: str) -> str:
+    """The arguments with the hook's integer as C's `%g` (Tcl's `format %g`) writes it."""
+    return re.sub(str(_BIG), "9.87654e+19", arguments)
+
+
+class WritesRewritesWithPercentG(ModelTarget):
+    """The model, except that a rewrite's numbers are written back with six significant digits
+    in the reply, the call's record and what the body runs (the audit keeps the hook's own)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = copied(observed)
+        for event in events:
+            data = event["data"]
+            if event["type"] == "tool/call":
+                data["arguments"] = _written_with_percent_g(data["arguments"])
+            if event["type"] == "assistant/message":
+                for block in data["message"]["content"]:
+                    if block["type"] == "tool-call":
+                        block["arguments"] = _written_with_percent_g(block["arguments"])
+        executed = tuple((call, _written_with_percent_g(a)) for call, a in observed.executed)
+        return attrs.evolve(renumbered(observed, events), executed=executed)
+
+
+REWRITE_NUMBER_ROUNDED: FreshBug = (
+    "a rewrite's integer written with six significant digits",
+    WritesRewritesWithPercentG,
+    LoopConfig(
+        tools=(ToolSpec("bash", required_keys=("command",)),),
+        hooks=(HookSpec("final", "PreToolUse", "*"),),
+    ),
+    (
+        SubmitUser(""),
+        calls("c1", "bash", '{"command":""}'),
+        HookAnswers(Allow(FrozenMap({"command": "", "timeout": _BIG}))),
+    ),
+    "RW-2",
+)
+
+
+def test_RW_2_a_rewrites_integer_written_with_six_digits_is_named_so() -> None:
+    """RW-2: the Tcl loop wrote a rewrite's numbers with `format %g`, so the hook's integer
+    98765432109876543210 went into the reply and the call's record as 9.87654e+19 (the hook's
+    audit kept it whole). The report named RW-1 (the arguments are not the effective ones),
+    where the arguments are the hook's input with one number rounded, which RW-2 speaks of."""
+    assert_found(
+        REWRITE_NUMBER_ROUNDED,
+        "the hook's input with 98765432109876543210 written as 9.87654e+19",
+        "an integer with every digit",
+    )

@@ -16,6 +16,7 @@ difference no rule prescribes is reported as a gap in SPEC (`NO_RULE`), never gu
 from __future__ import annotations
 
 import json
+import math
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -60,7 +61,7 @@ from loopspec.model.invariants import (
     REPAIR_TAIL,
     LogMonitor,
 )
-from loopspec.model.json_text import spelled
+from loopspec.model.json_text import same_json, spelled
 from loopspec.model.jsonvalue import EMPTY, JAVASCRIPT_TRIMMED, FrozenMap, parse_arguments, thaw
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.prefix import UNREPAIRED_TURN, Violation
@@ -1664,6 +1665,21 @@ def _arguments_rule(
             if dropped is not None:
                 return "HOOK-3", f"the call's arguments in the {where} are the model's: {dropped}"
             erased = _not_erased_by_later(call_id, history) if kept else ""
+            rounded = (
+                None
+                if kept
+                else _number_rounded(
+                    dict(zip(_reply_or_record_ids(want), wanted, strict=False)).get(call_id),
+                    theirs.get(call_id),
+                )
+            )
+            if rounded is not None:
+                return "RW-2", (
+                    f"the call's arguments in the {where} are the hook's input with {rounded}: "
+                    "an input a hook supplied is recorded as the JSON value it gave, an integer "
+                    "with every digit and a number with a fraction or an exponent as the same "
+                    "double (write the number's own text back)"
+                )
             return (
                 "RW-1",
                 f"the call's arguments in the {where} are not the effective (rewritten) ones"
@@ -1678,6 +1694,56 @@ def _arguments_rule(
 def _reply_call_ids(event: Event) -> list[str | None]:
     content = _data(event).get("message", {}).get("content") or []
     return [b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "tool-call"]
+
+
+def _reply_or_record_ids(event: Event) -> list[str | None]:
+    """The call ids of a tool/call record, or of a reply's calls, in order."""
+    if event.get("type") == "tool/call":
+        return [_call_id_of(event)]
+    return list(_reply_call_ids(event))
+
+
+def _number_rounded(wanted: object, applied: object) -> str | None:
+    """`N written as M` for the first number that differs where the two arguments are
+    otherwise the same JSON value (the same keys, items and strings), the applied one another
+    number: a writer that rounds numbers (C's `%g`, six digits; a double for an integer); None
+    otherwise."""
+    if not (isinstance(wanted, _Parsed) and isinstance(applied, _Parsed)):
+        return None
+    found: list[str] = []
+
+    def same_but_numbers(mine: object, theirs: object) -> bool:
+        if isinstance(mine, dict) and isinstance(theirs, dict):
+            return mine.keys() == theirs.keys() and all(
+                same_but_numbers(mine[key], theirs[key]) for key in mine
+            )
+        if isinstance(mine, list) and isinstance(theirs, list):
+            return len(mine) == len(theirs) and all(
+                same_but_numbers(a, b) for a, b in zip(mine, theirs, strict=True)
+            )
+        numbers = (int, float)
+        if (
+            isinstance(mine, numbers)
+            and isinstance(theirs, numbers)
+            and not isinstance(mine, bool)
+            and not isinstance(theirs, bool)
+        ):
+            if same_json(mine, theirs):
+                return True
+            try:
+                close = math.isclose(mine, theirs, rel_tol=1e-5)
+            except OverflowError:  # an integer past a double's range
+                close = False
+            if not close:  # another number, not a rounding
+                return False
+            if not found:
+                found.append(f"{json.dumps(mine)} written as {json.dumps(theirs)}")
+            return True
+        return same_json(mine, theirs)
+
+    if not same_but_numbers(wanted.value, applied.value) or not found:
+        return None
+    return found[0]
 
 
 def _call_arguments(event: Event) -> list[Any]:
