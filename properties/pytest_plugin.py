@@ -352,10 +352,45 @@ def _check_target(config: pytest.Config) -> None:
     else:
         cannot_start = factory.start_refusal() if isinstance(factory, SharedProcess) else None
         close_factory(factory)
+        elsewhere = _script_in_the_rootdir(config)
+        if elsewhere is not None:
+            raise refused(elsewhere)
         if cannot_start is not None:
             raise refused(cannot_start)
     if unusable is not None:  # raised outside the `except`: pytest would print the context
         raise refused(unusable.message + _configuration_unread(config), unusable.rule_id)
+
+
+def _script_in_the_rootdir(config: pytest.Config) -> str | None:
+    """Where pytest runs outside its rootdir, the line for a `--loopspec-cmd` whose script (or
+    program, `./loop.sh`) by a relative path is not in the current folder but in the rootdir:
+    the process starts in the current folder (as `conform --cmd` does), and a script named in
+    the rootdir's `addopts` failed every loopspec test, the rootdir unnamed. None otherwise."""
+    import shlex  # noqa: PLC0415 (only with a --loopspec-cmd)
+
+    from loopspec.properties.conformance.start_errors import (  # noqa: PLC0415 (likewise)
+        missing_relative_paths,
+    )
+
+    command = config.getoption("--loopspec-cmd")
+    here, root = Path(os.getcwd()), config.rootpath
+    if not command or here.resolve() == root.resolve():
+        return None
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return None
+    program = [argv[0]] if argv and "/" in argv[0] and not os.path.isabs(argv[0]) else []
+    for word in [*program, *missing_relative_paths(argv, "")]:
+        if not os.path.lexists(word) and (root / word).exists():
+            return (
+                # The command as a case writes it (SAFE-1): the line lands in CI logs.
+                f"--loopspec-cmd {portable(shlex.quote(command))}: {word}: no such file "
+                "relative to the current "
+                f"directory, {here}, where the process starts; the rootdir, {root}, holds it: "
+                "run pytest there"
+            )
+    return None
 
 
 # pytest's configuration files, and what marks one as holding pytest's settings ("": any).

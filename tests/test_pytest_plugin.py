@@ -375,6 +375,26 @@ def test_PROTO_1_plugin_stops_once_when_the_target_cannot_be_loaded(
     assert "passed" not in out, out
 
 
+def test_PROTO_1_plugin_names_the_rootdir_that_holds_a_cmd_script_missing_here(
+    inner_pytest: InnerPytest,
+) -> None:
+    """PROTO-1: a --loopspec-cmd starts in the folder pytest runs in, not the rootdir: run from
+    tests/, `python3 loop.py` (from the rootdir's addopts) failed every loopspec test, each
+    saying only that loop.py is not in tests/. It stops pytest, naming the rootdir that holds
+    it (a setup error, no rule)."""
+    folder = inner_pytest.pytester.path
+    (folder / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (folder / "loop.py").write_text("", encoding="utf-8")
+    (folder / "tests").mkdir()
+    done = inner_pytest(folder, "python3 loop.py", "--loopspec-cmd", 1, cwd=folder / "tests")
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    assert done.stderr.strip() == (
+        "ERROR: loopspec: error: --loopspec-cmd 'python3 loop.py': loop.py: no such file "
+        f"relative to the current directory, {folder / 'tests'}, where the process starts; "
+        f"the rootdir, {folder}, holds it: run pytest there"
+    ), done.stderr
+
+
 def test_PROTO_1_a_factory_that_makes_no_target_fails_each_test_in_one_line_as_documented(
     inner_pytest: InnerPytest,
 ) -> None:
