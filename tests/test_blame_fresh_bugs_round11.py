@@ -58,6 +58,7 @@ from loopspec.model.commands import (
     HookAnswers,
     ModelReplies,
     Pass,
+    PostBlock,
     PostPass,
     SubmitUser,
     ToolFailed,
@@ -325,6 +326,30 @@ def test_HOOK_6_an_input_judged_though_replaced_is_named_HOOK_6() -> None:
     )
 
 
+def test_HOOK_6_an_input_judged_though_replaced_by_one_equal_to_the_models_is_named_HOOK_6() -> (
+    None
+):
+    """HOOK-6: where the input in effect equals the model's own arguments, only the sidecar
+    tells the refused call from the model's, and its absence follows from the refusal (RW-2
+    was named on 2 seeds of 10: no sidecar recorded)."""
+    assert_found(
+        (
+            "the first hook's input judged, the last one's equal to the model's",
+            FIRST_INPUT_JUDGED[1],
+            _two_hooks(GREP),
+            (
+                SubmitUser("find it"),
+                calls("c1", "grep", '{"pattern":"x"}'),
+                HookAnswers(Allow(FrozenMap({}))),
+                HookAnswers(Allow(FrozenMap({"pattern": "x"}))),
+            ),
+            "HOOK-6",
+        ),
+        "the target records no rewrite sidecar: the call's arguments in the audit record "
+        "(tool/call) are the model's: the target refuses the input hook final supplied",
+    )
+
+
 def _reversed_sidecar(call: Any, votes: Any, config: LoopConfig) -> Any:
     resolution = _RESOLVE_CALL(call, votes, config)
     sidecar = resolution.sidecar
@@ -432,6 +457,26 @@ def test_EXE_4_error_info_with_a_null_code_is_named_as_the_error_info() -> None:
         'the target writes {"name": "ToolError", "code": null} as tool/result.error where the '
         "body failed without a code",
         lacks=["a failed body's result is Error: <message>"],
+    )
+
+
+def test_EXE_4_error_info_with_a_null_code_under_a_post_block_is_named_as_the_error_info() -> None:
+    """EXE-4: under a PostToolUse block the content is the block reasons, as the model's, and
+    only the error info differs (DEC-3 was named on 3 seeds of 10: the block not applied)."""
+    assert_found(
+        (
+            "a blocked failure without a code written with a null code",
+            NullErrorCode,
+            LoopConfig(tools=(READ,), hooks=(HookSpec("audit", "PostToolUse", "read"),)),
+            (
+                SubmitUser(""),
+                calls("c1", "read", '{"file_path":""}'),
+                ToolFinishes("c1", ToolFailed(""), (PostBlock(""),)),
+            ),
+            "EXE-4",
+        ),
+        'the target writes {"name": "ToolError", "code": null} as tool/result.error where the '
+        "body failed without a code",
     )
 
 

@@ -1444,6 +1444,11 @@ def _result_rule(
         )
     if code in ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL"):
         return "EXE-5", f"{about} differs: a call the tool cannot take ends as an {code} error"
+    body_error = _body_error_words(want, got)
+    if situation.post_blocked and body_error is not None:
+        # The block reasons are the content, as the model's: only the body's error info
+        # differs (it read as the block not applied).
+        return "EXE-4", f"{about} differs in its error info: {body_error}"
     if situation.post_blocked:
         return "DEC-3", (
             f"{about} differs: a PostToolUse block replaces it with the block reasons"
@@ -1524,7 +1529,6 @@ def _result_rule(
             "started is never aborted before dispatch, and a body that finished before the "
             "abort keeps its result (only a success that lands after it is ABORTED)"
         )
-    body_error = _body_error_words(want, got)
     if body_error is not None:
         return "EXE-4", f"{about} differs in its error info: {body_error}"
     if isinstance(command, ToolFinishes) and command.call_id == call_id:
@@ -1823,6 +1827,28 @@ def _acceptable_input_refused(
         f"saying {said!r}, but its tool takes it{why}: only an input the tool cannot take is "
         "refused; this one is applied and runs"
     )
+
+
+def _refused_in_place(
+    want: Event,
+    got: Event,
+    situation: _Situation,
+    history: Sequence[Event],
+    *,
+    target_events: Sequence[Event],
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> str | None:
+    """`_acceptable_input_refused` for a tool/call whose input in effect equals the model's own
+    arguments (so only the sidecar differs), with the input the target judged in its place."""
+    call_id = _call_id_of(want)
+    theirs = dict(zip([call_id], _call_arguments(got), strict=False))
+    where = "audit record (tool/call)"
+    refused = _acceptable_input_refused(
+        call_id, situation, theirs, where, target_events, config=config, probe=probe
+    )
+    judged = _replaced_input_judged(call_id, situation, theirs, history, config)
+    return refused if refused is None or judged is None else f"{refused} ({judged})"
 
 
 def _replaced_input_judged(
@@ -2233,6 +2259,23 @@ def _changed(
                     _data(want).get("arguments")
                 )
                 dropped = _dropped_by_an_ask(_call_id_of(want), history) if same else None
+                refused = (
+                    _refused_in_place(
+                        want,
+                        got,
+                        situation,
+                        history,
+                        target_events=target_events,
+                        config=config,
+                        probe=probe,
+                    )
+                    if same
+                    else None
+                )
+                if refused is not None:
+                    # Refused, the call keeps its arguments and no sidecar: the missing record
+                    # follows from the refusal (it read as RW-2).
+                    return "HOOK-6", f"{named}: the target records no rewrite sidecar: {refused}"
                 if dropped is not None:
                     return "HOOK-3", (
                         f"{named}: the target records no rewrite sidecar, but a hook-supplied "
