@@ -1526,10 +1526,13 @@ facet (`RW-2:` + this) and leave the call to the comparison, which tells what th
 @invariant(
     "supplied_rewrite_applied_or_refused",
     "RW-2",
+    "HOOK-6",
     reads=of_types("tool/result", "hook/result", "step/end"),
 )
 def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
-    """An input a hook supplied is either recorded in the sidecar or the call fails, refused."""
+    """An input a hook supplied is either recorded in the sidecar or the call fails, refused;
+    one that is no JSON object is refused (HOOK-6): a call that ran with none recorded and
+    succeeded ran with an input no tool takes, or with the model's in its place."""
     if fact.type == "hook/result":
         return _supplied_after_its_result(prefix, fact)
     if fact.type == "step/end":
@@ -1556,6 +1559,9 @@ def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Sequence[
         # And what to change: a record that keeps the model's input ran the hook's unseen.
         inputs = [answer.updated_input for answer in answers]
         tied = "" if unnamed is None else _taken_for_the_call(prefix, unnamed, fact.call_id)
+        if inputs and type(inputs[-1]) is not dict:
+            at = () if record is None else (record.seq,)
+            return [_unrefused_non_object(fact, hook + tied, inputs[-1], supplied, at)]
         if record is None or record.arguments is None or not inputs:
             change = ""
         elif text_reads_as(record.arguments, inputs[-1]):
@@ -1581,6 +1587,21 @@ def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Sequence[
             )
         ]
     return NO_VIOLATIONS
+
+
+def _unrefused_non_object(
+    fact: Fact, hook: str, given: object, supplied: list[int], recorded: tuple[int, ...]
+) -> Violation:
+    """HOOK-6 at the successful result `fact` of a call whose hook `hook` supplied `given`,
+    an input that is no JSON object, which no record could hold as the call's arguments."""
+    kinds = {list: "an array", str: "a string", bool: "a boolean", int: "a number"}
+    kind = "null" if given is None else kinds.get(type(given), "a number")
+    message = (
+        f"hook {hook} supplied an input for {fact.call_id} that is {kind}, {spelled(given)}, "
+        "yet its result reports success: an input in effect that is not a JSON object denies "
+        "the call, with a reason naming the hook, and the call never runs"
+    )
+    return Violation("HOOK-6", fact.seq, message, (*supplied[-1:], *recorded))
 
 
 def _supplied_after_its_result(prefix: Prefix, fact: Fact) -> Sequence[Violation]:

@@ -484,3 +484,40 @@ def test_LOG_1_events_written_again_on_resuming_are_one_fault(
             "is written once, and a resumed writer goes on from the log's last seq "
             f"({seq + lines - 1}); the lines written again are not judged again"
         )
+
+
+@pytest.mark.parametrize(
+    ("updated", "rule", "what"),
+    [
+        ("ls -la", "HOOK-6", 'a string, "ls -la"'),
+        ([1, 2], "HOOK-6", "an array, [1, 2]"),
+        ({"key": "b"}, "RW-2", None),
+    ],
+)
+def test_HOOK_6_an_input_that_is_no_object_run_anyway_is_named(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    updated: object,
+    rule: str,
+    what: str | None,
+) -> None:
+    """HOOK-6: a PreToolUse hook's allow supplies an input that is no JSON object, and the call
+    succeeds (the writer ran it, or ran the model's input in its place). Such an input denies
+    the call. It was RW-2, 'neither recorded as a rewrite nor refused ... record that input as
+    the call's arguments', which no record could do. An object so supplied is still RW-2, and
+    the call refused (its result an error) breaks neither."""
+    invoked, answer = _hook("PreToolUse", 1, "allow")
+    answer[1]["updatedInput"] = updated
+    ran = dsh_log(tmp_path / "ran.jsonl", ["c1"], [invoked, answer, ("tool/result", READ)])
+    found = only_violation(capsys, ran)
+    assert found.startswith(f"{rule} 7: ")
+    if what is not None:
+        assert found == (
+            f"HOOK-6 7: hook claude-code:PreToolUse:1 (the hook named no call: c1 alone awaited "
+            f"a result, so it was c1's) supplied an input for c1 that is {what}, yet its result "
+            "reports success: an input in effect that is not a JSON object denies the call, "
+            "with a reason naming the hook, and the call never runs"
+        )
+    refused = _result("c1", "Error: hook claude-code:PreToolUse:1 rewrote ...", failed=True)
+    middle = [invoked, answer, ("tool/result", refused)]
+    assert checked(capsys, dsh_log(tmp_path / "refused.jsonl", ["c1"], middle)) == (0, [])

@@ -874,7 +874,7 @@ def test_HOOK_7_a_codex_rollout_says_it_cannot_show_its_hooks_faults(
     assert "loopspec run --harness codex" in report.not_checkable["HOOK-7"]
     assert main(["check", str(rollout)]) == 0
     listed = capsys.readouterr().out.splitlines()[0]
-    assert ", HOOK-4, HOOK-5, HOOK-7, LOG-1" in listed
+    assert ", HOOK-4, HOOK-5, HOOK-6, HOOK-7, LOG-1" in listed
     assert "HOOK-7" not in check(CLAUDE / "valid" / "two-calls-in-order.jsonl").not_checkable
 
 

@@ -154,6 +154,10 @@ NOT_CHECKABLE = {
     ),
     "DEC-2": "approval requests and answers are not recorded",
     "ABORT-3": "approval requests and answers are not recorded",
+    "HOOK-6": (
+        "a hook's updatedInput that is no JSON object is not read as one supplied (Claude Code "
+        "refuses such an answer whole and runs the call as the model asked)"
+    ),
     "EXE-2": "a tool_use block's input is written as a JSON object, so no call's is another value",
 }
 CHECKED_IN_PART = {

@@ -90,6 +90,7 @@ NOT_CHECKABLE = {
     "HOOK-3": _NO_HOOKS,
     "HOOK-4": _NO_HOOKS,
     "HOOK-5": _NO_HOOKS,
+    "HOOK-6": _NO_HOOKS,
     "HOOK-7": (
         "the rollout records no hook run, so not a hook that crashed, printed broken JSON, timed "
         "out or answered what Codex does not support (an ask: the call runs); `loopspec run "

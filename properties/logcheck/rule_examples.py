@@ -290,6 +290,20 @@ def break_rw_4(rows: Rows) -> Rows:
     return rows
 
 
+def break_hook_6(rows: Rows) -> Rows:
+    """A read-guard PreToolUse hook allows call_a with an input that is a string, "a.txt", no
+    JSON object, and call_a runs: its result reports success."""
+    pre = find_row(rows, "hook/invoked", turn=1, handlerId="policy")
+    invoked, answered = fresh_row(rows[pre]), fresh_row(rows[pre + 1])
+    for row in (invoked, answered):
+        row_data(row).update({"handlerId": "read-guard", "callId": "call_a"})
+        for copied in ("matcher", "stderrSummary", "reason"):
+            row_data(row).pop(copied, None)
+    row_data(answered).update({"decision": "allow", "updatedInput": "a.txt"})
+    rows[pre:pre] = [invoked, answered]
+    return rows
+
+
 def break_dec_1(rows: Rows) -> Rows:
     """call_d, which the policy hook denied, has a result that reports success."""
     result = row_data(rows[find_row(rows, "tool/result", call="call_d")])
@@ -381,6 +395,7 @@ RULE_BREAKERS: dict[str, Mutation] = {
     "HOOK-1": break_hook_1,
     "HOOK-4": break_hook_4,
     "HOOK-5": break_hook_5,
+    "HOOK-6": break_hook_6,
     "DEC-1": break_dec_1,
     "DEC-2": break_dec_2,
     "ABORT-1": break_abort_1,
