@@ -143,7 +143,10 @@ def _agreeing_post_words() -> str:
 
 
 _AUDIT_TAKEN = "how the hook ran: the hook/result takes its fields from it (durationMs 0 when it "
-_POST_AUDIT = f"{_AUDIT_TAKEN}has none); absent: the verdict's word and durationMs 0 (TEXT-2)"
+_POST_AUDIT = (
+    f"{_AUDIT_TAKEN}has none); absent: the verdict's word, durationMs 0 and, for a block, its "
+    "reason as stderrSummary (a pass or a context gives none) (TEXT-2)"
+)
 """What a PostToolUse verdict's `audit` is for."""
 
 # What each field means, for the JSON Schema's descriptions: a case file is read and edited by
