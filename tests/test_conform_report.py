@@ -87,7 +87,7 @@ from loopspec.properties.conformance.run import (
     run_conformance,
     spec_text,
 )
-from loopspec.properties.conformance.situation_sweep import SITUATIONS
+from loopspec.properties.conformance.situation_sweep import SITUATIONS, settled_program
 from loopspec.properties.conformance.situations import (
     SITUATIONS_BY_EVENT,
     Situations,
@@ -284,46 +284,63 @@ def test_ADJ_4_an_empty_context_exercises_ADJ_4_and_not_ADJ_1() -> None:
     assert "ADJ-4" in blank
 
 
-def test_MODEL_1_each_blame_matrix_program_creates_the_situation_of_the_rule_it_breaks() -> None:
+def test_MODEL_1_ABORT_3_HOOK_4_each_blame_matrix_and_mutant_program_creates_its_situation() -> (
+    None
+):
     """MODEL-1: each program of the blame matrix shows a wrong loop breaking its rule, so it
     creates that rule's situation, which `replay` asks (`program_exercises`) before refusing a
-    case holding a refused command as no valid program. Ten more did not: a reply waiting for
-    its hooks (RW-3), a whole batch denied (DEC-1), two denials merged (HOOK-2), an abort of a
-    call awaiting approval (ABORT-3), an ask held at the gate (SCHED-2), a matcher not matching
-    a call (HOOK-8), a reply repeating a call id (EXE-1, refused for it), a call refused for its
-    rewrite (DEC-1), and a reply whose hook has not answered (HOOK-4, a mutant's); such a case,
-    its loop fixed, was refused as cut by hand. A user's abort
-    alone is not ABORT-3's (test_ABORT_3_only_an_abort_whose_cause_is_not_the_users_...)."""
+    case holding a refused command as no valid program, and before saying a pass shows the
+    recorded rule kept. Ten did not (session 33): a reply waiting for its hooks (RW-3), a whole
+    batch denied (DEC-1), two denials merged (HOOK-2), an abort of a call awaiting approval
+    (ABORT-3), an ask held at the gate (SCHED-2), a matcher not matching a call (HOOK-8), a
+    reply repeating a call id (EXE-1, refused for it), a call refused for its rewrite (DEC-1),
+    and a reply whose hook has not answered (HOOK-4, a mutant's); such a case, its loop fixed,
+    was refused as cut by hand. Nor did a user's abort, where a loop forgetting the cause breaks
+    ABORT-3 (conform's coverage still does not count it: test_ABORT_3_only_an_abort_whose_...),
+    nor a call with invalid input that a matching hook must not answer (HOOK-4, the
+    hooks-run-twice mutant's case as conform cut it down)."""
     missed = [
         case.name
         for case in FIRST_USER + FAMILIES
         if not program_exercises(case.broken, case.config, case.program, presenting=True)
     ]
-    assert missed == ["an abort forgets its cause"]
+    assert missed == []
     # Conform's case of a loop running each PreToolUse hook twice (tests/mutants.py,
     # hooks-run-twice, cut down): the reply alone, its hook not yet answered.
     guarded = LoopConfig(tools=(ToolSpec("read"),), hooks=(HookSpec("guard"),))
     waiting = (SubmitUser("hi"), ModelReplies((ToolCallBlock("c1", "read", "{}"),)))
     assert program_exercises("HOOK-4", guarded, waiting, presenting=True)
+    # ... and as the draws of session 34 cut it down: a write missing its content, which the
+    # hook matching it must not answer.
+    writes = LoopConfig(
+        tools=(ToolSpec("write", required_keys=("file_path", "content")),),
+        hooks=(HookSpec("guard", matcher="bash|write"),),
+    )
+    invalid = (SubmitUser(""), ModelReplies((ToolCallBlock("c1", "write", '{"file_path":""}'),)))
+    assert program_exercises("HOOK-4", writes, invalid, presenting=True)
 
 
-@pytest.mark.parametrize(
-    ("named", "rule"),
-    [
-        ("a later step's reply reuses the call id of an earlier step's call", "EXE-1"),
-        ("a call with invalid input waits behind a pending approval", "EXE-5"),
-    ],
-    ids=["EXE-1", "EXE-5"],
-)
-def test_EXE_1_EXE_5_a_targeted_program_creates_the_situation_of_its_rule(
-    named: str, rule: str
-) -> None:
-    """EXE-1, EXE-5: the targeted programs conform plays for a call id reused by a later reply
-    and for a call with invalid input held at the gate by an approval created no situation of
-    either rule (only ids repeated within one reply counted, only an invalid call's result), so
-    a case of either, holding a refused command, was refused by replay as no valid program."""
-    (situation,) = [each for each in SITUATIONS if each.name.startswith(named)]
-    assert program_exercises(rule, situation.config, situation.program, presenting=True)
+def test_EXE_2_HOOK_7_VIEW_2_SCHED_2_each_targeted_program_creates_its_rules_situations() -> None:
+    """EXE-1, EXE-2, EXE-5, HOOK-2, HOOK-3, HOOK-4, HOOK-6, HOOK-7, HOOK-8, VIEW-2, SCHED-2,
+    ABORT-3, MODEL-3: each targeted program conform plays after the random search, driven to
+    its quiet end as conform plays it, creates the situation of every rule it names. Fifteen
+    did not (sessions 33 and 34): a call id reused by a later reply (EXE-1), arguments without
+    a lossless value or a required key given null or "" (EXE-2, EXE-5), a cancelled reply of
+    no-break spaces (EXE-2), an empty matcher (HOOK-8), a hook failing open or closed (HOOK-7,
+    HOOK-2), a tool spelt in capitals or fullwidth letters (VIEW-2, HOOK-4), the user typing
+    while an approval waits (SCHED-2), a verdict too many refused (MODEL-3), a rewrite giving a
+    key null (HOOK-3, HOOK-6) and a second abort of another cause (ABORT-3): a case of one,
+    its loop fixed, was refused by replay as no valid program, or said to no longer set up its
+    rule."""
+    missed = [
+        (situation.name, rule)
+        for situation in SITUATIONS
+        for rule in situation.rules
+        if not program_exercises(
+            rule, situation.config, settled_program(situation), presenting=True
+        )
+    ]
+    assert missed == []
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).

@@ -11,6 +11,7 @@ observation, and returns the rules whose situation the command created (one entr
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 
@@ -26,8 +27,9 @@ from loopspec.model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from loopspec.model.config import MATCH_ALL, LoopConfig
-from loopspec.model.rewrite import INVALID
+from loopspec.model.config import MATCH_ALL, PRE_TOOL_USE, LoopConfig
+from loopspec.model.jsonvalue import FrozenMap, parse_arguments
+from loopspec.model.rewrite import INVALID, input_problem
 from loopspec.model.state import (
     ASK,
     ASKING,
@@ -64,12 +66,36 @@ SITUATIONS_BY_EVENT: dict[str, tuple[str, ...]] = {
 
 
 def _not_an_object(arguments: str) -> bool:
-    if not arguments.strip():
-        return True
-    try:
-        return not isinstance(json.loads(arguments), dict)
-    except (ValueError, RecursionError):  # nested deeper than the stack: no object read
-        return True
+    """Whether EXE-2's reading of `arguments` is put to the test: blank (read as `{}`), or not
+    read as an object, JSON without a lossless value too (-0.0, 1e400, NaN), which `json.loads`
+    and `JSON.parse` read as numbers."""
+    return not arguments.strip() or not isinstance(parse_arguments(arguments), FrozenMap)
+
+
+def _required_key_falsy(config: LoopConfig, name: object, arguments: object) -> bool:
+    """Whether `arguments` give a key the tool `name` requires a value a loop testing the value
+    finds missing (`null`, `false`, `0`, `""`): the key is there (EXE-2), so the input passes."""
+    tool = config.tool(name) if isinstance(name, str) else None
+    value = parse_arguments(arguments) if isinstance(arguments, str) else None
+    if tool is None or not isinstance(value, FrozenMap):
+        return False
+    return any(key in value and value[key] in (None, False, 0, "") for key in tool.required_keys)
+
+
+def _blank_block(block: object) -> bool:
+    """A block of a reply whose text is whitespace alone, which ABORT-2 reads with EXE-2's
+    blank (readers disagree on no-break spaces, U+0085, U+FEFF)."""
+    text = getattr(block, "text", None)
+    return isinstance(text, str) and bool(text) and not text.strip()
+
+
+def _folds_to_a_tool(config: LoopConfig, name: str) -> bool:
+    """Whether `name` is no registered tool's but is one in other letter case or in its NFKC
+    form (fullwidth letters): its card must be the fallback, not that tool's presenter's."""
+    if config.tool(name) is not None:
+        return False
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return any(tool.name.casefold() == folded for tool in config.tools)
 
 
 def _abort_cause(reason: object) -> object:
@@ -79,9 +105,15 @@ def _abort_cause(reason: object) -> object:
 
 
 class Situations:
-    """Follows one program; says which rules' situations each command created."""
+    """Follows one program; says which rules' situations each command created.
 
-    def __init__(self) -> None:
+    `every_abort`: an aborted turn of the user's cause counts as ABORT-3's situation too. A loop
+    forgetting the cause shows there, so a replay asks it (`program_exercises`); conform's
+    coverage does not count it, a loop recording every abort as the user's keeping it right."""
+
+    def __init__(self, *, every_abort: bool = False) -> None:
+        self._every_abort = every_abort
+        self._abort_causes: set[str] = set()  # the causes of the turn's aborts, refused too
         self._decisions: dict[str, list[str]] = {}  # call id -> PreToolUse decisions
         self._supplied: dict[str, int] = {}  # call id -> inputs hooks supplied
         self._rewritten: set[str] = set()
@@ -107,6 +139,9 @@ class Situations:
                 found.append("EXE-1")
             if any(_not_an_object(call.arguments) for call in command.tool_calls):
                 found.append("EXE-2")
+        if isinstance(command, Abort):
+            # A second abort, refused while the first one's calls drain, must leave the cause.
+            self._abort_causes.add(command.cause)
         if not observation.accepted:
             found += ["MODEL-3", observation.refusal_rule or "MODEL-1"]
             return found
@@ -119,6 +154,10 @@ class Situations:
             found.append("LOG-8")
         if isinstance(command, ModelReplies):
             found += _reply_situations(command, before, after)
+            if observation.presented and any(
+                _folds_to_a_tool(before.config, call.name) for call in command.tool_calls
+            ):
+                found.append("VIEW-2")  # no presenter looked up case-blind or by NFKC form
             # A later reply reusing an earlier call's id: its call is one of its own (EXE-1).
             found += ["EXE-1" for call in command.tool_calls if call.id in self._call_ids]
             self._call_ids.update(call.id for call in command.tool_calls)
@@ -136,6 +175,8 @@ class Situations:
         match command:
             case ModelReplies() if command.finish != "completed":
                 found.append("STEP-4" if command.finish == "max-tokens" else "ABORT-2")
+                if command.finish != "max-tokens" and any(map(_blank_block, command.blocks)):
+                    found.append("EXE-2")  # ABORT-2 keeps a block EXE-2 does not read blank
             case ModelReplies() if not command.tool_calls and before.inbox:
                 found.append("STEP-4")  # queued messages keep the turn going
             case ToolFinishes():
@@ -156,6 +197,8 @@ class Situations:
                     found.append("ADJ-4")
             case SubmitUser() if not isinstance(phase, Idle):
                 found += ["ADJ-1", "ADJ-4"]
+                if isinstance(phase, Dispatching) and any(s.status == ASKING for s in phase.slots):
+                    found.append("SCHED-2")  # the pending approval holds what was typed too
             case Abort():
                 found.append("ABORT-1" if isinstance(phase, Dispatching) else "ABORT-2")
                 if isinstance(phase, Dispatching) and any(s.status == ASKING for s in phase.slots):
@@ -182,9 +225,12 @@ class Situations:
         data = data if isinstance(data, dict) else {}
         found = list(SITUATIONS_BY_EVENT.get(kind, ("LOG-1",)))
         call_id = data.get("callId")
+        if kind == "hook/result" and data.get("decision") == "error":
+            found.append("HOOK-7")  # a fault, recorded: the verdict is its dialect's or closed
         match kind:
             case "turn/start":
                 self._calls_in_turn = False
+                self._abort_causes.clear()
             case "step/start":
                 # Answers of a step's hooks name its calls alone (a reply cancelled while they
                 # ran leaves its answers, and a later reply may reuse its ids).
@@ -194,8 +240,10 @@ class Situations:
                 found.append("ADJ-4")  # delivered at a step boundary
             case "assistant/message" if data.get("interrupted"):
                 found.append("ABORT-2")
-            case "hook/invoked" if data.get("matcher") not in (None, "", "*"):
-                found.append("HOOK-8")  # a matcher that must match the whole tool name
+            case "hook/invoked" if data.get("matcher") not in (None, "*"):
+                # A matcher that must match the whole tool name, or "", which matches every
+                # one (as a regular expression it matches none).
+                found.append("HOOK-8")
             case "hook/result" if data.get("point") == "PreToolUse" and isinstance(call_id, str):
                 found.append("HOOK-4")
                 self._decisions.setdefault(call_id, []).append(str(data.get("decision")))
@@ -209,16 +257,24 @@ class Situations:
                 self._refusals_counted -= {("DEC-1", call_id), ("EXE-5", call_id)}
                 self._rewritten.discard(call_id)
                 decisions = self._decisions.get(call_id, [])
-                if len(decisions) > 1 and set(decisions) != {"pass"}:
-                    found.append("HOOK-2")  # answers merged: by rank, reasons of one rank joined
+                if (len(decisions) > 1 and set(decisions) != {"pass"}) or "error" in decisions:
+                    # Answers merged: by rank, reasons of one rank joined; a fault's by its
+                    # verdict, where its audit's word ranks nowhere.
+                    found.append("HOOK-2")
                 supplied = self._supplied.get(call_id, 0)
                 if supplied > 1 or (supplied and "deny" in decisions):
                     found.append("HOOK-3")
                 if "deny" in decisions:
                     self._denied.add(call_id)
-                if data.get("rewrite"):
+                rewrite = data.get("rewrite")
+                if isinstance(rewrite, dict):
                     self._rewritten.add(call_id)
                     found += ["RW-1", "RW-2"]
+                    found += _rewrite_situations(
+                        before.config, data, rewrite.get("originalArguments")
+                    )
+                elif _required_key_falsy(before.config, data.get("name"), data.get("arguments")):
+                    found += ["EXE-2", "EXE-5"]
             case "approval/asked":
                 if call_id in self._rewritten:
                     found.append("RW-4")
@@ -231,13 +287,17 @@ class Situations:
                 kind_of = reason.get("kind") if isinstance(reason, dict) else None
                 if kind_of == "interrupted":
                     found.append("REC-1")
-                elif kind_of == "aborted" and _abort_cause(reason) != "user":
-                    # A loop recording every abort as the user's keeps a user abort right:
-                    # only another cause can show ABORT-3 broken.
+                elif kind_of == "aborted" and self._cause_shows(_abort_cause(reason)):
                     found.append("ABORT-3")
             case _:
                 pass  # the event's own rules (above) are all it exercises
         return found
+
+    def _cause_shows(self, cause: object) -> bool:
+        """Whether an aborted turn recording `cause` shows ABORT-3 broken by a loop taking
+        another. One recording every abort as the user's keeps a user abort right: only another
+        cause shows it, or another cause an abort refused while the turn drained carried."""
+        return self._every_abort or cause != "user" or bool(self._abort_causes - {cause})
 
     def _from_result(self, data: dict[str, object]) -> list[str]:
         message = data.get("message")
@@ -336,6 +396,26 @@ def _titled_path(card: dict[str, object]) -> str:
     return path if isinstance(path, str) else ""
 
 
+def _rewrite_situations(config: LoopConfig, call: dict[str, object], original: object) -> list[str]:
+    """HOOK-3's situation for an input in effect that a key-by-key merge into the arguments
+    changes (a key it drops, or gives `null`): it replaces them whole. HOOK-6's and EXE-5's for
+    one giving a required key a value a loop testing values finds missing: it is acceptable."""
+    found: list[str] = []
+    arguments = call.get("arguments")
+    given = parse_arguments(arguments) if isinstance(arguments, str) else None
+    was = parse_arguments(original) if isinstance(original, str) else None
+    merged_differs = (
+        isinstance(given, FrozenMap)
+        and isinstance(was, FrozenMap)
+        and (None in given.values() or bool(set(was) - set(given)))
+    )
+    if merged_differs:
+        found.append("HOOK-3")
+    if _required_key_falsy(config, call.get("name"), arguments):
+        found += ["HOOK-6", "EXE-5"]
+    return found
+
+
 def _reply_situations(reply: ModelReplies, before: LoopState, after: LoopState | None) -> list[str]:
     """RW-3's and HOOK-4's situation: a reply whose calls wait, unlogged, for their PreToolUse
     hooks (a loop logging it, or auditing a hook, before any hook answers breaks them). HOOK-8's:
@@ -346,7 +426,12 @@ def _reply_situations(reply: ModelReplies, before: LoopState, after: LoopState |
     found = ["RW-3", "HOOK-4"] if waits else []
     hooks = [hook for hook in before.config.hooks if hook.matcher not in MATCH_ALL]
     for call in reply.tool_calls:
-        found += ["HOOK-8" for hook in hooks if not hook.matches(call.name)]
+        missed = [hook for hook in hooks if not hook.matches(call.name)]
+        found += ["HOOK-8"] * len(missed)
+        # A PreToolUse hook that must not answer the call (HOOK-4: each matching hook answers).
+        found += ["HOOK-4" for hook in missed if hook.point == PRE_TOOL_USE]
+        if input_problem(call, before.config) and before.config.hooks_for(PRE_TOOL_USE, call.name):
+            found.append("HOOK-4")  # a call with invalid input: its matching hooks get none
     return found
 
 
@@ -400,14 +485,16 @@ def program_exercises(
     model = ModelTarget()
     model.presenting = presenting
     model.reset(config)
-    situations = Situations()
+    situations = Situations(every_abort=True)
     for command in commands:
         before = model.state
         assert before is not None  # reset above
         observed = model.apply(command)
         created = situations.feed(command, before, model.state, observed)
         # A command refused for the rule itself puts it to the test (a reply repeating a call
-        # id, EXE-1): the case's bug is that its loop took it.
-        if rule_id in created and (observed.accepted or rule_id == observed.refusal_rule):
+        # id, EXE-1): the case's bug is that its loop took it; any refused command MODEL-3
+        # (a refusal changes nothing).
+        refused_for = (observed.refusal_rule, "MODEL-3")
+        if rule_id in created and (observed.accepted or rule_id in refused_for):
             return True
     return False
