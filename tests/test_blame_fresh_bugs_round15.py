@@ -23,6 +23,8 @@ suite runs no tclsh):
   now EXE-5, saying invalid input passes the gate at once and an abort keeps its result;
 - arguments blank to Python alone read as Tcl's `string trim` reads them: named right (EXE-2),
   in words that now list Tcl's `string trim` and `string is space` beside Go's and Rust's;
+- hooks kept in a Tcl array and run in `array names` order: named HOOK-5 on both seeds, at a
+  result's PostToolUse hooks, in words that now say they are audited in configured order;
 - a rewrite's numbers written back with `format %g` (six significant digits), so the hook's
   integer 98765432109876543210 was recorded as 9.87654e+19: named RW-1 (arguments not the
   effective ones); now RW-2, which says a supplied input is recorded as the value the hook gave,
@@ -48,6 +50,7 @@ from loopspec.model.commands import (
     HookAudit,
     ModelReplies,
     Pass,
+    PostPass,
     SubmitUser,
     ToolFinishes,
     ToolSucceeded,
@@ -305,4 +308,35 @@ def test_RW_2_a_rewrites_integer_written_with_six_digits_is_named_so() -> None:
         REWRITE_NUMBER_ROUNDED,
         "the hook's input with 98765432109876543210 written as 9.87654e+19",
         "an integer with every digit",
+    )
+
+
+POST_HOOKS_OUT_OF_ORDER: FreshBug = (
+    "PostToolUse hooks audited out of configured order",
+    RunsHooksLastFirst,
+    LoopConfig(
+        tools=TOOLS,
+        hooks=(
+            HookSpec("read-after", "PostToolUse", "read"),
+            HookSpec("after-all", "PostToolUse", "*"),
+        ),
+        max_parallel=2,
+    ),
+    (
+        SubmitUser(""),
+        calls("c1", "read", '{"file_path":""}'),
+        ToolFinishes("c1", ToolSucceeded(""), (PostPass(), PostPass())),
+    ),
+    "HOOK-5",
+)
+
+
+def test_HOOK_5_post_hooks_audited_out_of_order_say_the_configured_order() -> None:
+    """HOOK-5: the Tcl loop kept its hooks in an array, so a result's PostToolUse hooks were
+    audited in `array names` order; the words said only "which hook runs for which call, in
+    order", and now say a result's hooks are audited in configured order, naming both."""
+    assert_found(
+        POST_HOOKS_OUT_OF_ORDER,
+        "a result's PostToolUse hooks are audited in configured order",
+        "the model's hook read-after here, where the target audits hook after-all",
     )

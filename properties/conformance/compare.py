@@ -2347,6 +2347,13 @@ def _changed(
             if skipped is not None:
                 rule, words = skipped
                 return rule, f"{named}: the target skips a hook the model runs: {words}"
+            if _data(want).get("point") == "PostToolUse":
+                return "HOOK-5", (
+                    f"{named}: which hook runs for which call, in order: a result's PostToolUse "
+                    "hooks are audited in configured order, each with its own verdict (a "
+                    "ToolFinishes gives them in that order), the model's "
+                    f"{hook_named(want)} here, where the target audits {hook_named(got)}"
+                )
             return hook_audit_rule(want), f"{named}: which hook runs for which call, in order"
         case "hook/result":
             if "updatedInput" in fields:
