@@ -394,6 +394,39 @@ def test_ORD_3_ADJ_4_a_case_holding_a_refused_command_passes_when_its_program_sh
     assert f"refused by the model (and so by the target): #{len(commands) + 1} ToolFinishes" in out
 
 
+def test_ORD_3_a_hand_cut_taking_the_rule_s_situation_away_passes_saying_so(
+    omar: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ORD-3: Alice cuts her ORD-3 case's last command, the denial committed too early: no
+    command is refused, and her loop, still broken, "passed now (the case recorded ORD-3)",
+    exit 0, the cut having taken away what showed the bug. The pass says this program no
+    longer sets ORD-3 up, still exit 0 (the program is valid, and the loop did what the model
+    does with it), in text and in JSON; the whole case still "passes now" once fixed."""
+    config, commands = _ORD_3_BY_A_DENIAL
+    scripted = {"provider": "scripted", "model": "scripted-model", "epochMs": 1700000000000}
+    case = {"loopspec": "case", "version": 1, "rule": "ORD-3", "config": {**config, **scripted},
+            "commands": commands[:-1]}  # fmt: skip
+    saved = omar / "alice-case.json"
+    saved.write_text(json.dumps(case, indent=2), encoding="utf-8")
+    assert main(["replay", str(saved)]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert "passes now" not in out
+    assert out.splitlines()[-2:] == [
+        f"{saved}: 3 commands replayed, no divergence: passes, but this program no longer sets "
+        "up ORD-3, the rule the case recorded",
+        "  no command the model takes creates the situation ORD-3 governs, so this pass says "
+        "nothing of ORD-3: a loop that still breaks it passes too. A hand cut may have taken "
+        "the situation away: replay the case as it was saved (`loopspec spec ORD-3` says what "
+        "the rule governs)",
+    ]
+    assert main(["replay", str(saved), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["recordedRuleUnreached"] is True
+    saved.write_text(json.dumps({**case, "commands": commands}), encoding="utf-8")
+    assert main(["replay", str(saved), "--format", "json"]) == 0
+    assert "recordedRuleUnreached" not in json.loads(capsys.readouterr().out)
+
+
 def test_SAFE_1_replay_json_for_a_tracker_names_neither_omar_s_folders_nor_his_secrets(
     omar: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -92,6 +92,19 @@ def _recorded_hist_1(
     return text, json.loads(capsys.readouterr().out)
 
 
+def _recorded_dec_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[str, dict[str, Any]]:
+    """A TURN-5 case said to record DEC-1, replayed, passing: no command of it denies a call."""
+    saved = conform_run.save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    case = json.loads(saved.read_text(encoding="utf-8"))
+    saved.write_text(json.dumps({**case, "rule": "DEC-1"}), encoding="utf-8")
+    assert main(["replay", str(saved), *MODEL]) == 0
+    text = capsys.readouterr().out
+    assert main(["replay", str(saved), *MODEL, "--format", "json"]) == 0
+    return text, json.loads(capsys.readouterr().out)
+
+
 def _unwritable(monkeypatch: pytest.MonkeyPatch) -> None:
     def read_only(document: object, folder: Path) -> None:
         raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(folder / "case-TURN-5-1.json"))
@@ -134,6 +147,13 @@ LINE_KINDS: dict[str, tuple[Shown, str, str, Callable[[dict[str, Any]], object],
         "replay",
         lambda document: (document["recordedRule"], document["recordedRuleUnseen"]),
         ("HIST-1", "history"),
+    ),
+    "replay: a pass whose program no longer sets up the recorded rule": (
+        lambda tmp, out, _patch: _recorded_dec_1(tmp, out),
+        "no divergence: passes, but this program no longer sets up DEC-1, the rule the case",
+        "replay",
+        lambda document: (document["recordedRule"], document["recordedRuleUnreached"]),
+        ("DEC-1", True),
     ),
     "replay --reduce: saved": (
         lambda tmp, out, _patch: _replay_reduce(tmp, out, BUGGY),

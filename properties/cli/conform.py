@@ -180,6 +180,11 @@ json` writes one object on stdout when the case was replayed (exit 0 or 1, or 2 
       "recordedRuleUnseen": "history",          // only when the case passes on a target not
                                                 //   declaring what shows that rule: nothing
                                                 //   it speaks about was compared
+      "recordedRuleUnreached": true,            // only when the case passes and no command
+                                                //   the model takes creates the situation
+                                                //   the recorded rule governs: the pass says
+                                                //   nothing of it (a hand cut may have
+                                                //   taken it away)
       "caseLoopspecVersion": "0.1.0",           // the loopspec that wrote the case, or null
       "loopspecVersion": "0.2.0",               // this loopspec, which replayed it
       "profile": "dsh",                         // the profile applied, or null

@@ -1745,6 +1745,7 @@ def replay_document(
         same_target=same_target(case.target, named),
         recorded_rule=case.rule,
         recorded_rule_unseen=_passes_unseen(case, profile, replay, bundled=not named),
+        recorded_rule_unreached=passes_unreached(case, profile, replay, bundled=not named),
         case_loopspec_version=case.written_by,
         loopspec_version=loopspec.__version__,
         profile=profile.name if profile is not None else None,
@@ -1828,6 +1829,7 @@ def replay_verdict_lines(
     `bundled` when loopspec's bundled implementation ran because no target was named."""
     lines = []
     recorded = f"; the case recorded {shown(case.rule)}" if case.rule else ""
+    unreached: list[str] = []
     if case.capabilities is not None and case.capabilities != replay.capabilities:
         # Another build of the loop, often: what the two declare decides what conform sends,
         # so it can explain a verdict that differs from the one the case recorded.
@@ -1859,6 +1861,20 @@ def replay_verdict_lines(
             # left a colleague asking whether ADJ-1 still showed.
             recorded = f": passes now (the case recorded {shown(case.rule)})"
             unseen = unseen_rule_capability(case, replay)
+            if passes_unreached(case, profile, replay, bundled=bundled):
+                # Alice cut her ORD-3 case's last hook answer: her loop, still broken, "passed
+                # now", the cut having taken away what showed the bug.
+                recorded = (
+                    f": passes, but this program no longer sets up {shown(case.rule)}, the "
+                    "rule the case recorded"
+                )
+                unreached = [
+                    f"  no command the model takes creates the situation {shown(case.rule)} "
+                    f"governs, so this pass says nothing of {shown(case.rule)}: a loop that "
+                    "still breaks it passes too. A hand cut may have taken the situation away: "
+                    f"replay the case as it was saved (`loopspec spec {case.rule}` says what "
+                    "the rule governs)"
+                ]
             if unseen is not None:
                 # A colleague's loop without `presentation` "passed" a VIEW-2 case whose cards
                 # it never reported: the pass says nothing of the rule.
@@ -1868,6 +1884,7 @@ def replay_verdict_lines(
                     "was compared"
                 )
         lines.append(f"{case_name}: {commands} replayed, {none_found}{on}{recorded}")
+        lines += unreached
         # Refused by both only up to a known divergence that stopped the replay: at it, the
         # target did otherwise ("refused by the model (and so by the target): #2" sat above
         # "stopped at command #2 by a known divergence: EXE-1", the target having accepted #2).
@@ -1915,6 +1932,22 @@ def _passes_unseen(
     if replay.divergence is not None or profile is not None or (bundled and case.target):
         return None
     return unseen_rule_capability(case, replay)
+
+
+def passes_unreached(case: Case, profile: Profile | None, replay: Replay, *, bundled: bool) -> bool:
+    """Whether a replay passes a case whose program no longer creates the situation of the rule
+    it recorded (`program_exercises`), said in text and JSON: its pass says nothing of that
+    rule, a loop that still has the bug passing too. Exit 0 all the same: the program is valid
+    and the target did what the model does with it (a command both sides refuse is
+    `not_a_valid_program`'s). Not said where the target cannot show the rule
+    (`unseen_rule_capability`, said instead), of the bundled implementation standing in for a
+    named target, or under a profile."""
+    if replay.divergence is not None or profile is not None or not case.rule:
+        return False
+    if (bundled and case.target) or unseen_rule_capability(case, replay) is not None:
+        return False
+    presenting = "presentation" in replay.capabilities
+    return not program_exercises(case.rule, case.config, case.commands, presenting=presenting)
 
 
 def asked_by_hand(case: Case) -> bool:

@@ -392,6 +392,16 @@ class ReplayDocument:
             omitted_empty=True,
         ),
     )
+    recorded_rule_unreached: bool = attrs.field(
+        default=False,
+        kw_only=True,
+        metadata=member(
+            "only when the case passes and no command the model takes creates the situation "
+            "its recorded rule governs: true (the pass says nothing of the rule, a loop that "
+            "still has the bug passing too; a hand cut may have taken the situation away)",
+            omitted_empty=True,
+        ),
+    )
     # A verdict unlike the recorded one may come from another release's rules: the text report
     # names both releases, and a bug tracker reading this document needs them as much.
     case_loopspec_version: str | None = attrs.field(
