@@ -25,6 +25,8 @@ suite runs no tclsh):
   in words that now list Tcl's `string trim` and `string is space` beside Go's and Rust's;
 - hooks kept in a Tcl array and run in `array names` order: named HOOK-5 on both seeds, at a
   result's PostToolUse hooks, in words that now say they are audited in configured order;
+- a blocked result that kept the body's meta: named right (DEC-3), in words that said only that
+  the block reasons replace it; DEC-3 and the words now say a block drops the meta too;
 - a rewrite's numbers written back with `format %g` (six significant digits), so the hook's
   integer 98765432109876543210 was recorded as 9.87654e+19: named RW-1 (arguments not the
   effective ones); now RW-2, which says a supplied input is recorded as the value the hook gave,
@@ -50,6 +52,7 @@ from loopspec.model.commands import (
     HookAudit,
     ModelReplies,
     Pass,
+    PostBlock,
     PostPass,
     SubmitUser,
     ToolFinishes,
@@ -339,4 +342,48 @@ def test_HOOK_5_post_hooks_audited_out_of_order_say_the_configured_order() -> No
         POST_HOOKS_OUT_OF_ORDER,
         "a result's PostToolUse hooks are audited in configured order",
         "the model's hook read-after here, where the target audits hook after-all",
+    )
+
+
+class BlockKeepsMeta(ModelTarget):
+    """The model, except that a result a PostToolUse hook blocks keeps the body's meta."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not (isinstance(command, ToolFinishes) and isinstance(command.outcome, ToolSucceeded)):
+            return observed
+        events = copied(observed)
+        for event in events:
+            data = event["data"]
+            if event["type"] == "tool/result" and data.get("error") is None:
+                blocked = data["message"]["content"][0]["isError"]
+                if blocked and command.outcome.meta is not None:
+                    data["meta"] = {"lines": 3}
+        return renumbered(observed, events)
+
+
+BLOCKED_RESULT_KEEPS_META: FreshBug = (
+    "a blocked result keeping the body's meta",
+    BlockKeepsMeta,
+    LoopConfig(tools=TOOLS, hooks=(HookSpec("review", "PostToolUse", "read"),)),
+    (
+        SubmitUser(""),
+        calls("c1", "read", '{"file_path":""}'),
+        ToolFinishes(
+            "c1",
+            ToolSucceeded("secret", meta=FrozenMap({"lines": 3})),
+            (PostBlock("output withheld"),),
+        ),
+    ),
+    "DEC-3",
+)
+
+
+def test_DEC_3_a_blocked_result_keeping_the_bodys_meta_is_told_the_block_drops_it() -> None:
+    """DEC-3: the Tcl loop's blocked result kept the body's meta (result-meta). Named DEC-3, in
+    words that said only that the block reasons replace the result; they now say it carries
+    none of the body's meta, as DEC-3 now says."""
+    assert_found(
+        BLOCKED_RESULT_KEEPS_META,
+        "and carries none of the body's meta, where the target's result keeps {\"lines\": 3}",
     )

@@ -1452,7 +1452,8 @@ def _result_rule(
     if situation.post_blocked:
         return "DEC-3", (
             f"{about} differs: a PostToolUse block replaces it with the block reasons"
-            f"{_block_reasons_counted(want, got)}{_judged_after_the_abort(want, command, history)}"
+            f"{_block_reasons_counted(want, got)}{_meta_kept_by_a_block(want, got)}"
+            f"{_judged_after_the_abort(want, command, history)}"
         )
     if REWRITE_REFUSED_WORDS in text:
         return "HOOK-6", f"{about} differs: an unacceptable rewrite denies the call naming the hook"
@@ -1552,6 +1553,17 @@ def _result_rule(
             return "EXE-4", f"{about} differs: a failed body's result is Error: <message>{changed}"
         return "EXE-4", f"{about} differs from what the body returned{changed}"
     return "EXE-4", f"{about} differs from its settled outcome"
+
+
+def _meta_kept_by_a_block(want: Event, got: Event | None) -> str:
+    """Words saying a blocked result carries none of the body's meta, when the target's keeps
+    it ("" otherwise): the block replaces the result whole (DEC-3)."""
+    if "meta" in _data(want) or got is None or "meta" not in _data(got):
+        return ""
+    return (
+        f", and carries none of the body's meta, where the target's result keeps "
+        f"{json.dumps(_data(got).get('meta'))}"
+    )
 
 
 def _block_reasons_counted(want: Event, got: Event | None) -> str:
