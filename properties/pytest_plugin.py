@@ -7,8 +7,8 @@ before it collects anything (a usage error, one line); a factory that makes no t
 loopspec test with that line. Needs pytest 7 or newer.
 
 First, every saved case is replayed against that target as a test of its own, collected as its
-file (`loopspec-cases/case-ADJ-4-0.json::test_saved_case_replays[case-ADJ-4-0.json]`; naming
-the file or that id runs the case alone): the `*.json` files of the case directory
+file (`loopspec-cases/case-ADJ-4-0.json::replay`; naming the file or that id runs the case
+alone): the `*.json` files of the case directory
 (`--loopspec-case-dir`, default `loopspec-cases/` in pytest's rootdir), of each
 `--loopspec-cases=PATH` (a directory, or one case file; repeatable), and each file named on the
 command line that holds a case, by its content, whatever its name (`pytest
@@ -54,8 +54,13 @@ from loopspec.properties.conformance.case_portable import portable
 SUITE = Path(__file__).with_name("conformance") / "suite.py"
 DEFAULT_CASE_DIR = "loopspec-cases"
 
-SAVED_CASES = pytest.StashKey[list[tuple[Path, str]]]()
-"""The case files to replay, with each one's test id, found when pytest starts."""
+SAVED_CASES = pytest.StashKey[list[Path]]()
+"""The case files to replay, found when pytest starts."""
+
+SAVED_CASE_TEST = "replay"
+"""The name of a saved case's one test, after its file's path: `case-ADJ-4-0.json::replay`. The
+file's name in it too (`::test_saved_case_replays[case-ADJ-4-0.json]`) made `FAILED ` and the id
+84 characters, and pytest's summary at 80 columns then shows none of the message, the rule."""
 
 PASSED_OVER = pytest.StashKey[list[tuple[Path, str]]]()
 """The files of the case folders named like a case but not read as one (`x.json.txt`), with
@@ -163,10 +168,9 @@ def rerun_command(config: pytest.Config, case: Path) -> str:
     return shlex.join(argv)
 
 
-def _saved_cases(config: pytest.Config, as_paths: Sequence[str] = ()) -> list[tuple[Path, str]]:
+def _saved_cases(config: pytest.Config, as_paths: Sequence[str] = ()) -> list[Path]:
     """Each case file to replay, in the order named (a folder's sorted by name), then those
-    the command line names as paths (`as_paths`, `_cases_named_as_paths`), with its test id:
-    the file's name, or its path from the rootdir when two files share a name. The files the
+    the command line names as paths (`as_paths`, `_cases_named_as_paths`). The files the
     folders hold named like a case but not read (`PASSED_OVER`) are stashed too."""
     found: list[Path] = []
     passed: list[tuple[Path, str]] = []
@@ -210,12 +214,7 @@ def _saved_cases(config: pytest.Config, as_paths: Sequence[str] = ()) -> list[tu
         elif given is not None:  # the default folder need not exist until a case is saved
             raise refused(f"--loopspec-cases {given}: no such file or directory")
     config.stash[PASSED_OVER] = list(dict(passed).items())  # a folder named twice, once
-    unique = list(dict.fromkeys(found))  # a folder named twice replays once
-    names = [path.name for path in unique]
-    return [
-        (path, path.name if names.count(path.name) == 1 else _from_root(path, config.rootpath))
-        for path in unique
-    ]
+    return list(dict.fromkeys(found))  # a folder named twice replays once
 
 
 def _cases_named_as_paths(config: pytest.Config, *, in_folders: bool) -> list[str]:
@@ -246,10 +245,6 @@ def _cases_named_as_paths(config: pytest.Config, *, in_folders: bool) -> list[st
             listed = folder_cases(path).cases
             named += [os.path.join(typed, case.name) for case in listed if holds_a_case(case)]
     return named
-
-
-def _from_root(path: Path, root: Path) -> str:
-    return path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -430,14 +425,14 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     file of its own: `pytest loopspec-cases/case-ADJ-4-0.json` runs that case alone."""
     cases = parent.config.stash.get(SAVED_CASES, [])
     # A case named on the command line may end otherwise (`alice-case`, `case.txt`).
-    if not cases or file_path.suffix == ".py" or file_path.resolve() not in dict(cases):
+    if not cases or file_path.suffix == ".py" or file_path.resolve() not in cases:
         return None
     # Imported here: the plugin loads in every pytest run, the replaying code only with a case.
     from loopspec.properties.conformance.saved_cases import SavedCaseFile  # noqa: PLC0415
 
     # Its path from the rootdir, as for a case pytest did not meet: a case outside the rootdir
     # named on the command line (the `replay it alone:` line of a colleague's case) got pytest's
-    # id from that path argument, "", and its report lines read `::test_saved_case_replays[...]`.
+    # id from that path argument, "", and its report lines read `::replay`.
     nodeid = Path(os.path.relpath(file_path, parent.config.rootpath)).as_posix()
     return SavedCaseFile.from_parent(parent, path=file_path, nodeid=nodeid)
 
@@ -465,7 +460,7 @@ def pytest_collection_modifyitems(
     if any(_names_a_file(config, argument, met) for argument in config.args):
         return
     items[:] = [item for item in items if not isinstance(item, SavedCase)]
-    for path, _test_id in config.stash[SAVED_CASES]:
+    for path in config.stash[SAVED_CASES]:
         if path in met:
             items.append(met[path])
         else:
@@ -474,10 +469,11 @@ def pytest_collection_modifyitems(
             found = SavedCaseFile.from_parent(session, path=path, nodeid=nodeid)
             items.extend(session.genitems(found))
     for path, reason in config.stash.get(PASSED_OVER, []):
-        name = f"test_saved_case_replays[{path.name}]"
-        nodeid = f"{Path(os.path.relpath(path, config.rootpath)).as_posix()}::{name}"
+        nodeid = f"{Path(os.path.relpath(path, config.rootpath)).as_posix()}::{SAVED_CASE_TEST}"
         items.append(
-            PassedOverFile.from_parent(session, name=name, path=path, nodeid=nodeid, reason=reason)
+            PassedOverFile.from_parent(
+                session, name=SAVED_CASE_TEST, path=path, nodeid=nodeid, reason=reason
+            )
         )
     module = pytest.Module.from_parent(session, path=SUITE, nodeid=f"loopspec/{SUITE.name}")
     items.extend(session.genitems(module))

@@ -136,7 +136,7 @@ def test_PROTO_1_a_case_path_typed_with_a_tilde_after_the_equals_sign_is_from_ho
     }
     config = SimpleNamespace(getoption=options.get, rootpath=ana, stash=pytest.Stash())
     saved = ana.parent / "Downloads" / "case-EXE-5-0.json"
-    assert _saved_cases(cast("pytest.Config", config)) == [(saved, "case-EXE-5-0.json")]
+    assert _saved_cases(cast("pytest.Config", config)) == [saved]
     (ana / "loop.py").write_text(_BREAKS_AT_ONCE, encoding="utf-8")
     cmd = f"{shlex.quote(sys.executable)} loop.py"
     assert main(["conform", "--cmd", cmd, "--case-dir=~/cases", "--examples", "1"]) == 2

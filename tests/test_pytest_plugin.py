@@ -151,11 +151,11 @@ def test_PROTO_1_plugin_shows_a_reports_first_line_alone_in_the_summary_and_juni
     done = inner_pytest(tmp_path, target, "--loopspec-impl", 25, *more, ci=ci)
     assert done.returncode == 1, done.stdout + done.stderr
     firsts = {
-        "loopspec-cases/case-TURN-2-0.json::test_saved_case_replays[case-TURN-2-0.json]": (
+        "loopspec-cases/case-TURN-2-0.json::replay": (
             "TURN-2: loopspec replay: loopspec-cases/case-TURN-2-0.json: DIVERGES "
             "(loopspec spec TURN-2)"
         ),
-        "loopspec-cases/cut.json::test_saved_case_replays[cut.json]": (
+        "loopspec-cases/cut.json::replay": (
             "[MODEL-1] loopspec-cases/cut.json:25: not a valid program at command #1 "
             "(ModelReplies): the model refuses it there (ModelReplies in phase Idle: "
             "ModelReplies is not accepted in phase Idle), so the replay's pass says nothing of "
@@ -173,10 +173,11 @@ def test_PROTO_1_plugin_shows_a_reports_first_line_alone_in_the_summary_and_juni
     assert [line for line in summary[3:] if "3 failed in " not in line] == [], done.stdout
     assert done.stdout.count("replay it alone: ") == 2, done.stdout  # each report's
     failures = {
-        case.get("name"): case.find("failure") for case in ElementTree.parse(junit).iter("testcase")
+        f"{case.get('classname')}.{case.get('name')}": case.find("failure")
+        for case in ElementTree.parse(junit).iter("testcase")
     }
     for node, first in firsts.items():
-        failure = failures[node.split("::")[-1]]
+        failure = failures[node.replace(".py::", "::").replace("/", ".").replace("::", ".")]
         assert failure is not None, failures
         assert failure.get("message") == first, failure.get("message")
         if "cut.json" in node:  # the error's whole line, as the CLI prints it
@@ -205,6 +206,27 @@ def test_PROTO_1_plugin_s_short_summary_shows_the_rule_of_a_long_cmd_s_counterex
     node = "loopspec/suite.py::test_target_conforms_to_the_model"
     assert summary.startswith(f"FAILED {node} - {rule}: loop"), summary
     assert len(summary) <= columns
+
+
+def test_PROTO_1_plugin_s_short_summary_at_80_columns_shows_a_saved_case_s_rule(
+    inner_pytest: InnerPytest,
+) -> None:
+    """PROTO-1: a saved case's test id is its file's path and `replay`, so pytest's short
+    summary at 80 columns has room for the rule its failure names. The id repeated the file's
+    name (`case-TURN-2-0.json::test_saved_case_replays[case-TURN-2-0.json]`): with `FAILED `
+    it filled 84 columns, and the summary showed no message at all. Replays one case."""
+    folder = inner_pytest.pytester.path
+    _write_case(folder / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
+    target = "plugin_targets:turn_end_with_step_open"
+    done = inner_pytest(
+        folder, target, "--loopspec-impl", 1, "-k", "saved_case", ci=False, columns=80
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    (summary,) = [line for line in done.stdout.splitlines() if line.startswith("FAILED ")]
+    assert summary.startswith("FAILED loopspec-cases/case-TURN-2-0.json::replay - TURN-2: "), (
+        summary
+    )
+    assert len(summary) <= 80, summary
 
 
 def test_PROTO_1_plugin_offers_a_rerun_that_sees_pytests_own_pythonpath(
@@ -569,16 +591,18 @@ def test_PROTO_1_SAFE_1_plugin_replays_each_saved_case_first_as_a_test_of_its_ow
     )
     out = done.stdout
     assert done.returncode == 1, out + done.stderr
-    ran = [line.split(" ")[0].split("::")[-1] for line in out.splitlines() if "::test_" in line]
+    ran = [
+        line.split(" ")[0] for line in out.splitlines() if " PASSED" in line or " FAILED" in line
+    ]
     assert ran[:5] == [
-        "test_saved_case_replays[case-TURN-2-0.json]",
-        "test_saved_case_replays[case-TURN-2-1.json]",
-        "test_saved_case_replays[cut.json]",
-        "test_saved_case_replays[newer.json]",
-        "test_target_conforms_to_the_model",
+        "loopspec-cases/case-TURN-2-0.json::replay",
+        "loopspec-cases/case-TURN-2-1.json::replay",
+        "shared/cut.json::replay",
+        "shared/newer.json::replay",
+        "loopspec/suite.py::test_target_conforms_to_the_model",
     ], out
-    assert "test_saved_case_replays[case-TURN-2-1.json] PASSED" in out
-    failed = out.split("test_saved_case_replays[case-TURN-2-0.json] _")[1].split("\n_____")[0]
+    assert "loopspec-cases/case-TURN-2-1.json::replay PASSED" in out
+    failed = out.split(" replay loopspec-cases/case-TURN-2-0.json _")[1].split("\n_____")[0]
     headline = "TURN-2: loopspec replay: loopspec-cases/case-TURN-2-0.json: DIVERGES ("
     assert failed.splitlines()[1].startswith(headline), failed  # pytest's summary shows it
     assert "loopspec-cases/case-TURN-2-0.json: replaying against plugin_targets:" in failed
@@ -593,11 +617,11 @@ def test_PROTO_1_SAFE_1_plugin_replays_each_saved_case_first_as_a_test_of_its_ow
     assert f"replay it alone: {rerun}turn_end_with_step_open\n" in failed + "\n"
     assert "saved_cases.py" not in failed
     assert "Traceback" not in failed
-    newer = out.split("test_saved_case_replays[newer.json] _")[1].split("\n_____")[0]
+    newer = out.split(" replay shared/newer.json _")[1].split("\n_____")[0]
     says = f"loopspec: error: {tmp_path / 'shared' / 'newer.json'}:3: $.version is 2"
     assert says in newer, newer
     # A reply with no turn before it: refused by both, it passed as if TURN-2 were fixed.
-    cut = out.split("test_saved_case_replays[cut.json] _")[1].split("\n_____")[0]
+    cut = out.split(" replay shared/cut.json _")[1].split("\n_____")[0]
     says = "loopspec: error: [MODEL-1] shared/cut.json:25: not a valid program at command #1 "
     assert f"{says}(ModelReplies): the model refuses it there " in cut, cut
 
@@ -625,9 +649,9 @@ def test_PROTO_1_plugin_runs_one_saved_case_by_its_file_or_node_id(
     done = inner_pytest(
         tmp_path, target, "--loopspec-impl", 1, "-vv", "-k", "saved_case", "Downloads"
     )
-    failing = "loopspec-cases/case-TURN-2-0.json::test_saved_case_replays[case-TURN-2-0.json]"
+    failing = "loopspec-cases/case-TURN-2-0.json::replay"
     assert f"{failing} FAILED" in done.stdout, done.stdout
-    assert "Downloads/bob.json::test_saved_case_replays[bob.json] PASSED" in done.stdout
+    assert "Downloads/bob.json::replay PASSED" in done.stdout
     assert "data.json" not in done.stdout, done.stdout
     assert f"FAILED {failing}" in done.stdout, done.stdout  # the summary line, to copy
     passing = "loopspec-cases/case-TURN-2-1.json"
@@ -635,8 +659,8 @@ def test_PROTO_1_plugin_runs_one_saved_case_by_its_file_or_node_id(
     done = inner_pytest(tmp_path, target, "--loopspec-impl", 1, "-vv", failing, passing, sent)
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"{failing} FAILED" in done.stdout, done.stdout
-    assert f"{passing}::test_saved_case_replays[case-TURN-2-1.json] PASSED" in done.stdout
-    assert "Downloads/alice-case::test_saved_case_replays[alice-case] PASSED" in done.stdout
+    assert f"{passing}::replay PASSED" in done.stdout
+    assert "Downloads/alice-case::replay PASSED" in done.stdout
     assert "case-TURN-2-2.json" not in done.stdout, done.stdout
     assert "1 failed, 2 passed in" in done.stdout, done.stdout
 
@@ -668,8 +692,8 @@ def test_PROTO_1_plugin_replay_alone_line_of_a_case_sent_from_outside_reads_the_
     assert "1 failed in" in again.stdout, again.stdout
     assert "TURN-2: loopspec replay: " in again.stdout, again.stdout
     # The case named outside the rootdir: pytest's id from that path argument was "", and the
-    # summary's line read `FAILED ::test_saved_case_replays[alice-case.json]`.
-    case_id = "../Downloads/alice-case.json::test_saved_case_replays[alice-case.json]"
+    # summary's line began `FAILED ::`.
+    case_id = "../Downloads/alice-case.json::replay"
     assert f"\nFAILED {case_id}" in again.stdout, again.stdout
     # Named as a plain path, without `-c`: pytest reads no pytest.ini, and the error's advice,
     # to name the loop's folder in `pythonpath`, sent Bob to the setting his file holds.
@@ -876,6 +900,6 @@ def test_PROTO_1_plugin_runs_its_tests_when_loopspec_is_installed_in_the_project
     out = done.stdout
     assert done.returncode == 1, out + done.stderr
     assert "test_mine PASSED" in out, out
-    assert "test_saved_case_replays[case-TURN-2-0.json] FAILED" in out, out
+    assert "loopspec-cases/case-TURN-2-0.json::replay FAILED" in out, out
     assert "test_target_conforms_to_the_model FAILED" in out, out
     assert "1 passed" in out, out

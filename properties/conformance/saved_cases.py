@@ -1,8 +1,8 @@
 """The saved cases the pytest plugin replays before the random suite, one test per case file.
 
-Each case file is collected as a file of its own (`SavedCaseFile`), so its test's node id starts
-with the file's path from the rootdir (`loopspec-cases/case-ADJ-4-0.json::test_saved_case_replays
-[case-ADJ-4-0.json]`) and `pytest loopspec-cases/case-ADJ-4-0.json` runs it alone. The plugin
+Each case file is collected as a file of its own (`SavedCaseFile`), so its test's node id is the
+file's path from the rootdir and `replay` (`loopspec-cases/case-ADJ-4-0.json::replay`), and
+`pytest loopspec-cases/case-ADJ-4-0.json` runs it alone. The plugin
 collects these only when a target is given (`loopspec.properties.pytest_plugin` says where it
 looks). Each test replays its case as `loopspec replay CASE --impl/--cmd ...` does, with the
 same code, on the target the command line names (never the one the case records, SPEC SAFE-1),
@@ -40,7 +40,7 @@ from loopspec.properties.conformance.run import (
     resolve_target,
     with_wait_hint,
 )
-from loopspec.properties.pytest_plugin import SAVED_CASES, as_typed, rerun_command
+from loopspec.properties.pytest_plugin import SAVED_CASE_TEST, as_typed, rerun_command
 
 
 @attrs.frozen
@@ -91,15 +91,19 @@ def close_replay_target(config: pytest.Config, *, quietly: bool = False) -> None
         pytest.fail(f"loopspec: error: {said}", pytrace=False)
 
 
+def heading(item: pytest.Item) -> str:
+    """The heading of a case file's test's failure, `replay loopspec-cases/case-ADJ-4-0.json`:
+    its name alone, `replay`, would not say which case failed. (Its node id would, but pytest
+    -v writes an id ending in the heading with the heading's dots made `::`.)"""
+    return f"{item.name} {item.nodeid.rpartition('::')[0]}"
+
+
 class SavedCaseFile(pytest.File):
-    """A case file, collected as a test file of its own: one test, `test_saved_case_replays`
-    with the file's test id (its name, or its path when two share a name)."""
+    """A case file, collected as a test file of its own: one test, `replay` (the file's path,
+    in its node id, names the case)."""
 
     def collect(self) -> Iterable[SavedCase]:
-        cases = self.config.stash[SAVED_CASES]
-        ids = dict(cases)
-        test_id = ids.get(self.path.resolve(), self.path.name)
-        yield SavedCase.from_parent(self, name=f"test_saved_case_replays[{test_id}]")
+        yield SavedCase.from_parent(self, name=SAVED_CASE_TEST)
 
 
 class SavedCase(pytest.Item):
@@ -110,7 +114,7 @@ class SavedCase(pytest.Item):
         self.extra_keyword_matches.add("saved_case")  # `-k "not saved_case"`
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, self.name
+        return self.path, None, heading(self)
 
     def runtest(self) -> None:
         _replays(self.path, _replay_target(self.config), self.config)
@@ -127,7 +131,7 @@ class PassedOverFile(pytest.Item):
         self.extra_keyword_matches.add("saved_case")  # `-k "not saved_case"`, as the cases
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, self.name
+        return self.path, None, heading(self)
 
     def runtest(self) -> None:
         pytest.skip(f"loopspec: {self.reason}")
