@@ -396,6 +396,9 @@ class ConformanceMachine(RuleBasedStateMachine):
             # An abort while a call waits for approval (see `disrupt`): three steps of five
             # disrupted there, not one of three.
             choices = (*choices, "disrupt", "disrupt")
+        elif swarming.batch_aims(self.swarm, self.phase):
+            # A disruption aimed at the running batch: two steps of four disrupted there.
+            choices = (*choices, "disrupt")
         kind = swarming.pick(choose, choices)
         moving = next((choice for choice in choices if choice != "disrupt"), None)
         if kind == "disrupt" and not self.disrupt(choose, data) and moving is not None:
