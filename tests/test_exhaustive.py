@@ -13,6 +13,7 @@ import json
 import re
 import shlex
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -251,6 +252,21 @@ def test_MODEL_1_conform_exhaustive_keeps_to_the_max_seconds_budget(
     assert lines[-1].startswith(
         "CONFORMANT: no divergence in 3 runs of the exhaustive pass within 3 s; rules:"
     )
+    # The pass's runs are counted in the rule table, as the random programs' are: with none
+    # after it, every rule read "not reached by the generator" but the unobservable ones.
+    commands = re.search(r"after 3 runs \((\d+) commands\)", lines[0])
+    assert commands is not None, lines[0]
+    assert f"  PROTO-1  exercised x{commands[1]} (checked x{commands[1]})" in lines, out
+    assert "  HOOK-1   exercised x" in out, out
+    tally = lines[-1].partition("; rules: ")[2]
+    assert tally.startswith("exercised "), tally
+    # The JSON document's rule rows say the same.
+    clock[0] = 0.0
+    assert main([*argv, "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    statuses = Counter(row["status"] for row in document["rules"])
+    assert "; ".join(f"{status} {count}" for status, count in statuses.items()) == tally
+    assert document["steps"] == int(commands[1])
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).

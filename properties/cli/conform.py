@@ -26,8 +26,9 @@ replay`, replay's), generated from the classes that write them,
       "retries": 9,                             // programs Hypothesis abandoned and replaced
       "shrinkRuns": 1163,                       // runs spent shrinking the counterexample
       "reduceRuns": 41,                         // smaller programs replayed to cut it down
-      "steps": 95,                              // commands sent in all (the sweeps' too)
-      "seconds": 104.6,
+      "steps": 95,                              // commands sent in all (the sweeps' and the
+                                                //   --exhaustive pass's too)
+      "seconds": 104.6,                         // the --exhaustive pass's too
       "maxSeconds": null,                       // --max-seconds as given, or null
       "outOfTime": false,                       // true: that budget ended the search (then
                                                 //   "examples" may be fewer than asked for) or,
@@ -75,7 +76,8 @@ replay`, replay's), generated from the classes that write them,
                                                 //   "guarantee" is null, "runs" those run)
         "programs": 35, "runs": 27, "commands": 128   // covered; run (a run compares
                                                 //   every prefix of its program); sent
-      },
+      },                                        // its runs are counted in "rules",
+                                                //   "transitions", "steps" and "seconds"
       "knownDivergences": [                     // only with --profile, one per divergence
         {"key": "repair-wording", "rules": ["REC-1", "TEXT-1"], "programs": 3, "what": "...",
          "cutsPrograms": false}                 // true: the runs go different ways where it

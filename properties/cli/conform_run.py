@@ -58,6 +58,7 @@ from loopspec.properties.conformance.run import (
     CaseFileUnreadable,
     GuardedTarget,
     OutsideProfile,
+    PassBefore,
     Reduced,
     Replay,
     RunReport,
@@ -68,6 +69,7 @@ from loopspec.properties.conformance.run import (
     case_document,
     case_fields,
     close_factory,
+    counted_pass,
     known_rows,
     known_table,
     load_case,
@@ -81,6 +83,7 @@ from loopspec.properties.conformance.run import (
     run_conformance,
     spec_text,
     sweep_progress,
+    with_pass_before,
     with_wait_hint,
 )
 from loopspec.properties.conformance.situations import program_exercises
@@ -250,6 +253,8 @@ def counts_line(report: RunReport) -> str:
     programs = "1 program" if report.examples == 1 else f"{report.examples} programs"
     if report.presentation_examples:
         programs = f"{sweep_words(report)}, then {programs}"
+    if report.exhaustive_runs:  # its commands and time are in the counts that follow
+        programs = f"{_runs(report.exhaustive_runs)} of the exhaustive pass, then {programs}"
     # "in all": next to a counterexample's short program, a bare "12 commands" read as its length.
     commands = "1 command in all" if report.steps == 1 else f"{report.steps} commands in all"
     swept = ""
@@ -406,9 +411,7 @@ def _text_report(
     max_seconds: float | None = None,
     *,
     already_saved: bool = False,
-    exhaustive_runs: int = 0,
 ) -> None:
-    """`exhaustive_runs`: the programs an --exhaustive pass ran first, none diverging."""
     verdict = "CONFORMANT" if report.conformant else "COUNTEREXAMPLE"
     ended = budget_note(report, max_seconds)
     if report.profile is not None:
@@ -428,8 +431,11 @@ def _text_report(
         print()
         for line in counterexample_lines(report, case_path, target, already_saved=already_saved):
             print(line)
+    # An --exhaustive pass's runs are counted in: after one the budget ended, with no random
+    # program, the table read "not reached by the generator" for every rule but PROTO-1.
+    programs = "programs, the exhaustive pass's runs too," if report.exhaustive_runs else "programs"
     print(
-        "\nrules (exercised xN: the programs created the situation the rule governs N times; "
+        f"\nrules (exercised xN: the {programs} created the situation the rule governs N times; "
         "checked xM: M comparisons covered the events it speaks about):"
     )
     for row in rule_table(report):
@@ -464,11 +470,11 @@ def _text_report(
             programs = f"{report.presentation_examples} presentation examples and {programs}"
         if report.situation_examples:
             programs += f" and {targeted_words(report)}"
-        if exhaustive_runs:
+        if report.exhaustive_runs:
             # Its programs are the verdict's too: "no divergence in 0 programs" followed a
             # pass the budget ended after 69.
             searched = report.examples or report.presentation_examples
-            ran = f"{_runs(exhaustive_runs)} of the exhaustive pass"
+            ran = f"{_runs(report.exhaustive_runs)} of the exhaustive pass"
             programs = f"{ran} and {programs}" if searched else ran
         # The guarantee is the programs run: with the time spent, say within what, too.
         within = f" within {max_seconds:g} s" if ended is not None else ""
@@ -785,6 +791,8 @@ def run_conform(args: argparse.Namespace) -> int:
         # A target that fails only at shutdown (exits without `bye`) still gets the report of
         # the run it finished, then the error and exit 2; it lost the whole report before.
         unclosed = _closing_error(factory)
+    if isinstance(exhaustive, ExhaustiveClean) and exhaustive.counted is not None:
+        report = with_pass_before(report, exhaustive.counted)
     exhaustive_ran = isinstance(exhaustive, ExhaustiveClean) and exhaustive.ran > 0
     if report.examples == 0 and report.divergence is None and not exhaustive_ran:
         # No program ran, so no verdict: a pass here would be a CI job green on nothing (the
@@ -831,15 +839,7 @@ def run_conform(args: argparse.Namespace) -> int:
         )
         print(json.dumps(document, indent=2))
     else:
-        ran = exhaustive.ran if isinstance(exhaustive, ExhaustiveClean) else 0
-        _text_report(
-            report,
-            case_path,
-            target,
-            args.max_seconds,
-            already_saved=already,
-            exhaustive_runs=ran,
-        )
+        _text_report(report, case_path, target, args.max_seconds, already_saved=already)
     if unsaved is not None:  # still exit 1: the verdict is the counterexample printed above
         print(unsaved, file=sys.stderr)
     if unclosed is not None:
@@ -971,11 +971,12 @@ EXHAUSTIVE_NEEDS = frozenset(
 
 class ExhaustiveClean(NamedTuple):
     """An --exhaustive pass in which no program diverged: its K, the capabilities it needs
-    that the target lacks (it was skipped for them), else its report."""
+    that the target lacks (it was skipped for them), else its report and what it covered."""
 
     k: int
     lacking: tuple[str, ...]
     report: ExhaustiveReport | None
+    counted: PassBefore | None = None
 
     @property
     def ran(self) -> int:
@@ -1006,6 +1007,12 @@ def _run_exhaustive(
         EXHAUSTIVE_CONFIG,
         run_exhaustive,
     )
+    from loopspec.properties.conformance.machine import (  # noqa: PLC0415 -- likewise
+        program_counter,
+        reset_coverage,
+    )
+
+    started = time.monotonic()
 
     # Guarded as the random search's targets are: a target that raises is PROTO-1, exit 2,
     # with the program it broke on (SAFE-5), never a traceback.
@@ -1017,8 +1024,11 @@ def _run_exhaustive(
             note = f"exhaustive: skipped, the target does not declare {', '.join(lacking)}"
             print(note, file=sys.stderr if style == "json" else sys.stdout)
             return ExhaustiveClean(k, tuple(lacking), None)
+        reset_coverage()
         with sweep_progress("programs of the exhaustive pass run") as shown:
-            report = run_exhaustive(target, k, progress=shown, deadline=deadline)
+            report = run_exhaustive(
+                target, k, progress=shown, deadline=deadline, counter=program_counter
+            )
     finally:
         target.close()
     divergence = report.divergence
@@ -1038,7 +1048,8 @@ def _run_exhaustive(
                 else f"{ended} before its first program"
             )
         print(line, file=sys.stderr if style == "json" else sys.stdout)
-        return ExhaustiveClean(k, (), report)
+        counted = counted_pass(report.runs, report.commands, time.monotonic() - started)
+        return ExhaustiveClean(k, (), report, counted)
     # Cut down as a random counterexample is: the first diverging program of the enumeration
     # had commands, calls and hooks the divergence did not need (9 of the 12 mutants it finds
     # at K = 4).

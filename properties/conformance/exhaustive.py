@@ -212,6 +212,11 @@ class ExhaustiveReport:
         )
 
 
+# Made afresh for each program: told of each command sent, the model's state before and after
+# it and the model's observation (conform counts the pass's coverage so, `machine.CountCommand`).
+CommandCounter = Callable[[Command, LoopState, LoopState | None, Observation], None]
+
+
 def run_exhaustive(
     target: ConformanceTarget,
     k: int,
@@ -219,10 +224,12 @@ def run_exhaustive(
     *,
     progress: Callable[[int], None] | None = None,
     deadline: float | None = None,
+    counter: Callable[[], CommandCounter] | None = None,
 ) -> ExhaustiveReport:
     """Run every maximal program of at most `k` commands on `target`; stop at a divergence, or
     before a program once `time.monotonic()` has passed `deadline` (conform's --max-seconds,
-    which the pass ignored: K = 6 on the bundled loop ran 35 s of a 2 s budget)."""
+    which the pass ignored: K = 6 on the bundled loop ran 35 s of a 2 s budget). `counter`
+    makes what each program's commands are counted with."""
     import time  # noqa: PLC0415 (only for a run with a budget)
 
     runs = commands = 0
@@ -232,7 +239,8 @@ def run_exhaustive(
             return ExhaustiveReport(k, runs, len(prefixes), commands, out_of_time=True)
         runs += 1
         prefixes.update(program[:length] for length in range(1, len(program) + 1))
-        divergence, sent = run_program(target, config, program)
+        count = None if counter is None else counter()
+        divergence, sent = run_program(target, config, program, count=count)
         commands += len(sent)
         if progress is not None:
             progress(runs)
@@ -247,10 +255,12 @@ def run_program(
     program: tuple[Command, ...],
     *,
     observe: Callable[[Observation], None] | None = None,
+    count: CommandCounter | None = None,
 ) -> tuple[Divergence | None, tuple[Command, ...]]:
     """Run `program` and its settling tail on a fresh session of `target` and of the model;
     the divergence, if any, and the commands sent (up to the diverging one). `observe` is
-    given the model's observation of each command sent."""
+    given the model's observation of each command sent, `count` that and the model's states
+    around it."""
     oracle = ModelTarget()
     oracle.reset(config)
     declared = target.reset(config)
@@ -271,11 +281,14 @@ def run_program(
                 break
             command = settle
             tail.append(command)
-        assert oracle.state is not None
-        phase = oracle.state.phase.NAME
+        before = oracle.state
+        assert before is not None
+        phase = before.phase.NAME
         expected = oracle.apply(command)
         if observe is not None:
             observe(expected)
+        if count is not None:
+            count(command, before, oracle.state, expected)
         actual = target.apply(command)
         if not presenting:  # what a target does not declare is not compared
             actual = attrs.evolve(actual, presented=None)

@@ -57,6 +57,7 @@ from loopspec.model.state import (
     Crashed,
     Dispatching,
     Idle,
+    LoopState,
     Phase,
     Rewriting,
 )
@@ -760,6 +761,28 @@ def _count_coverage(
     kinds = tuple(map(_kind, expected.events))
     key = (phase, command.NAME, outcome, kinds, bool(expected.executed))
     _OBSERVED[(key, tuple(situations))] += 1
+
+
+def reset_coverage() -> None:
+    """Forget what earlier runs counted, what they left uncounted too: a run counts from here."""
+    count_observed()
+    for counter in (TRANSITION_HITS, RULE_HITS, KNOWN_HITS, PROGRAM_ENDS, SITUATION_HITS):
+        counter.clear()
+
+
+def program_counter() -> Callable[[Command, LoopState, LoopState | None, Observation], None]:
+    """What counts one program played outside the search (conform's --exhaustive pass) as the
+    search counts its programs' commands: the transition, the rules checked and the situations
+    created (`count_observed` adds the last two up)."""
+    situations = Situations()
+
+    def count(
+        command: Command, before: LoopState, after: LoopState | None, expected: Observation
+    ) -> None:
+        created = situations.feed(command, before, after, expected)
+        _count_coverage(before.phase.NAME, command, expected, created)
+
+    return count
 
 
 def count_observed() -> None:

@@ -202,8 +202,10 @@ class ConformDocument:
     retries: int = attrs.field(metadata=member("programs Hypothesis abandoned and replaced"))
     shrink_runs: int = attrs.field(metadata=member("runs spent shrinking the counterexample"))
     reduce_runs: int = attrs.field(metadata=member("smaller programs replayed to cut it down"))
-    steps: int = attrs.field(metadata=member("commands sent in all, the sweeps' too"))
-    seconds: float = attrs.field(metadata=member("the run's duration"))
+    steps: int = attrs.field(
+        metadata=member("commands sent in all, the sweeps' and the --exhaustive pass's too")
+    )
+    seconds: float = attrs.field(metadata=member("the run's duration, the --exhaustive pass's too"))
     max_seconds: float | None = attrs.field(metadata=member("--max-seconds as given, or null"))
     out_of_time: bool = attrs.field(
         metadata=member("that budget ended the search or, with a divergence, its shrinking")
@@ -238,7 +240,8 @@ class ConformDocument:
         default=None,
         metadata=member(
             "with --exhaustive K: the bounded-exhaustive pass run before the search, in which "
-            "no program diverged",
+            "no program diverged; what its runs covered is counted in `rules`, `transitions`, "
+            "`steps` and `seconds` as the random programs' is",
             omitted_empty=True,
         ),
     )

@@ -803,11 +803,68 @@ class RunReport:
     # Ctrl-C stopped the shrinking or the cutting down of the counterexample: the smallest
     # program found by then is shown, and may be cut further.
     stopped_by_ctrl_c: bool = False
+    # The runs of an --exhaustive pass played before, none diverging (`with_pass_before`):
+    # their commands, time, transitions, rules and situations are counted in the above.
+    exhaustive_runs: int = 0
 
     @property
     def conformant(self) -> bool:
         """No divergence was found."""
         return self.divergence is None
+
+
+@attrs.frozen
+class PassBefore:
+    """What a pass played before the search (conform's --exhaustive, none diverging) ran and
+    covered, counted as the search counts its programs (`machine.program_counter`)."""
+
+    runs: int
+    commands: int
+    seconds: float
+    transitions: dict[str, int]
+    rules: dict[str, int]
+    situations: dict[str, int]
+
+
+def counted_pass(runs: int, commands: int, seconds: float) -> PassBefore:
+    """What the pass just played covered: counted since `machine.reset_coverage`."""
+    from loopspec.properties.conformance import machine as conformance  # noqa: PLC0415
+
+    conformance.count_observed()
+    return PassBefore(
+        runs,
+        commands,
+        seconds,
+        transition_rows(conformance.TRANSITION_HITS),
+        dict(conformance.RULE_HITS),
+        dict(SITUATION_HITS),
+    )
+
+
+def with_pass_before(report: RunReport, before: PassBefore) -> RunReport:
+    """`report` with the pass played before counted in: a rule its runs reached is reported
+    reached (after a pass the budget ended, every rule read "not reached by the generator")."""
+
+    def added(counts: dict[str, int], more: dict[str, int]) -> dict[str, int]:
+        return {key: counts.get(key, 0) + more.get(key, 0) for key in {**counts, **more}}
+
+    transitions = added(report.transitions, before.transitions)
+    return attrs.evolve(
+        report,
+        steps=report.steps + before.commands,
+        seconds=report.seconds + before.seconds,
+        # In `transition_rows`'s order: a row's words sort as its key does (no name holds a
+        # character before the space).
+        transitions=dict(sorted(transitions.items())),
+        rules=added(report.rules, before.rules),
+        situations=added(report.situations, before.situations),
+        exhaustive_runs=before.runs,
+    )
+
+
+def transition_rows(hits: Mapping[tuple[str, str, str], int]) -> dict[str, int]:
+    """Transitions taken, as the reports write them (`phase + command -> outcome`), in order."""
+    return {f"{p} + {c} -> {o}": n for (p, c, o), n in sorted(hits.items())}
 
 
 PROGRESS_LINE_SECONDS = 30.0
@@ -1068,12 +1125,7 @@ def run_conformance(
             progress_report.show(counted["shrink"])
         return GuardedTarget(factory, breakage, within)
 
-    conformance.count_observed()  # what an earlier run left uncounted goes with its counts
-    conformance.TRANSITION_HITS.clear()
-    conformance.RULE_HITS.clear()
-    conformance.KNOWN_HITS.clear()
-    conformance.PROGRAM_ENDS.clear()
-    SITUATION_HITS.clear()
+    conformance.reset_coverage()
     pin: dict[str, str] = {}
     smallest: list[DivergenceFound] = []
     # One machine class for every run: Hypothesis keeps each class it has run for good.
@@ -1231,9 +1283,7 @@ def run_conformance(
         listened.close()
         progress_report.end()
     conformance.count_observed()
-    transitions = {
-        f"{p} + {c} -> {o}": n for (p, c, o), n in sorted(conformance.TRANSITION_HITS.items())
-    }
+    transitions = transition_rows(conformance.TRANSITION_HITS)
     return RunReport(
         name,
         capabilities,
