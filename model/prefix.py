@@ -68,13 +68,14 @@ REFUSING_OUTCOMES = ("rejected", "cancelled", "unavailable")
 HOOK_CALL_RULES = ("RW-3",)
 """The rules whose invariants judge only a tool hook tied to its call by `callId`: a log whose
 tool hooks name no call (dsh writes none) cannot show them (`Prefix.tool_hooks_unnamed`)."""
-HOOK_CALL_RULES_IN_PART = ("DEC-1", "DEC-2", "HOOK-1", "HOOK-4", "HOOK-5", "RW-2")
+HOOK_CALL_RULES_IN_PART = ("DEC-1", "DEC-2", "HOOK-1", "HOOK-4", "HOOK-5", "HOOK-6", "RW-2")
 """The rules whose invariants judge such a tie in part: DEC-1 a call a hook denied, DEC-2 a call
 a hook asked about, HOOK-1 a result a PostToolUse hook blocked, HOOK-4 which call a PreToolUse
-hook ran for, HOOK-5 the result a PostToolUse hook judged, RW-2 the hooks that supplied a call's
-input. Their other parts need no hook to name its call: a sidecar naming a hook that gave no
-answer before it, a hook audited once every call of its step has its result, and a hook naming
-no call taken for the one call of its step then awaiting a result (`Prefix.sole_unanswered`)."""
+hook ran for, HOOK-5 the result a PostToolUse hook judged, HOOK-6 a call that ran with a hook's
+input that is no JSON object, RW-2 the hooks that supplied a call's input. Their other parts
+need no hook to name its call: a sidecar naming a hook that gave no answer before it, a hook
+audited once every call of its step has its result, and a hook naming no call taken for the
+one call of its step then awaiting a result (`Prefix.sole_unanswered`)."""
 # How many nodes taken off the surface (and refused replacements) the prefix remembers for
 # LOG-7's words on a stale replace: far more than a compaction names, while the prefix stays
 # bounded by the open turn and the surface, not by the log's length.

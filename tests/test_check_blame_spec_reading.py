@@ -918,7 +918,7 @@ def test_DEC_1_a_log_whose_hooks_name_no_call_says_which_rules_it_could_not_judg
     entry = log_to_json(report)
     assert sorted(entry["rules_not_checkable"]) == ["RW-3"]
     assert sorted(entry["rules_checked_in_part"]) == [
-        "DEC-1", "DEC-2", "HOOK-1", "HOOK-4", "HOOK-5", "RW-2"
+        "DEC-1", "DEC-2", "HOOK-1", "HOOK-4", "HOOK-5", "HOOK-6", "RW-2"
     ]  # fmt: skip
     assert {"DEC-1", "DEC-2", "HOOK-1", "HOOK-4"} <= set(entry["rules_checked"])
     # One hook ran (its hook/invoked and hook/result are two events): one run, said so.
@@ -930,7 +930,8 @@ def test_DEC_1_a_log_whose_hooks_name_no_call_says_which_rules_it_could_not_judg
     )
     (said,) = not_checkable_lines([report])
     assert (
-        "not checkable: RW-3; checked in part: DEC-1, DEC-2, HOOK-1, HOOK-4, HOOK-5, RW-2" in said
+        "not checkable: RW-3; checked in part: DEC-1, DEC-2, HOOK-1, HOOK-4, HOOK-5, HOOK-6, RW-2"
+        in said
     )
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     for row in rows:

@@ -1020,6 +1020,11 @@ _UNSEEN_WITHOUT_CALL_IDS = {
         "checked)"
     ),
     "RW-3": "whether a hook a rewrite sidecar names answered before the reply",
+    "HOOK-6": (
+        "a call that ran although a PreToolUse hook supplied an input that is no JSON object "
+        "while another call of its step awaited a result (one supplied while the call alone "
+        "awaited one is taken for it, and checked)"
+    ),
     "DEC-2": (
         "a call that ran although its hook asked (an approval request that names its call is "
         "checked)"
