@@ -9,6 +9,7 @@ and carries the shrunk program; diffs show JSON as JSON and nothing that compare
 from __future__ import annotations
 
 import functools
+import importlib
 import io
 import json
 import os
@@ -318,6 +319,35 @@ def test_MODEL_1_ABORT_3_HOOK_4_each_blame_matrix_and_mutant_program_creates_its
     )
     invalid = (SubmitUser(""), ModelReplies((ToolCallBlock("c1", "write", '{"file_path":""}'),)))
     assert program_exercises("HOOK-4", writes, invalid, presenting=True)
+
+
+def _fresh_bug_rows() -> dict[str, tuple[LoopConfig, tuple[Command, ...], str]]:
+    """Every fresh bug of the blame rounds (tests/test_blame_fresh_bugs*.py): its name, and the
+    configuration, program and rule a wrong loop broke with it."""
+    rows = {}
+    for path in sorted(Path(__file__).parent.glob("test_blame_fresh_bugs*.py")):
+        for value in vars(importlib.import_module(path.stem)).values():
+            for row in value if isinstance(value, list) else [value]:
+                if isinstance(row, tuple) and len(row) == 5 and isinstance(row[2], LoopConfig):
+                    rows[f"{path.stem}: {row[0]}"] = (row[2], row[3], row[4])
+    return rows
+
+
+def test_DEC_1_HOOK_3_HOOK_6_ORD_3_each_fresh_bug_program_creates_its_rules_situation() -> None:
+    """DEC-1, HOOK-3, HOOK-6, HOOK-8, ORD-3, ACP-2, STEP-4: each program a wrong loop of the
+    blame rounds broke a rule with creates that rule's situation (122 of them). Ten did not: a
+    deny audited "block" or "error" (DEC-1, its audit's word taken for the decision), an
+    unacceptable input a later hook replaced (HOOK-6), an ask or a pass beside an allow's input
+    (HOOK-3), a result committed while later calls run (ORD-3), an empty matcher (HOOK-8), a
+    shell call's card (ACP-2), a completed reply's reasoning (STEP-4)."""
+    rows = _fresh_bug_rows()
+    assert len(rows) >= 120
+    missed = [
+        (name, rule)
+        for name, (config, program, rule) in rows.items()
+        if not program_exercises(rule, config, program, presenting=True)
+    ]
+    assert missed == []
 
 
 def test_EXE_2_HOOK_7_VIEW_2_SCHED_2_each_targeted_program_creates_its_rules_situations() -> None:

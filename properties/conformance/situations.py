@@ -14,21 +14,29 @@ import json
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
+from typing import assert_never
 
 from loopspec.model.commands import (
     Abort,
+    Allow,
+    Ask,
     Command,
     Crash,
+    Deny,
+    HookAnswers,
     ModelReplies,
+    Pass,
     PostBlock,
     PostContext,
+    PreVerdict,
     Recover,
     SubmitUser,
     ToolFinishes,
     ToolSucceeded,
 )
-from loopspec.model.config import MATCH_ALL, PRE_TOOL_USE, LoopConfig
-from loopspec.model.jsonvalue import FrozenMap, parse_arguments
+from loopspec.model.config import MATCH_ALL, PRE_TOOL_USE, LoopConfig, ToolSpec
+from loopspec.model.jsonvalue import FrozenMap, NotJsonError, freeze, parse_arguments
+from loopspec.model.messages import ReasoningBlock
 from loopspec.model.rewrite import INVALID, input_problem
 from loopspec.model.state import (
     ASK,
@@ -98,6 +106,33 @@ def _folds_to_a_tool(config: LoopConfig, name: str) -> bool:
     return any(tool.name.casefold() == folded for tool in config.tools)
 
 
+def _verdict_word(verdict: PreVerdict) -> str:
+    """A PreToolUse verdict's decision, as an audit records one it gives no other word."""
+    match verdict:
+        case Deny():
+            return "deny"
+        case Ask():
+            return "ask"
+        case Allow():
+            return "allow"
+        case Pass():
+            return "pass"
+        case _:
+            assert_never(verdict)
+
+
+def _unacceptable(tool: ToolSpec | None, supplied: object) -> bool:
+    """Whether a hook's input is one HOOK-6 refuses in effect: not an object, or (for a
+    registered tool) missing a key it requires."""
+    try:
+        value = freeze(supplied)
+    except NotJsonError:
+        return True
+    if tool is None:
+        return not isinstance(value, FrozenMap)
+    return tool.input_problem(value) is not None
+
+
 def _abort_cause(reason: object) -> object:
     """The cause an aborted `turn/end` records (`reason.reason.kind`), or None."""
     inner = reason.get("reason") if isinstance(reason, dict) else None
@@ -122,6 +157,8 @@ class Situations:
         # once its result was appended, whichever came first.
         self._refusals_counted: set[tuple[str, str]] = set()
         self._call_ids: set[str] = set()  # the ids of every call the model accepted
+        self._call_names: dict[str, str] = {}  # call id -> the tool it calls
+        self._verdict: str | None = None  # the decision of the hook answer being fed
         self._calls_in_turn = False
 
     def feed(
@@ -142,6 +179,8 @@ class Situations:
         if isinstance(command, Abort):
             # A second abort, refused while the first one's calls drain, must leave the cause.
             self._abort_causes.add(command.cause)
+        # The verdict decides, not the audit's word (a deny audited "block" or "error").
+        self._verdict = _verdict_word(command.verdict) if isinstance(command, HookAnswers) else None
         if not observation.accepted:
             found += ["MODEL-3", observation.refusal_rule or "MODEL-1"]
             return found
@@ -161,6 +200,10 @@ class Situations:
             # A later reply reusing an earlier call's id: its call is one of its own (EXE-1).
             found += ["EXE-1" for call in command.tool_calls if call.id in self._call_ids]
             self._call_ids.update(call.id for call in command.tool_calls)
+            self._call_names.update((call.id, call.name) for call in command.tool_calls)
+        if after is not None and isinstance(after.phase, Dispatching):
+            # A result committed while the batch stays open: in model order, not once all settle.
+            found += ["ORD-3" for event in observation.events if event.get("type") == "tool/result"]
         found += _scheduling(after)
         found += _results_held_back(before, after)
         found += self._refusals_sealed(after)
@@ -179,6 +222,10 @@ class Situations:
                     found.append("EXE-2")  # ABORT-2 keeps a block EXE-2 does not read blank
             case ModelReplies() if not command.tool_calls and before.inbox:
                 found.append("STEP-4")  # queued messages keep the turn going
+            case ModelReplies() if any(
+                isinstance(block, ReasoningBlock) or _blank_block(block) for block in command.blocks
+            ):
+                found.append("STEP-4")  # every block as delivered: reasoning, blank ones too
             case ToolFinishes():
                 found.append("EXE-4")
                 if command.post:
@@ -246,9 +293,15 @@ class Situations:
                 found.append("HOOK-8")
             case "hook/result" if data.get("point") == "PreToolUse" and isinstance(call_id, str):
                 found.append("HOOK-4")
-                self._decisions.setdefault(call_id, []).append(str(data.get("decision")))
+                word = str(data.get("decision"))
+                self._decisions.setdefault(call_id, []).append(self._verdict or word)
+                if self._verdict is not None and word != self._verdict:
+                    found.append("HOOK-2")  # merged by its verdict, whatever its audit's word
                 if "updatedInput" in data:
                     self._supplied[call_id] = self._supplied.get(call_id, 0) + 1
+                    tool = before.config.tool(self._call_names.get(call_id, ""))
+                    if _unacceptable(tool, data["updatedInput"]):
+                        found.append("HOOK-6")  # refused in effect, not judged once replaced
             case "tool/call" if isinstance(call_id, str):
                 self._calls_in_turn = True
                 # A later reply may reuse an earlier call's id: that call's denial or rewrite
@@ -262,7 +315,9 @@ class Situations:
                     # verdict, where its audit's word ranks nowhere.
                     found.append("HOOK-2")
                 supplied = self._supplied.get(call_id, 0)
-                if supplied > 1 or (supplied and "deny" in decisions):
+                if supplied > 1 or (supplied and len(decisions) > supplied):
+                    # Inputs combined, or one beside an answer without one (a pass or an ask
+                    # never erases it, a deny discards it).
                     found.append("HOOK-3")
                 if "deny" in decisions:
                     self._denied.add(call_id)
@@ -370,6 +425,8 @@ def presentation_situations(presented: tuple[dict[str, object], ...]) -> list[st
         text = json.dumps(card.get("content"))
         if card.get("sessionUpdate") == "tool_call":
             found.append("VIEW-3" if card.get("kind") == "other" else "VIEW-2")
+            if card.get("kind") == "execute":
+                found.append("ACP-2")  # a terminal only for a client that has terminals
         elif "```console" in text:
             found += ["ACP-2", "VIEW-2"]
         else:
@@ -432,6 +489,8 @@ def _reply_situations(reply: ModelReplies, before: LoopState, after: LoopState |
         found += ["HOOK-4" for hook in missed if hook.point == PRE_TOOL_USE]
         if input_problem(call, before.config) and before.config.hooks_for(PRE_TOOL_USE, call.name):
             found.append("HOOK-4")  # a call with invalid input: its matching hooks get none
+        # An empty matcher matches every name (as a regular expression, none).
+        found += ["HOOK-8" for hook in before.config.hooks if hook.matcher == ""]
     return found
 
 
