@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
+import attrs
 import pytest
 
 from loopspec.impl.clock import SystemClock
@@ -29,7 +30,6 @@ from loopspec.impl.opening import SessionInfo, open_log
 from loopspec.impl.user_files import shown
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
-from loopspec.model.state import LoopState
 from loopspec.properties import pytest_plugin
 from loopspec.properties.cli.command_words import answers_for, command_words
 from loopspec.properties.cli.conform_run import replay_header
@@ -1163,27 +1163,22 @@ def test_SAFE_5_an_answer_that_is_no_json_object_is_a_protocol_failure(
     assert "Traceback" not in err
 
 
-class KeepsTheLastSessionAtReset(ModelTarget):
-    """The model, except that `reset` resumes the session the last program left (the usual
-    slip in a process target: one long-lived loop whose reset forgets to clear its state). It
-    does not present: section 12's examples, played before the search on a target that does,
-    would show the slip in a program of their own before Hypothesis ran one twice."""
+class DivergesOnOddRuns(ModelTarget):
+    """The model, except that on every other run (the first, the third...) it drops the last
+    event of each command's answer: the same program answered two ways, as a loop whose `reset`
+    keeps the last session or that races answers (the real Claude Code CLI, h5). It does not
+    present: section 12's examples, played first on a target that does, would use its first run."""
 
-    left: ClassVar[LoopState | None] = None
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.presenting = False
+    runs: ClassVar[int] = 0
 
     def reset(self, config: LoopConfig) -> frozenset[str]:
-        capabilities = super().reset(config) - {"presentation"}
-        if KeepsTheLastSessionAtReset.left is not None:
-            self.state = KeepsTheLastSessionAtReset.left
-        return capabilities
+        DivergesOnOddRuns.runs += 1
+        return super().reset(config) - {"presentation"}
 
     def apply(self, command: Command) -> Observation:
         observed = super().apply(command)
-        KeepsTheLastSessionAtReset.left = self.state
+        if DivergesOnOddRuns.runs % 2 and observed.events:
+            return attrs.evolve(observed, events=observed.events[:-1])
         return observed
 
 
@@ -1195,20 +1190,26 @@ def test_SAFE_5_an_error_whose_context_loops_back_is_searched_once() -> None:
     assert _divergence_in(first) is None
 
 
-# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
-@pytest.mark.no_cover
-def test_SAFE_5_a_target_answering_a_program_two_ways_exits_2_in_one_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("style", ["text", "json"])
+def test_SAFE_5_a_program_answered_two_ways_exits_2_with_its_program_saved_and_shown(
+    style: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """SAFE-5: a target whose reset keeps the last session diverges, then answers the same
-    program otherwise when conform reruns it to shrink: exit 2 and one line naming the first
-    divergence and what a target must do (it was a traceback: Hypothesis's FlakyFailure group),
-    and no case, which rerun alone would pass."""
-    monkeypatch.setattr(KeepsTheLastSessionAtReset, "left", None)
+    """SAFE-5: a target that diverges, then answers the same program otherwise when conform
+    reruns it to shrink, exits 2 with one error line naming the first divergence and what a
+    target must do (it was a traceback: Hypothesis's FlakyFailure group), and the program is
+    saved as a case and shown, text and JSON alike: nothing was left to replay or attach to a
+    bug report (h5, the real Claude Code CLI's race). The case says a replay of it may pass."""
+    monkeypatch.setattr(DivergesOnOddRuns, "runs", 0)
     monkeypatch.chdir(tmp_path)
-    code = main(["conform", "--impl", f"{__name__}:KeepsTheLastSessionAtReset", "--examples", "20"])
-    err = capsys.readouterr().err
-    assert code == 2
+    argv = ["conform", "--impl", f"{__name__}:DivergesOnOddRuns", "--format", style]
+    code = main([*argv, "--examples", "5", "--case-dir", "cases"])
+    out, err = capsys.readouterr()
+    assert code == 2, err
+    (case,) = (tmp_path / "cases").iterdir()
+    replay = f"loopspec replay cases/{case.name} --impl {__name__}:DivergesOnOddRuns"
     (line,) = err.splitlines()
     assert line.startswith(
         "loopspec: error: [PROTO-1] the target answered a program differently when it ran "
@@ -1218,9 +1219,29 @@ def test_SAFE_5_a_target_answering_a_program_two_ways_exits_2_in_one_line(
     assert line.endswith(
         "`reset` starts an empty session, and nothing may carry over from an "
         "earlier program or depend on time or chance (a Go map is iterated in another order "
-        "each time: order by the reply's calls or the configuration)"
+        f"each time: order by the reply's calls or the configuration); its program is saved: "
+        f"rerun: {replay}"
     )
-    assert not (tmp_path / "loopspec-cases").exists()
+    saved = json.loads(case.read_text(encoding="utf-8"))
+    assert case.name == f"case-{saved['rule']}-0.json"
+    assert f"found [{saved['rule']}] after command #{len(saved['commands'])} " in line
+    assert saved["summary"].endswith("so a replay may pass (replay it a few times)")
+    if style == "json":
+        document = json.loads(out)
+        assert (document["unrepeated"], document["conformant"]) == (True, False)
+        divergence = document["divergence"]
+        assert (divergence["rule"], divergence["program"]) == (saved["rule"], saved["commands"])
+        assert (divergence["case"], divergence["replay"]) == (f"cases/{case.name}", replay)
+        return
+    lines = out.splitlines()
+    assert lines[0].endswith(": DIVERGED ONCE, NOT WHEN RERUN")
+    assert "the target did not diverge when conform ran this program again" in lines[2]
+    assert "command program as the first run found it (not shrunk" in out
+    assert f"\nsaved case: cases/{case.name}\nrerun: {replay}\n" in out
+    assert lines[-1] == (
+        f"DIVERGED ONCE, NOT WHEN RERUN: {saved['rule']} (loopspec spec {saved['rule']}); "
+        f"rerun: {replay}"
+    )
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).

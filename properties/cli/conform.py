@@ -40,6 +40,10 @@ replay`, replay's), generated from the classes that write them,
                                                 //   bounds (60 s or 2000 replays); in both,
                                                 //   `loopspec replay CASE --reduce` cuts it
                                                 //   further
+      "unrepeated": false,                      // true: the divergence did not happen again
+                                                //   when its program was rerun: the target
+                                                //   answered it two ways (exit 2); the program
+                                                //   is the first run's, not shrunk
       "presentationExamples": 0,                // SPEC.md section 12's examples played
                                                 //   before the search (capability
                                                 //   presentation; the last diverged when

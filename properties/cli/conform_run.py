@@ -66,6 +66,7 @@ from loopspec.properties.conformance.run import (
     TargetError,
     TargetFactory,
     UndeclaredCapability,
+    UnrepeatedDivergence,
     case_document,
     case_fields,
     close_factory,
@@ -213,7 +214,13 @@ def counterexample_lines(
         lines.append(f"configuration: {config}")
     # Its length is said here: the counts line above totals every program's commands.
     length = "1 command" if len(report.program) == 1 else f"{len(report.program)} commands"
-    lines.append(f"shrunk command program, {length} (each in words, then as driver protocol JSON):")
+    found = (
+        # Shrinking reruns a program: one that did not diverge again is shown as first found.
+        "command program as the first run found it (not shrunk: its rerun did not diverge)"
+        if report.unrepeated
+        else "shrunk command program"
+    )
+    lines.append(f"{found}, {length} (each in words, then as driver protocol JSON):")
     lines += _listing(report.config, report.program, "  ")
     lines.append("")
     described = _describe_divergence(divergence, report.config, report.program)
@@ -237,7 +244,7 @@ def counts_line(report: RunReport) -> str:
     if report.retries:
         extra.append(f"{report.retries} abandoned part-way by Hypothesis and replaced")
     if report.shrink_runs:
-        extra.append(f"{report.shrink_runs} runs shrinking the counterexample")
+        extra.append(f"{_runs(report.shrink_runs)} shrinking the counterexample")
     if report.reduce_runs:
         replays = "replay" if report.reduce_runs == 1 else "replays"
         extra.append(f"{report.reduce_runs} {replays} cutting it down")
@@ -383,10 +390,19 @@ def cutting_note(*, stopped_by_ctrl_c: bool, cut_short: bool, stopped: str) -> s
     return None
 
 
+UNREPEATED_NOTE = (
+    "the target did not diverge when conform ran this program again (to confirm and shrink "
+    "it): it answered one program two ways (exit 2), so a replay of the case may pass; "
+    "replay it a few times to see how often it diverges"
+)
+
+
 def budget_note(report: RunReport, max_seconds: float | None) -> str | None:
     """What the time budget ended, or None: a bound the reader must know to weigh the verdict
     (no divergence in fewer programs than asked for; a counterexample not shrunk to the end), or
-    Ctrl-C ended the shrinking."""
+    Ctrl-C ended the shrinking, or the divergence did not happen again when rerun."""
+    if report.unrepeated:
+        return UNREPEATED_NOTE
     if report.divergence is not None:
         cut = cutting_note(
             stopped_by_ctrl_c=report.stopped_by_ctrl_c,
@@ -413,6 +429,8 @@ def _text_report(
     already_saved: bool = False,
 ) -> None:
     verdict = "CONFORMANT" if report.conformant else "COUNTEREXAMPLE"
+    if report.unrepeated:
+        verdict = "DIVERGED ONCE, NOT WHEN RERUN"
     ended = budget_note(report, max_seconds)
     if report.profile is not None:
         verdict += f" (up to the {report.profile.name} profile's known divergences)"
@@ -542,6 +560,7 @@ def json_report(
         out_of_time=report.out_of_time,
         stopped_by_ctrl_c=report.stopped_by_ctrl_c,
         cut_short=report.cut_short,
+        unrepeated=report.unrepeated,
         presentation_examples=report.presentation_examples,
         situation_examples=report.situation_examples,
         rules=rule_rows(report),
@@ -769,6 +788,7 @@ def run_conform(args: argparse.Namespace) -> int:
     factory, target = _named_target(args)
     unclosed: LoopSpecError | None = None
     exhaustive: int | ExhaustiveClean | None = None
+    unrepeated: UnrepeatedDivergence | None = None
     try:
         if args.exhaustive is not None:
             exhaustive = _run_exhaustive(
@@ -785,6 +805,8 @@ def run_conform(args: argparse.Namespace) -> int:
             profile=profile_named(args.profile),
             deadline=deadline,
         )
+    except UnrepeatedDivergence as not_again:  # reported and saved, then said: exit 2
+        unrepeated, report = not_again, not_again.report
     except TargetError as broke:
         raise with_saved_program(broke, case_folder, target, args.profile) from None
     finally:
@@ -842,8 +864,15 @@ def run_conform(args: argparse.Namespace) -> int:
         _text_report(report, case_path, target, args.max_seconds, already_saved=already)
     if unsaved is not None:  # still exit 1: the verdict is the counterexample printed above
         print(unsaved, file=sys.stderr)
+    if unrepeated is not None:
+        # After the report, as a target failing at shutdown is said: the program is above.
+        rerun = "" if case_path is None else rerun_words(case_path, target)
+        kept = f"; its program is saved: {rerun}" if rerun else ""
+        print(f"loopspec: error: {unrepeated}{kept}", file=sys.stderr)
     if unclosed is not None:
         _print_unclosed(unclosed)
+        return 2
+    if unrepeated is not None:
         return 2
     return 0 if report.conformant else 1
 

@@ -223,6 +223,13 @@ class ConformDocument:
             "further"
         )
     )
+    unrepeated: bool = attrs.field(
+        metadata=member(
+            "the divergence did not happen again when conform ran its program again: the "
+            "target answered one program two ways (exit 2, not 1); the program is the first "
+            "run's, not shrunk, and a replay of its case may pass"
+        )
+    )
     presentation_examples: int = attrs.field(
         metadata=member("SPEC.md section 12's examples played before the search")
     )

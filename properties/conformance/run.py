@@ -196,6 +196,17 @@ class TargetError(LoopSpecError):
         self.program = program
 
 
+class UnrepeatedDivergence(TargetError):
+    """A divergence that did not happen again when conform reran its program to confirm and
+    shrink it: the target answered one program two ways, no counterexample (exit 2). `report`
+    is the run's, holding the first run's divergence and program (not cut down, `unrepeated`),
+    which conform saves as a case and prints before the error: something to replay."""
+
+    def __init__(self, message: str, report: RunReport) -> None:
+        super().__init__(message)
+        self.report = report
+
+
 class CaseFileFault(TargetError):
     """A case file replay cannot use: the user's input, never the target's answer, so nothing
     about it blames the target. It names the rule the file's content breaks when SPEC states
@@ -806,6 +817,9 @@ class RunReport:
     # The runs of an --exhaustive pass played before, none diverging (`with_pass_before`):
     # their commands, time, transitions, rules and situations are counted in the above.
     exhaustive_runs: int = 0
+    # The divergence did not happen again when its program was rerun (`UnrepeatedDivergence`):
+    # the target answered one program two ways, and a replay of its case may pass.
+    unrepeated: bool = False
 
     @property
     def conformant(self) -> bool:
@@ -1159,6 +1173,7 @@ def run_conformance(
     out_of_time = False
     cut_short = False
     stopped_by_ctrl_c = False
+    unrepeated: DivergenceFound | None = None  # the rerun of its program did not diverge
     searched = False  # the presentation examples all passed, and the search began
     # The commands each of section 12's programs sent (the last diverging), and each targeted
     # program of rare situations likewise: counted in `steps`, as their time is in `seconds`.
@@ -1274,17 +1289,18 @@ def run_conformance(
             raise broken(breakage.again()) from None
         # A divergence Hypothesis could not repeat: the model is deterministic, so the target
         # answered one program two ways (most often a `reset` that keeps the last session).
-        # No case is saved: rerun alone, the program may well pass.
+        # Its program is reported as found, not cut down (a rerun need not diverge): a person
+        # holds something to replay and attach to a bug report (`UnrepeatedDivergence`).
         unrepeated = _divergence_in(error)
         if unrepeated is None:
             raise
-        raise TargetError(_unrepeatable(unrepeated)) from None
+        divergence, program, config = unrepeated.divergence, unrepeated.program, unrepeated.config
     finally:
         listened.close()
         progress_report.end()
     conformance.count_observed()
     transitions = transition_rows(conformance.TRANSITION_HITS)
-    return RunReport(
+    report = RunReport(
         name,
         capabilities,
         conformance.PROGRAM_ENDS["complete"],
@@ -1308,7 +1324,11 @@ def run_conformance(
         tuple(unplayed),
         cut_short,
         stopped_by_ctrl_c,
+        unrepeated=unrepeated is not None,
     )
+    if unrepeated is not None:
+        raise UnrepeatedDivergence(_unrepeatable(unrepeated), report)
+    return report
 
 
 def _sweep_situations_profiled(
@@ -1897,10 +1917,11 @@ def _how_to_replay(recorded: dict[str, str], rule: str) -> str:
 
 
 def case_document(report: RunReport, target: dict[str, str]) -> dict[str, Any]:
-    """The replayable case file of a failed run."""
+    """The replayable case file of a failed run; its `summary` says so when the divergence
+    did not happen again on a rerun (`RunReport.unrepeated`): a replay of it may pass."""
     assert report.divergence is not None
     assert report.config is not None
-    return case_fields(
+    document = case_fields(
         target,
         rule=report.divergence.rule_id,
         what=report.divergence.what,
@@ -1909,6 +1930,12 @@ def case_document(report: RunReport, target: dict[str, str]) -> dict[str, Any]:
         profile=report.profile.name if report.profile is not None else None,
         capabilities=report.capabilities,
     )
+    if report.unrepeated:
+        document["summary"] += (
+            "; it did not diverge when loopspec ran the program again: the loop answered one "
+            "program two ways, so a replay may pass (replay it a few times)"
+        )
+    return document
 
 
 @attrs.frozen
