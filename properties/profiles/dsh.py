@@ -169,22 +169,27 @@ def _without_blank_interrupted_blocks(run: Run) -> Run:
 
 # What dsh-llm (rc.8) records for an adapter failure without a message, whatever its code.
 _DSH_EMPTY_FAILURE = {"message": "LLM adapter failed", "code": "UNKNOWN"}
+# dsh-llm's code for a failure that names none: its LlmError takes no empty code.
+_DSH_NO_CODE = "UNKNOWN"
 
 
 def _empty_failure_as_dsh_words_it(run: Run) -> Run:
-    """A failed request's turn/end whose error has an empty message, as dsh records it."""
+    """A failed request's turn/end whose error has an empty message or code, as dsh records it."""
 
     def change(event: Event) -> Event:
         reason = event["data"].get("reason") if event["type"] == "turn/end" else None
         if not isinstance(reason, dict):
             return event
         error = reason.get("error")
-        if not isinstance(error, dict) or error.get("message") != "":
+        if not isinstance(error, dict):
             return event
-        return {
-            **event,
-            "data": {**event["data"], "reason": {**reason, "error": _DSH_EMPTY_FAILURE}},
-        }
+        if error.get("message") == "":
+            error = _DSH_EMPTY_FAILURE
+        elif error.get("code") == "":
+            error = {**error, "code": _DSH_NO_CODE}
+        else:
+            return event
+        return {**event, "data": {**event["data"], "reason": {**reason, "error": error}}}
 
     return map_events(run, change)
 
@@ -1244,7 +1249,9 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         ("TEXT-2",),
         "A failed model request whose error has an empty message ends its turn with the error "
         "{message: 'LLM adapter failed', code: 'UNKNOWN'} in dsh (dsh-llm's default for an "
-        "adapter failure without a message); the model's carries the message and code as given.",
+        "adapter failure without a message), and one whose error has a message but an empty code "
+        "with the code 'UNKNOWN' (dsh-llm's LlmError takes no empty code); the model's carries the "
+        "message and code as given.",
         erase_pair=both(_empty_failure_as_dsh_words_it),
     ),
     KnownDivergence(
