@@ -5,9 +5,11 @@ target speaks the protocol wrongly (PROTO-1), or cannot be started or run here (
 
 `conform --format json` writes exactly one object on stdout when the run finished: exit 0 or 1,
 or 2 when a `--cmd` target then failed to shut down (one PROTO-1 line on stderr says so, "after
-the run reported above"). A run that could not finish (exit 2) writes nothing there: one line on
-stderr says what went wrong. Keys are stable within a `format`; new keys may be added, none are
-renamed or removed without changing `format`. `loopspec schema conform` prints the JSON Schema
+the run reported above") or its divergence did not happen again when rerun ("unrepeated": one
+PROTO-1 line on stderr says the target answered a program two ways). A run that could not
+finish (exit 2) writes nothing there: one line on stderr says what went wrong. Keys are stable
+within a `format`; new keys may be added, none are renamed or removed without changing
+`format`. `loopspec schema conform` prints the JSON Schema
 of the documents conform writes, this one and the exhaustive pass's below (`loopspec schema
 replay`, replay's), generated from the classes that write them,
 `loopspec.properties.conformance.report_documents`.

@@ -92,8 +92,9 @@ VERBS = (
         "0 conformant (or only known divergences under --profile); 1 a counterexample "
         "(shrunk, saved as a case file, blamed on the rule it breaks; Ctrl-C while it is "
         "shrunk keeps the smallest found by then); 2 the target speaks "
-        "the driver protocol wrongly (PROTO-1), cannot be started or cannot run here (a "
-        "setup error, naming no rule), or a usage error",
+        "the driver protocol wrongly (PROTO-1) or answered a program two ways (a divergence "
+        "gone when rerun: its program is saved as a case all the same), cannot be started or "
+        "cannot run here (a setup error, naming no rule), or a usage error",
         starts_processes=True,
     ),
     Verb(
