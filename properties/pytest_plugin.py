@@ -18,8 +18,12 @@ to name one), and each case file of a folder named there, as `replay DIR` reads 
 records, SPEC SAFE-1) and with the profile the case names. It fails with replay's report when the
 case still diverges and with replay's one-line error when the file cannot be used; it is skipped,
 saying why, when the case needs a capability the target does not declare (conform would never
-send that target such a program). A file of a case folder named like a case but not ending in
-`.json` (`x.json.txt`) is not replayed: it is a skipped test saying so, as replay names it.
+send that target such a program). A pass prints replay's verdict (`pytest -rP` shows it); one
+whose program no longer sets up the rule the case recorded, or whose target cannot show that
+rule, is listed in pytest's terminal summary and given a `loopspec` JUnit property saying so
+(a warning would fail it under `filterwarnings = error`). A file of a case folder named like a
+case but not ending in `.json` (`x.json.txt`) is not replayed: it is a skipped test saying so,
+as replay names it.
 Commit the case files next to your tests: they are your regression suite. `-k "not saved_case"`
 runs the random suite alone.
 
@@ -61,6 +65,11 @@ SAVED_CASE_TEST = "replay"
 """The name of a saved case's one test, after its file's path: `case-ADJ-4-0.json::replay`. The
 file's name in it too (`::test_saved_case_replays[case-ADJ-4-0.json]`) made `FAILED ` and the id
 84 characters, and pytest's summary at 80 columns then shows none of the message, the rule."""
+
+PASSES_SAYING_NOTHING = pytest.StashKey[list[str]]()
+"""The saved cases that passed while their program no longer sets up the rule they recorded, or
+on a target that cannot show it, each as replay's verdict says it: listed in pytest's terminal
+summary (`pytest_terminal_summary`)."""
 
 PASSED_OVER = pytest.StashKey[list[tuple[Path, str]]]()
 """The files of the case folders named like a case but not read as one (`x.json.txt`), with
@@ -554,6 +563,16 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
     if isinstance(item, SavedCase) and not isinstance(nextitem, SavedCase):
         close_replay_target(item.config)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """List the saved cases whose pass says nothing of the rule they recorded, after the run:
+    shown without `-rP`, and a pass all the same."""
+    passes = terminalreporter.config.stash.get(PASSES_SAYING_NOTHING, [])
+    if passes:
+        terminalreporter.section("loopspec: saved cases passing without their rule", yellow=True)
+        for said in passes:
+            terminalreporter.write_line(said)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

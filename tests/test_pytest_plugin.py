@@ -566,7 +566,7 @@ def _write_case(path: Path, rule: str, *commands: dict[str, Any], **members: Any
     return path
 
 
-def test_PROTO_1_SAFE_1_plugin_replays_each_saved_case_first_as_a_test_of_its_own(
+def test_PROTO_1_SAFE_1_TURN_2_plugin_replays_each_saved_case_first_as_a_test_of_its_own(
     tmp_path: Path,
     inner_pytest: InnerPytest,
 ) -> None:
@@ -576,7 +576,10 @@ def test_PROTO_1_SAFE_1_plugin_replays_each_saved_case_first_as_a_test_of_its_ow
     fail to import). A case that still diverges fails with replay's report and none of
     loopspec's frames; one that does not passes; one that cannot be read, or is no valid program
     (a command left answering nothing), fails with replay's one-line error. Before, a saved
-    case was replayed only by `loopspec replay`."""
+    case was replayed only by `loopspec replay`. TURN-2: a case passing whose program no longer
+    sets up its rule (a prompt alone ends no turn) passes, but pytest's terminal summary and
+    its JUnit properties say so, and its output (`-rP`) is replay's verdict: it passed in
+    silence, as if the bug were fixed."""
     _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
     _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-1.json", "TURN-2", _ASKS)
     _write_case(tmp_path / "shared" / "newer.json", "TURN-2", _ASKS, version=2)
@@ -588,9 +591,24 @@ def test_PROTO_1_SAFE_1_plugin_replays_each_saved_case_first_as_a_test_of_its_ow
         1,
         "-vv",
         "--loopspec-cases=shared",
+        "-rP",
+        f"--junitxml={tmp_path / 'junit.xml'}",
+        "-o",
+        "junit_family=xunit1",
     )
     out = done.stdout
     assert done.returncode == 1, out + done.stderr
+    unreached = (
+        "loopspec-cases/case-TURN-2-1.json: 1 command replayed, no divergence: passes, but this "
+        "program no longer sets up TURN-2, the rule the case recorded: no command the model "
+        "takes creates the situation TURN-2 governs"
+    )
+    summary = out.split(" loopspec: saved cases passing without their rule ")[1].split("\n", 1)[1]
+    assert " ".join(summary.split()).startswith(unreached), summary
+    passed = out.split(" replay loopspec-cases/case-TURN-2-1.json _")[1].split("\n===")[0]
+    assert "loopspec-cases/case-TURN-2-1.json: replaying against plugin_targets:" in passed
+    junit = (tmp_path / "junit.xml").read_text(encoding="utf-8")
+    assert f'<property name="loopspec" value="{unreached}' in " ".join(junit.split()), junit
     ran = [
         line.split(" ")[0] for line in out.splitlines() if " PASSED" in line or " FAILED" in line
     ]

@@ -1784,7 +1784,7 @@ def replay_document(
         recorded_target=case.target,
         same_target=same_target(case.target, named),
         recorded_rule=case.rule,
-        recorded_rule_unseen=_passes_unseen(case, profile, replay, bundled=not named),
+        recorded_rule_unseen=passes_unseen(case, profile, replay, bundled=not named),
         recorded_rule_unreached=passes_unreached(case, profile, replay, bundled=not named),
         case_loopspec_version=case.written_by,
         loopspec_version=loopspec.__version__,
@@ -1908,13 +1908,7 @@ def replay_verdict_lines(
                     f": passes, but this program no longer sets up {shown(case.rule)}, the "
                     "rule the case recorded"
                 )
-                unreached = [
-                    f"  no command the model takes creates the situation {shown(case.rule)} "
-                    f"governs, so this pass says nothing of {shown(case.rule)}: a loop that "
-                    "still breaks it passes too. A hand cut may have taken the situation away: "
-                    f"replay the case as it was saved (`loopspec spec {case.rule}` says what "
-                    "the rule governs)"
-                ]
+                unreached = [f"  {unreached_words(case.rule)}"]
             if unseen is not None:
                 # A colleague's loop without `presentation` "passed" a VIEW-2 case whose cards
                 # it never reported: the pass says nothing of the rule.
@@ -1965,7 +1959,18 @@ def unseen_rule_capability(case: Case, replay: Replay) -> str | None:
     return needed if needed is not None and needed not in replay.capabilities else None
 
 
-def _passes_unseen(
+def unreached_words(rule: str) -> str:
+    """Why a pass of a program that no longer sets up `rule` says nothing of it, and what to do
+    (replay's verdict, the pytest plugin's summary)."""
+    return (
+        f"no command the model takes creates the situation {shown(rule)} governs, so this pass "
+        f"says nothing of {shown(rule)}: a loop that still breaks it passes too. A hand cut may "
+        "have taken the situation away: replay the case as it was saved (`loopspec spec "
+        f"{rule}` says what the rule governs)"
+    )
+
+
+def passes_unseen(
     case: Case, profile: Profile | None, replay: Replay, *, bundled: bool
 ) -> str | None:
     """`unseen_rule_capability` where a passing replay's verdict says it, in text and JSON."""

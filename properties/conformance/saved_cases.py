@@ -22,9 +22,12 @@ from loopspec.model.errors import LoopSpecError, tagged
 from loopspec.properties.cli.conform_run import (
     case_replay_error,
     not_a_valid_program,
+    passes_unreached,
+    passes_unseen,
     replay_header,
     replay_profile,
     replay_verdict_lines,
+    unreached_words,
 )
 from loopspec.properties.conformance.case_portable import labelled
 from loopspec.properties.conformance.compare import NO_RULE
@@ -40,7 +43,12 @@ from loopspec.properties.conformance.run import (
     resolve_target,
     with_wait_hint,
 )
-from loopspec.properties.pytest_plugin import SAVED_CASE_TEST, as_typed, rerun_command
+from loopspec.properties.pytest_plugin import (
+    PASSES_SAYING_NOTHING,
+    SAVED_CASE_TEST,
+    as_typed,
+    rerun_command,
+)
 
 
 @attrs.frozen
@@ -117,7 +125,17 @@ class SavedCase(pytest.Item):
         return self.path, None, heading(self)
 
     def runtest(self) -> None:
-        _replays(self.path, _replay_target(self.config), self.config)
+        passed = _replays(self.path, _replay_target(self.config), self.config)
+        # What the pass is worth, as replay says it: `pytest -rP` shows it, and a JUnit report
+        # keeps it as the test's output.
+        print("\n".join(passed.lines))
+        if passed.says_nothing is not None:
+            # Still a pass (replay exits 0: the program is valid), but not a silent one: a case
+            # cut by hand past its rule's situation passed as if the bug were fixed. Said in
+            # pytest's terminal summary and as a JUnit property, never as a warning (a project
+            # with `filterwarnings = error` would see a passing case fail).
+            self.user_properties.append(("loopspec", passed.says_nothing))
+            self.config.stash.setdefault(PASSES_SAYING_NOTHING, []).append(passed.says_nothing)
 
 
 class PassedOverFile(pytest.Item):
@@ -137,9 +155,19 @@ class PassedOverFile(pytest.Item):
         pytest.skip(f"loopspec: {self.reason}")
 
 
-def _replays(saved_case: Path, replay_target: _Target, config: pytest.Config) -> None:
+@attrs.frozen
+class _Passed:
+    """A saved case that replayed without a divergence: replay's report of it (`lines`), and
+    what its pass says nothing of (`says_nothing`: its verdict line, and why), if anything."""
+
+    lines: list[str]
+    says_nothing: str | None
+
+
+def _replays(saved_case: Path, replay_target: _Target, config: pytest.Config) -> _Passed:
     """Replay `saved_case`: fail with replay's report when it diverges, with its error when it
-    cannot be used; skip when it needs a capability the target does not declare."""
+    cannot be used; skip when it needs a capability the target does not declare. Passing, what
+    replay prints of it."""
     name = as_typed(saved_case)
     # Failed or skipped outside the `except`s: inside, pytest would print the error as context.
     unusable = replay_target.unusable
@@ -182,3 +210,15 @@ def _replays(saved_case: Path, replay_target: _Target, config: pytest.Config) ->
             labelled("replay it alone", rerun_command(config, saved_case)),
         ]
         pytest.fail("\n".join(lines), pytrace=False)
+    bundled = not replay_target.named
+    lines = [
+        *replay_header(name, replay_target.named, case, profile_note=profile_note),
+        *replay_verdict_lines(name, case, profile, replay, bundled=bundled),
+    ]
+    verdict = next(line for line in lines[1:] if line.startswith(f"{name}: "))
+    says_nothing = None
+    if case.rule and passes_unreached(case, profile, replay, bundled=bundled):
+        says_nothing = f"{verdict}: {unreached_words(case.rule)}"
+    elif passes_unseen(case, profile, replay, bundled=bundled) is not None:
+        says_nothing = verdict  # it names the capability the target does not declare
+    return _Passed(lines, says_nothing)
