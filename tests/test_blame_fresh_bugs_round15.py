@@ -30,19 +30,25 @@ suite runs no tclsh):
 - a rewrite's numbers written back with `format %g` (six significant digits), so the hook's
   integer 98765432109876543210 was recorded as 9.87654e+19: named RW-1 (arguments not the
   effective ones); now RW-2, which says a supplied input is recorded as the value the hook gave,
-  every digit kept, naming the number and how it was written.
+  every digit kept, naming the number and how it was written;
+- a read's offset and limit tested with `string is integer`, which stops at 32 bits, so a limit
+  of 4294967296 left the call to the generic card: named right (VIEW-2), in words that said only
+  "the card is the presenter's view of the call's arguments"; they now name the number, its
+  width and both cards' titles (a loop wrapping it at 32 bits too).
 """
 
 from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Callable
+from types import MappingProxyType
 
 import attrs
 import pytest
 from fresh_bugs import FreshBug, assert_found, calls, copied, planted, renumbered, swept
 
-from loopspec.model import dispatch, messages, rewrite
+from loopspec.model import dispatch, messages, presenters, rewrite
 from loopspec.model.commands import (
     Abort,
     Allow,
@@ -63,7 +69,10 @@ from loopspec.model.draft import Draft
 from loopspec.model.events import ApprovalDecided
 from loopspec.model.jsonvalue import EMPTY, FrozenMap, JsonValue, parse_arguments
 from loopspec.model.messages import ToolCallBlock
+from loopspec.model.presenters import CALL_PRESENTERS
 from loopspec.model.state import ASKING, READY, WAITING, Dispatching
+from loopspec.model.toolargs import ArgumentShapeError
+from loopspec.model.views import GenericCallView, ToolCallView
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import TOOLS
 
@@ -386,4 +395,82 @@ def test_DEC_3_a_blocked_result_keeping_the_bodys_meta_is_told_the_block_drops_i
     assert_found(
         BLOCKED_RESULT_KEEPS_META,
         "and carries none of the body's meta, where the target's result keeps {\"lines\": 3}",
+    )
+
+
+_READ_CARD = CALL_PRESENTERS["read"]
+
+
+def _read_with_32_bit_integers(arguments: JsonValue) -> ToolCallView:
+    """A read card whose offset and limit must pass Tcl 8.6's `string is integer` (32 bits):
+    a wider one leaves the call to the generic card."""
+    fields = arguments if isinstance(arguments, FrozenMap) else FrozenMap({})
+    numbers = [fields.get(key) for key in ("offset", "limit")]
+    if any(isinstance(n, int) and not isinstance(n, bool) and n >= 2**32 for n in numbers):
+        raise ArgumentShapeError("not an integer to `string is integer`")
+    return _READ_CARD(arguments)
+
+
+def _read_with_wrapped_integers(arguments: JsonValue) -> ToolCallView:
+    """A read card whose offset and limit are held in 32 bits (a C `uint32_t`), wrapping a wider
+    one; rawInput keeps the call's own."""
+    if not isinstance(arguments, FrozenMap):
+        return _READ_CARD(arguments)
+    wrapped = FrozenMap(
+        {
+            key: value % 2**32 if key in {"offset", "limit"} and type(value) is int else value
+            for key, value in arguments.items()
+        }
+    )
+    view = _READ_CARD(wrapped)
+    assert isinstance(view, GenericCallView)
+    return attrs.evolve(view, raw_input=arguments)
+
+
+def _wide_read_bug(what: str, read: Callable[[JsonValue], ToolCallView], limit: int) -> FreshBug:
+    return (
+        what,
+        planted(
+            presenters,
+            "CALL_PRESENTERS",
+            MappingProxyType({**CALL_PRESENTERS, "read": read}),
+            read.__doc__ or "",
+        ),
+        LoopConfig(tools=(ToolSpec("read"),)),
+        (SubmitUser(""), calls("c1", "read", f'{{"file_path":"","limit":{limit}}}')),
+        "VIEW-2",
+    )
+
+
+READ_LIMIT_NOT_AN_INTEGER = _wide_read_bug(
+    "a read limit past 32 bits read as no integer", _read_with_32_bit_integers, 2**32
+)
+READ_LIMIT_WRAPPED = _wide_read_bug(
+    "a read limit past 32 bits wrapped", _read_with_wrapped_integers, 2**32 + 1
+)
+
+
+def test_VIEW_2_a_read_limit_past_32_bits_is_named_as_the_number_the_card_shows() -> None:
+    """VIEW-2: the Tcl loop tested a read's offset and limit with `string is integer`, which
+    stops at 32 bits, so call c1's limit 4294967296 left it to the generic card. The words said
+    only "the card is the presenter's view of the call's arguments"; they now name the number,
+    what the card shows for it, and section 12's row saying such integers count."""
+    assert_found(
+        READ_LIMIT_NOT_AN_INTEGER,
+        "call c1's limit 4294967296 is an integer of 33 bits",
+        'the target\'s card is the generic one ("other")',
+        'where the model\'s is titled "Read  (1 - 4294967296)"',
+        "an offset past 2^64 and a limit past 2^32 are integers all the same",
+        lacks=("the card is the presenter's view",),
+    )
+
+
+def test_VIEW_2_a_read_limit_past_32_bits_wrapped_names_the_title_it_shows() -> None:
+    """VIEW-2: a loop holding the limit in 32 bits wraps 4294967297 to 1 and titles the card
+    "Read  (1 - 1)": the words name the number and the title shown, not only the title's form."""
+    assert_found(
+        READ_LIMIT_WRAPPED,
+        "call c1's limit 4294967297 is an integer of 33 bits",
+        "the target's card is titled \"Read  (1 - 1)\", where the model's is titled "
+        '"Read  (1 - 4294967297)"',
     )

@@ -26,7 +26,8 @@ VIEW-2: the reopened loop forgot the call's card); titles that differ only in ho
 the card's path VIEW-4; a fallback the model takes (a generic card, the raw result content)
 VIEW-3; any other difference in a card VIEW-2 (a view is a function of the call's arguments and
 its durable result), its explanation naming what section 12 requires of what differs: a status,
-the permission options, a field section 12 never writes, a diff, a fence, a result's title.
+the permission options, a field section 12 never writes, a diff, a fence, a result's title,
+a read's offset or limit wider than 32 bits shown as another number.
 """
 
 from __future__ import annotations
@@ -596,6 +597,9 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
             f"{named}: locations and diff paths stay as the arguments give them; only a "
             "title's path is made relative to the session cwd"
         )
+    wide = _wide_integer_misshown(record, mine, theirs)
+    if wide is not None:
+        return "VIEW-2", f"{named}: {wide}"
     if fields == ["locations"] and mine.get("kind") == "read":
         return "VIEW-2", (
             f"{named}: a read's location is {{path, line}}, line the first line shown: the "
@@ -628,6 +632,39 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
     if fields == ["kind"]:
         return "VIEW-2", f"{named}: {_KIND_WHY} ({json.dumps(mine.get('kind'))} here)"
     return "VIEW-2", f"{named}: the card is the presenter's view of the call's arguments"
+
+
+def _wide_integer_misshown(
+    record: dict[str, Any], mine: dict[str, Any], theirs: dict[str, Any]
+) -> str | None:
+    """Why a read card differs in what it shows when the call's offset or limit is an integer
+    wider than a signed 32-bit one (a reader stopping at 32 or 64 bits, or wrapping, shows
+    another number or the generic card): the number, its width and both titles; else None."""
+    try:
+        arguments = json.loads(str(record.get("arguments")))
+    except ValueError:
+        return None
+    if not isinstance(arguments, dict) or mine.get("kind") != "read":
+        return None
+    if not any(mine.get(field) != theirs.get(field) for field in ("kind", "title", "locations")):
+        return None
+    numbers = [(key, arguments.get(key)) for key in ("offset", "limit")]
+    wide = [(key, n) for key, n in numbers if type(n) is int and abs(n) >= 2**31]
+    if not wide:
+        return None
+    key, value = wide[0]
+    shown = (
+        'is the generic one ("other"), as for arguments no presenter reads,'
+        if theirs.get("kind") == "other" and mine.get("kind") != "other"
+        else f"is titled {json.dumps(theirs.get('title'))},"
+    )
+    return (
+        f"call {mine.get('toolCallId')}'s {key} {value} is an integer of {value.bit_length()} "
+        f"bits; the target's card {shown} where the model's is titled "
+        f"{json.dumps(mine.get('title'))}: a card shows the call's numbers, every digit kept "
+        "(SPEC.md section 12's read rows: an offset past 2^64 and a limit past 2^32 are "
+        "integers all the same)"
+    )
 
 
 _KIND_WHY = (
