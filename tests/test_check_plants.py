@@ -531,6 +531,18 @@ def _written_again(wanted: Callable[[Event], bool], after: int = 0) -> Plant:
     return plant
 
 
+def _commit_written_again(wanted: Callable[[Event], bool]) -> Plant:
+    """The commit whose first event `wanted` picks written again whole, right after itself."""
+
+    def plant(events: list[Event]) -> list[Event]:
+        at = _at(events, wanted)
+        size = events[at]["unit"][1]
+        events[at + size : at + size] = copy.deepcopy(events[at : at + size])
+        return events
+
+    return plant
+
+
 @pytest.mark.parametrize(
     ("written_again", "seq"),
     [
@@ -539,8 +551,22 @@ def _written_again(wanted: Callable[[Event], bool], after: int = 0) -> Plant:
         (_written_again(_of("tool/call", callId="call_c")), 10),  # a commit's last, none open
         (_written_again(_of("user/message")), 2),  # between commits
         (_written_again(_of("assistant/message", turn=1, step=1), after=2), 7),  # its seq kept
+        # Whole commits begun with an event the rules keep no seq of: each line of the copy
+        # was fed to the rules (ADJ-2 twice; TURN-1 and STEP-1; ORD-1, ADJ-1 and ORD-2 thrice).
+        (_commit_written_again(_of("approval/asked")), 11),
+        (_commit_written_again(_of("turn/start", turn=1)), 0),
+        (_commit_written_again(lambda e: e["type"] == "hook/invoked" and e["unit"] == [1, 6]), 5),
     ],
-    ids=["inside", "a reply inside", "a commit's last", "between commits", "the reply later"],
+    ids=[
+        "inside",
+        "a reply inside",
+        "a commit's last",
+        "between commits",
+        "the reply later",
+        "a commit begun with an approval",
+        "the first commit",
+        "a commit holding a reply and its records",
+    ],
 )
 def test_LOG_1_LOG_8_an_event_of_a_commit_written_again_is_LOG_1_alone(
     tmp_path: Path, written_again: Plant, seq: int
@@ -548,13 +574,14 @@ def test_LOG_1_LOG_8_an_event_of_a_commit_written_again_is_LOG_1_alone(
     """LOG-1, LOG-8: an event of a version-1 log's commit written again with its marker (as a
     writer resuming may write its last events again) is one LOG-1 naming the repetition, the
     copy judged by no other rule (SPEC LOG-1), inside a commit as between commits; the copy's
-    marker, out of place, was LOG-8 too."""
+    marker, out of place, was LOG-8 too. So is the last commit written again whole, told by
+    its first event."""
     header, events = marked_demo()
     report = check_lines(tmp_path / "again.jsonl", header, written_again(copy.deepcopy(events)))
     assert [(found.violation.rule_id, found.violation.seq) for found in report.violations] == [
         ("LOG-1", seq)
     ], [found.violation.message for found in report.violations]
-    assert "is written again" in report.violations[0].violation.message
+    assert "written again, the same" in report.violations[0].violation.message
     assert (report.errors, report.notices) == ([], [])
 
 

@@ -1152,6 +1152,11 @@ def _check_lines(
     earlier: Any = None
     # What says that lines reusing taken seqs are events written again (`repeated_lines`).
     repeats: Repeats | None = None
+    # The first lines of the last commit the loop began and of the one before it (version-1
+    # logs): a commit written again whole is told by its first line (`Repeats.seen`), and the
+    # copy's first line has begun a commit of its own when it is judged.
+    commit_before: Any = None
+    commit_first: Any = None
     obj: Any = None
     lines: Iterator[str] = reader.lines
     try:
@@ -1306,6 +1311,7 @@ def _check_lines(
                                     line,
                                     seq,
                                 )
+                                commit_before, commit_first = commit_first, obj
                                 unit_noted = False
                             else:
                                 position = None
@@ -1426,7 +1432,7 @@ def _check_lines(
                             # Events written again: one LOG-1, not what each copy breaks.
                             if repeats is None:
                                 repeats = _repeats()
-                            again = repeats.seen(obj, earlier, seq, prefix)
+                            again = repeats.seen(obj, earlier, seq, prefix, commit_before)
                             if again is not None:
                                 if again.seq >= 0:  # (not one of a run already named)
                                     report.record(line, (again,), limits)

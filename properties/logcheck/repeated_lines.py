@@ -10,14 +10,18 @@ for it (the same calls, the same arguments). Fed to the rules, each such line dr
 copy breaks (a second reply in a step, ORD-1 and ADJ-1; a call recorded twice, ORD-2; a
 second result, ADJ-2; a turn or step started or ended twice): one fault shown as several. The
 first is reported once, under LOG-1, and none is fed to the rules, so the events after them
-are judged as the events they are. A repeated event of another kind, not the line before,
-is judged as an event reusing a taken seq.
+are judged as the events they are. In a version-1 log, the last commit written again whole
+is such a run too (`Repeats.seen`): its first line the same as where that commit began (which
+the checker keeps of each commit it reads, `commit_first`) and its other lines at the next seqs,
+marked as that commit's. A repeated event of another kind, not the line before, is judged as an
+event reusing a taken seq.
 """
 
 from __future__ import annotations
 
 from loopspec.model import PlainRecord
 from loopspec.model.prefix import Prefix, Violation
+from loopspec.properties.logcheck import UNIT_KEY
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
@@ -79,17 +83,43 @@ def written_again(event: object, earlier: object, seq: int, prefix: Prefix) -> b
 
 class Repeats(PlainRecord):
     """Per log: where the last repetition LOG-1 named began, and the seq then due (a run of
-    lines written again is named once)."""
+    lines written again is named once); and the rest of a commit found written again, as the
+    seq and marker its next line has (`_rest`, None when there is none)."""
 
-    __slots__ = ("due",)
+    __slots__ = ("_rest", "due")
 
     def __init__(self) -> None:
         self.due = -1
+        self._rest: tuple[int, list[int]] | None = None
 
-    def seen(self, event: object, earlier: object, seq: int, prefix: Prefix) -> Violation | None:
+    def seen(
+        self,
+        event: object,
+        earlier: object,
+        seq: int,
+        prefix: Prefix,
+        commit_first: object = None,
+    ) -> Violation | None:
         """For a line at `seq`, a seq already taken: LOG-1 naming a repetition (the first of a
-        run), `NAMED` for a later line of a named run, None for another event."""
-        if type(event) is not dict or not written_again(event, earlier, seq, prefix):
+        run), `NAMED` for a later line of a named run, None for another event. `commit_first`
+        is the first line of the last commit begun before this line's own (version-1 logs)."""
+        if type(event) is not dict:
+            return None
+        if self._is_rest(event, seq):
+            return NAMED
+        size = _commit_written_again(event, seq, prefix, commit_first)
+        if size:
+            self._rest = (seq + 1, [2, size])
+            self.due = prefix.expected_seq
+            message = (
+                f"seqs {seq} to {seq + size - 1} are written again, the same commit of {size} "
+                f"events as where it was first written, begun with the same {event.get('type')} "
+                f"(a writer that, resuming, wrote its last commit again): each event is written "
+                f"once, and a resumed writer goes on from the log's last seq "
+                f"({prefix.expected_seq - 1}); the lines written again are not judged again"
+            )
+            return Violation("LOG-1", seq, message)
+        if not written_again(event, earlier, seq, prefix):
             return None
         if self.due == prefix.expected_seq:
             return NAMED
@@ -102,3 +132,34 @@ class Repeats(PlainRecord):
             f"({last}); the lines written again are not judged again"
         )
         return Violation("LOG-1", seq, message)
+
+    def _is_rest(self, event: dict[str, Any], seq: int) -> bool:
+        """Whether `event` is the next line of a commit found written again (and, if so, take
+        it: the line after is due next, or the commit is over)."""
+        rest = self._rest
+        if rest is None:
+            return False
+        due_seq, marker = rest
+        if seq != due_seq or event.get(UNIT_KEY) != marker:
+            self._rest = None
+            return False
+        position, size = marker
+        self._rest = (seq + 1, [position + 1, size]) if position < size else None
+        return True
+
+
+def _commit_written_again(
+    event: dict[str, Any], seq: int, prefix: Prefix, commit_first: object
+) -> int:
+    """The size of the commit `event` begins, when it begins the last commit again: marked its
+    first of n, n the events from `seq` to the log's last, and the same as `commit_first` at
+    `seq` (its time aside); 0 otherwise."""
+    marker = event.get(UNIT_KEY)
+    if type(marker) is not list or len(marker) != 2 or marker[0] != 1:
+        return 0
+    size = marker[1]
+    if type(size) is not int or size < 2 or seq + size != prefix.expected_seq:
+        return 0
+    if type(commit_first) is not dict or commit_first.get("seq") != seq:
+        return 0
+    return size if _without_time(event) == _without_time(commit_first) else 0
