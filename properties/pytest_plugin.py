@@ -28,17 +28,17 @@ Commit the case files next to your tests: they are your regression suite. `-k "n
 runs the random suite alone.
 
 Then the random suite, `loopspec.properties.conformance.suite`: it runs as many programs as the
-active Hypothesis profile's `max_examples`, so a profile registered in your `conftest.py` and
-chosen with `--hypothesis-profile=NAME` sizes it (loopspec's own `ci`, `dev` and `thorough`
-profiles exist only in its repository's tests). Its programs are the same every run unless
-Hypothesis's `--hypothesis-seed=N` is given: then they are those `loopspec conform --seed N`
-draws. A counterexample is saved in the case directory. A failure's first line names the rule,
-and it is all that pytest's short summary and a JUnit report's `message` show of it, wherever
-pytest runs (`CI` set, `-vv`; an error's without its `loopspec: error: `); its last line is
-the pytest command that replays the saved case alone. A pass prints conform's verdict and rule
-tally (`pytest -rP` shows it). While it runs, it writes conform's progress line on pytest's
-terminal every 30 s, past pytest's capture (a long suite printed nothing, and CI systems end
-silent jobs).
+active Hypothesis profile's `max_examples`, so a profile registered in your `conftest.py` and chosen
+with `--hypothesis-profile=NAME` sizes it (loopspec's own `ci`, `dev` and `thorough` profiles exist
+only in its repository's tests). Its programs are the same every run unless Hypothesis's
+`--hypothesis-seed=N` is given: then they are those `loopspec conform --seed N` draws. A
+counterexample is saved in the case directory; so is the program of a divergence the target did not
+repeat when it was rerun, its failure beginning with conform's exit-2 error. A failure's first line
+names the rule, and it is all that pytest's short summary and a JUnit report's `message` show of it,
+wherever pytest runs (`CI` set, `-vv`; an error's without its `loopspec: error: `); its last line is
+the pytest command that replays the saved case alone. A pass prints conform's verdict and rule tally
+(`pytest -rP` shows it). While it runs, it writes conform's progress line on pytest's terminal every
+30 s, past pytest's capture (a long suite printed nothing, and CI systems end silent jobs).
 """
 
 from __future__ import annotations

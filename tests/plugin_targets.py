@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+import attrs
 from mutants import MUTANTS, MutantTarget
 
 from loopspec.model.commands import Command, ModelReplies
@@ -51,3 +54,21 @@ def completion_order_results() -> MutantTarget:
     """A loop that commits results as bodies finish (ORD-3): found after a number of programs
     that depends on the seed."""
     return MutantTarget(next(m for m in MUTANTS if m.name == "completion-order-results"))
+
+
+class DivergesOnOddRuns(ModelTarget):
+    """The model, except that every other program it runs drops the last event of each
+    command's answer: one program answered two ways (a `reset` keeping the last session, a
+    race). It does not present: section 12's examples, played first, would use its odd runs."""
+
+    runs: ClassVar[int] = 0
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        DivergesOnOddRuns.runs += 1
+        return super().reset(config) - {"presentation"}
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if DivergesOnOddRuns.runs % 2 and observed.events:
+            return attrs.evolve(observed, events=observed.events[:-1])
+        return observed

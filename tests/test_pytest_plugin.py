@@ -306,6 +306,38 @@ def test_SAFE_5_plugin_fails_a_raising_target_with_conforms_line_and_its_case(
     assert "During handling of the above exception" not in done.stdout
 
 
+def test_SAFE_5_plugin_fails_a_program_answered_two_ways_with_it_saved_and_named(
+    tmp_path: Path,
+    inner_pytest: InnerPytest,
+) -> None:
+    """SAFE-5: a divergence the loop does not repeat when its program is rerun fails the random
+    suite with conform's exit-2 error first (PROTO-1, naming the first run's rule: pytest's
+    summary shows it), then conform's report: the program as found, the case saved (saying its
+    replay may pass) and the pytest command replaying it. It failed with that error line alone,
+    the program lost."""
+    done = inner_pytest(tmp_path, "plugin_targets:DivergesOnOddRuns", "--loopspec-impl", 5)
+    out = done.stdout
+    assert done.returncode == 1, out + done.stderr
+    (case,) = (tmp_path / "loopspec-cases").iterdir()
+    saved = json.loads(case.read_text(encoding="utf-8"))
+    assert saved["summary"].endswith("so a replay may pass (replay it a few times)")
+    failed = out.split("_ test_target_conforms_to_the_model _")[1]
+    error = "loopspec: error: [PROTO-1] the target answered a program differently when it ran"
+    assert failed.splitlines()[1].startswith(error), failed
+    assert f"; the first run found [{saved['rule']}] after command #" in failed.splitlines()[1]
+    headline = f"\n\n{saved['rule']}: loopspec conform: model: DIVERGED ONCE, NOT WHEN RERUN ("
+    assert headline in failed, failed
+    assert "command program as the first run found it (not shrunk" in failed
+    said = (
+        f"saved case: loopspec-cases/{case.name} (every run replays it first from now on; it "
+        "may pass there, as its rerun here did, until the loop answers alike)\n"
+        f"replay it alone: pytest loopspec-cases/{case.name} "
+        "--loopspec-impl=plugin_targets:DivergesOnOddRuns\n"
+    )
+    assert said in failed, failed
+    assert "- [PROTO-1] the t" in out  # the short summary names the rule, at 80 columns
+
+
 def test_PROTO_1_plugin_draws_the_programs_of_the_hypothesis_seed_given(
     tmp_path: Path, inner_pytest: InnerPytest
 ) -> None:
@@ -348,7 +380,7 @@ def test_PROTO_1_plugin_draws_the_programs_of_the_hypothesis_seed_given(
             "plugin_targets",
             "--loopspec-impl must be MODULE:FACTORY, got 'plugin_targets'; plugin_targets "
             "defines: turn_end_with_step_open, RaisesAtTheSecondReply, raises_at_the_second_reply"
-            ", declares_nothing, and 1 more (--loopspec-impl "
+            ", declares_nothing, and 2 more (--loopspec-impl "
             "plugin_targets:turn_end_with_step_open, say)",
         ),
         (

@@ -6,7 +6,8 @@ of `--hypothesis-seed` (as `conform --seed`; without it, the same programs every
 with what the CLI prints: the shrunk program, the rule and how it is broken, the diff, the rule's
 SPEC text, the saved case file and the pytest command that replays it alone (pytest's own
 settings, such as `pythonpath`, apply to it as they do here; a `loopspec replay` line would miss
-them) — and nothing of Hypothesis's own output. A pass prints
+them) — and nothing of Hypothesis's own output. A divergence the target does not repeat when
+its program is rerun is reported and saved alike, after conform's exit-2 error. A pass prints
 conform's verdict and rule tally (`pytest -rP` shows it). While it runs, conform's progress line
 is written on pytest's terminal every `PROGRESS_LINE_SECONDS`, past pytest's capture.
 """
@@ -37,6 +38,7 @@ from loopspec.properties.conformance.run import (
     PYTEST_OPTIONS,
     RunReport,
     TargetError,
+    UnrepeatedDivergence,
     close_factory,
     resolve_target,
     rule_table,
@@ -103,6 +105,7 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
     progress_line = _progress_line(request.config)
     broken: LoopSpecError | None = None
     unclosed: LoopSpecError | None = None
+    unrepeated: UnrepeatedDivergence | None = None
     try:
         report = run_conformance(
             factory,
@@ -112,6 +115,8 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
             show_progress=progress_line is not None,
             progress_line=progress_line,
         )
+    except UnrepeatedDivergence as not_again:  # reported and saved as conform does it
+        unrepeated, report = not_again, not_again.report
     except TargetError as broke:
         rerun_case = functools.partial(rerun_command, request.config)
         broken = with_saved_program(broke, folder, target, None, rerun_case)
@@ -145,12 +150,23 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
         saved = [f"loopspec: error: the case was not saved in {folder}: {said}"]
     else:
         found = (
-            f"the case an earlier run saved: {as_typed(case_path)} (every run replays it first)"
+            f"the case an earlier run saved: {as_typed(case_path)} (every run replays it first"
             if case_path in earlier
-            else f"saved case: {as_typed(case_path)} (every run replays it first from now on)"
+            else f"saved case: {as_typed(case_path)} (every run replays it first from now on"
         )
-        saved = ["", found, labelled("replay it alone", rerun_command(request.config, case_path))]
-    pytest.fail(counterexample_failure(report, target, saved), pytrace=False)
+        if unrepeated is not None:
+            # Saved all the same, as conform saves it: the program is random, and without it
+            # the race could not be shown or attached to a bug report. Its replay passing by
+            # chance is said here and in the case's summary.
+            found += "; it may pass there, as its rerun here did, until the loop answers alike"
+        rerun = labelled("replay it alone", rerun_command(request.config, case_path))
+        saved = ["", f"{found})", rerun]
+    failure = counterexample_failure(report, target, saved)
+    if unrepeated is not None:
+        # First, as a broken target's error is: the rule broken is determinism (PROTO-1), its
+        # words naming the first run's rule, and pytest's summary and JUnit show this line.
+        failure = f"loopspec: error: {unrepeated}\n\n{failure}"
+    pytest.fail(failure, pytrace=False)
 
 
 def counterexample_failure(report: RunReport, target: dict[str, str], saved: list[str]) -> str:
@@ -162,11 +178,12 @@ def counterexample_failure(report: RunReport, target: dict[str, str], saved: lis
     # What ended its shrinking early (Ctrl-C, its bounds), as conform says it: a program that
     # may be cut further read as the smallest.
     ended = budget_note(report, None)
+    verdict = "DIVERGED ONCE, NOT WHEN RERUN" if report.unrepeated else "COUNTEREXAMPLE"
     lines = [
         # The rule first on the first line: pytest's summary and a JUnit report's message show
         # that line alone, and the summary cuts it at the terminal's width after the test's id
         # (a --cmd target named before it left no room for the rule at 80 to 120 columns).
-        f"{rule}: loopspec conform: {report.target}: COUNTEREXAMPLE{explain}",
+        f"{rule}: loopspec conform: {report.target}: {verdict}{explain}",
         f"  {counts_line(report)}",
         *([f"  {ended}"] if ended is not None else []),
         "",
