@@ -21,6 +21,9 @@ suite runs no tclsh):
   ready, waiting for an earlier call's): for invalid input U+FEFF, named EXE-2 in words about
   JavaScript's `trim`, a reading that still finds the input invalid (the tool requires a key);
   now EXE-5, saying invalid input passes the gate at once and an abort keeps its result;
+  on seed 2 the call was denied, named DEC-1 in words saying a denied call passes the gate
+  without waiting for a slot, as if the loop had held it there: they now give both readings, and
+  the abort's alone when a slot was free for the call;
 - arguments blank to Python alone read as Tcl's `string trim` reads them: named right (EXE-2),
   in words that now list Tcl's `string trim` and `string is space` beside Go's and Rust's;
 - hooks kept in a Tcl array and run in `array names` order: named HOOK-5 on both seeds, at a
@@ -227,6 +230,59 @@ def test_EXE_5_an_abort_answering_a_judged_invalid_call_unstarted_is_named_so() 
         "a call with invalid input passes the gate without waiting for a free slot",
         "finds call c2 judged, not unstarted, and keeps that result",
         lacks=("JavaScript's trim",),
+    )
+
+
+def _abort_over_a_denial(max_parallel: int) -> FreshBug:
+    """Call c2 denied while call c1 runs, then an abort, then c1's body settles."""
+    return (
+        f"an abort answering a denied call unstarted, max_parallel {max_parallel}",
+        AbortsJudgedCalls,
+        LoopConfig(
+            tools=(ToolSpec("read", concurrency_safe=True, required_keys=("file_path",)),),
+            hooks=(HookSpec("late", "PreToolUse", ".*"),),
+            max_parallel=max_parallel,
+        ),
+        (
+            SubmitUser(""),
+            ModelReplies(
+                (
+                    ToolCallBlock("c1", "read", '{"file_path":""}'),
+                    ToolCallBlock("c2", "read", '{"file_path":""}'),
+                )
+            ),
+            HookAnswers(Pass()),
+            HookAnswers(Deny("")),
+            Abort("user"),
+            ToolFinishes("c1", ToolSucceeded("")),
+        ),
+        "DEC-1",
+    )
+
+
+def test_DEC_1_an_abort_answering_a_denied_call_unstarted_gives_both_readings() -> None:
+    """DEC-1: the Tcl loop's abort answered call c2, denied while c1 ran (one slot), as
+    ABORTED_BEFORE_DISPATCH. The words said only that a denied call passes the gate without
+    waiting for a free slot, as if the loop had held c2 there; its abort overwriting the denial
+    shows the same, and the words now say both."""
+    assert_found(
+        _abort_over_a_denial(1),
+        "its denial ready at once, so an abort that lands later finds call c2 denied, not "
+        "unstarted, and keeps that result",
+        "the target held call c2 at the gate for a free slot, or its abort answers a call "
+        "already judged",
+    )
+
+
+def test_DEC_1_an_abort_answering_a_denied_call_with_a_slot_free_names_the_abort() -> None:
+    """DEC-1: with two slots call c2 had one free when it was denied, so a gate holding denied
+    calls for a slot lets it pass all the same: only the abort answering a judged call explains
+    the result, and the words say that alone."""
+    assert_found(
+        _abort_over_a_denial(2),
+        "call c2 had a free slot when it was denied (2 slots, concurrency-safe calls), so the "
+        "target's abort answers a call already judged",
+        lacks=("held call c2 at the gate",),
     )
 
 

@@ -161,7 +161,9 @@ class DeniedCallsWaitForASlot(ModelTarget):
 
 
 READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
-ONE_AT_A_TIME = LoopConfig(tools=(READ,), hooks=(HookSpec("late", "PreToolUse", ".*"),))
+ONE_AT_A_TIME = LoopConfig(
+    tools=(READ,), hooks=(HookSpec("late", "PreToolUse", ".*"),), max_parallel=1
+)
 
 
 class KeepsLateSuccesses(ModelTarget):
@@ -457,8 +459,9 @@ def test_DEC_1_a_denied_call_found_unstarted_says_it_needs_no_slot() -> None:
         PROGRAMS,
         "a denied call waits for a free slot",
         "passes the gate without waiting for a free slot",
-        "found call c2 denied, not unstarted",
-        'its result is the denial, "Error: denied"',
+        "finds call c2 denied, not unstarted",
+        "the target held call c2 at the gate for a free slot, or its abort answers",
+        'and keeps that result, "Error: denied"',
     )
 
 

@@ -1472,12 +1472,25 @@ def _result_rule(
     if "deny" in situation.hook_decisions and their_code == "ABORTED_BEFORE_DISPATCH":
         # Denied, yet found unstarted by the abort: the target held the denied call at the
         # gate until a slot was free (its words read as a wrong reason).
-        return "DEC-1", (
+        found = (
             f"{about} differs: a denied call passes the gate without waiting for a free slot, "
-            f"so the abort found call {call_id} denied, not unstarted: its result is the "
-            f"denial, {json.dumps(_result_text(want))}, where the target answers it "
-            "ABORTED_BEFORE_DISPATCH"
-            + (_ASK_OUTRANKING_DENY if "ask" in situation.hook_decisions else "")
+            f"its denial ready at once, so an abort that lands later finds call {call_id} "
+            f"denied, not unstarted, and keeps that result, {json.dumps(_result_text(want))}, "
+            "where the target answers it ABORTED_BEFORE_DISPATCH"
+        )
+        overwritten = (
+            "its abort answers a call already judged (its result ready, waiting for an "
+            "earlier call's to commit) as unstarted"
+        )
+        slots = _slot_free_for(call_id, history, config)
+        if slots is not None:
+            return "DEC-1", (
+                f"{found}: call {call_id} had a free slot when it was denied ({slots} slots, "
+                f"concurrency-safe calls), so the target's {overwritten.removeprefix('its ')}"
+            )
+        return "DEC-1", (
+            f"{found}: the target held call {call_id} at the gate for a free slot, or "
+            f"{overwritten}" + (_ASK_OUTRANKING_DENY if "ask" in situation.hook_decisions else "")
         )
     if "deny" in situation.hook_decisions:
         # Several denying hooks: their reasons are joined (HOOK-2), unless only the
@@ -1705,6 +1718,31 @@ def _arguments_rule(
         f"the call's arguments in the {where} differ from the model's raw arguments "
         "(every reader takes them as the model wrote them)"
     )
+
+
+def _slot_free_for(
+    call_id: str | None, history: Sequence[Event], config: LoopConfig | None
+) -> int | None:
+    """The parallel cap, when call `call_id` and every call before it in its reply are
+    concurrency-safe and fewer than the cap: a slot was free for it whatever ran. None when
+    that cannot be told or is not so."""
+    if config is None:
+        return None
+    reply = next(
+        (
+            _reply_call_ids(event)
+            for event in reversed(history)
+            if event.get("type") == "assistant/message" and call_id in _reply_call_ids(event)
+        ),
+        [],
+    )
+    if call_id not in reply:
+        return None
+    up_to_it = reply[: reply.index(call_id) + 1]
+    specs = [config.tool(str(_recorded(each, "name", history))) for each in up_to_it]
+    if len(up_to_it) > config.max_parallel or not all(s and s.concurrency_safe for s in specs):
+        return None
+    return config.max_parallel
 
 
 def _reply_call_ids(event: Event) -> list[str | None]:
