@@ -23,8 +23,10 @@ kept: the suite runs no Go toolchain):
   unregistered tool: named EXE-5 (the target skips the later call's hook); now HOOK-4, naming
   the call with invalid input the target ran it for;
 - a hook run for a call of an unregistered tool whose arguments are no object (a loop judging
-  only a registered tool's input): named right (HOOK-4), in words now saying that EXE-5 (1)
-  judges every call's input, registered tool or not;
+  only a registered tool's input): named HOOK-4, in words now saying that EXE-5 (1) judges every
+  call's input, registered tool or not; now EXE-5, the clause the loop breaks, which its random
+  programs named where no hook matched such a call (6 seeds of 10; EXE-2's reading, which no
+  probe told apart, on the other 4);
 - a merge letting an ask outrank a deny, shown by an abort finding the call unstarted: named
   DEC-1 (a denied call held at the gate), which no log before the abort tells apart; the words
   now say a hook asked too, and what a merge letting the ask win does;
@@ -193,7 +195,7 @@ UNREGISTERED_INPUT_UNJUDGED: FreshBug = (
     ),
     LoopConfig(hooks=(EVERY_TOOL,)),
     (SubmitUser(""), calls("c1", "missing_tool", "[]")),
-    "HOOK-4",
+    "EXE-5",
 )
 
 
@@ -296,10 +298,12 @@ def test_HOOK_4_a_hook_run_for_arguments_blank_to_javascript_alone_that_no_readi
     )
 
 
-def test_HOOK_4_hooks_for_an_unregistered_tools_invalid_input_name_EXE_5() -> None:
-    """HOOK-4: a loop judging only a registered tool's input ran the hook for a call of an
+def test_EXE_5_hooks_for_an_unregistered_tools_invalid_input_name_EXE_5() -> None:
+    """EXE-5: a loop judging only a registered tool's input ran the hook for a call of an
     unregistered tool whose arguments, [], are no object; the words now say that EXE-5 (1)
-    judges every call's input, where they named only the invalid input."""
+    judges every call's input, where they named only the invalid input. The rule is EXE-5, the
+    clause the loop breaks ("no hook sees the call, also when the tool is not registered"),
+    which its random programs name where no hook matches the call; it was HOOK-4."""
     assert_found(
         UNREGISTERED_INPUT_UNJUDGED,
         "though its tool missing_tool is not registered: EXE-5 (1) judges the input of every "

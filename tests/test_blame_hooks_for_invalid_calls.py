@@ -36,25 +36,27 @@ class WaitsForHooks(ModelTarget):
 
 
 @pytest.mark.parametrize(
-    ("name", "arguments", "problem"),
+    ("name", "arguments", "problem", "rule"),
     [
-        ("bash", "{}", "missing required 'command'"),
-        ("bash", "[1]", "the input must be a JSON object"),
-        ("nope", "not json", "the input must be a JSON object"),
+        ("bash", "{}", "missing required 'command'", "HOOK-4"),
+        ("bash", "[1]", "the input must be a JSON object", "HOOK-4"),
+        ("nope", "not json", "the input must be a JSON object", "EXE-5"),
     ],
 )
-def test_HOOK_4_a_reply_held_for_hooks_of_an_invalid_call_is_blamed_on_HOOK_4(
-    name: str, arguments: str, problem: str
+def test_HOOK_4_EXE_5_a_reply_held_for_hooks_of_an_invalid_call_names_the_call(
+    name: str, arguments: str, problem: str, rule: str
 ) -> None:
     """HOOK-4: the target waits for `guard` on a call no hook may see; the report names the
-    call and why its input is invalid (it said ORD-1)."""
+    call and why its input is invalid (it said ORD-1). EXE-5 where the call's tool is not
+    registered: EXE-5 (1) says no hook sees such a call either, the clause a loop judging a
+    registered tool's input alone breaks."""
     program: list[Command] = [
         SubmitUser("go"),
         ModelReplies((ToolCallBlock("c1", name, arguments),)),
     ]
     replay = replay_case(WaitsForHooks, GUARDED, program)
     assert replay.divergence is not None
-    assert replay.divergence.rule_id == "HOOK-4", replay.divergence.what
+    assert replay.divergence.rule_id == rule, replay.divergence.what
     assert f"call c1's input is invalid (invalid input for tool {name}: {problem})" in (
         replay.divergence.what
     )

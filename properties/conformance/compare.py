@@ -2875,9 +2875,12 @@ def _missing(
                 )
             invalid = _hooked_invalid_call(config, want)
             if isinstance(command, HookAnswers | ModelReplies) and invalid is not None:
-                # The target waits for hooks of a call no hook may see (it read as ORD-1).
-                return "HOOK-4", (
-                    f"{lacks}: {invalid}, so no PreToolUse hook runs for it (its error comes "
+                # The target waits for hooks of a call no hook may see (it read as ORD-1); a
+                # loop judging a registered tool's input alone breaks EXE-5 (1), which its
+                # unjudged calls break where no hook matches them too.
+                rule, why = invalid
+                return rule, (
+                    f"{lacks}: {why}, so no PreToolUse hook runs for it (its error comes "
                     "at the gate, EXE-5) and the reply is committed now"
                 )
             if isinstance(command, HookAnswers):
@@ -3444,10 +3447,11 @@ def _hooked_names(config: LoopConfig | None, names: Sequence[object]) -> list[bo
     return [isinstance(name, str) and any(h.matches(name) for h in hooks) for name in names]
 
 
-def _hooked_invalid_call(config: LoopConfig | None, reply: Event) -> str | None:
-    """`call ID's input is invalid (...)` for the first call of `reply` whose arguments the
-    model finds invalid (not an object, or missing a key its tool requires: EXE-2) and that a
-    PreToolUse hook matches by name; None when there is none."""
+def _hooked_invalid_call(config: LoopConfig | None, reply: Event) -> tuple[str, str] | None:
+    """The rule and `call ID's input is invalid (...)` for the first call of `reply` whose
+    arguments the model finds invalid (not an object, or missing a key its tool requires:
+    EXE-2) and that a PreToolUse hook matches by name: EXE-5 when its tool is not registered
+    (EXE-5 (1): no hook sees it, also then), else HOOK-4; None when there is none."""
     if config is None:
         return None
     content = _data(reply).get("message", {}).get("content") or ()
@@ -3463,13 +3467,13 @@ def _hooked_invalid_call(config: LoopConfig | None, reply: Event) -> str | None:
         problem = input_problem(call, config)
         if problem is not None and config.tool(call.name) is None:
             # A loop judging only a registered tool's input lets hooks see this call.
-            return (
+            return "EXE-5", (
                 f"call {call.id}'s input is invalid ({problem}), though its tool {call.name} is "
                 "not registered: EXE-5 (1) judges the input of every call, registered tool or "
                 "not"
             )
         if problem is not None:
-            return f"call {call.id}'s input is invalid ({problem})"
+            return "HOOK-4", f"call {call.id}'s input is invalid ({problem})"
     return None
 
 
