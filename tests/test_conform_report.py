@@ -518,12 +518,15 @@ def test_MODEL_1_a_conformant_text_report_ends_with_the_verdict_and_the_rule_tal
         f"{len(SITUATIONS)} targeted programs of rare situations; rules: "
     )
     assert lines[-1].startswith(prefix)
-    # The header says what both counts count ("checked xM" was explained nowhere in the text).
+    # The header says what both counts count ("checked xM" was explained nowhere in the text),
+    # and whose commands: the targeted programs' too (they were counted in no table).
     start = lines.index(
-        "rules (exercised xN: the programs created the situation the rule governs N times; "
-        "checked xM: M comparisons covered the events it speaks about):"
+        "rules (exercised xN: the random and targeted programs, and for the ACP and VIEW rules "
+        "section 12's examples, created the situation the rule governs N times; checked xM: M "
+        "comparisons covered the events it speaks about):"
     )
-    lines_below = lines[start + 1 : lines.index("transitions exercised:") - 1]
+    below = lines.index("transitions exercised by the random and targeted programs:")
+    lines_below = lines[start + 1 : below - 1]
     # A row's further lines, indented under its status, name what no program reaches and what
     # the protocol does not carry.
     table = [row for row in lines_below if not row.startswith(" " * 11)]
@@ -1380,7 +1383,7 @@ def test_MODEL_3_the_transition_table_says_a_rule_after_the_arrow_is_a_refusal(
     )
     conform_run._text_report(report, None, {"impl": "mine:make"})
     shown = capsys.readouterr().out.splitlines()
-    at = shown.index("transitions exercised:")
+    at = shown.index("transitions exercised by the random programs:")
     assert "refused" in shown[at + 1]
     assert shown[at + 2 :][:2] == ["      14  AwaitingModel + ModelReplies -> EXE-1",
                                    "       3  Idle + SubmitUser -> accepted"]  # fmt: skip

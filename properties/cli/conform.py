@@ -52,7 +52,9 @@ replay`, replay's), generated from the classes that write them,
                                                 //   "conformant" is false and "examples" is 0)
       "situationExamples": 0,                   // targeted programs of situations the search
                                                 //   creates rarely, played after it (the last
-                                                //   diverged when "conformant" is false)
+                                                //   diverged when "conformant" is false); their
+                                                //   commands are counted in "rules" and
+                                                //   "transitions" as the random programs' are
       "rules": [                                // one row per rule of SPEC.md, in SPEC order
         {
           "rule": "EXE-4",

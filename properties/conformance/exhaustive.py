@@ -327,15 +327,18 @@ def play_each(
     programs: Iterable[tuple[LoopConfig, tuple[Command, ...]]],
     observe: Callable[[Observation], None] | None = None,
     played: Callable[[tuple[Command, ...]], None] | None = None,
+    counter: Callable[[], CommandCounter] | None = None,
 ) -> None:
     """Play each (config, program) on one target, a fresh session each, `played` told of each
-    run the commands it sent (the program and its settling tail, up to a divergence); raises
-    `DivergenceFound` for the first that diverges. The targeted sweeps around a random search
-    play their programs this way."""
+    run the commands it sent (the program and its settling tail, up to a divergence), each
+    program's commands counted with what `counter` makes; raises `DivergenceFound` for the
+    first that diverges. The targeted sweeps around a random search play their programs this
+    way."""
     target = make_target()
     try:
         for config, program in programs:
-            divergence, sent = run_program(target, config, program, observe=observe)
+            count = None if counter is None else counter()
+            divergence, sent = run_program(target, config, program, observe=observe, count=count)
             if played is not None:
                 played(sent)
             if divergence is not None:

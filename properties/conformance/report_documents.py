@@ -234,7 +234,10 @@ class ConformDocument:
         metadata=member("SPEC.md section 12's examples played before the search")
     )
     situation_examples: int = attrs.field(
-        metadata=member("targeted programs of rare situations played after the search")
+        metadata=member(
+            "targeted programs of rare situations played after the search; what they covered "
+            "is counted in `rules` and `transitions` as the random programs' is"
+        )
     )
     rules: list[RuleRow] = attrs.field(metadata=member("one row per rule of SPEC.md"))
     transitions: dict[str, int] = attrs.field(

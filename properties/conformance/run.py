@@ -130,6 +130,7 @@ from loopspec.properties.typographic import curled_quotes_hint
 if TYPE_CHECKING:
     from hypothesis.stateful import RuleBasedStateMachine
 
+    from loopspec.properties.conformance.exhaustive import CommandCounter
     from loopspec.properties.conformance.report_documents import KnownDivergenceRow, RuleRow
 
 TargetFactory = Callable[[], ConformanceTarget]
@@ -1251,10 +1252,14 @@ def run_conformance(
             finally:
                 programs.release()
             if profile is None and (deadline is None or clock() < deadline):
+                # Counted as the random programs are (rules, situations, transitions): the
+                # verdict named them, yet the rules only they reach read "not reached by the
+                # generator" (19 after one program on the bundled loop).
                 sweep_situations(
                     lambda: GuardedTarget(factory, breakage, within),
                     capabilities,
                     played=targeted_one,
+                    counter=conformance.program_counter,
                 )
             elif profile is not None:
                 _sweep_situations_profiled(
@@ -1262,6 +1267,7 @@ def run_conformance(
                     capabilities,
                     profile,
                     played=targeted_one,
+                    counter=conformance.program_counter,
                     unplayed=unplayed.append,
                     in_time=lambda: deadline is None or clock() < deadline,
                 )
@@ -1304,7 +1310,9 @@ def run_conformance(
         name,
         capabilities,
         conformance.PROGRAM_ENDS["complete"],
-        sum(conformance.TRANSITION_HITS.values()) + sum(map(len, (*swept, *targeted))),
+        # The targeted programs' commands are among the transitions counted; section 12's
+        # examples' are not (they count their presentation situations alone).
+        sum(conformance.TRANSITION_HITS.values()) + sum(map(len, swept)),
         time.monotonic() - started,
         divergence,
         program,
@@ -1337,14 +1345,15 @@ def _sweep_situations_profiled(
     profile: Profile,
     *,
     played: Callable[[tuple[Command, ...]], None],
+    counter: Callable[[], CommandCounter],
     unplayed: Callable[[UnplayedSituation], None],
     in_time: Callable[[], bool],
 ) -> None:
     """The targeted programs of rare situations under `profile`: each replayed as a case is
-    (its settling tail sent too), compared whole with the profile's known divergences erased;
-    raises `DivergenceFound` for the first that diverges. `unplayed` is told of each not played
-    (`skipped_under`) or stopped at a known divergence, with why; no program starts once
-    `in_time` says the run's time is over."""
+    (its settling tail sent too), compared whole with the profile's known divergences erased,
+    its commands counted with what `counter` makes; raises `DivergenceFound` for the first that
+    diverges. `unplayed` is told of each not played (`skipped_under`) or stopped at a known
+    divergence, with why; no program starts once `in_time` says the run's time is over."""
     from loopspec.properties.conformance import machine as conformance  # noqa: PLC0415
     from loopspec.properties.conformance.situation_sweep import (  # noqa: PLC0415
         settled_program,
@@ -1360,7 +1369,7 @@ def _sweep_situations_profiled(
             unplayed(UnplayedSituation(situation.name, f"not played: {skipped}"))
             continue
         commands = list(settled_program(situation))
-        replay = replay_case(factory, situation.config, commands, profile)
+        replay = replay_case(factory, situation.config, commands, profile, count=counter())
         if replay.divergence is not None:
             sent = tuple(commands[: replay.divergence.index + 1])
             played(sent)
@@ -2293,8 +2302,12 @@ def replay_case(
     config: LoopConfig,
     commands: list[Command],
     profile: Profile | None = None,
+    *,
+    count: CommandCounter | None = None,
 ) -> Replay:
-    """Run a fixed program against target and model; the first divergence, if any."""
+    """Run a fixed program against target and model; the first divergence, if any. `count` is
+    told of each command the model is sent, with the model's states around it and its
+    observation (conform counts its targeted programs so)."""
     oracle, target = ModelTarget(), GuardedTarget(factory, TargetBreakage())
     checker = ProfileChecker(profile, config) if profile is not None else None
     try:
@@ -2338,7 +2351,10 @@ def replay_case(
                 raise _outside_profile(
                     f"command #{index + 1} of the case ({command.NAME})", needed, profile, index
                 )
+            before = oracle.state
             expected = oracle.apply(command)
+            if count is not None and before is not None:
+                count(command, before, oracle.state, expected)
             overlapping = () if "parallel" in capabilities else _running_calls(oracle)
             if len(overlapping) > 1:
                 raise UndeclaredCapability(

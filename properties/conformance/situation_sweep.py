@@ -87,7 +87,7 @@ from loopspec.model.commands import (
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
-from loopspec.properties.conformance.exhaustive import SETTLE_LIMIT, play_each
+from loopspec.properties.conformance.exhaustive import SETTLE_LIMIT, CommandCounter, play_each
 from loopspec.properties.conformance.profile_check import settling_command
 from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
 from loopspec.properties.profiles.known import Profile
@@ -875,11 +875,13 @@ def sweep_situations(
     capabilities: Set[str],
     observe: Callable[[Observation], None] | None = None,
     played: Callable[[tuple[Command, ...]], None] | None = None,
+    counter: Callable[[], CommandCounter] | None = None,
 ) -> None:
     """Play every situation's program the target can take on one target, `played` told
-    of each run the commands it sent. Raises `DivergenceFound` for the first that diverges."""
+    of each run the commands it sent, its commands counted with what `counter` makes. Raises
+    `DivergenceFound` for the first that diverges."""
     programs = ((each.config, each.program) for each in situations_for(capabilities))
-    play_each(make_target, programs, observe, played)
+    play_each(make_target, programs, observe, played, counter)
 
 
 def skipped_under(situation: Situation, profile: Profile) -> str | None:
