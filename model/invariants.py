@@ -1220,7 +1220,8 @@ def post_hooks_judge_results_that_ran(prefix: Prefix, fact: Fact) -> Sequence[Vi
     and only for a call whose body ran.
 
     A log shows a hook naming its call (`callId`) invoked twice for it, or audited after that
-    call's tool/result, or for a call its step's reply (once read) does not make, or a
+    call's tool/result, or for a call its step's reply (once read) does not make or before
+    that reply, or a
     result saying its body never started (INVALID_TOOL_INPUT, UNKNOWN_TOOL,
     ABORTED_BEFORE_DISPATCH, HOOK-6's refusal of the input a PreToolUse hook supplied, or an
     error for a call a PreToolUse hook denied or whose approval was refused) for a call a
@@ -1282,8 +1283,17 @@ def _post_audit_misplaced(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
             )
             return [Violation("HOOK-5", fact.seq, msg, (first,), NO_KNOWN_SHAPE)]
         late = _audited_after_its_result(prefix, fact, call_id, "HOOK-5", POST_AUDIT_PLACE)
-        if late or prefix.reply_seq is None or call_id in prefix.reply_calls:
+        if late or call_id in prefix.reply_calls:
             return late
+        if prefix.reply_seq is None:
+            # No body of the step has run before its reply: whichever call it names, one of a
+            # step before (the prefix keeps only the last's that answered any) or of the reply
+            # to come, the hook is out of place.
+            msg = (
+                f"{hook} is invoked for call {call_id} before its step's reply: no call of the "
+                f"step is made yet, and {POST_AUDIT_PLACE}"
+            )
+            return [Violation("HOOK-5", fact.seq, msg, (), NO_KNOWN_SHAPE)]
         # A call its step's reply does not make: answered in a step before the last that
         # answered any (which the prefix no longer keeps), or never made.
         msg = (

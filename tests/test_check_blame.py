@@ -286,14 +286,14 @@ def test_HOOK_5_a_post_hook_for_a_call_its_step_s_reply_does_not_make_is_blamed(
     in step 1 (step 2 answered c2), or for c9, never made. A hook for a call of the last step
     that answered any was blamed; check keeps no earlier step's results, and said nothing of
     either. A PostToolUse hook judges a call of its own step: once the step's reply is read, a
-    hook for a call it does not make is blamed at its hook/invoked, citing the reply."""
+    hook for a call it does not make is blamed at its hook/invoked, citing the reply. Audited
+    before that reply, the same hook was not judged (no call of the step is made yet): it is
+    blamed at its hook/invoked too."""
     path = BLAME / "violations" / "HOOK-5-post-hook-for-a-call-two-steps-back.jsonl"
-    if named != "c1":  # the same hook pair, naming c9
-        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-        lines[15:17] = [line.replace('"c1"', f'"{named}"') for line in lines[15:17]]
-        path = tmp_path / "never-made.jsonl"
-        path.write_text("".join(lines), encoding="utf-8")
-    report = check(path)
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[15:17] = [line.replace('"c1"', f'"{named}"') for line in lines[15:17]]
+    _write(tmp_path / "after.jsonl", lines)
+    report = check(tmp_path / "after.jsonl")
     assert blamed(report) == [("HOOK-5", 16)]
     violation = report.violations[0].violation
     assert violation.message == (
@@ -303,6 +303,25 @@ def test_HOOK_5_a_post_hook_for_a_call_its_step_s_reply_does_not_make_is_blamed(
     )
     assert violation.related == (13,)
     assert "its step's reply does not make" in spec_text("HOOK-5")
+    # The hook pair moved before the reply (seqs renumbered as lines).
+    lines[14:17] = [*lines[15:17], lines[14]]
+    _write(tmp_path / "before.jsonl", lines)
+    report = check(tmp_path / "before.jsonl")
+    assert blamed(report) == [("HOOK-5", 15)]
+    assert report.violations[0].violation.message == (
+        f"PostToolUse hook audit is invoked for call {named} before its step's reply: no call of "
+        "the step is made yet, and a PostToolUse hook's hook/invoked and hook/result come after "
+        "the call's body ran and before that call's tool/result, in its step"
+    )
+    assert "before its step's reply" in spec_text("HOOK-5")
+
+
+def _write(path: Path, lines: list[str]) -> None:
+    """`lines` (a header, then events) written to `path`, each event's seq its place."""
+    events = [json.loads(line) for line in lines[1:]]
+    for seq, event in enumerate(events):
+        event["seq"] = seq
+    path.write_text(lines[0] + "".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
 
 
 @pytest.mark.parametrize("decision", ["allow", "deny"])
