@@ -29,7 +29,9 @@ kept: the suite runs no Go toolchain):
   probe told apart, on the other 4);
 - a merge letting an ask outrank a deny, shown by an abort finding the call unstarted: named
   DEC-1 (a denied call held at the gate), which no log before the abort tells apart; the words
-  now say a hook asked too, and what a merge letting the ask win does;
+  now say a hook asked too, and what a merge letting the ask win does; where the asking hook's
+  input is invalid, HOOK-3 (a denied call's rewrite judged), whose words now name the asking
+  hook and say a valid input tells the merge's bug from a kept rewrite;
 - a body's contexts queued as it finished, so that one succeeding after an abort (its result
   ABORTED) still had its context delivered next turn: named right (ADJ-4), in words saying that
   messages a turn left queued open the next one, which the loop did; they now name the context,
@@ -52,6 +54,7 @@ from typing import Any
 import attrs
 import pytest
 from fresh_bugs import (
+    GUARDED_BASH,
     AskOutranksDeny,
     CapOneOff,
     FreshBug,
@@ -320,6 +323,30 @@ def test_DEC_1_an_abort_finding_a_call_a_hook_denied_and_another_asked_about() -
         ASK_OVER_DENY_FOUND_BY_AN_ABORT,
         "a denied call passes the gate without waiting for a free slot",
         "a hook asked about it too: a loop whose merge lets the ask win (HOOK-2 says deny > ask",
+    )
+
+
+def test_HOOK_3_HOOK_2_an_asking_hooks_input_refused_beside_a_deny_says_how_to_tell() -> None:
+    """HOOK-3: a merge letting an ask outrank a deny judged hook rewriter's input, given with
+    its ask, and refused it, where hook guard's deny discards it (seed 5 of the round's batches
+    ended so). A loop keeping a denied call's rewrite does the same; the words gave both
+    readings, and now name the asking hook and the program that tells them apart."""
+    row: FreshBug = (
+        "an ask's invalid input judged beside a deny",
+        AskOutranksDeny,
+        GUARDED_BASH,
+        (
+            SubmitUser(""),
+            calls("c1", "bash", '{"command":""}'),
+            *_answers(Deny(""), Ask(updated_input={})),
+        ),
+        "HOOK-3",
+    )
+    assert_found(
+        row,
+        "Hook rewriter, whose input the target refuses, asked: a loop whose merge lets an ask "
+        "outrank a deny (HOOK-2",
+        "one where the asking hook's input is valid does: the first loop asks the user",
     )
 
 

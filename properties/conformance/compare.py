@@ -1460,14 +1460,34 @@ def _result_rule(
     if "deny" in situation.hook_decisions and REWRITE_REFUSED_WORDS in _result_text(got):
         # The target judged an input a deny discards: its reason named it, read as a wrong
         # denial reason (DEC-1) where the deny did not win or did not discard the input.
-        denying = [hook for hook, reading, _ in _pre_answers(call_id, history) if reading == "deny"]
-        return "HOOK-3", (
+        answers = _pre_answers(call_id, history)
+        denying = [hook for hook, reading, _ in answers if reading == "deny"]
+        refusal = _result_text(got)
+        asked = [
+            hook
+            for hook, reading, supplied in answers
+            if reading == "ask" and supplied and f"hook {hook} " in refusal
+        ]
+        said = (
             f"{about} differs: the target refuses an input a hook supplied "
-            f"({json.dumps(_result_text(got))}), but {_named(denying)} denied call {call_id}: a "
+            f"({json.dumps(refusal)}), but {_named(denying)} denied call {call_id}: a "
             "deny discards every rewrite, so no input is judged and the result is the denial, "
-            f"{json.dumps(_result_text(want))}; a loop judges it when its merge does not make "
-            "the call denied (HOOK-2: deny > ask > allow > pass) or it keeps a denied call's "
-            "rewrite"
+            f"{json.dumps(_result_text(want))}"
+        )
+        if asked:
+            # The refused input is an ask's: a merge letting the ask win goes on with it just
+            # as a loop keeping a denied call's rewrite does; a valid input would tell.
+            return "HOOK-3", (
+                f"{said}. Hook {asked[0]}, whose input the target refuses, asked: a loop whose "
+                "merge lets an ask outrank a deny (HOOK-2: deny > ask > allow > pass) goes on "
+                "with its input and judges it, and so does one keeping a denied call's rewrite "
+                "(HOOK-3); this program cannot tell them apart, but one where the asking hook's "
+                "input is valid does: the first loop asks the user about the call, the second "
+                "denies it and records the input"
+            )
+        return "HOOK-3", (
+            f"{said}; a loop judges it when its merge does not make the call denied (HOOK-2: "
+            "deny > ask > allow > pass) or it keeps a denied call's rewrite"
         )
     if "deny" in situation.hook_decisions and their_code == "ABORTED_BEFORE_DISPATCH":
         # Denied, yet found unstarted by the abort: the target held the denied call at the
