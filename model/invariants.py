@@ -1047,8 +1047,9 @@ def _taken_for_the_call(prefix: Prefix, answer: HookAnswer, call_id: str) -> str
 @invariant("pre_hooks_once_per_call", "HOOK-4", reads=of_types("hook/invoked"))
 def pre_hooks_once_per_call(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """A PreToolUse hook runs at most once for a call, and before that call's result: its
-    answer decides whether the call runs. Of a hook naming no call (dsh), one invoked once
-    every call of its step's reply has its result is late."""
+    answer decides whether the call runs; and in its call's step, never between steps. Of a
+    hook naming no call (dsh), one invoked once every call of its step's reply has its result
+    is late."""
     if fact.type != "hook/invoked" or fact.point != "PreToolUse" or prefix.closing is not None:
         return NO_VIOLATIONS
     call_id = fact.call_id
@@ -1056,7 +1057,16 @@ def pre_hooks_once_per_call(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
         if prefix.pre_hook_runs.get((call_id, fact.handler_id or ""), 0) >= 1:
             msg = f"PreToolUse hook {fact.handler_id} runs again for call {call_id}"
             return [Violation("HOOK-4", fact.seq, msg)]
-        return _audited_after_its_result(prefix, fact, call_id, "HOOK-4", PRE_AUDIT_PLACE)
+        late = _audited_after_its_result(prefix, fact, call_id, "HOOK-4", PRE_AUDIT_PLACE)
+        if late or prefix.open_step is not None or prefix.open_turn is None:
+            return late  # (outside a turn: TURN-3's)
+        # Between steps, for a call the last step that answered any did not answer (one of a
+        # step before it, or never made): the next step's start forgets it unjudged.
+        msg = (
+            f"PreToolUse hook {fact.handler_id} is invoked for call {call_id} between steps (no "
+            "step is open): a PreToolUse hook answers a call of its step's reply, in that step"
+        )
+        return [Violation("HOOK-4", fact.seq, msg, (), NO_KNOWN_SHAPE)]
     if prefix.open_step is None or prefix.results == {}:
         return NO_VIOLATIONS  # (a reply of no calls: `pre_hooks_answer_calls_of_the_reply`)
     return _audited_after_every_result(prefix, fact, "HOOK-4", PRE_AUDIT_PLACE)

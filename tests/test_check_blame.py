@@ -324,6 +324,26 @@ def _write(path: Path, lines: list[str]) -> None:
     path.write_text(lines[0] + "".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
 
 
+def test_HOOK_4_a_pre_hook_between_steps_for_a_call_the_last_step_did_not_answer_is_blamed(
+    tmp_path: Path,
+) -> None:
+    """HOOK-4: a PreToolUse hook audited between steps 1 and 2 for c9, a call no step made (as
+    for one answered two steps back, which check no longer keeps): the next step's start
+    forgot it, and check said nothing. A PreToolUse hook answers a call of its step's reply, in
+    that step: it is blamed at its hook/invoked, as one for a call the last step answered."""
+    path = BLAME / "violations" / "RW-2-late-rewrite-before-the-next-reply.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[8:11] = [line.replace('"c1"', '"c9"') for line in (*lines[9:11], lines[8])]
+    _write(tmp_path / "between.jsonl", lines)
+    report = check(tmp_path / "between.jsonl")
+    assert blamed(report) == [("HOOK-4", 9)]
+    assert report.violations[0].violation.message == (
+        "PreToolUse hook guard is invoked for call c9 between steps (no step is open): a "
+        "PreToolUse hook answers a call of its step's reply, in that step"
+    )
+    assert "a call the last step that answered calls did not answer" in spec_text("HOOK-4")
+
+
 @pytest.mark.parametrize("decision", ["allow", "deny"])
 def test_RW_2_HOOK_4_an_input_supplied_late_before_a_reply_without_its_call_is_blamed(
     tmp_path: Path, decision: str
