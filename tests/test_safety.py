@@ -18,17 +18,15 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar
 
-import attrs
 import pytest
+from plugin_targets import DivergesOnOddRuns
 
 from loopspec.impl.clock import SystemClock
 from loopspec.impl.log_file import LockedLogFile, NotALogFile
 from loopspec.impl.log_writer import SYNCED
 from loopspec.impl.opening import SessionInfo, open_log
 from loopspec.impl.user_files import shown
-from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.properties import pytest_plugin
 from loopspec.properties.cli.command_words import answers_for, command_words
@@ -45,7 +43,6 @@ from loopspec.properties.conformance.command_codec import (
 from loopspec.properties.conformance.impl_target import scratch_root
 from loopspec.properties.conformance.process_target import STDERR_TAIL, ProcessTarget
 from loopspec.properties.conformance.run import _divergence_in, load_case, spec_text
-from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import CONFIGS
 
 pytest_plugins = ["pytester"]
@@ -1163,25 +1160,6 @@ def test_SAFE_5_an_answer_that_is_no_json_object_is_a_protocol_failure(
     assert "Traceback" not in err
 
 
-class DivergesOnOddRuns(ModelTarget):
-    """The model, except that on every other run (the first, the third...) it drops the last
-    event of each command's answer: the same program answered two ways, as a loop whose `reset`
-    keeps the last session or that races answers (the real Claude Code CLI, h5). It does not
-    present: section 12's examples, played first on a target that does, would use its first run."""
-
-    runs: ClassVar[int] = 0
-
-    def reset(self, config: LoopConfig) -> frozenset[str]:
-        DivergesOnOddRuns.runs += 1
-        return super().reset(config) - {"presentation"}
-
-    def apply(self, command: Command) -> Observation:
-        observed = super().apply(command)
-        if DivergesOnOddRuns.runs % 2 and observed.events:
-            return attrs.evolve(observed, events=observed.events[:-1])
-        return observed
-
-
 def test_SAFE_5_an_error_whose_context_loops_back_is_searched_once() -> None:
     """SAFE-5: looking for the divergence inside whatever a run raised ends on an exception
     chain that loops back (an error raised while handling one that handled it)."""
@@ -1204,12 +1182,12 @@ def test_SAFE_5_a_program_answered_two_ways_exits_2_with_its_program_saved_and_s
     bug report (h5, the real Claude Code CLI's race). The case says a replay of it may pass."""
     monkeypatch.setattr(DivergesOnOddRuns, "runs", 0)
     monkeypatch.chdir(tmp_path)
-    argv = ["conform", "--impl", f"{__name__}:DivergesOnOddRuns", "--format", style]
+    argv = ["conform", "--impl", "plugin_targets:DivergesOnOddRuns", "--format", style]
     code = main([*argv, "--examples", "5", "--case-dir", "cases"])
     out, err = capsys.readouterr()
     assert code == 2, err
     (case,) = (tmp_path / "cases").iterdir()
-    replay = f"loopspec replay cases/{case.name} --impl {__name__}:DivergesOnOddRuns"
+    replay = f"loopspec replay cases/{case.name} --impl plugin_targets:DivergesOnOddRuns"
     (line,) = err.splitlines()
     assert line.startswith(
         "loopspec: error: [PROTO-1] the target answered a program differently when it ran "

@@ -3088,6 +3088,26 @@ def _tool_name(call_id: object, command: Command, history: Sequence[Event]) -> s
     return None
 
 
+def _called_tool_name(
+    call_id: object, command: Command, history: Sequence[Event], program: Sequence[Command]
+) -> str | None:
+    """The tool the model called under `call_id`, also when no tool/call records it yet (a
+    call still at its hooks, one the target never recorded): read from the program's replies."""
+    recorded = _tool_name(call_id, command, history)
+    if recorded is not None:
+        return recorded
+    return next(
+        (
+            call.name
+            for sent in reversed(program)
+            if isinstance(sent, ModelReplies)
+            for call in sent.tool_calls
+            if call.id == call_id
+        ),
+        None,
+    )
+
+
 def _invalid_call_hooked(
     config: LoopConfig | None, invoked: Event | None, reply: ModelReplies | None
 ) -> str | None:
@@ -3617,18 +3637,7 @@ def _outside_matcher(
         if not program or any(spec.matches(name) for name in names):
             return None
         return matcher
-    name = _tool_name(call_id, command, history)
-    if name is None:
-        name = next(
-            (
-                call.name
-                for sent in reversed(program)
-                if isinstance(sent, ModelReplies)
-                for call in sent.tool_calls
-                if call.id == call_id
-            ),
-            None,
-        )
+    name = _called_tool_name(call_id, command, history, program)
     if name is None:
         return None
     return None if spec.matches(name) else matcher
@@ -3734,16 +3743,7 @@ def _skipped_matching_hook(
     if skipped not in order or ran not in order or order.index(ran) <= order.index(skipped):
         return None
     hook = config.hooks[order.index(str(skipped))]
-    name = _tool_name(call_id, command, history) or next(
-        (
-            call.name
-            for sent in reversed(program)
-            if isinstance(sent, ModelReplies)
-            for call in sent.tool_calls
-            if call.id == call_id
-        ),
-        None,
-    )
+    name = _called_tool_name(call_id, command, history, program)
     if name is None or not hook.matches(name):
         return None
     for _answer in range(len(config.hooks) * 8):  # a bound: every pending hook of a reply
