@@ -285,7 +285,7 @@ def _well_formed_diffs_only() -> list[Patch]:
         ),
         (
             Mutant("int32-offset", "VIEW-2", "no integer past 32 bits", _thirty_two_bit_integers),
-            "the card is the presenter's view of the call's arguments",
+            "an integer of 33 bits",
         ),
         (
             Mutant("loose-exit-code", "VIEW-2", "[exit code: 01] stripped", _any_decimal_exit_code),
