@@ -78,31 +78,31 @@ def _hand_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[s
     return text, json.loads(capsys.readouterr().out)
 
 
+def _recorded_as(
+    rule: str, target: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[str, dict[str, Any]]:
+    """A TURN-5 case said to record `rule`, replayed on `target`, text and JSON."""
+    saved = conform_run.save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    case = json.loads(saved.read_text(encoding="utf-8"))
+    saved.write_text(json.dumps({**case, "rule": rule}), encoding="utf-8")
+    assert main(["replay", str(saved), *target]) == 0
+    text = capsys.readouterr().out
+    assert main(["replay", str(saved), *target, "--format", "json"]) == 0
+    return text, json.loads(capsys.readouterr().out)
+
+
 def _recorded_hist_1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> tuple[str, dict[str, Any]]:
     """A case recording HIST-1 replayed, passing, on a loop that does not declare history."""
-    saved = conform_run.save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
-    case = json.loads(saved.read_text(encoding="utf-8"))
-    saved.write_text(json.dumps({**case, "rule": "HIST-1"}), encoding="utf-8")
-    plain = ["--impl", "plugin_targets:declares_nothing"]
-    assert main(["replay", str(saved), *plain]) == 0
-    text = capsys.readouterr().out
-    assert main(["replay", str(saved), *plain, "--format", "json"]) == 0
-    return text, json.loads(capsys.readouterr().out)
+    return _recorded_as("HIST-1", ["--impl", "plugin_targets:declares_nothing"], tmp_path, capsys)
 
 
 def _recorded_dec_1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> tuple[str, dict[str, Any]]:
     """A TURN-5 case said to record DEC-1, replayed, passing: no command of it denies a call."""
-    saved = conform_run.save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
-    case = json.loads(saved.read_text(encoding="utf-8"))
-    saved.write_text(json.dumps({**case, "rule": "DEC-1"}), encoding="utf-8")
-    assert main(["replay", str(saved), *MODEL]) == 0
-    text = capsys.readouterr().out
-    assert main(["replay", str(saved), *MODEL, "--format", "json"]) == 0
-    return text, json.loads(capsys.readouterr().out)
+    return _recorded_as("DEC-1", list(MODEL), tmp_path, capsys)
 
 
 def _unwritable(monkeypatch: pytest.MonkeyPatch) -> None:

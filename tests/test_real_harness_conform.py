@@ -245,6 +245,23 @@ def _fed_untakeable_last_rewrite(profile: Profile, ran: str) -> tuple[ProfileChe
     return _fed_refused_rewrite(profile, config, _UNTAKEABLE_LAST_REWRITE, ran)
 
 
+def _excused_or_blamed(
+    checker: ProfileChecker, found: object, *, excused: bool, key: str, rule: str | None
+) -> None:
+    """Either the profile's known divergence `key` stopped the comparison, nothing blamed, or
+    nothing stopped it and the last command was blamed on `rule` (on some rule when None)."""
+    if excused:
+        assert found is None, found
+        assert checker.stop is not None
+        assert checker.stop.key == key
+    else:
+        assert checker.stop is None
+        if rule is None:
+            assert found is not None
+        else:
+            assert getattr(found, "rule_id", None) == rule, found
+
+
 def _fed_refused_rewrite(
     profile: Profile, config: LoopConfig, program: tuple[Command, ...], ran: str
 ) -> tuple[ProfileChecker, object]:
@@ -316,13 +333,7 @@ def test_HOOK_6_a_refused_input_the_shell_takes_is_the_adapter_s_limit(
         HookAnswers(Allow(FrozenMap(json.loads(ran)))),
     )
     checker, found = _fed_refused_rewrite(PROFILES[name], config, program, ran)
-    if cut:
-        assert found is None, found
-        assert checker.stop is not None
-        assert checker.stop.key == "shell-mapped-tools"
-    else:
-        assert checker.stop is None
-        assert getattr(found, "rule_id", None) == "HOOK-6", found
+    _excused_or_blamed(checker, found, excused=cut, key="shell-mapped-tools", rule="HOOK-6")
     handed = hook_input_encoder(Harness(name), config, Path("/b"), "c1", "write")(
         FrozenMap(json.loads(ran))
     )
@@ -423,13 +434,7 @@ def test_DEC_1_codex_ignoring_a_reasonless_deny_and_refusing_a_hook_s_input_is_k
         HookAnswers(Allow(FrozenMap({"unrelated": True}))),
     )
     checker, found = _fed_cli_refusals("codex", config, program)
-    if known:
-        assert found is None, found
-        assert checker.stop is not None
-        assert checker.stop.key == "DEC-1"
-    else:
-        assert checker.stop is None
-        assert getattr(found, "rule_id", None) == "DEC-1", found
+    _excused_or_blamed(checker, found, excused=known, key="DEC-1", rule="DEC-1")
 
 
 @pytest.mark.parametrize(
@@ -484,13 +489,7 @@ def test_HOOK_3_a_cli_refusing_the_input_of_the_hook_that_finished_last_is_known
         )
         if found is not None or checker.stop is not None:
             break
-    if known:
-        assert found is None, found
-        assert checker.stop is not None
-        assert checker.stop.key == "HOOK-3"
-    else:
-        assert checker.stop is None
-        assert found is not None
+    _excused_or_blamed(checker, found, excused=known, key="HOOK-3", rule=None)
 
 
 @pytest.mark.parametrize("name", HARNESSES)
@@ -540,13 +539,7 @@ def test_HOOK_6_claude_code_running_its_own_input_for_one_no_object_is_known(
     config = load_case(_case_path("claude-code", "HOOK-6")).config
     program = (*_GREP_CALL, HookAnswers(Allow(freeze(supplied))))
     checker, found = _fed_refused_rewrite(PROFILES[name], config, program, ran)
-    if known:
-        assert found is None, found
-        assert checker.stop is not None
-        assert checker.stop.key == "HOOK-6"
-    else:
-        assert checker.stop is None
-        assert getattr(found, "rule_id", None) == "HOOK-6", found
+    _excused_or_blamed(checker, found, excused=known, key="HOOK-6", rule="HOOK-6")
 
 
 def test_HOOK_3_each_cli_runs_an_earlier_hook_s_input_where_the_last_is_refused(
