@@ -1236,7 +1236,8 @@ def post_hooks_judge_results_that_ran(prefix: Prefix, fact: Fact) -> Sequence[Vi
     ABORTED_BEFORE_DISPATCH, HOOK-6's refusal of the input a PreToolUse hook supplied, or an
     error for a call a PreToolUse hook denied or whose approval was refused) for a call a
     PostToolUse hook was audited for; of a hook naming no call (dsh),
-    one audited outside a step, or after every call of its step's reply has its result. How many
+    one audited outside a step, before its step's reply, or after every call of its step's
+    reply has its result. How many
     hooks match a call, which a log does not record, conformance compares with the model's.
     """
     if fact.type == "tool/result":
@@ -1311,8 +1312,15 @@ def _post_audit_misplaced(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
             f"{prefix.reply_seq}) does not make: {POST_AUDIT_PLACE}"
         )
         return [Violation("HOOK-5", fact.seq, msg, (prefix.reply_seq,), NO_KNOWN_SHAPE)]
-    # A hook naming no call: one its step's calls all answered came after the result it judges.
-    if prefix.reply_seq is not None and not prefix.reply_calls and not prefix.results:
+    # A hook naming no call: before its step's reply (dsh audits a call's hooks after its
+    # tool/call), or once its step's calls are all answered, no body of the step awaits it.
+    if prefix.reply_seq is None:
+        msg = (
+            f"{hook} is invoked, naming no call, before its step's reply: no call of the step "
+            f"is made yet, and {POST_AUDIT_PLACE}"
+        )
+        return [Violation("HOOK-5", fact.seq, msg, (), NO_KNOWN_SHAPE)]
+    if not prefix.reply_calls and not prefix.results:
         msg = (
             f"{hook} is invoked in a step whose reply (seq {prefix.reply_seq}) makes no tool "
             f"call: no body ran for it to judge, and {POST_AUDIT_PLACE}"

@@ -185,6 +185,29 @@ def test_HOOK_5_a_post_hook_naming_none_is_judged_only_where_one_call_awaits_a_r
     assert checked(capsys, dsh_log(tmp_path / "two.jsonl", ["c1", "c2"], two)) == (0, [])
 
 
+def test_HOOK_5_a_post_hook_naming_none_before_its_step_s_reply_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A writer that audits c1's PostToolUse hook (naming no call, as dsh's) once the next step
+    has started, before that step's reply: no call of that step is made yet, so no body of it
+    ran to judge. It passed, 0 violations, where a hook naming a call so placed was named."""
+    log = dsh_log(
+        tmp_path / "ran.jsonl", ["c1"], [*_hook("PreToolUse", 1, "allow"), ("tool/result", READ)]
+    )
+    header, *events = log.read_text(encoding="utf-8").splitlines()
+    reply = next(n for n, line in enumerate(events) if '"step": 2, "message"' in line)
+    post = [json.dumps(_message(kind, 0, data)) for kind, data in _hook("PostToolUse", 2, "pass")]
+    events[reply:reply] = post
+    renumbered = [json.dumps({**json.loads(line), "seq": seq}) for seq, line in enumerate(events)]
+    log.write_text("\n".join([header, *renumbered]) + "\n", encoding="utf-8")
+    assert only_violation(capsys, log) == (
+        f"HOOK-5 {reply}: PostToolUse hook claude-code:PostToolUse:2 is invoked, naming no call, "
+        "before its step's reply: no call of the step is made yet, and a PostToolUse hook's "
+        "hook/invoked and hook/result come after the call's body ran and before that call's "
+        "tool/result, in its step"
+    )
+
+
 def test_HOOK_4_a_pre_hook_naming_none_after_the_step_s_every_result_is_named(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -599,14 +599,14 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 def _post_audit_late(prefix: Prefix, call_id: str | None) -> bool:
     """Whether a PostToolUse audit about `call_id` (None: naming no call) may come too late
     (HOOK-5, `post_hooks_judge_results_that_ran`): outside a step, after its call's result, for
-    a call the step's reply does not make (or before that reply), or naming none once every
-    call of the step's reply has its result."""
+    a call the step's reply does not make (or before that reply), or naming none before that
+    reply or once every call of the step's reply has its result."""
     if prefix.open_step is None:
         return True
     if call_id is not None:
         # (or any call the step's reply, or the step before its reply, makes no such call of)
         return call_id in prefix.results or call_id not in prefix.reply_calls
-    return prefix.reply_seq is not None and prefix.reply_calls.keys() <= prefix.results.keys()
+    return prefix.reply_seq is None or prefix.reply_calls.keys() <= prefix.results.keys()
 
 
 def _fault_prefix(summary: str) -> str | None:
