@@ -1825,6 +1825,18 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Viola
                 f"{spelled(record.arguments)}"
             )
             return [Violation("RW-4", fact.seq, msg, (record.seq,))]
+    if fact.type == "approval/decided" and fact.outcome == "cancelled":
+        # An abort's cancelled answer written after its call's error result, in the step
+        # (ABORT-3's place; one after the step is below). A success before it is DEC-2's.
+        call_id = prefix.approvals.get(fact.approval_id or "")
+        answered = prefix.results.get(call_id or "")
+        if answered is not None and prefix.failed_results.get(call_id or "") == answered:
+            msg = (
+                f"approval/decided {fact.approval_id} cancels the request of call {call_id} "
+                f"after that call's result (seq {answered}): an abort's cancelled approval is "
+                "written when the abort lands, before the call's ABORTED_BEFORE_DISPATCH result"
+            )
+            return [Violation("ABORT-3", fact.seq, msg, (answered,))]
     if fact.type == "approval/decided" and fact.approval_id not in prefix.approvals:
         answered = prefix.answered_approvals.get(fact.approval_id or "")
         if answered is not None:

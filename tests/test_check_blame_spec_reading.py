@@ -17,7 +17,14 @@ import pytest
 from blame_logs import BLAME, blamed, check
 from check_fixtures import FIXTURES
 
-from loopspec.model.commands import APPROVAL_OUTCOMES, ApprovalAnswers, Crash, Recover, SubmitUser
+from loopspec.model.commands import (
+    APPROVAL_OUTCOMES,
+    Abort,
+    ApprovalAnswers,
+    Crash,
+    Recover,
+    SubmitUser,
+)
 from loopspec.model.errors import InvalidEventError, TransitionRefused
 from loopspec.model.facts import FactError, fact_from_wire
 from loopspec.model.prefix import REFUSING_OUTCOMES
@@ -1032,3 +1039,25 @@ def test_DEC_2_a_request_naming_no_call_may_be_answered_between_turns() -> None:
     rows.append({"type": "approval/decided", "seq": len(rows), "time": time, "data": decided})
     report = check_stream("between.jsonl", io.BytesIO(jsonl(HEADER, rows).encode()))
     assert (blamed(report), report.notices) == ([], [])
+
+
+def test_ABORT_3_a_cancelled_answer_after_its_calls_result_in_the_step_is_named_ABORT_3() -> None:
+    """ABORT-3: an abort's cancelled approval is written before the call's
+    ABORTED_BEFORE_DISPATCH result. The model's log of the demo aborted while call_c awaits its
+    approval, with the two swapped (the answer after the result, still in the step), passed
+    check, which named ABORT-3 only for an answer written after the step ended."""
+    rows = model_rows(DEMO_CONFIG, (*DEMO_COMMANDS[:6], Abort("user")))
+    assert blamed(check_stream("kept.jsonl", io.BytesIO(jsonl(HEADER, rows).encode()))) == []
+    at = next(i for i, row in enumerate(rows) if row["type"] == "approval/decided")
+    assert rows[at + 1]["data"]["message"]["source"]["callId"] == "call_c"
+    rows[at]["data"], rows[at + 1]["data"] = rows[at + 1]["data"], rows[at]["data"]
+    rows[at]["type"], rows[at + 1]["type"] = "tool/result", "approval/decided"
+    rows[at]["surfaceOp"], rows[at]["sourceEventSeqs"] = rows[at + 1].pop("surfaceOp"), [10]
+    del rows[at + 1]["sourceEventSeqs"]
+    report = check_stream("swapped.jsonl", io.BytesIO(jsonl(HEADER, rows).encode()))
+    assert blamed(report) == [("ABORT-3", at + 3)]
+    (found,) = report.violations
+    assert found.violation.message.startswith(
+        f"approval/decided approval-call_c cancels the request of call call_c after that call's "
+        f"result (seq {at}): an abort's cancelled approval is written when the abort lands"
+    )

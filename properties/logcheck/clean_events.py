@@ -749,7 +749,8 @@ def _approval_asked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 
 def _approval_decided(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. DEC-2: it answers a pending request. ABORT-2, REC-1: the turn
-    # is not closing. (Read with the fact: a string id and outcome.)
+    # is not closing. ABORT-3: a cancelled answer comes before its call's result. (Read with
+    # the fact: a string id and outcome.)
     try:
         data = obj["data"]
         approval_id, outcome = data["id"], data["outcome"]
@@ -763,6 +764,7 @@ def _approval_decided(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or type(outcome) is not str
         or not outcome
         or approval_id not in prefix.approvals
+        or (outcome == "cancelled" and prefix.approvals[approval_id] in prefix.results)
     ):
         return False
     prefix.expected_seq = seq + 1
