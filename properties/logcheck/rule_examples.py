@@ -313,8 +313,9 @@ def break_dec_1(rows: Rows) -> Rows:
 
 
 def break_dec_2(rows: Rows) -> Rows:
-    """The approval/decided answers a request id that was never asked."""
-    row_data(rows[find_row(rows, "approval/decided")])["id"] = "approval-never-asked"
+    """The user rejects call_c's approval, and call_c runs all the same: its result reports
+    success."""
+    row_data(rows[find_row(rows, "approval/decided")])["outcome"] = "rejected"
     return rows
 
 
