@@ -66,10 +66,13 @@ SAVED_CASE_TEST = "replay"
 file's name in it too (`::test_saved_case_replays[case-ADJ-4-0.json]`) made `FAILED ` and the id
 84 characters, and pytest's summary at 80 columns then shows none of the message, the rule."""
 
-PASSES_SAYING_NOTHING = pytest.StashKey[list[str]]()
-"""The saved cases that passed while their program no longer sets up the rule they recorded, or
-on a target that cannot show it, each as replay's verdict says it: listed in pytest's terminal
-summary (`pytest_terminal_summary`)."""
+SAYS_NOTHING_PROPERTY = "loopspec"
+"""The name of the JUnit property (a test report's `user_properties`) a saved case gets when it
+passed while its pass says nothing of the rule it recorded (its program no longer sets it up, a
+target that cannot show it, a divergence its loop did not repeat), holding replay's verdict and
+why: pytest's terminal summary lists these (`pytest_terminal_summary`), read from the reports,
+which pytest-xdist sends its controller, where a list kept by the process that ran the case
+stayed in the worker and the controller's summary said nothing."""
 
 PASSED_OVER = pytest.StashKey[list[tuple[Path, str]]]()
 """The files of the case folders named like a case but not read as one (`x.json.txt`), with
@@ -568,7 +571,13 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """List the saved cases whose pass says nothing of the rule they recorded, after the run:
     shown without `-rP`, and a pass all the same."""
-    passes = terminalreporter.config.stash.get(PASSES_SAYING_NOTHING, [])
+    passes = [
+        value
+        for report in terminalreporter.stats.get("passed", [])
+        if report.nodeid.endswith(f"::{SAVED_CASE_TEST}")  # not a user's own test's property
+        for name, value in report.user_properties
+        if name == SAYS_NOTHING_PROPERTY
+    ]
     if passes:
         terminalreporter.section("loopspec: saved cases passing without their rule", yellow=True)
         for said in passes:

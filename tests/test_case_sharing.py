@@ -690,6 +690,11 @@ def _line_holding(text: str, needle: str) -> int:
             ("", '$.capabilities[1] is "paralel", which is no capability (did you mean parallel?)'),
         ),
         (
+            lambda doc: doc.update(unrepeated="yes"),
+            '"unrepeated"',
+            ("", '$.unrepeated must be true or false, not "yes"'),
+        ),
+        (
             lambda doc: doc.update(target={"module": "mine:make"}),
             '"module"',
             ("", "$.target.module is not a member of a target; a target is"),
@@ -708,6 +713,7 @@ def _line_holding(text: str, needle: str) -> int:
         "unknown profile",
         "marker",
         "capability",
+        "unrepeated",
         "target's kind",
         "two targets",
     ],

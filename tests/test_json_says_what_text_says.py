@@ -79,12 +79,17 @@ def _hand_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[s
 
 
 def _recorded_as(
-    rule: str, target: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    rule: str,
+    target: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    **recorded: object,
 ) -> tuple[str, dict[str, Any]]:
-    """A TURN-5 case said to record `rule`, replayed on `target`, text and JSON."""
+    """A TURN-5 case said to record `rule` (and the members `recorded`), replayed on `target`,
+    text and JSON."""
     saved = conform_run.save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
     case = json.loads(saved.read_text(encoding="utf-8"))
-    saved.write_text(json.dumps({**case, "rule": rule}), encoding="utf-8")
+    saved.write_text(json.dumps({**case, "rule": rule, **recorded}), encoding="utf-8")
     assert main(["replay", str(saved), *target]) == 0
     text = capsys.readouterr().out
     assert main(["replay", str(saved), *target, "--format", "json"]) == 0
@@ -131,6 +136,13 @@ LINE_KINDS: dict[str, tuple[Shown, str, str, Callable[[dict[str, Any]], object],
         lambda document: (document["stoppedByCtrlC"], document["cutShort"]),
         (False, True),
     ),
+    "conform: a divergence not repeated when rerun": (
+        lambda _tmp, _out, _patch: _conform_report(unrepeated=True),
+        ": DIVERGED ONCE, NOT WHEN RERUN\n",
+        "conform",
+        lambda document: (document["verdict"], document["unrepeated"]),
+        ("DIVERGED ONCE, NOT WHEN RERUN", True),
+    ),
     "replay: a hand-written case's answers": (
         lambda tmp, out, _patch: _hand_written(tmp, out),
         "  the model answered, and the target alike:\n    #1 the user sends ",
@@ -154,6 +166,15 @@ LINE_KINDS: dict[str, tuple[Shown, str, str, Callable[[dict[str, Any]], object],
         "replay",
         lambda document: (document["recordedRule"], document["recordedRuleUnreached"]),
         ("DEC-1", True),
+    ),
+    "replay: a pass of a case saved from a divergence not repeated": (
+        lambda tmp, out, _patch: _recorded_as("TURN-5", MODEL, tmp, out, unrepeated=True),
+        "no divergence: passes this time, but the case was saved from a divergence (TURN-5) its "
+        "loop did not repeat when conform ran the program again\n  the loop answered this "
+        "program two ways",
+        "replay",
+        lambda document: (document["recordedRule"], document["recordedUnrepeated"]),
+        ("TURN-5", True),
     ),
     "replay --reduce: saved": (
         lambda tmp, out, _patch: _replay_reduce(tmp, out, BUGGY),

@@ -674,6 +674,56 @@ def test_PROTO_1_SAFE_1_TURN_2_plugin_replays_each_saved_case_first_as_a_test_of
     assert f"{says}(ModelReplies): the model refuses it there " in cut, cut
 
 
+class _SummaryWriter:
+    """What of pytest's terminal reporter the plugin's terminal summary uses: the reports it
+    holds by outcome, and the lines it writes (and the configuration: an xdist controller's,
+    whose tests ran elsewhere)."""
+
+    def __init__(self, config: pytest.Config, passed: list[pytest.TestReport]) -> None:
+        self.config = config
+        self.stats = {"passed": passed}
+        self.lines: list[str] = []
+
+    def section(self, title: str, **_markup: bool) -> None:
+        self.lines.append(f"== {title}")
+
+    def write_line(self, line: str) -> None:
+        self.lines.append(line)
+
+
+def test_PROTO_1_plugin_lists_a_pass_saying_nothing_from_its_report_as_xdist_hands_it_over(
+    request: pytest.FixtureRequest,
+) -> None:
+    """PROTO-1: the summary of saved cases passing without their rule is read from the tests'
+    reports, which pytest-xdist's workers send the controller as pytest serializes them (the
+    hooks used here), so `pytest -n 2` lists them too. It was a list the process running the
+    cases kept: a worker's, and the controller's summary said nothing. (pytest-xdist is not in
+    the dev extra: this is its hand-over, in process.)"""
+    said = "loopspec-cases/case-TURN-2-1.json: 1 command replayed, no divergence: passes, but"
+    hook = request.config.hook
+
+    def handed_over(nodeid: str, properties: list[tuple[str, object]]) -> pytest.TestReport:
+        location = (nodeid, None, "replay")
+        report = pytest.TestReport(
+            nodeid, location, {}, "passed", None, "call", user_properties=properties
+        )
+        sent = hook.pytest_report_to_serializable(config=request.config, report=report)
+        received: pytest.TestReport = hook.pytest_report_from_serializable(
+            config=request.config, data=sent
+        )
+        return received
+
+    writer = _SummaryWriter(
+        request.config,
+        [
+            handed_over("loopspec-cases/case-TURN-2-1.json::replay", [("loopspec", said)]),
+            handed_over("tests/test_mine.py::test_it", [("loopspec", "a user's own property")]),
+        ],
+    )
+    pytest_plugin.pytest_terminal_summary(writer)  # type: ignore[arg-type]  # its two methods
+    assert writer.lines == ["== loopspec: saved cases passing without their rule", said]
+
+
 def test_PROTO_1_plugin_runs_one_saved_case_by_its_file_or_node_id(
     tmp_path: Path, inner_pytest: InnerPytest
 ) -> None:

@@ -1204,13 +1204,27 @@ def test_SAFE_5_a_program_answered_two_ways_exits_2_with_its_program_saved_and_s
     assert case.name == f"case-{saved['rule']}-0.json"
     assert f"found [{saved['rule']}] after command #{len(saved['commands'])} " in line
     assert saved["summary"].endswith("so a replay may pass (replay it a few times)")
+    assert saved["unrepeated"] is True
     if style == "json":
         document = json.loads(out)
         assert (document["unrepeated"], document["conformant"]) == (True, False)
+        assert document["verdict"] == "DIVERGED ONCE, NOT WHEN RERUN"
         divergence = document["divergence"]
         assert (divergence["rule"], divergence["program"]) == (saved["rule"], saved["commands"])
         assert (divergence["case"], divergence["replay"]) == (f"cases/{case.name}", replay)
         return
+    # Replayed when the loop answers it the other way (an even run), the pass says the case
+    # was saved from a divergence not repeated: "passes now" read as the race fixed.
+    monkeypatch.setattr(DivergesOnOddRuns, "runs", 1)
+    assert main(["replay", *replay.split()[2:]]) == 0
+    replayed = capsys.readouterr().out
+    assert replayed.splitlines()[-2].endswith(
+        f"no divergence: passes this time, but the case was saved from a divergence "
+        f"({saved['rule']}) its loop did not repeat when conform ran the program again"
+    ), replayed
+    assert replayed.splitlines()[-1].startswith(
+        "  the loop answered this program two ways when the case was saved (a race, "
+    )
     lines = out.splitlines()
     assert lines[0].endswith(": DIVERGED ONCE, NOT WHEN RERUN")
     assert "the target did not diverge when conform ran this program again" in lines[2]

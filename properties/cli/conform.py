@@ -23,6 +23,10 @@ replay`, replay's), generated from the classes that write them,
       "targetName": "impl (bundled)",           // as the text report's first line names it:
                                                 //   an --impl target's own name, else target
       "conformant": false,                      // true: exit 0
+      "verdict": "COUNTEREXAMPLE",              // as the text's first line says it:
+                                                //   CONFORMANT (exit 0), COUNTEREXAMPLE
+                                                //   (exit 1) or DIVERGED ONCE, NOT WHEN
+                                                //   RERUN (exit 2, "unrepeated")
       "capabilities": ["abort", "approval"],    // what the target declared, sorted
       "examples": 14,                           // programs run to their end
       "retries": 9,                             // programs Hypothesis abandoned and replaced

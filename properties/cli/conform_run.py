@@ -437,9 +437,7 @@ def _text_report(
     *,
     already_saved: bool = False,
 ) -> None:
-    verdict = "CONFORMANT" if report.conformant else "COUNTEREXAMPLE"
-    if report.unrepeated:
-        verdict = "DIVERGED ONCE, NOT WHEN RERUN"
+    verdict: str = report.verdict
     ended = budget_note(report, max_seconds)
     if report.profile is not None:
         verdict += f" (up to the {report.profile.name} profile's known divergences)"
@@ -562,6 +560,7 @@ def json_report(
         target=document_target(target),
         target_name=report.target,
         conformant=report.conformant,
+        verdict=str(report.verdict),
         capabilities=sorted(report.capabilities),
         examples=report.examples,
         retries=report.retries,
@@ -1799,6 +1798,7 @@ def replay_document(
         recorded_rule=case.rule,
         recorded_rule_unseen=passes_unseen(case, profile, replay, bundled=not named),
         recorded_rule_unreached=passes_unreached(case, profile, replay, bundled=not named),
+        recorded_unrepeated=passes_unrepeated(case, profile, replay, bundled=not named),
         case_loopspec_version=case.written_by,
         loopspec_version=loopspec.__version__,
         profile=profile.name if profile is not None else None,
@@ -1914,7 +1914,12 @@ def replay_verdict_lines(
             # left a colleague asking whether ADJ-1 still showed.
             recorded = f": passes now (the case recorded {shown(case.rule)})"
             unseen = unseen_rule_capability(case, replay)
-            if passes_unreached(case, profile, replay, bundled=bundled):
+            if passes_unrepeated(case, profile, replay, bundled=bundled):
+                # Its loop answered the program two ways when it was saved: "passes now" read
+                # as the race fixed, where this run may have gone the other way by chance.
+                recorded = f": {unrepeated_pass_words(case.rule)}"
+                unreached = [f"  {UNREPEATED_PASS_NOTE}"]
+            elif passes_unreached(case, profile, replay, bundled=bundled):
                 # Alice cut her ORD-3 case's last hook answer: her loop, still broken, "passed
                 # now", the cut having taken away what showed the bug.
                 recorded = (
@@ -1964,6 +1969,38 @@ def replay_verdict_lines(
     return lines
 
 
+def unrepeated_pass_words(rule: str) -> str:
+    """A passing replay's verdict, after the count, of a case saved from a divergence its loop
+    did not repeat (`passes_unrepeated`)."""
+    return (
+        f"passes this time, but the case was saved from a divergence ({shown(rule)}) its loop "
+        "did not repeat when conform ran the program again"
+    )
+
+
+UNREPEATED_PASS_NOTE = (
+    "the loop answered this program two ways when the case was saved (a race, or a state kept "
+    "from an earlier program): this pass may be chance, not a fix; replay it a few times, and "
+    "look for what the loop does by timing or chance"
+)
+"""Why a pass of a case saved from an unrepeated divergence says little, and what to do."""
+
+
+def passes_unrepeated(
+    case: Case, profile: Profile | None, replay: Replay, *, bundled: bool
+) -> bool:
+    """Whether a replay passes a case saved from a divergence its loop did not repeat when
+    conform reran it (the case's `unrepeated`): the pass may be chance, said in text and JSON
+    (not of the bundled implementation standing in for a named target, nor where the target
+    cannot show the recorded rule, `unseen_rule_capability`, which says more, nor under a
+    profile, whose verdict speaks of known divergences)."""
+    if replay.divergence is not None or profile is not None:
+        return False
+    if not case.unrepeated or not case.rule:
+        return False
+    return not (bundled and case.target) and unseen_rule_capability(case, replay) is None
+
+
 def unseen_rule_capability(case: Case, replay: Replay) -> str | None:
     """The capability the target replayed does not declare and needs to show the case's
     recorded rule (`reported_with`), or None: without it, nothing the rule speaks about was
@@ -2003,6 +2040,8 @@ def passes_unreached(case: Case, profile: Profile | None, replay: Replay, *, bun
     if replay.divergence is not None or profile is not None or not case.rule:
         return False
     if (bundled and case.target) or unseen_rule_capability(case, replay) is not None:
+        return False
+    if passes_unrepeated(case, profile, replay, bundled=bundled):  # said instead: chance, not a cut
         return False
     presenting = "presentation" in replay.capabilities
     return not program_exercises(case.rule, case.config, case.commands, presenting=presenting)

@@ -101,9 +101,8 @@ def run(args: argparse.Namespace) -> int:
     keep_hypothesis_out_of_the_working_folder()
     factory, _ = resolve_target(None, None)
     report = run_conformance(factory, examples=args.examples, seed_value=None)
-    verdict = "CONFORMANT" if report.conformant else "COUNTEREXAMPLE"
     print(
-        f"  {report.target}: {verdict} after {report.examples} programs, "
+        f"  {report.target}: {report.verdict} after {report.examples} programs, "
         f"{report.steps} commands, {report.seconds:.1f} s"
     )
     if report.divergence is not None:

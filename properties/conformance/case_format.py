@@ -83,6 +83,12 @@ CASE_MEMBERS: Final[dict[str, tuple[dict[str, Any], str]]] = {
         "does not declare (a SubmitUser during a turn needs queued-input), which depends on "
         "where the program stands and a JSON Schema cannot state",
     ),
+    "unrepeated": (
+        {"type": "boolean"},
+        "true: the divergence did not happen again when conform ran the program a second time "
+        "(the loop answered one program two ways, a race or a state kept between programs), so "
+        "a replay may pass by chance; replay says so beside a pass",
+    ),
     "divergence": (
         _TEXT,
         "a profile's case: the known divergence it shows, one its profile lists (SPEC.md "

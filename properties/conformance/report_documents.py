@@ -15,6 +15,7 @@ import attrs
 
 from loopspec.properties.conformance.case_format import BUNDLED_TARGET_NAME
 from loopspec.properties.conformance.document_schema import member, schema_of
+from loopspec.properties.conformance.verdicts import RUN_VERDICTS
 
 CONFORM_FORMAT: Final = "loopspec-conform/1"
 EXHAUSTIVE_FORMAT: Final = "loopspec-conform-exhaustive/1"
@@ -197,6 +198,14 @@ class ConformDocument:
         )
     )
     conformant: bool = attrs.field(metadata=member("no divergence was found (exit 0)"))
+    verdict: str = attrs.field(
+        metadata=member(
+            "the verdict in the text report's words (its first line, after the target): "
+            f"{RUN_VERDICTS[0]} (exit 0), {RUN_VERDICTS[1]} (exit 1), or {RUN_VERDICTS[2]} "
+            "(exit 2: see unrepeated)",
+            choices=tuple(RUN_VERDICTS),
+        )
+    )
     capabilities: list[str] = attrs.field(metadata=member("what the target declared, sorted"))
     examples: int = attrs.field(metadata=member("programs run to their end"))
     retries: int = attrs.field(metadata=member("programs Hypothesis abandoned and replaced"))
@@ -412,6 +421,16 @@ class ReplayDocument:
             "only when the case passes and no command the model takes creates the situation "
             "its recorded rule governs: true (the pass says nothing of the rule, a loop that "
             "still has the bug passing too; a hand cut may have taken the situation away)",
+            omitted_empty=True,
+        ),
+    )
+    recorded_unrepeated: bool = attrs.field(
+        default=False,
+        kw_only=True,
+        metadata=member(
+            "only when the case passes and was saved from a divergence its loop did not repeat "
+            "when conform ran the program again (the case's unrepeated): true (the loop "
+            "answered one program two ways, so the pass may be chance, not a fix)",
             omitted_empty=True,
         ),
     )

@@ -119,6 +119,7 @@ from loopspec.properties.conformance.target import (
     missing_members,
     refused_alike,
 )
+from loopspec.properties.conformance.verdicts import Verdict, run_verdict
 from loopspec.properties.conformance.waiting import command_sent, listening
 from loopspec.properties.profiles import PROFILES, Profile
 from loopspec.properties.spec_rules import rule_sections
@@ -826,6 +827,11 @@ class RunReport:
     def conformant(self) -> bool:
         """No divergence was found."""
         return self.divergence is None
+
+    @property
+    def verdict(self) -> Verdict:
+        """The run's verdict, in the words every report says it in."""
+        return run_verdict(conformant=self.conformant, unrepeated=self.unrepeated)
 
 
 @attrs.frozen
@@ -1944,6 +1950,7 @@ def case_document(report: RunReport, target: dict[str, str]) -> dict[str, Any]:
             "; it did not diverge when loopspec ran the program again: the loop answered one "
             "program two ways, so a replay may pass (replay it a few times)"
         )
+        document["unrepeated"] = True  # replay's verdict reads it, not the summary's words
     return document
 
 
@@ -1970,6 +1977,9 @@ class Case:
     # False when the file has no `target` (written by hand): read as the bundled implementation,
     # as the case format says, but found on no loop, which replay must not claim.
     target_given: bool = True
+    # True when the run that saved it saw its divergence once, not when it ran the program
+    # again: a replay passing may be chance, which replay says.
+    unrepeated: bool = False
 
     def line_of_command(self, index: int | None) -> int:
         """The line command `index` (0-based; None: the configuration's hooks) starts on."""
@@ -2243,6 +2253,9 @@ def _case_from(document: object) -> Case:
         rule = f"the known divergence {known}" + (f" ({', '.join(touched)})" if touched else "")
     declared = document.get("capabilities")
     capabilities = frozenset(declared) if declared is not None else None
+    unrepeated = document.get("unrepeated", False)
+    if not isinstance(unrepeated, bool):
+        raise _CaseFault(f"$.unrepeated must be true or false{given_instead(unrepeated)}")
     return Case(
         target,
         config,
@@ -2252,6 +2265,7 @@ def _case_from(document: object) -> Case:
         capabilities,
         written_by=writer,
         target_given="target" in document,
+        unrepeated=unrepeated,
     )
 
 

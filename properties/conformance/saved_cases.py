@@ -20,9 +20,11 @@ import pytest
 
 from loopspec.model.errors import LoopSpecError, tagged
 from loopspec.properties.cli.conform_run import (
+    UNREPEATED_PASS_NOTE,
     case_replay_error,
     not_a_valid_program,
     passes_unreached,
+    passes_unrepeated,
     passes_unseen,
     replay_header,
     replay_profile,
@@ -43,9 +45,10 @@ from loopspec.properties.conformance.run import (
     resolve_target,
     with_wait_hint,
 )
+from loopspec.properties.conformance.verdicts import Verdict
 from loopspec.properties.pytest_plugin import (
-    PASSES_SAYING_NOTHING,
     SAVED_CASE_TEST,
+    SAYS_NOTHING_PROPERTY,
     as_typed,
     rerun_command,
 )
@@ -134,8 +137,7 @@ class SavedCase(pytest.Item):
             # cut by hand past its rule's situation passed as if the bug were fixed. Said in
             # pytest's terminal summary and as a JUnit property, never as a warning (a project
             # with `filterwarnings = error` would see a passing case fail).
-            self.user_properties.append(("loopspec", passed.says_nothing))
-            self.config.stash.setdefault(PASSES_SAYING_NOTHING, []).append(passed.says_nothing)
+            self.user_properties.append((SAYS_NOTHING_PROPERTY, passed.says_nothing))
 
 
 class PassedOverFile(pytest.Item):
@@ -203,7 +205,7 @@ def _replays(saved_case: Path, replay_target: _Target, config: pytest.Config) ->
         lines = [
             # First, the rule first: pytest's summary line and a JUnit report's message show
             # this line alone, and the summary cuts it at the terminal's width.
-            f"{rule}: loopspec replay: {name}: DIVERGES{explain}",
+            f"{rule}: loopspec replay: {name}: {Verdict.DIVERGES}{explain}",
             *replay_header(name, target, case, profile_note=profile_note),
             *replay_verdict_lines(name, case, profile, replay, bundled=not target),
             "",
@@ -217,7 +219,9 @@ def _replays(saved_case: Path, replay_target: _Target, config: pytest.Config) ->
     ]
     verdict = next(line for line in lines[1:] if line.startswith(f"{name}: "))
     says_nothing = None
-    if case.rule and passes_unreached(case, profile, replay, bundled=bundled):
+    if passes_unrepeated(case, profile, replay, bundled=bundled):
+        says_nothing = f"{verdict}: {UNREPEATED_PASS_NOTE}"
+    elif case.rule and passes_unreached(case, profile, replay, bundled=bundled):
         says_nothing = f"{verdict}: {unreached_words(case.rule)}"
     elif passes_unseen(case, profile, replay, bundled=bundled) is not None:
         says_nothing = verdict  # it names the capability the target does not declare

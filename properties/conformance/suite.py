@@ -137,7 +137,7 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
         # JUnit report keeps it as the test's output.
         statuses = Counter(row["status"] for row in rule_table(report))
         capabilities = ", ".join(sorted(report.capabilities)) or "none"
-        print(f"loopspec conform: {report.target}: CONFORMANT")
+        print(f"loopspec conform: {report.target}: {report.verdict}")
         print(f"  {counts_line(report)}; capabilities: {capabilities}")
         print(f"  rules: {'; '.join(f'{status} {n}' for status, n in statuses.items())}")
         return
@@ -178,12 +178,11 @@ def counterexample_failure(report: RunReport, target: dict[str, str], saved: lis
     # What ended its shrinking early (Ctrl-C, its bounds), as conform says it: a program that
     # may be cut further read as the smallest.
     ended = budget_note(report, None)
-    verdict = "DIVERGED ONCE, NOT WHEN RERUN" if report.unrepeated else "COUNTEREXAMPLE"
     lines = [
         # The rule first on the first line: pytest's summary and a JUnit report's message show
         # that line alone, and the summary cuts it at the terminal's width after the test's id
         # (a --cmd target named before it left no room for the rule at 80 to 120 columns).
-        f"{rule}: loopspec conform: {report.target}: {verdict}{explain}",
+        f"{rule}: loopspec conform: {report.target}: {report.verdict}{explain}",
         f"  {counts_line(report)}",
         *([f"  {ended}"] if ended is not None else []),
         "",
