@@ -1810,10 +1810,12 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Viola
         record = prefix.call_records.get(fact.call_id)
         if record is None:
             # An ask is asked when the call could start: after its tool/call (RW-1 fixes it).
-            msg = (
-                f"approval/asked {fact.approval_id} names call {fact.call_id}, which no "
-                "tool/call of this step records: approval is asked for a recorded call"
-            )
+            named = f"approval/asked {fact.approval_id} names call {fact.call_id}"
+            if prefix.open_step is None:
+                named += " while no step is open (between steps or turns)"
+            else:
+                named += ", which no tool/call of this step records"
+            msg = f"{named}: approval is asked for a recorded call"
             return [Violation("DEC-2", fact.seq, msg)]
         if (
             fact.arguments is not None

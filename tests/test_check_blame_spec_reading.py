@@ -461,6 +461,22 @@ def test_DEC_2_an_approval_asked_for_a_call_never_recorded_is_blamed_at_its_line
     )
 
 
+def test_DEC_2_an_approval_asked_for_a_call_between_turns_says_no_step_is_open() -> None:
+    """DEC-2: an approval/asked naming a call between turns (where TURN-3 allows an approval
+    event) was blamed in words saying no tool/call "of this step" records it, with no step
+    open; the words say none is."""
+    rows = model_rows(DEMO_CONFIG, DEMO_COMMANDS[:9])
+    assert rows[-1]["type"] == "turn/end"
+    asked = {"id": "approval-call_a", "toolName": "read", "callId": "call_a"}
+    rows.append({"type": "approval/asked", "seq": len(rows), "time": 0, "data": asked})
+    report = check_stream("between.jsonl", io.BytesIO(jsonl(HEADER, rows).encode()))
+    assert blamed(report) == [("DEC-2", len(rows) + 1)]
+    assert report.violations[0].violation.message == (
+        "approval/asked approval-call_a names call call_a while no step is open (between steps "
+        "or turns): approval is asked for a recorded call"
+    )
+
+
 def test_LOG_5_an_unknown_header_version_is_an_error_naming_the_version_and_LOG_5() -> None:
     """LOG-5: the header's version is 0, or 1 for the logs `loopspec run` writes. A log of
     version 7 was checked as version 0 with a notice, exit 0; dsh (0.1.0-rc.8) refuses to open
