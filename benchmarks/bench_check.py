@@ -1,10 +1,13 @@
 """Benchmarks for `loopspec check`: time against two baselines, memory against log length.
 
-Run by hand: `.venv/bin/python benchmarks/bench_check.py` (about a minute). It writes generated
-logs to a temporary directory and prints, from one run:
+Run by hand: `.venv/bin/python benchmarks/bench_check.py` (about five minutes; `--harness-only`
+times #15's row alone, the harness-written log, in under one). It writes generated logs to a
+temporary directory and prints, from one run:
 
 - time: the checker against a bare pass that only runs `json.loads` on each line of the same
-  file (target: at most 1.3x, on each of the three logs below), against the same pass with a
+  file (target: at most 1.3x, on each of the three logs below; every run once a round, five
+  rounds, each ratio taken within a round, their median printed with the lowest and highest and
+  the machine's load average, which moves them), against the same pass with a
   faster parser — `orjson.loads` and `msgspec.json.decode`, each when installed
   (`pip install -e '.[bench]'`; the checker itself never uses them) — and against validating
   the same events with a JSON Schema through `jsonschema` (target: at least 10x faster);
@@ -334,6 +337,23 @@ interpreted subclass of a compiled class; a float among a reply's sources: `_cit
 typed an int, raises TypeError where the interpreted code tests its type, so every runtime test of a
 value's type against its annotation would want reading again).
 
+Where session 35 took the time view (CPU time; the harness-written log, 300,000 and 1,000,000
+events; Python 3.11.7, the venv's): why `--repeat 3` had read 1.41x where one process timing the
+bare pass and the checker in turn, five rounds, read 1.33x. Two causes, each as large as what is
+left of the target. The machine's load: at a load average of 2 to 5 both ways read 1.28x to
+1.30x on either size; at 9 to 13, 1.33x to 1.40x, the checker's time growing (0.59s to 0.61s a
+300,000-event check at the lower load, 0.60s to 0.65s at the higher) where the bare pass's barely
+moves (0.455s to 0.485s): it has more code and data in play, and loses more of its caches to the
+processes sharing its core. The best of each run, where the best check and the best bare pass
+come from different rounds: in one process, seven rounds, 1.407x against a median of the rounds'
+own ratios of 1.347x, 1.376x against 1.340x; the spread of the rounds' ratios 0.06 to 0.13 at
+that load. No effect beyond that spread: the order of the passes in a round, a warm-up run
+before the first round, 300,000 events or 1,000,000, and writing the other shapes' six logs in
+the same process first, as `main` does (1.36x and 1.28x with them, 1.32x and 1.28x without,
+alternating processes). So a round now times every run once, a ratio is taken within a round,
+and the median of five is printed with the lowest and the highest and the load average; the
+figure is the median, and a figure at a load above the cores is a ceiling, not the row.
+
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
 settle a third to a half of the lines (`len(obj) + len(data)` equal to the colons: no member was
@@ -349,9 +369,11 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import platform
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -504,19 +526,41 @@ SHAPES: tuple[tuple[str, Callable[[], list[Row]], Row], ...] = (
 # Timing.
 
 
-def race(repeat: int, runs: Mapping[str, Callable[[], object]]) -> dict[str, float]:
-    """The fastest of `repeat` runs of each, in CPU seconds of this process.
+def race(rounds: int, runs: Mapping[str, Callable[[], object]]) -> dict[str, list[float]]:
+    """Each run's CPU seconds in this process, in each of `rounds` rounds of all runs in turn.
 
     CPU time rather than wall time, and runs taking turns, keep the ratios steady on a shared
-    machine: other processes' load neither counts nor lands on one contender only.
+    machine: other processes' load neither counts nor lands on one contender only. Even so the
+    load moves a ratio (see the notes: the checker, with more code and data in play than a bare
+    pass, loses more to the processes sharing its core), so a ratio is taken within a round.
     """
-    best = dict.fromkeys(runs, float("inf"))
-    for _ in range(repeat):
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(rounds):
         for name, run in runs.items():
             start = time.process_time()
             run()
-            best[name] = min(best[name], time.process_time() - start)
-    return best
+            times[name].append(time.process_time() - start)
+    return times
+
+
+def medians(times: Mapping[str, list[float]]) -> dict[str, float]:
+    """Each run's median time of its rounds."""
+    return {name: statistics.median(each) for name, each in times.items()}
+
+
+def round_ratios(over: list[float], under: list[float]) -> tuple[float, float, float]:
+    """The median of the per-round ratios `over / under`, and their lowest and highest: a ratio
+    of two times from one round, both under the same load, not of two bests from any rounds."""
+    ratios = [a / b for a, b in zip(over, under, strict=True)]
+    return statistics.median(ratios), min(ratios), max(ratios)
+
+
+def load_average() -> str:
+    """The machine's one-minute load average, where the platform tells it."""
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "unknown"
 
 
 def bare_binary(path: Path) -> None:
@@ -664,11 +708,11 @@ def repeats_read(path: Path) -> None:
                 raise SystemExit(f"the benchmark log gives a key twice: {line}")
 
 
-def where_time_goes(label: str, path: Path, repeat: int, *, marked: bool) -> None:
+def where_time_goes(label: str, path: Path, rounds: int, *, marked: bool) -> None:
     """Print the parts of the checker's time on `path` (a `label` log), each against the bare
     pass; `marked`: a version-1 log, whose commit markers the checker reads too."""
-    best = race(
-        repeat,
+    times = race(
+        rounds,
         {
             "bare": partial(bare_text, path),
             "checker": partial(checker, path),
@@ -688,26 +732,27 @@ def where_time_goes(label: str, path: Path, repeat: int, *, marked: bool) -> Non
     # collections walking them would be timed with the parts.
     gc.freeze()
     try:
-        best |= race(repeat, parts)
+        times |= race(rounds, parts)
     finally:
         gc.unfreeze()
-    bare = best["bare"]
-    best.setdefault("markers", 0.0)
-    rest = best["checker"] - best["reading"] - best["judges"] - best["markers"]
+    took = medians(times)
+    bare = took["bare"]
+    took.setdefault("markers", 0.0)
+    rest = took["checker"] - took["reading"] - took["judges"] - took["markers"]
     print(
-        f"\nwhere the checker's time goes (small {label} log, best of {repeat};"
+        f"\nwhere the checker's time goes (small {label} log, medians of {rounds} rounds;"
         f" x the bare json.loads pass, {bare:.3f}s)"
     )
-    print(f"  whole check                      {best['checker'] / bare:5.2f}x")
-    print(f"  its own reading (decode + parse) {best['reading'] / bare:5.2f}x")
+    print(f"  whole check                      {took['checker'] / bare:5.2f}x")
+    print(f"  its own reading (decode + parse) {took['reading'] / bare:5.2f}x")
     print(
-        f"  clean-event judges               {best['judges'] / bare:5.2f}x"
+        f"  clean-event judges               {took['judges'] / bare:5.2f}x"
         f"  (the {len(objects):,} of {lines:,} lines past the quiet path; those a judge"
         " sends on, as facts fed to the invariants)"
     )
     if marked:
         print(
-            f"  commit markers (LOG-8)           {best['markers'] / bare:5.2f}x"
+            f"  commit markers (LOG-8)           {took['markers'] / bare:5.2f}x"
             f"  (`CommitUnits.take` on each of the {lines - 1:,} event lines; the checker's"
             " loop reads a well-marked commit's lines for less, so the rest is more than shown)"
         )
@@ -715,8 +760,8 @@ def where_time_goes(label: str, path: Path, repeat: int, *, marked: bool) -> Non
     # rest holds that too, besides the loop and the quiet events.
     print(f"  the rest (loop, quiet events, cache effects) {rest / bare:5.2f}x")
     print("  the same lines without the judges (`check_stream(quick=False)`'s full path):")
-    print(f"    building facts (fact_from_wire)  {best['facts'] / bare:5.2f}x")
-    print(f"    invariants (LogMonitor.feed)     {best['invariants'] / bare:5.2f}x")
+    print(f"    building facts (fact_from_wire)  {took['facts'] / bare:5.2f}x")
+    print(f"    invariants (LogMonitor.feed)     {took['invariants'] / bare:5.2f}x")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -779,13 +824,16 @@ def interpreter() -> str:
 
 
 def time_ratios(
-    logs: Mapping[str, Path], small: Path, repeat: int
-) -> tuple[dict[str, float], dict[str, float], float]:
+    logs: Mapping[str, Path], small: Path, rounds: int
+) -> tuple[dict[str, tuple[float, float, float]], dict[str, float], float]:
     """Print the timings; per log shape (`logs`, by label, the harness-written one first), the
-    checker's ratio to the bare pass; on the harness-written log, its ratio to each fast
-    parser's pass (installed ones only); and its speedup over jsonschema on the `small` one
-    (jsonschema is too slow for the large)."""
-    print(f"\ntime (CPU seconds, best of {repeat}; {interpreter()})")
+    checker's ratio to the faster bare pass of each round (median, lowest, highest); on the
+    harness-written log, its median ratio to each fast parser's pass (installed ones only); and
+    its speedup over jsonschema on the `small` one (jsonschema is too slow for the large)."""
+    print(
+        f"\ntime (CPU seconds, medians of {rounds} rounds taking turns, a ratio per round;"
+        f" {interpreter()}; load average {load_average()})"
+    )
     ratios = {}
     versus_fast: dict[str, float] = {}
     parsers = {name: fast_parser(name) for name in ("orjson", "msgspec")}
@@ -799,31 +847,36 @@ def time_ratios(
         for name, loads in parsers.items():
             if loads is not None:
                 runs[name] = partial(bare_fast, loads, path)
-        best = race(repeat, runs)
-        bare = min(best["bytes"], best["text"])
-        ratios[label] = best["checker"] / bare
+        times = race(rounds, runs)
+        bare = [min(pair) for pair in zip(times["bytes"], times["text"], strict=True)]
+        ratio, low, high = ratios[label] = round_ratios(times["checker"], bare)
+        took = medians(times)
         print(
-            f"  {label:18s} json.loads bytes {best['bytes']:.3f}s, text {best['text']:.3f}s;"
-            f" checker {best['checker']:.3f}s = {best['checker'] / bare:.2f}x the faster bare"
-            f" pass ({best['checker'] / best['bytes']:.2f}x the bytes pass)"
+            f"  {label:18s} json.loads bytes {took['bytes']:.3f}s, text {took['text']:.3f}s;"
+            f" checker {took['checker']:.3f}s = {ratio:.2f}x the faster bare pass"
+            f" ({low:.2f}x to {high:.2f}x;"
+            f" {round_ratios(times['checker'], times['bytes'])[0]:.2f}x the bytes pass)"
         )
         for name, loads in parsers.items():
             if loads is None:
                 print(f"  {'':18s} {name} not installed (pip install -e '.[bench]')")
-            else:
-                print(
-                    f"  {'':18s} {name} pass {best[name]:.3f}s = {best[name] / bare:.2f}x the"
-                    f" bare pass; checker {best['checker'] / best[name]:.2f}x the {name} pass"
-                )
-                if path == harness:
-                    versus_fast[name] = best["checker"] / best[name]
-    versus = race(
-        1, {"schema": partial(schema_validation, small), "checker": partial(checker, small)}
+                continue
+            to_fast, *_ = round_ratios(times["checker"], times[name])
+            print(
+                f"  {'':18s} {name} pass {took[name]:.3f}s ="
+                f" {round_ratios(times[name], bare)[0]:.2f}x the bare pass;"
+                f" checker {to_fast:.2f}x the {name} pass"
+            )
+            if path == harness:
+                versus_fast[name] = to_fast
+    versus = medians(
+        race(1, {"schema": partial(schema_validation, small), "checker": partial(checker, small)})
     )
     speedup = versus["schema"] / versus["checker"]
     print(
         f"  jsonschema on the small harness-written log: {versus['schema']:.3f}s;"
-        f" checker {versus['checker']:.3f}s, {speedup:.1f}x faster"
+        f" checker {versus['checker']:.3f}s, {speedup:.1f}x faster; load average"
+        f" {load_average()}"
     )
     return ratios, versus_fast, speedup
 
@@ -891,11 +944,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", type=int, default=100_000, help="events in the small log")
     parser.add_argument("--large", type=int, default=1_000_000, help="events in the large log")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per timing (best counts)")
+    parser.add_argument(
+        "--rounds",
+        "--repeat",
+        type=int,
+        default=5,
+        help="rounds of every timed run taking turns (the median of per-round ratios counts)",
+    )
     parser.add_argument(
         "--instructions",
         action="store_true",
         help="also count instructions with valgrind's callgrind (a few minutes more)",
+    )
+    parser.add_argument(
+        "--harness-only",
+        action="store_true",
+        help="time the harness-written log alone (#15's row for check), nothing else",
     )
     parser.add_argument("--measure-memory", metavar="PATH", help=argparse.SUPPRESS)
     parser.add_argument("--count-run", nargs=2, metavar=("RUN", "PATH"), help=argparse.SUPPRESS)
@@ -909,7 +973,8 @@ def main() -> int:
         return 0
     with tempfile.TemporaryDirectory(prefix="bench-check-") as tmp:
         larges, smalls = {}, {}
-        for number, (label, template, header) in enumerate(SHAPES):
+        shapes = SHAPES[:1] if args.harness_only else SHAPES
+        for number, (label, template, header) in enumerate(shapes):
             rows = template()
             larges[label], smalls[label] = (
                 Path(tmp, f"{number}.jsonl"),
@@ -919,15 +984,20 @@ def main() -> int:
             write_log(smalls[label], repeat_turns(rows, args.small), header)
         large, small = larges["harness-written"], smalls["harness-written"]
         print(f"harness-written log: {large.stat().st_size / 1e6:.1f} MB, {args.large:,} events")
-        ratios, versus_fast, speedup = time_ratios(larges, small, args.repeat)
-        for label, _template, header in SHAPES:
+        ratios, versus_fast, speedup = time_ratios(larges, small, args.rounds)
+        if args.harness_only:
+            return 0
+        for label, _template, header in shapes:
             marked = header["version"] == MARKED_VERSION
-            where_time_goes(label, smalls[label], args.repeat, marked=marked)
+            where_time_goes(label, smalls[label], args.rounds, marked=marked)
         growth = memory_growth(small, large)
         counted = instruction_ratio(tmp) if args.instructions else None
-    print("\ntargets")
-    for label, ratio in ratios.items():
-        print(f"  time vs bare json.loads <= 1.3x, {label}: {ratio:.2f}x  {_verdict(ratio <= 1.3)}")
+    print("\ntargets (time: the median of the rounds' ratios, their lowest to highest beside it)")
+    for label, (ratio, low, high) in ratios.items():
+        print(
+            f"  time vs bare json.loads <= 1.3x, {label}: {ratio:.2f}x ({low:.2f}x to"
+            f" {high:.2f}x)  {_verdict(ratio <= 1.3)}"
+        )
         print(f"  stretch, faster than json.loads alone (< 1x), {label}: {_verdict(ratio < 1)}")
     for label, count_ratio in (counted or {}).items():
         print(f"  (a second view) instructions vs the json.loads pass, {label}: {count_ratio:.2f}x")
