@@ -38,6 +38,9 @@ demo: $(STAMP)
 # harnesses installs the pinned Claude Code and Codex CLIs (npm ci, once per lockfile change);
 # saved-harness-reports prints what `run`, `check` and `replay` found in both real loops (RW-1,
 # HOOK-3, ...) during pytest, which saved them (make harness-reports runs them afresh).
+# Without node or npm on PATH, both say they were skipped and why, pytest skips the tests
+# needing them (tests/node_requirements.py), and the last lines say how many and what they
+# would have checked: never full coverage. With both, a failing npm ci fails the target.
 test: lint typecheck harnesses pytest crosshair saved-harness-reports
 
 lint: $(STAMP)
@@ -82,11 +85,21 @@ CLAUDE_CODE_INSTALLED := examples/claude-code-adapter/node_modules/.package-lock
 CODEX_INSTALLED := examples/codex-adapter/node_modules/.package-lock.json
 harnesses: $(CLAUDE_CODE_INSTALLED) $(CODEX_INSTALLED)
 
+# npm runs under node: where either is missing nothing can install a CLI, so the recipe says
+# so and succeeds (pytest then skips the CLI's tests, saying why), leaving no installed marker.
+NO_NODE = $$(for p in node npm; do command -v $$p >/dev/null || printf ' %s' $$p; done)
+define npm_ci
+@missing="$(NO_NODE)"; if test -n "$$missing"; then \
+  echo "harnesses: skipped $(2): npm ci cannot install it in $(1) (not on PATH:$$missing);" \
+    "install Node.js 20 or later with npm (https://nodejs.org), then run make harnesses"; \
+else echo "cd $(1) && npm ci --no-audit --no-fund"; cd $(1) && npm ci --no-audit --no-fund; fi
+endef
+
 $(CLAUDE_CODE_INSTALLED): examples/claude-code-adapter/package-lock.json
-	cd examples/claude-code-adapter && npm ci --no-audit --no-fund
+	$(call npm_ci,examples/claude-code-adapter,the real Claude Code CLI)
 
 $(CODEX_INSTALLED): examples/codex-adapter/package-lock.json
-	cd examples/codex-adapter && npm ci --no-audit --no-fund
+	$(call npm_ci,examples/codex-adapter,the real Codex CLI)
 
 # Runs the scripted scenarios on both real loops and prints every report (exit 1 from `run` and
 # `check` means a divergence was found, which is what these scenarios show); 2 fails the target.
@@ -124,12 +137,18 @@ harness-reports: $(STAMP) harnesses
 	done; rm -rf $$out
 
 # The same reports as harness-reports, printed from what pytest's real-harness tests saved (no
-# real CLI runs again). A missing report fails the target: it never prints nothing.
+# real CLI runs again). A missing report fails the target: it never prints nothing. A CLI whose
+# tests pytest skipped for want of node or npm left <harness>.skipped.txt instead, and the run
+# its summary of every such skip, printed last (tests/node_requirements.py).
 saved-harness-reports:
 	@d=$(HARNESS_REPORTS_DIR); \
 	show() { test -s "$$1" || { echo "saved-harness-reports: $$1 is missing: pytest's real-harness tests did not save it (make pytest saves them; make harness-reports runs them afresh)" >&2; exit 1; }; cat "$$1"; }; \
 	echo "=== reports saved by pytest's real-harness tests in $$d"; \
 	for h in claude-code codex; do \
+	  if test -f $$d/$$h.skipped.txt; then \
+	    echo "saved-harness-reports: skipped $$h: pytest skipped its tests: $$(cat $$d/$$h.skipped.txt)"; \
+	    continue; \
+	  fi; \
 	  for s in $(HARNESS_RUNS); do \
 	    base=$$d/$$h-$${s%%:*}-$${s##*:}; \
 	    echo "=== loopspec run $${s%%:*}.json --harness $$h --hooks $${s##*:}.json"; \
@@ -141,4 +160,7 @@ saved-harness-reports:
 	    echo "=== loopspec replay tests/regressions/$$h-$$r.json (conform's case, profile $$h)"; \
 	    show $$d/$$h-$$r.replay.txt || exit 1; \
 	  done; \
-	done
+	done; \
+	if test -f $$d/skipped-for-want-of-node.txt; then \
+	  echo "=== tests pytest skipped for want of Node.js/npm"; cat $$d/skipped-for-want-of-node.txt; \
+	fi

@@ -9,10 +9,20 @@ from __future__ import annotations
 import math
 import os
 import sys
+from collections import Counter
 from collections.abc import Iterator
 
 import pytest
+from harness_reports import reports_dir
 from hypothesis import HealthCheck, settings
+from node_requirements import (
+    HARNESS_NEEDS,
+    SKIPPED_SUMMARY_FILE,
+    Need,
+    harness_need,
+    skipped_summary,
+    unavailable,
+)
 from real_cli_drivers import RealCliDrivers
 
 from loopspec.properties.conformance import run as conformance_run
@@ -138,19 +148,70 @@ UNTRACED_FILES = frozenset(
 )
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "needs(*needs): what the test drives that only Node.js or npm provides "
+        "(tests/node_requirements.py Need); skipped, saying so, where this machine lacks it",
+    )
+
+
+# The tests skipped at collection for want of node or npm, by node ID: what each needed.
+SKIPPED_FOR_WANT_OF_NODE: dict[str, Need] = {}
+
+
+def _needs(item: pytest.Item) -> list[Need]:
+    """What `item`'s `needs` markers ask for, Need.ITS_HARNESS read from its `harness` (or
+    `name`) parameter."""
+    needs = [need for marker in item.iter_markers("needs") for need in marker.args]
+    if Need.ITS_HARNESS in needs:
+        assert isinstance(item, pytest.Function), item
+        needs.remove(Need.ITS_HARNESS)
+        params = item.callspec.params
+        needs.append(harness_need(params["harness"] if "harness" in params else params["name"]))
+    return needs
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test of UNTRACED_FILES `no_cover`, before any other plugin reads markers."""
+    """Mark every test of UNTRACED_FILES `no_cover`, before any other plugin reads markers;
+    skip, with the reason, every test needing what node or npm provides where they are not."""
     for item in items:
         if item.path.name in UNTRACED_FILES:
             item.add_marker(pytest.mark.no_cover)
+        for need in _needs(item):
+            reason = unavailable(need)
+            if reason is not None:
+                item.add_marker(pytest.mark.skip(reason=reason))
+                SKIPPED_FOR_WANT_OF_NODE[item.nodeid] = need
+                break
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """Print the mutant kill matrix when the mutant tests ran."""
+    """Print the mutant kill matrix when the mutant tests ran, and how many tests were skipped
+    for want of node or npm (never read as full coverage): `make test` prints it again last,
+    with each real CLI whose tests saved no report (Makefile saved-harness-reports)."""
     module = sys.modules.get("test_mutants")
     matrix: list[str] = getattr(module, "KILL_MATRIX", []) if module is not None else []
     if matrix:
         terminalreporter.section("mutant kill matrix (mutant, rule broken, rule blamed, cost)")
         for row in matrix:
             terminalreporter.write_line(row)
+    skipped = [
+        SKIPPED_FOR_WANT_OF_NODE[report.nodeid]
+        for report in terminalreporter.stats.get("skipped", [])
+        if report.nodeid in SKIPPED_FOR_WANT_OF_NODE
+    ]
+    summary = skipped_summary(Counter(skipped))
+    if summary:
+        terminalreporter.section("skipped for want of Node.js/npm", yellow=True)
+        for line in summary:
+            terminalreporter.write_line(line)
+    directory = reports_dir()
+    if directory is not None and summary:
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / SKIPPED_SUMMARY_FILE).write_text("\n".join(summary) + "\n", encoding="utf-8")
+        for harness, need in HARNESS_NEEDS.items():
+            if need in skipped:
+                reason = unavailable(need) or ""
+                (directory / f"{harness.value}.skipped.txt").write_text(reason + "\n", "utf-8")

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 import pytest
 from batches import BATCH_SEED
 from hanging_target import serve_model
+from node_requirements import Need
 
 from loopspec.model.commands import Command, Deny, HookAnswers, ModelReplies, SubmitUser
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
@@ -136,7 +137,7 @@ def test_SAFE_5_a_python_targets_breakage_is_saved_cut_down_and_replays_alike(
 
 
 @pytest.mark.no_cover
-@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")
+@pytest.mark.needs(Need.NODE)
 def test_SAFE_5_a_process_that_dies_on_a_throw_is_saved_cut_down(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -20,6 +20,7 @@ from typing import cast
 
 import pytest
 from jsonschema import Draft202012Validator
+from node_requirements import Need
 from test_blame_matrix import FIRST_USER
 
 import loopspec
@@ -427,6 +428,7 @@ def test_ORD_3_a_hand_cut_taking_the_rule_s_situation_away_passes_saying_so(
     assert "recordedRuleUnreached" not in json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.needs(Need.NODE)
 def test_SAFE_1_replay_json_for_a_tracker_names_neither_omar_s_folders_nor_his_secrets(
     omar: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

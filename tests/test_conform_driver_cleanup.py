@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO
 
 import pytest
+from node_requirements import Need
 from terminal_signals import as_a_terminals_foreground_job
 
 from loopspec.impl.hookbridge.reaping import descendants
@@ -32,20 +33,10 @@ from loopspec.properties.conformance.command_codec import command_to_json, confi
 from loopspec.properties.conformance.driver_protocol import PROTOCOL_VERSION
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
 from loopspec.properties.harnesses.cli_wire import TOOL_PROGRAM
-from loopspec.properties.harnesses.script import Harness
-from loopspec.properties.harnesses.session import HarnessError, binary_of, default_adapter_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = (sys.executable, "-m", "loopspec.properties.cli.main")
 WAIT = 30.0
-
-
-def _installed() -> bool:
-    try:
-        binary_of(Harness.CLAUDE_CODE, default_adapter_dir(Harness.CLAUDE_CODE))
-    except HarnessError:
-        return False
-    return True
 
 
 def _send(stdin: IO[str], message: dict[str, object]) -> None:
@@ -69,7 +60,7 @@ def _until(probe: Callable[[], object], what: str) -> None:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-@pytest.mark.skipif(not _installed(), reason="Claude Code is not installed (make harnesses)")
+@pytest.mark.needs(Need.CLAUDE_CODE)
 @pytest.mark.parametrize("ending", ["SIGTERM", "SIGINT", "stdin closed"])
 def test_SAFE_3_an_ended_conform_driver_leaves_no_folder_and_no_process(
     tmp_path: Path, ending: str
@@ -148,7 +139,7 @@ sys.exit(driver.serve(driver.Harness.CLAUDE_CODE, iter(sys.stdin.readline, ""), 
 """
 
 
-@pytest.mark.skipif(not _installed(), reason="Claude Code is not installed (make harnesses)")
+@pytest.mark.needs(Need.CLAUDE_CODE)
 def test_SAFE_3_a_driver_whose_main_thread_a_sigterm_does_not_wake_still_tidies_and_ends(
     tmp_path: Path,
 ) -> None:

@@ -43,6 +43,7 @@ from pathlib import Path
 import attrs
 import pytest
 from lent_process import lend_to_cli
+from node_requirements import Need
 
 from loopspec.model.facts import fact_from_wire
 from loopspec.model.invariants import LogMonitor
@@ -63,26 +64,21 @@ COMMAND_TIMEOUT = 30.0
 
 
 # ---------------------------------------------------------------------------------------------
-# The adapter: installed on demand, skipped with the reason when it cannot be.
+# The adapter: installed on demand. A test playing on it carries `needs(Need.DSH)`, skipped
+# with the reason where node or npm is missing (tests/node_requirements.py); where both are
+# here, an `npm ci` that fails fails the test: the install is broken, not missing.
 
 
 def _tail(text: str, lines: int = 8) -> str:
     return " | ".join(text.strip().splitlines()[-lines:])
 
 
-def _adapter_unavailable() -> str | None:
-    """Why the dsh adapter cannot run here, or None when it can (installing it if needed)."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        return "the dsh adapter needs node and npm on PATH"
-    version = subprocess.run(
-        [node, "--version"], capture_output=True, text=True, check=False, timeout=30
-    ).stdout.strip()
-    match = re.match(r"v(\d+)\.", version)
-    if match is None or int(match.group(1)) < 20:
-        return f"the dsh adapter needs Node 20 or later, found {version or 'nothing'}"
+def _install_problem() -> str | None:
+    """Why `npm ci` could not install the dsh packages, or None when they are installed."""
     if (ADAPTER / "node_modules" / "@deepseek-ai" / "dsh-agent-loop").is_dir():
         return None
+    npm = shutil.which("npm")
+    assert npm is not None, "a test needing Need.DSH runs only where npm is on PATH"
     env = {
         **os.environ,
         "npm_config_audit": "false",
@@ -110,9 +106,9 @@ def _adapter_unavailable() -> str | None:
 @pytest.fixture(scope="module")
 def dsh() -> Iterator[ProcessTarget]:
     """One adapter process for the module; each scenario resets it."""
-    reason = _adapter_unavailable()
-    if reason is not None:
-        pytest.skip(reason)
+    problem = _install_problem()
+    if problem is not None:
+        pytest.fail(problem)
     target = ProcessTarget([str(ADAPTER / "run.sh")], timeout=COMMAND_TIMEOUT, name="dsh")
     try:
         yield target
@@ -487,6 +483,7 @@ SCENARIOS = (
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
+@pytest.mark.needs(Need.DSH)
 def test_dsh_keeps_to_the_model_but_for_known_divergences(
     dsh: ProcessTarget, scenario: Scenario
 ) -> None:
@@ -499,6 +496,7 @@ def _regression_cases() -> list[Path]:
 
 
 @pytest.mark.parametrize("path", _regression_cases(), ids=lambda p: p.stem)
+@pytest.mark.needs(Need.DSH)
 def test_regression_case_replays(dsh: ProcessTarget, path: Path) -> None:
     """Each recorded divergence case still shows exactly its recorded divergences."""
     case = json.loads(path.read_text(encoding="utf-8"))
@@ -528,6 +526,7 @@ def test_every_divergence_has_a_replayable_case() -> None:
             command_from_json(command)
 
 
+@pytest.mark.needs(Need.DSH)
 def test_capabilities_are_what_dsh_supports(dsh: ProcessTarget) -> None:
     """Everything but `rewrite` (dsh logs a warning for updatedInput and runs the original),
     `result-meta` and `presentation`; `history` is what its model requests carry."""
@@ -547,6 +546,7 @@ def test_capabilities_are_what_dsh_supports(dsh: ProcessTarget) -> None:
     assert "dsh-agent-loop@0.1.0-rc.8" in dsh.implementation
 
 
+@pytest.mark.needs(Need.DSH)
 def test_HIST_1_dsh_reports_the_messages_its_model_request_carries(dsh: ProcessTarget) -> None:
     """HIST-1: the history dsh reports is the messages its pending model request carries, so it
     holds what only dsh sends (its runtime-context snapshot, which the model's history lacks),
@@ -566,6 +566,7 @@ def test_HIST_1_dsh_reports_the_messages_its_model_request_carries(dsh: ProcessT
 
 
 @pytest.mark.no_cover
+@pytest.mark.needs(Need.DSH)
 def test_throughput(dsh: ProcessTarget, capsys: pytest.CaptureFixture[str]) -> None:
     """A long session (40 tool turns, far longer than any generated program) keeps accepting
     commands, with contiguous seqs and no log rule broken; commands per second are reported,
@@ -602,6 +603,7 @@ def test_throughput(dsh: ProcessTarget, capsys: pytest.CaptureFixture[str]) -> N
 
 
 @pytest.mark.no_cover
+@pytest.mark.needs(Need.DSH)
 def test_REC_2_loopspec_check_passes_on_the_logs_dsh_writes(
     dsh: ProcessTarget, tmp_path: Path
 ) -> None:
@@ -663,6 +665,7 @@ _HOOK_AUDITS: tuple[tuple[str, Json, tuple[Json, ...], list[str]], ...] = (
 )  # fmt: skip
 
 
+@pytest.mark.needs(Need.DSH)
 def test_HOOK_1_the_adapter_refuses_a_pass_that_exited_2(dsh: ProcessTarget) -> None:
     """HOOK-1: a pass audited 'error' with exit code 2 (a Codex hook that failed) is an answer
     the model takes, but dsh's bridge reads exit 2 as a block: the adapter refuses it, on either
@@ -694,6 +697,7 @@ def test_HOOK_1_the_adapter_refuses_a_pass_that_exited_2(dsh: ProcessTarget) -> 
     assert [e["data"]["message"]["content"][0]["isError"] for e in results] == [False]
 
 
+@pytest.mark.needs(Need.DSH)
 def test_HOOK_1_loopspec_check_passes_on_the_hook_audits_dsh_writes(
     dsh: ProcessTarget, tmp_path: Path
 ) -> None:
@@ -744,6 +748,7 @@ DSH_NOT_APPLICABLE = frozenset(
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
 @pytest.mark.no_cover
 @pytest.mark.usefixtures("replays_share_one_process")
+@pytest.mark.needs(Need.DSH)
 def test_conform_with_the_dsh_profile(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`loopspec conform --cmd examples/dsh-adapter/run.sh --profile dsh` passes: random
     programs find no divergence but the profile's known ones, which the run reports as known;
@@ -821,6 +826,7 @@ def replays_share_one_process(
 
 @pytest.mark.usefixtures("replays_share_one_process")
 @pytest.mark.parametrize("path", _regression_cases(), ids=lambda p: p.stem)
+@pytest.mark.needs(Need.DSH)
 def test_loopspec_replay_reports_the_case_as_known(
     dsh: ProcessTarget, path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -835,6 +841,7 @@ def test_loopspec_replay_reports_the_case_as_known(
     assert case["divergence"] in re.findall(r"[a-z][a-z-]+[a-z]", out.split("known", 1)[1])
 
 
+@pytest.mark.needs(Need.DSH)
 def test_SCHED_1_dsh_holding_calls_is_blamed_on_the_schedule_by_a_profile_without_it(
     replay_process: conformance_run.SharedProcess,
 ) -> None:
@@ -859,6 +866,7 @@ def _replayed_without(
     return conformance_run.replay_case(replay_process, case.config, case.commands, profile)
 
 
+@pytest.mark.needs(Need.DSH)
 def test_EXE_2_dsh_refusing_blank_arguments_is_blamed_on_EXE_2_by_a_profile_without_it(
     replay_process: conformance_run.SharedProcess,
 ) -> None:

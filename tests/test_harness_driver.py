@@ -19,6 +19,7 @@ from typing import Any
 
 import attrs
 import pytest
+from node_requirements import Need
 
 from loopspec.model.config import LoopConfig
 from loopspec.properties.cli.main import main
@@ -1134,6 +1135,7 @@ def test_HOOK_7_report_notes_an_answer_the_dialect_reads_but_drops() -> None:
     assert "claude-code:PostToolUse:1" in lines[1]
 
 
+@pytest.mark.needs(Need.CLAUDE_CODE)
 def test_PROTO_1_a_harness_conform_session_starts_where_tmpdir_is_long(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

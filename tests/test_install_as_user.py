@@ -395,7 +395,7 @@ def test_make_harnesses_lets_npm_run_each_install_script_its_pinned_clis_have() 
     npm's install-scripts page says such scripts are blocked by default, which would leave
     Claude Code's bin/claude.exe its placeholder, not the CLI."""
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    folders = re.findall(r"^\tcd (examples/[\w-]+) && npm ci\b", makefile, re.M)
+    folders = re.findall(r"^\t\$\(call npm_ci,(examples/[\w-]+),", makefile, re.M)
     assert "examples/claude-code-adapter" in folders, folders
     unallowed = {}
     for folder in folders:

@@ -24,6 +24,7 @@ from batches import BATCH_SEED
 from hypothesis import note, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, run_state_machine_as_test
+from node_requirements import Need
 
 from loopspec.model.commands import (
     Abort,
@@ -67,9 +68,7 @@ from loopspec.properties.stateful.model_machine import ModelMachine
 ROOT = Path(__file__).resolve().parent.parent
 JS_LOOP = ROOT / "examples" / "js-loop" / "main.mjs"
 NODE = shutil.which("node")
-needs_node = pytest.mark.skipif(
-    NODE is None, reason="`node` is not on PATH, so the JavaScript loop cannot run"
-)
+needs_node = pytest.mark.needs(Need.NODE)
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,7 @@ from bridge_doubles import BridgeOnTheModel
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 from mutants import Mutant, MutantTarget, Patch
+from node_requirements import Need
 
 from loopspec.model import acp, presenters, replay
 from loopspec.model.acp import permission_request
@@ -372,7 +373,7 @@ def _card_program() -> list[Command]:
 
 
 @pytest.mark.no_cover
-@pytest.mark.skipif(NODE is None, reason="`node` is not on PATH")
+@pytest.mark.needs(Need.NODE)
 @pytest.mark.parametrize(
     ("config", "program"),
     [(CARD_CONFIG, _card_program()), (REWRITE_CONFIG, list(REWRITE_AND_ASK))],

@@ -17,9 +17,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import node_requirements
 import pytest
+from node_requirements import HARNESS_NEEDS, Need, harness_need, skipped_summary, unavailable
 
 from loopspec.properties.cli.main import build_parser, main
+from loopspec.properties.harnesses.session import BINARIES
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -171,6 +174,58 @@ def test_MODEL_1_the_readme_says_which_node_the_pinned_clis_declare() -> None:
     assert not above or "`EBADENGINE`" in setup
 
 
+def _programs(folder: Path, *names: str) -> str:
+    """A PATH of one folder holding stand-ins for `names` (never run: only looked up)."""
+    folder.mkdir()
+    for name in names:
+        (folder / name).write_text("#!/bin/sh\nexit 1\n", encoding="utf-8")
+        (folder / name).chmod(0o755)
+    return str(folder)
+
+
+@pytest.mark.parametrize(
+    "need", [n for n in Need if n is not Need.ITS_HARNESS], ids=lambda n: n.name.lower()
+)
+def test_MODEL_1_make_test_without_node_skips_what_needs_it_saying_why(
+    need: Need, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MODEL-1: README's `make test` on a machine with python3 alone: a test needing node or
+    npm is skipped with a reason naming what is missing and how to get it; with both on PATH it
+    runs (a failed install then fails it); a real CLI already installed runs without them. The
+    run's last lines say how many were skipped and what they would have checked."""
+    monkeypatch.setattr(node_requirements, "_node_version", lambda node: "v20.19.0")
+    without = _programs(tmp_path / "without", "python3", "make", "git")
+    reason = unavailable(need, path=without, adapter_dir=tmp_path)
+    assert reason is not None
+    missing = "`node` is" if need is Need.NODE else "`node` and `npm` are"
+    assert reason.startswith(f"{missing} not on PATH, so {need.value} "), reason
+    assert "install Node.js 20 or later with npm (https://nodejs.org)" in reason
+    assert ("make harnesses" in reason) is (need in (Need.CLAUDE_CODE, Need.CODEX))
+    both = _programs(tmp_path / "with", "node", "npm")
+    assert unavailable(need, path=both, adapter_dir=tmp_path) is None
+    if need in (Need.CLAUDE_CODE, Need.CODEX):
+        harness = next(h for h, n in HARNESS_NEEDS.items() if n is need)
+        assert harness_need(harness.value) is harness_need(harness) is need
+        (tmp_path / BINARIES[harness]).parent.mkdir(parents=True)
+        (tmp_path / BINARIES[harness]).touch()
+        assert unavailable(need, path=without, adapter_dir=tmp_path) is None
+    if need is Need.DSH:
+        monkeypatch.setattr(node_requirements, "_node_version", lambda node: "v18.20.0")
+        old = unavailable(need, path=both)
+        assert old is not None
+        assert "needs Node.js 20 or later" in old
+        assert "v18.20.0" in old
+    summary = skipped_summary({Need.CODEX: 7, Need.NODE: 3}, path=without)
+    assert summary == [
+        "10 tests were SKIPPED for want of Node.js/npm (`node` and `npm` are not on PATH): "
+        "this run is NOT full coverage. Not checked here:",
+        f"     3  {Need.NODE.value}",
+        f"     7  {Need.CODEX.value}",
+        f"To run them: {node_requirements.GET_NODE}, then make test.",
+    ]
+    assert skipped_summary({}, path=without) == []
+
+
 def _prose_paths(text: str) -> list[str]:
     """The paths into this repository the prose names: each word of a `code span` whose first
     folder is one of the repository's (quotes and punctuation around it left out)."""
@@ -210,28 +265,44 @@ def test_MODEL_1_every_file_module_and_link_the_docs_prose_names_is_there(doc: P
         assert len(_prose_paths(text)) >= 10  # the extraction still finds the README's paths
 
 
-def test_PROTO_1_the_dsh_adapter_without_its_packages_says_to_run_npm_ci(tmp_path: Path) -> None:
+@pytest.mark.parametrize("node", [True, False], ids=["node-here", "no-node"])
+def test_PROTO_1_the_dsh_adapter_without_its_packages_says_to_run_npm_ci(
+    tmp_path: Path, node: bool
+) -> None:
     """README's `conform --cmd examples/dsh-adapter/run.sh` in a fresh clone, before `npm ci`
     there: the adapter says in one line what to run (conform shows it as the stderr tail) where
-    node printed a 30-line ERR_MODULE_NOT_FOUND stack, and README says to install first. It
-    exits 69 (EX_UNAVAILABLE), which conform reports as a setup error naming no rule."""
+    node printed a 30-line ERR_MODULE_NOT_FOUND stack, and README says to install first; on a
+    machine without node, it says to install Node.js first. It exits 69 (EX_UNAVAILABLE),
+    which conform reports as a setup error naming no rule. PATH holds a stand-in `node`, or
+    none, whatever this machine has (the script only asks whether one is there)."""
     adapter = tmp_path / "dsh-adapter"
     shutil.copytree(
         ROOT / "examples" / "dsh-adapter", adapter, ignore=shutil.ignore_patterns("node_modules")
     )
+    programs = tmp_path / "bin"
+    programs.mkdir()
+    dirname = shutil.which("dirname")
+    assert dirname is not None
+    (programs / "dirname").symlink_to(dirname)
+    if node:
+        (programs / "node").write_text("#!/bin/sh\nexit 1\n", encoding="utf-8")
+        (programs / "node").chmod(0o755)
     done = subprocess.run(
-        ["sh", str(adapter / "run.sh")],
+        ["/bin/sh", str(adapter / "run.sh")],
         input="",
         capture_output=True,
         text=True,
         check=False,
         timeout=60,
+        env={"PATH": str(programs)},
     )
     assert done.returncode == 69
     assert done.stdout == ""
+    install = f"run npm ci in {adapter.resolve()}"
     assert done.stderr == (
-        "dsh-adapter: the pinned dsh packages are not installed: run npm ci in "
-        f"{adapter.resolve()}\n"
+        f"dsh-adapter: the pinned dsh packages are not installed: {install}\n"
+        if node
+        else f"dsh-adapter: node is not installed: install Node.js 20 or later, then {install}\n"
     )
     readme = README.read_text(encoding="utf-8")
     assert "(after npm ci in examples/dsh-adapter)" in readme

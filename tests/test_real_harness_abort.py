@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 from frozen_thread import FrozenThread, descendants_named, threads_named
+from node_requirements import Need
 from real_cli_drivers import RealCliDrivers
 from recorded_playback import RecordedPlayback
 
@@ -170,6 +171,7 @@ def test_ABORT_1_both_drivers_declare_abort() -> None:
 @pytest.mark.parametrize(
     ("harness", "program"), list(PROGRAMS), ids=[f"{h}-{p}" for h, p in PROGRAMS]
 )
+@pytest.mark.needs(Need.ITS_HARNESS)
 def test_ABORT_1_ABORT_2_ABORT_3_an_abort_on_the_real_cli_shows_the_known_divergences_and_no_other(
     harness: str, program: str, real_cli_drivers: RealCliDrivers
 ) -> None:
@@ -243,6 +245,7 @@ def _abort_holding(
     return events, output, transcript
 
 
+@pytest.mark.needs(Need.CLAUDE_CODE)
 def test_ABORT_2_claude_code_ending_before_its_transcript_holds_the_interrupt_is_reported_aborted(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -260,6 +263,7 @@ def test_ABORT_2_claude_code_ending_before_its_transcript_holds_the_interrupt_is
     assert events[-1]["data"]["reason"] == {"kind": "aborted", "reason": {"kind": "user"}}
 
 
+@pytest.mark.needs(Need.CLAUDE_CODE)
 def test_ABORT_2_claude_code_ending_before_its_http_thread_reports_the_abort_is_reported_aborted(
     monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
@@ -278,6 +282,7 @@ def test_ABORT_2_claude_code_ending_before_its_http_thread_reports_the_abort_is_
     assert "exited 0 recording no interrupt" in capfd.readouterr().err
 
 
+@pytest.mark.needs(Need.CLAUDE_CODE)
 def test_ABORT_1_claude_code_ending_before_it_answers_its_running_call_is_reported_aborted(
     monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:

@@ -31,6 +31,7 @@ import attrs
 import pytest
 from harness_reports import save_report
 from lent_process import lend_to_cli
+from node_requirements import Need
 from real_cli_drivers import RealCliDrivers
 from recorded_playback import RecordedPlayback
 
@@ -542,6 +543,7 @@ def test_HOOK_6_claude_code_running_its_own_input_for_one_no_object_is_known(
     _excused_or_blamed(checker, found, excused=known, key="HOOK-6", rule="HOOK-6")
 
 
+@pytest.mark.needs(Need.ITS_HARNESS)
 def test_HOOK_3_each_cli_runs_an_earlier_hook_s_input_where_the_last_is_refused(
     harness: str, shared: SharedProcess
 ) -> None:
@@ -801,6 +803,7 @@ class _Keeping:
             self._lease.close()
 
 
+@pytest.mark.needs(Need.CLAUDE_CODE)
 def test_TURN_1_a_cli_starved_as_it_asks_the_model_is_observed_whole() -> None:
     """TURN-1: Claude Code sends a model request before its transcript holds what the request
     carries (the prompt, a result). Stopped for a second as each request arrives (a CPU-starved
@@ -829,6 +832,7 @@ def test_TURN_1_a_cli_starved_as_it_asks_the_model_is_observed_whole() -> None:
     assert kinds[4] == ["tool/result", "step/end", "step/start"]
 
 
+@pytest.mark.needs(Need.CLAUDE_CODE)
 def test_TURN_1_a_cli_slower_than_the_adapter_ever_waited_is_observed_whole(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -880,6 +884,7 @@ def _hook_processes(session: Session, handler: str) -> list[int]:
 
 
 @pytest.mark.parametrize("name", HARNESSES)
+@pytest.mark.needs(Need.ITS_HARNESS)
 def test_HOOK_3_a_hook_process_slow_to_end_still_ends_first(name: str) -> None:
     """HOOK-3: the adapter releases a call's hooks last configured first, so that the first
     configured ends last. It released the next 0.15 s after the one before: a hook process
@@ -915,6 +920,7 @@ def test_HOOK_3_a_hook_process_slow_to_end_still_ends_first(name: str) -> None:
 
 
 @pytest.mark.parametrize("key", _replay_keys())
+@pytest.mark.needs(Need.ITS_HARNESS)
 def test_RW_1_HOOK_3_loopspec_replay_reports_the_case_as_known(
     harness: str,
     shared: SharedProcess,
@@ -966,6 +972,7 @@ def test_RW_1_HOOK_3_loopspec_replay_reports_the_case_as_known(
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
 @pytest.mark.no_cover
+@pytest.mark.needs(Need.ITS_HARNESS)
 def test_conform_random_programs_on_the_real_binary(
     harness: str, shared: SharedProcess, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -996,6 +1003,7 @@ def test_conform_random_programs_on_the_real_binary(
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
 @pytest.mark.no_cover
+@pytest.mark.needs(Need.CODEX)
 def test_HIST_1_codex_requests_carry_a_turn_begun_with_an_empty_prompt(
     real_cli_drivers: RealCliDrivers,
 ) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 import attrs
 import pytest
+from node_requirements import Need
 from real_cli_drivers import RealCliDrivers
 from recorded_playback import RecordedPlayback
 
@@ -73,6 +74,7 @@ def _without(profile: Profile, rule: str) -> Profile:
 
 
 @pytest.mark.parametrize(("harness", "rule"), PLAYED)
+@pytest.mark.needs(Need.ITS_HARNESS)
 def test_ORD_3_SCHED_1_parallel_calls_on_the_real_cli_show_the_known_divergence_and_no_other(
     harness: str, rule: str, real_cli_drivers: RealCliDrivers
 ) -> None:
@@ -128,6 +130,7 @@ def _results(observed: dict[str, Any]) -> list[str]:
     [("claude-code", "c2", "c1"), ("codex", "c1", "c2")],
     ids=["claude-code", "codex"],
 )
+@pytest.mark.needs(Need.ITS_HARNESS)
 def test_ORD_3_a_result_a_starved_cli_writes_late_is_reported_with_its_release(
     harness: str,
     first: str,
@@ -191,6 +194,7 @@ def _starve_at_first(session: Session, kind: str, call: str) -> list[str]:
     ],
     ids=["claude-code-pass", "codex-pass", "claude-code-deny", "codex-deny"],
 )
+@pytest.mark.needs(Need.ITS_HARNESS)
 def test_ORD_3_a_call_a_starved_cli_starts_late_after_its_hooks_is_reported_with_their_answer(
     harness: str, verdict: Pass | Deny
 ) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import attrs
 import pytest
+from node_requirements import Need
 from real_cli_drivers import RealCliDrivers
 from recorded_playback import RecordedPlayback
 
@@ -118,6 +119,7 @@ def _without(profile: Profile, key: str) -> Profile:
 
 
 @pytest.mark.parametrize("harness", list(PROGRAMS))
+@pytest.mark.needs(Need.ITS_HARNESS)
 def test_ADJ_1_ADJ_4_DEC_3_post_hooks_on_the_real_cli_show_the_known_divergences_and_no_other(
     harness: str, real_cli_drivers: RealCliDrivers
 ) -> None:
@@ -161,6 +163,7 @@ def _post_hooked(count: int) -> LoopConfig:
     return attrs.evolve(CONFIG, hooks=(*CONFIG.hooks, *extra))
 
 
+@pytest.mark.needs(Need.CODEX)
 def test_DEC_3_codex_ignores_a_post_block_with_a_blank_reason(
     real_cli_drivers: RealCliDrivers,
 ) -> None:
@@ -236,6 +239,7 @@ ATTACHMENT_HELD = 1.0  # seconds the driver is kept from the context's attachmen
 CONTEXT_ATTACHMENT = '"hook_additional_context"'
 
 
+@pytest.mark.needs(Need.CLAUDE_CODE)
 def test_ADJ_4_claude_code_writing_a_context_after_its_result_is_awaited(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -283,6 +287,7 @@ def test_ADJ_4_claude_code_writing_a_context_after_its_result_is_awaited(
     ]
 
 
+@pytest.mark.needs(Need.CLAUDE_CODE)
 def test_HOOK_5_a_finish_with_verdicts_not_one_per_post_hook_is_refused_as_the_model_does() -> None:
     """HOOK-5: a `ToolFinishes` carries one PostToolUse verdict per hook matching its call; with
     more or fewer the model refuses it (HOOK-5), and so does the adapter, naming HOOK-5, leaving

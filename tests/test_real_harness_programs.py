@@ -16,8 +16,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from node_requirements import Need
 from test_real_harnesses import harness  # noqa: F401 -- the installed-harness fixture
 
 from loopspec.properties.harnesses.profiles import unknown_rules
@@ -87,6 +89,7 @@ def build(replies: list[list[str]], hooks: list[str]) -> tuple[HarnessScript, di
     return HarnessScript("Do the steps.", tuple(scripted)), settings_document
 
 
+@pytest.mark.needs(Need.ITS_HARNESS)
 @settings(
     max_examples=PROGRAMS,
     deadline=None,

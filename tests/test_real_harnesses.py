@@ -20,11 +20,15 @@ from pathlib import Path
 
 import pytest
 from harness_reports import reports_dir, save_report
+from node_requirements import Need
 
 from loopspec.properties.cli.main import main
 from loopspec.properties.harnesses.report import NOT_REPORTED_RUN
 from loopspec.properties.harnesses.script import Harness
 from loopspec.properties.harnesses.session import BINARIES, default_adapter_dir
+
+# Every test here plays on the real CLI its `harness` fixture names.
+pytestmark = pytest.mark.needs(Need.ITS_HARNESS)
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "examples" / "claude-code-adapter" / "scenarios"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import unicodedata
 from collections.abc import Iterator
@@ -13,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from node_requirements import Need
 from spec_helpers import PLAIN, clean, results, run, with_hooks
 
 from loopspec.impl.hookbridge.settings import HookSettingsError, load_settings
@@ -437,7 +437,7 @@ def ecmascript_matcher() -> Iterator[subprocess.Popen[str]]:
         assert node.wait(timeout=30) == 0
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@pytest.mark.needs(Need.NODE)
 @settings(max_examples=20, deadline=None)
 @given(cases=st.lists(st.tuples(_portable(), st.lists(_NAMES, min_size=1, max_size=6)), min_size=5))
 def test_HOOK_8_python_and_ecmascript_agree_inside_the_subset(

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from node_requirements import Need
 from plugin_targets import DivergesOnOddRuns
 
 from loopspec.impl.clock import SystemClock
@@ -581,6 +582,7 @@ def _misbehaving(mode: str, at: int) -> str:
     return f"{shlex.quote(sys.executable)} {shlex.quote(str(MISBEHAVING))} {mode} {at}"
 
 
+@pytest.mark.needs(Need.NODE)
 def test_SAFE_3_a_target_that_leaves_a_detached_child_neither_hangs_nor_leaks(
     tmp_path: Path,
 ) -> None:
@@ -1062,6 +1064,7 @@ def test_SAFE_3_a_sigterm_run_whose_flush_deadline_wakes_no_call_still_exits(
         os.close(unread)
 
 
+@pytest.mark.needs(Need.NODE)
 def test_SAFE_3_a_target_that_exits_leaving_its_pipe_held_is_an_ended_output(
     tmp_path: Path,
 ) -> None:
@@ -1102,6 +1105,7 @@ def test_SAFE_3_a_target_that_exits_leaving_its_pipe_held_is_an_ended_output(
         ("flood", "longer than"),
     ],
 )
+@pytest.mark.needs(Need.NODE)
 def test_SAFE_5_a_target_that_breaks_mid_run_exits_2_naming_PROTO_1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], mode: str, says: str
 ) -> None:
@@ -1238,6 +1242,7 @@ def test_SAFE_5_a_program_answered_two_ways_exits_2_with_its_program_saved_and_s
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
 @pytest.mark.no_cover
+@pytest.mark.needs(Need.NODE)
 def test_SAFE_5_a_target_leaving_without_bye_gets_its_report_then_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -1272,6 +1277,7 @@ def test_SAFE_5_a_target_leaving_without_bye_gets_its_report_then_exit_2(
     assert err.splitlines()[0] == first
 
 
+@pytest.mark.needs(Need.NODE)
 def test_SAFE_5_a_target_leaving_without_bye_is_named_when_the_budget_checked_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -1296,6 +1302,7 @@ def test_SAFE_5_a_target_leaving_without_bye_is_named_when_the_budget_checked_no
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
 @pytest.mark.no_cover
+@pytest.mark.needs(Need.NODE)
 def test_SAFE_5_a_targets_stderr_is_shown_when_it_breaks_as_the_protocol_says(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -28,6 +28,7 @@ from types import SimpleNamespace
 
 import pytest
 from hypothesis import settings
+from node_requirements import Need
 
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import start_errors
@@ -431,10 +432,13 @@ SHELL_COMMANDS = [
     ),
     # The script's words are the plain command's (`node main.mjs`), whatever the code around
     # it: they were "./loops/main.mjs: no such file", with no word of where it was looked for.
-    (
-        "node",
-        "sh -c 'cd loops && node main.mjs; true'",
-        "loops/main.mjs: no such file relative to the current directory, {cwd}",
+    pytest.param(
+        (
+            "node",
+            "sh -c 'cd loops && node main.mjs; true'",
+            "loops/main.mjs: no such file relative to the current directory, {cwd}",
+        ),
+        marks=pytest.mark.needs(Need.NODE),
     ),
     (
         "python3",
