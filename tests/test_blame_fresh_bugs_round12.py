@@ -60,6 +60,7 @@ from fresh_bugs import (
     assert_found,
     calls,
     copied,
+    names,
     planted,
     renumbered,
 )
@@ -67,8 +68,10 @@ from fresh_bugs import (
 from loopspec.model import handlers, presenters
 from loopspec.model.commands import (
     Abort,
+    Allow,
     Command,
     Crash,
+    HookAnswers,
     ModelFails,
     ModelReplies,
     Recover,
@@ -77,7 +80,7 @@ from loopspec.model.commands import (
     ToolOutcome,
     ToolSucceeded,
 )
-from loopspec.model.config import LoopConfig, ToolSpec
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.events import Event
 from loopspec.model.jsonvalue import FrozenMap, JsonValue
 from loopspec.model.presenters import CALL_PRESENTERS
@@ -310,13 +313,30 @@ MISSING_KEYS_SORTED: FreshBug = (
     WRITE_WITHOUT_INPUT,
     "TEXT-1",
 )
+MISSING_KEYS_SORTED_IN_A_REFUSED_REWRITE: FreshBug = (
+    "missing keys of a hook's input listed sorted",
+    SORTS_MISSING_KEYS,
+    LoopConfig(tools=(WRITE,), hooks=(HookSpec("late", "PreToolUse", ".*"),)),
+    (
+        SubmitUser(""),
+        calls("c1", "write", '{"file_path":"","content":""}'),
+        HookAnswers(Allow(updated_input={})),
+    ),
+    "TEXT-1",
+)
 
 
-def test_TEXT_1_missing_keys_listed_in_another_order_are_named_so() -> None:
+@pytest.mark.parametrize(
+    "row",
+    [MISSING_KEYS_SORTED, MISSING_KEYS_SORTED_IN_A_REFUSED_REWRITE],
+    ids=names([MISSING_KEYS_SORTED, MISSING_KEYS_SORTED_IN_A_REFUSED_REWRITE]),
+)
+def test_TEXT_1_missing_keys_listed_in_another_order_are_named_so(row: FreshBug) -> None:
     """TEXT-1: missing keys listed sorted are told as an order, not as quoting (the words said
-    they differ in how they are quoted, which they did not)."""
+    they differ in how they are quoted, which they did not), also in a hook's input refused
+    (HOOK-6 was named there: the target refused it in the hook's name as the model did)."""
     assert_found(
-        MISSING_KEYS_SORTED,
+        row,
         "the missing keys are the same, in another order: 'file_path', 'content', as the "
         "tool's requiredKeys list them, where the target's are 'content', 'file_path'",
         lacks=("how they are quoted",),

@@ -1136,6 +1136,24 @@ def _keys_quoted_otherwise(want: Event, got: Event | None) -> str:
     )
 
 
+def _refused_rewrite_worded_otherwise(want: Event, got: Event | None) -> str | None:
+    """`_keys_quoted_otherwise`'s words when both results refuse the same hook's input to the
+    same tool for the same missing keys, listed or quoted otherwise; None otherwise (another
+    hook, another input or another problem is HOOK-6's or HOOK-3's)."""
+    wanted, written = _result_text(want), _result_text(got)
+    if REWRITE_REFUSED_WORDS not in wanted or _MISSING_KEYS not in wanted:
+        return None
+    ours, theirs = wanted.partition(_MISSING_KEYS)[2], written.partition(_MISSING_KEYS)[2]
+    if ours == theirs:
+        return None
+    keys, their_keys = (
+        sorted(key.strip("'\"") for key in listing.split(", ")) for listing in (ours, theirs)
+    )
+    if keys != their_keys:
+        return None
+    return _keys_quoted_otherwise(want, got) or None
+
+
 def _body_error_words(want: Event, got: Event | None) -> str | None:
     """What the target wrote as a failed body's `{name, code}` against what the body gave,
     when the result's content agrees and only its error info differs (EXE-4); None otherwise.
@@ -1454,6 +1472,15 @@ def _result_rule(
             f"{about} differs: a PostToolUse block replaces it with the block reasons"
             f"{_block_reasons_counted(want, got)}{_meta_kept_by_a_block(want, got)}"
             f"{_judged_after_the_abort(want, command, history)}"
+        )
+    worded_otherwise = _refused_rewrite_worded_otherwise(want, got)
+    if worded_otherwise is not None:
+        # The target refused the same hook's input for the same missing keys: only their
+        # listing differs, TEXT-1's (it read as HOOK-6, which the target kept).
+        return "TEXT-1", (
+            f"{about} differs: the target refuses the hook's input as the model does (HOOK-6), "
+            f"but not as SPEC.md section 9 words it: the text {json.dumps(_result_text(want))}"
+            f"{worded_otherwise}"
         )
     if REWRITE_REFUSED_WORDS in text:
         return "HOOK-6", f"{about} differs: an unacceptable rewrite denies the call naming the hook"
