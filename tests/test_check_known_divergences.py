@@ -278,8 +278,8 @@ def test_ORD_3_known_says_a_divergence_whose_situation_came_up_did_not_occur(
     assert status == 0, out
     assert ORD_3_UNSEEN + "\n" in out
     assert (
-        "known divergences of claude-code not exercised: ABORT-1, ABORT-2, EXE-1, REC-1 (no "
-        "situation " in out
+        "known divergences of claude-code not exercised: ABORT-1, ABORT-2, EXE-1, HOOK-6, REC-1 "
+        "(no situation " in out
     )
     status, out, _ = check(capsys, "--known", "claude-code", CC_IN_ORDER, CC_ORD_3)
     assert status == 0, out
@@ -296,8 +296,8 @@ def test_ORD_3_ADJ_1_a_divergence_whose_situation_never_came_up_is_not_exercised
     assert status == 0, out
     assert "did not occur" not in out
     assert (
-        "known divergences of claude-code not exercised: ABORT-1, ABORT-2, EXE-1, ORD-3, REC-1 ("
-        in out
+        "known divergences of claude-code not exercised: ABORT-1, ABORT-2, EXE-1, HOOK-6, ORD-3, "
+        "REC-1 (" in out
     )
     assert "known divergences of codex not exercised: ADJ-1, EXE-1, REC-1 (" in out
     status, out, _ = check(capsys, "--known", "codex", CC_RW_1)
@@ -367,7 +367,7 @@ def test_ORD_3_strict_known_does_not_fail_a_run_that_never_lost_the_race(
             "occurred": [],
             "did_not_occur": {},
             "race_not_lost": {"ORD-3": {"situations": 1, "logs": 1}},
-            "not_exercised": ["ABORT-1", "ABORT-2", "EXE-1", "REC-1", "RW-1"],
+            "not_exercised": ["ABORT-1", "ABORT-2", "EXE-1", "HOOK-6", "REC-1", "RW-1"],
         }
     }
     # A racy divergence and one that did not occur: strict fails on the second alone.

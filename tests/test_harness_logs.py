@@ -314,6 +314,79 @@ def test_HOOK_4_claude_code_hook_answering_one_call_twice_is_reported() -> None:
     assert report.violations[0].events == (4, 3)
 
 
+def _with_another_hook(text: str, supplied: str) -> str:
+    """The HOOK-6 fixture with another hook's success answer for the call, supplying
+    `supplied` (JSON, escaped as the stdout holds it), after the first hook's record."""
+    lines = text.splitlines(keepends=True)
+    other = (
+        lines[2]
+        .replace("rewrite.py", "other.py")
+        .replace("hook_non_blocking_error", "hook_success")
+    )
+    other = other.replace('\\"ls -la\\"', supplied).replace('"uuid":"u3"', '"uuid":"u3b"')
+    return "".join([*lines[:3], other, *lines[3:]])
+
+
+HOOK_6_ANSWER = '"updatedInput\\":\\"ls -la\\"}}'
+"""How the HOOK-6 fixture's hook answer ends (its stdout, escaped in the attachment)."""
+
+
+@pytest.mark.parametrize(
+    ("edit", "found"),
+    [
+        (lambda text: text, ["HOOK-6"]),
+        # Recorded as a success (another version, a converter): the same input, the same fault.
+        (lambda text: text.replace("hook_non_blocking_error", "hook_success"), ["HOOK-6"]),
+        # The call failed: no success reports it ran.
+        (lambda text: text.replace('"is_error":false', '"is_error":true'), []),
+        # JSON null supplies no input (the dialect's reading), nor does a deny run the call.
+        (lambda text: text.replace('\\"ls -la\\"', "null"), []),
+        (lambda text: text.replace('\\"allow\\"', '\\"deny\\"'), []),
+        # Another hook supplied an object: which input was in effect, the log does not say (it
+        # differs from the call's, RW-1 as ever).
+        (lambda text: _with_another_hook(text, '{\\"command\\":\\"ls -a\\"}'), ["RW-1"]),
+        # Another that supplied none changes nothing.
+        (lambda text: _with_another_hook(text, "null"), ["HOOK-6"]),
+    ],
+    ids=[
+        "schema-refused",
+        "as-a-success",
+        "failed",
+        "null",
+        "denied",
+        "beside-an-object",
+        "beside-none",
+    ],
+)
+def test_HOOK_6_claude_code_a_call_run_although_its_hooks_input_is_no_object_is_reported(
+    tmp_path: Path, edit: Any, found: list[str]
+) -> None:
+    """HOOK-6: a PreToolUse hook supplies `"ls -la"`, a string, as the call's input; Claude
+    Code's schema refuses the answer (`hook_non_blocking_error`) and the call runs the model's
+    input and succeeds, where the model denies it, naming the hook. The transcript holds all
+    that, yet HOOK-6 was listed as not checkable and nothing was said. Not judged where the
+    call failed, the input is null (none supplied), the hook denied, or another hook supplied
+    an object (the configured order, which says which was in effect, is not recorded)."""
+    text = (CLAUDE / "violations" / "HOOK-6.jsonl").read_text()
+    assert HOOK_6_ANSWER in text
+    edited = edit(text)
+    (tmp_path / "t.jsonl").write_text(edited)
+    report = check(tmp_path / "t.jsonl")
+    assert rules(report) == found
+    if found == ["HOOK-6"]:
+        (violation,) = report.violations
+        result = 1 + next(n for n, line in enumerate(edited.splitlines()) if "tool_result" in line)
+        assert (violation.line, violation.events) == (result, (result, 3))
+        assert violation.violation.facet == "non-object-input-ran"
+        assert violation.violation.message == (
+            'hook `rewrite.py` supplied an input for toolu_a that is a string, "ls -la", yet its '
+            "result reports success: an input in effect that is not a JSON object denies the "
+            "call, with a reason naming the hook, and the call never runs"
+        )
+    assert "HOOK-6" not in claude_code.NOT_CHECKABLE
+    assert "HOOK-6" in claude_code.CHECKED_IN_PART
+
+
 def test_EXE_1_a_repeated_call_id_is_the_one_divergence_when_both_calls_ran() -> None:
     """EXE-1: a reply repeats a call id and the loop runs both calls and answers each (what
     Claude Code 2.1.332 and Codex 0.171.0 do). The reply breaks EXE-1, and that is all: each
@@ -1014,9 +1087,9 @@ def test_json_report_lists_the_rules_each_log_was_judged_by(
     )
     assert {
         *("RW-1", "ORD-3", "ADJ-1", "ADJ-2", "ADJ-3", "EXE-1", "HOOK-4", "REC-1"),
-        *("ABORT-1", "ABORT-2"),
+        *("ABORT-1", "ABORT-2", "HOOK-6"),
     } == (set(claude_log["rules_checked"]))
-    assert set(claude_log["rules_checked_in_part"]) == {"RW-1", "ABORT-1", "ABORT-2"}
+    assert set(claude_log["rules_checked_in_part"]) == {"RW-1", "ABORT-1", "ABORT-2", "HOOK-6"}
     for log in (claude_log, dsh_log):
         assert not set(log["rules_checked"]) & set(log["rules_not_checkable"])
         # Rules only conform judges are in neither list (SPEC.md section 2).

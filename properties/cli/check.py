@@ -60,7 +60,8 @@ Claude Code transcripts (~/.claude/projects/*/*.jsonl) and Codex rollouts
 rules such a log shows: RW-1 (a hook's rewrite that ran, or a command that ran, against the
 call the history keeps), ORD-3, ADJ-1..3, EXE-1, REC-1, and HOOK-4 (Claude Code) or RW-2
 (Codex), and in a transcript ABORT-1 and ABORT-2 in part (a reply Claude Code adds after an
-interrupt of the calls, or of the model's reply, which the model is sent as its own). A Claude
+interrupt of the calls, or of the model's reply, which the model is sent as its own) and HOOK-6
+in part (a call that succeeded though its hooks' input was no JSON object). A Claude
 Code hook that crashed, printed broken JSON or timed out breaks no rule and gets a notice
 (hook-fault, HOOK-7), as in a dsh log; a Codex rollout records no hook run.
 The other rules a dsh log is checked by are reported as not checkable for that log, with the

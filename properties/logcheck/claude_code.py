@@ -154,10 +154,6 @@ NOT_CHECKABLE = {
     ),
     "DEC-2": "approval requests and answers are not recorded",
     "ABORT-3": "approval requests and answers are not recorded",
-    "HOOK-6": (
-        "a hook's updatedInput that is no JSON object is not read as one supplied (Claude Code "
-        "refuses such an answer whole and runs the call as the model asked)"
-    ),
     "EXE-2": "a tool_use block's input is written as a JSON object, so no call's is another value",
 }
 CHECKED_IN_PART = {
@@ -166,6 +162,12 @@ CHECKED_IN_PART = {
         "ran; the input a PermissionRequest hook's allow supplies runs and is recorded nowhere "
         "(2.1.332 records its decision alone), so its rewrite of a call whose result does not "
         "record what ran, a Bash command's, is not seen"
+    ),
+    "HOOK-6": (
+        "only an input that is no JSON object, the one every hook that supplied an input for a "
+        "call supplied (the transcript records no configured order, so not which of several "
+        "was in effect); a missing key or a value of another type is not seen, the transcript "
+        "not recording what the tool requires"
     ),
     "ABORT-1": (
         "only an assistant message Claude Code writes itself (model <synthetic>) after an "
@@ -460,7 +462,8 @@ def _user(
     results = [b for b in blocks if b.get("type") == "tool_result"]
     for block in results:
         call_id = record_id(block.get("tool_use_id"), "a tool_result's tool_use_id")
-        yield Result(call_id, line, refused, names_its_call=call_id in named)
+        failed = block.get("is_error") is True
+        yield Result(call_id, line, refused, names_its_call=call_id in named, failed=failed)
     if not results and blocks:
         yield Visible("a user message", line)
 
@@ -477,9 +480,13 @@ def _hook_label(command: str) -> str:
 
 
 def _hook_rewrite(attachment: Any, line: int) -> HookRewrite | None:
-    if not isinstance(attachment, Mapping) or attachment.get("type") != "hook_success":
+    """A PreToolUse hook's answer for a call: a `hook_success` attachment's, or a
+    `hook_non_blocking_error`'s whose `updatedInput` is no JSON object (Claude Code's schema
+    refuses that answer, and the call runs the model's input: HOOK-6)."""
+    if not isinstance(attachment, Mapping) or attachment.get("hookEvent") != "PreToolUse":
         return None
-    if attachment.get("hookEvent") != "PreToolUse":
+    kind = attachment.get("type")
+    if kind not in ("hook_success", "hook_non_blocking_error"):  # (a tuple: kind may be a list)
         return None
     try:
         answer = loads(str(attachment.get("stdout") or "null"))
@@ -488,6 +495,10 @@ def _hook_rewrite(attachment: Any, line: int) -> HookRewrite | None:
     output = answer.get("hookSpecificOutput") if isinstance(answer, Mapping) else None
     specific = output if isinstance(output, Mapping) else {}
     updated = specific.get("updatedInput")
+    # (JSON null supplies none, as the Claude Code dialect reads it: `impl.hookbridge`)
+    non_object = None if updated is None or isinstance(updated, Mapping) else updated
+    if kind != "hook_success" and non_object is None:
+        return None
     denied = specific.get("permissionDecision") == "deny" or (
         isinstance(answer, Mapping) and answer.get("decision") == "block"
     )
@@ -498,6 +509,7 @@ def _hook_rewrite(attachment: Any, line: int) -> HookRewrite | None:
         updated if isinstance(updated, Mapping) else None,
         denied,
         line,
+        non_object_input=non_object,
     )
 
 

@@ -60,7 +60,14 @@ A call still waiting for its result when the log ends is a crash tail (a notice)
 from __future__ import annotations
 
 from loopspec.model import PlainRecord
-from loopspec.model.json_text import NOT_JSON, json_dumps, json_refusal, loads_refusing, value_of
+from loopspec.model.json_text import (
+    NOT_JSON,
+    json_dumps,
+    json_refusal,
+    loads_refusing,
+    spelled,
+    value_of,
+)
 from loopspec.model.prefix import NO_KNOWN_SHAPE, UNREPAIRED_TURN, Violation, calls_awaiting
 from loopspec.properties.logcheck import INVARIANT_RULES
 from loopspec.properties.logcheck.checker import (
@@ -139,17 +146,24 @@ class Result(PlainRecord):
     """The result of call `call_id` written to the history; `refused` when the log says the
     call never ran (a permission check turned it down); `names_its_call` when its record names
     the record of the call it answers, as the loop itself writes every result (a transcript's
-    `sourceToolAssistantUUID`, which a converter plausibly drops)."""
+    `sourceToolAssistantUUID`, which a converter plausibly drops); `failed` when the log marks
+    it an error (a transcript's `is_error`)."""
 
-    __slots__ = ("call_id", "line", "refused", "names_its_call")  # noqa: RUF023 (fields' order)
+    __slots__ = ("call_id", "line", "refused", "names_its_call", "failed")  # noqa: RUF023
 
     def __init__(
-        self, call_id: str, line: int, refused: bool = False, names_its_call: bool = False
+        self,
+        call_id: str,
+        line: int,
+        refused: bool = False,
+        names_its_call: bool = False,
+        failed: bool = False,
     ) -> None:
         self.call_id = call_id
         self.line = line
         self.refused = refused
         self.names_its_call = names_its_call
+        self.failed = failed
 
 
 class Visible(PlainRecord):
@@ -200,8 +214,9 @@ class Visible(PlainRecord):
 
 class HookRewrite(PlainRecord):
     """A PreToolUse hook answered for `call_id`; `hook` names it (its whole command: two hooks
-    differ in it); `updated_input` is None when it supplied none; `denied` when its decision was
-    deny."""
+    differ in it); `updated_input` is None when it supplied none, or none that is a JSON object;
+    `denied` when its decision was deny; `non_object_input` the input it supplied that is no
+    JSON object (a string, a number, a boolean, an array: HOOK-6), else None."""
 
     __slots__ = (  # noqa: RUF023 (the fields' order)
         "call_id",
@@ -209,6 +224,7 @@ class HookRewrite(PlainRecord):
         "updated_input",
         "denied",
         "line",
+        "non_object_input",
     )
 
     def __init__(
@@ -218,12 +234,15 @@ class HookRewrite(PlainRecord):
         updated_input: Any,
         denied: bool,
         line: int,
+        *,
+        non_object_input: Any = None,
     ) -> None:
         self.call_id = call_id
         self.hook = hook
         self.updated_input = updated_input
         self.denied = denied
         self.line = line
+        self.non_object_input = non_object_input
 
 
 class Executed(PlainRecord):
@@ -406,6 +425,11 @@ text of a message of its own seen there."""
 INVENTED_WITHOUT_REPAIR = "invented-without-repair"
 """REC-1: on resuming, an assistant message the loop wrote itself while calls await results,
 no repair result written for them."""
+NON_OBJECT_INPUT_RAN = "non-object-input-ran"
+"""HOOK-6: a call succeeded whose every PreToolUse hook that supplied an input supplied one that
+is no JSON object, none denying it: the input in effect, whatever the hooks' order, which denies
+the call (Claude Code reads such an answer as one its schema refuses, and runs the model's
+input)."""
 UNRECORDED_REPAIR_ON_FORK = "unrecorded-repair-on-fork"
 """REC-1: a user's prompt whose record names the record of a call awaiting its result as its
 parent (`Visible.forked_at`), or of results of its reply written before the call's
@@ -430,6 +454,7 @@ FACETS = (
     INVENTED_ON_RESUME,
     INVENTED_WITHOUT_REPAIR,
     UNRECORDED_REPAIR_ON_FORK,
+    NON_OBJECT_INPUT_RAN,
 )
 """Every shape above."""
 
@@ -998,7 +1023,34 @@ class Judge:
             self._saw("ORD-3")
         self.answered[result.call_id] = result
         found.extend(self._ran_rewrite(result, result.line))
+        found.extend(self._ran_non_object(result))
         return found
+
+    def _ran_non_object(self, result: Result) -> list[Violation]:
+        """HOOK-6 at a success `result`: every PreToolUse hook of its call that supplied an
+        input supplied one that is no JSON object, and none denied it, so the input in effect
+        (the last in configured order, which the log does not record) is no object, which
+        denies the call. A call whose hooks supplied an object too is not judged (which ran
+        last the log does not say)."""
+        rewrites = self.rewrites.get(result.call_id)
+        if not rewrites or result.refused or result.failed or any(r.denied for r in rewrites):
+            return []  # (a success despite a deny is DEC-1's, which these logs do not show)
+        supplied = [
+            r for r in rewrites if r.updated_input is not None or r.non_object_input is not None
+        ]
+        if not supplied or any(r.non_object_input is None for r in supplied):
+            return []
+        last = supplied[-1]
+        given = last.non_object_input
+        kinds = {list: "an array", str: "a string", bool: "a boolean"}
+        kind = kinds.get(type(given), "a number")
+        message = (
+            f"hook `{_hook_shown(last.hook)}` supplied an input for {result.call_id} that is "
+            f"{kind}, {spelled(given)}, yet its result reports success: an input in effect "
+            "that is not a JSON object denies the call, with a reason naming the hook, and the "
+            "call never runs"
+        )
+        return [Violation("HOOK-6", result.line, message, (last.line,), NON_OBJECT_INPUT_RAN)]
 
     def _rewrite(self, rewrite: HookRewrite) -> list[Violation]:
         pending = self.open

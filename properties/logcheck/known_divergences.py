@@ -109,6 +109,11 @@ KNOWN_SHAPES = {
             ("ran-hook-input", "ran-other-input"),
             "a hook's updatedInput run for the call it names, a hook's record answering it",
         ),
+        "HOOK-6": KnownShape(
+            ("non-object-input-ran",),
+            "a call run, and succeeding, although the input its hooks supplied is no JSON "
+            "object (a string, a number, a list), which the model refuses",
+        ),
         "REC-1": KnownShape(
             ("invented-on-resume", "unrecorded-repair-on-fork"),
             "its own 'No response requested.' written on resuming a turn a crash cut, or a "
