@@ -138,12 +138,17 @@ TargetFactory = Callable[[], ConformanceTarget]
 _Result = TypeVar("_Result")
 
 # The capabilities any one of which brings each rule's situation about; a target with none of
-# them cannot break the rule, so the report says "not applicable (needs ...)" for it.
+# them cannot break the rule, so the report says "not applicable (needs ...)" for it. A rule a
+# loop declaring nothing can break has no entry: a body's contexts (ADJ-4), a reply's reasoning
+# and blank blocks (STEP-4), a call held back while another runs, one slot or more (SCHED-1).
 RULE_NEEDS: dict[str, tuple[str, ...]] = {
     "RW-1": ("rewrite",),
     "RW-2": ("rewrite",),
-    "RW-3": ("rewrite",),
+    # Every PreToolUse answer is audited before the reply, a rewrite or none.
+    "RW-3": ("pre-hooks",),
     "RW-4": ("approval",),
+    # A call a hook denied (or refused for a rewrite its tool cannot take, HOOK-6).
+    "DEC-1": ("pre-hooks",),
     "HOOK-2": ("pre-hooks",),
     "HOOK-3": ("rewrite",),
     "HOOK-4": ("pre-hooks",),
@@ -151,13 +156,11 @@ RULE_NEEDS: dict[str, tuple[str, ...]] = {
     "HOOK-6": ("rewrite",),
     "DEC-2": ("approval",),
     "DEC-3": ("post-hooks",),
-    "SCHED-1": ("parallel",),
     "ABORT-1": ("abort",),
-    "ABORT-2": ("abort",),
+    # An Abort while the reply is awaited, or a reply whose stream finished cancelled.
+    "ABORT-2": ("abort", "max-tokens"),
     "REC-1": ("crash-repair",),
     "REC-2": ("crash-repair",),
-    "STEP-4": ("max-tokens",),
-    "ADJ-4": ("queued-input",),
     "VIEW-2": ("presentation",),
     "VIEW-3": ("presentation",),
     "VIEW-4": ("presentation",),

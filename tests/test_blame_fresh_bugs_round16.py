@@ -1,0 +1,117 @@
+"""Fresh bugs of session 35, found by the programs and blamed on the rule their author must fix.
+
+Session 35 wrote a loop in C (C11, gcc 12, libc alone, its JSON reader and writer its own,
+numbers kept as their text, strings as counted bytes) outside the project, from README.md,
+docs/ and SPEC.md, the way the tutorial grows one: declaring nothing first, then one capability
+at a time in the order docs/tutorial.md section 5 lists them, `loopspec conform` on seeds 1 and
+2 after each. Then one-line bugs, the C kind among them, were planted in copies of it at each
+stage, the rule each should be named by written before the run. Planted here in the model and
+played (the C loop is not kept: the suite runs no gcc):
+
+- a loop declaring no capability was told that rules it can break need a capability it lacks:
+  ADJ-4 "not applicable (needs queued-input)", where a body's contexts are queued with none (an
+  empty context delivered was named ADJ-4 on both seeds, the table still reading not
+  applicable); STEP-4 "(needs max-tokens)", where a completed reply's reasoning and blank blocks
+  are its; SCHED-1 "(needs parallel)", where a call waits for the one running with one slot
+  too; RW-3 "(needs rewrite)", where every PreToolUse answer is audited before the reply, a
+  rewrite or none; and ABORT-2 "(needs abort)", where a reply finishing cancelled (max-tokens)
+  is one; DEC-1 read "checked, situation never generated" with no hook to deny a call, where it
+  needs pre-hooks.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from loopspec.model.commands import (
+    Command,
+    Deny,
+    HookAnswers,
+    ModelReplies,
+    Pass,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.config import HookSpec, LoopConfig
+from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
+from loopspec.model.state import Idle
+from loopspec.properties.conformance.capability_needs import (
+    hook_capabilities,
+    needed_capabilities,
+)
+from loopspec.properties.conformance.run import rule_needs
+from loopspec.properties.conformance.situations import program_exercises
+from loopspec.properties.conformance.target import ModelTarget
+from loopspec.properties.stateful.strategies import TOOLS
+
+_GUARDED = LoopConfig(tools=TOOLS, hooks=(HookSpec("guard", "PreToolUse", "bash"),))
+_BASH = ModelReplies((ToolCallBlock("c1", "bash", '{"command":"ls"}'),))
+
+# A program creating each rule's situation with as few capabilities as it can, and the
+# capabilities any one of which the rule table then reads the rule applicable with.
+FEW_CAPABILITIES: tuple[tuple[str, LoopConfig, tuple[Command, ...], tuple[str, ...]], ...] = (
+    (
+        "ADJ-4",
+        LoopConfig(tools=TOOLS),
+        (SubmitUser(""), _BASH, ToolFinishes("c1", ToolSucceeded("", ("ctx",)))),
+        (),
+    ),
+    (
+        "STEP-4",
+        LoopConfig(tools=TOOLS),
+        (SubmitUser(""), ModelReplies((ReasoningBlock("why"), TextBlock("")))),
+        (),
+    ),
+    (
+        "SCHED-1",
+        LoopConfig(tools=TOOLS),
+        (
+            SubmitUser(""),
+            ModelReplies(
+                (
+                    ToolCallBlock("c1", "bash", '{"command":"ls"}'),
+                    ToolCallBlock("c2", "bash", '{"command":"pwd"}'),
+                )
+            ),
+        ),
+        (),
+    ),
+    ("DEC-1", _GUARDED, (SubmitUser(""), _BASH, HookAnswers(Deny("no"))), ("pre-hooks",)),
+    ("RW-3", _GUARDED, (SubmitUser(""), _BASH, HookAnswers(Pass())), ("pre-hooks",)),
+    (
+        "ABORT-2",
+        LoopConfig(tools=TOOLS),
+        (SubmitUser(""), ModelReplies((), "cancelled")),
+        ("abort", "max-tokens"),
+    ),
+)
+
+
+def _capabilities_needed(config: LoopConfig, program: tuple[Command, ...]) -> set[str]:
+    """What a target must declare to be sent `program` from `config`."""
+    model = ModelTarget()
+    model.reset(config)
+    needed = set(hook_capabilities(config))
+    for command in program:
+        assert model.state is not None
+        needed |= set(needed_capabilities(command, idle=isinstance(model.state.phase, Idle)))
+        assert model.apply(command).accepted, command
+    return needed
+
+
+@pytest.mark.parametrize(
+    ("rule", "config", "program", "needs"),
+    FEW_CAPABILITIES,
+    ids=[row[0] for row in FEW_CAPABILITIES],
+)
+def test_ADJ_4_STEP_4_SCHED_1_DEC_1_RW_3_ABORT_2_apply_with_the_capabilities_their_programs_need(
+    rule: str, config: LoopConfig, program: tuple[Command, ...], needs: tuple[str, ...]
+) -> None:
+    """The rule table reads a rule not applicable when the target declares none of the
+    capabilities `rule_needs` names: each of these is broken by a loop declaring only what its
+    program needs (none for ADJ-4, STEP-4 and SCHED-1), which is one of those."""
+    assert program_exercises(rule, config, program, presenting=False)
+    assert rule_needs(rule) == needs
+    needed = _capabilities_needed(config, program)
+    assert not needs or set(needs) & needed, (rule, needs, needed)
