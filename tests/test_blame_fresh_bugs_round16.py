@@ -21,6 +21,8 @@ played (the C loop is not kept: the suite runs no gcc):
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from loopspec.model.commands import (
@@ -40,6 +42,7 @@ from loopspec.properties.conformance.capability_needs import (
     hook_capabilities,
     needed_capabilities,
 )
+from loopspec.properties.conformance.process_target import _not_json_cause
 from loopspec.properties.conformance.run import rule_needs
 from loopspec.properties.conformance.situations import program_exercises
 from loopspec.properties.conformance.target import ModelTarget
@@ -115,3 +118,24 @@ def test_ADJ_4_STEP_4_SCHED_1_DEC_1_RW_3_ABORT_2_apply_with_the_capabilities_the
     assert rule_needs(rule) == needs
     needed = _capabilities_needed(config, program)
     assert not needs or set(needs) & needed, (rule, needs, needed)
+
+
+@pytest.mark.parametrize("character", ["\x1f", "\x00", "\x0b"])
+def test_PROTO_1_an_answer_holding_a_raw_control_character_is_told_to_escape_it(
+    character: str,
+) -> None:
+    """PROTO-1: the C loop's JSON writer escaped `"`, `\\` and some control characters, and
+    wrote U+001F (a call's arguments drawn blank to Python alone) as itself. The report said
+    the line is no JSON and to write debugging output to stderr; the line was the answer, and
+    it now says which character to escape, after which text, and how."""
+    line = '{"seq":2,"events":[{"text":"ab' + character + 'cd"}]}\n'
+    with pytest.raises(json.JSONDecodeError) as refused:
+        json.loads(line)
+    said = _not_json_cause(line.encode(), refused.value)
+    code = f"{ord(character):04x}"
+    assert said == (
+        f"a string in it holds U+{code.upper()} as itself, after "
+        """'{"seq":2,"events":[{"text":"ab': JSON writes each character """
+        f"U+0000..U+001F in a string as an escape, \\u{code} (or \\n, \\t, \\r, \\b, \\f)"
+    )
+    assert "debugging output" not in said

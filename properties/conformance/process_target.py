@@ -650,6 +650,15 @@ def _not_json_cause(raw: bytes, error: ValueError) -> str:
     past the line's end (written with indent), a Python value as `print` writes it (a dict's
     repr), else, most often, a print left in the loop on stdout, the protocol's channel."""
     text = raw.decode("utf-8", "replace").strip()
+    if isinstance(error, json.JSONDecodeError) and error.msg == "Invalid control character at":
+        # A writer of its own (C, Tcl) escaping only some of them: the line is the answer.
+        code = ord(error.doc[error.pos])
+        before = shown(error.doc[max(0, error.pos - 40) : error.pos], 40)
+        return (
+            f"a string in it holds U+{code:04X} as itself, after {before!r}: JSON writes each "
+            f"character U+0000..U+001F in a string as an escape, \\u{code:04x} (or \\n, \\t, "
+            "\\r, \\b, \\f)"
+        )
     if (
         isinstance(error, json.JSONDecodeError)
         and text[:1] in ("{", "[")
