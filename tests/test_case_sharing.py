@@ -37,6 +37,7 @@ from loopspec.properties.cli.conform_run import (
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import process_target
 from loopspec.properties.conformance.case_format import BUNDLED_IMPL, CASE_MEMBERS
+from loopspec.properties.conformance.case_portable import portable
 from loopspec.properties.conformance.command_codec import config_to_json
 from loopspec.properties.conformance.compare import Divergence
 from loopspec.properties.conformance.run import (
@@ -1097,19 +1098,26 @@ def test_PROTO_1_a_cmd_whose_script_is_not_here_says_where_it_was_looked_for(
     """PROTO-1: a shared case replayed with the `--cmd` it records, from another folder, starts
     the interpreter, which dies on a script path that only resolved where the case was found:
     the error says which argument names no file from here, and where here is (it said only that
-    the process ended its output, and the interpreter's own stderr). A script named without a
-    folder (`python3 main.py`, as a pytest setting names it and pytest is run from `tests/`) is
-    one too: it was not said when no `/` marked the word as a path."""
-    saved = save_case(_failed_report(), tmp_path, {"cmd": f"python3 {script}"})
+    the process ended its output, and the interpreter's own stderr), and how to name one's own
+    copy of the loop (it said nothing of that). A script named without a folder (`python3
+    main.py`, as a pytest setting names it and pytest is run from `tests/`) is one too: it was
+    not said when no `/` marked the word as a path."""
+    command = f"{shlex.quote(sys.executable)} {script}"
+    saved = save_case(_failed_report(), tmp_path, {"cmd": command})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    # As the colleague's `python3`: the command is the one replayed, word for word.
+    saved.write_text(json.dumps({**document, "target": {"cmd": command}}), encoding="utf-8")
     elsewhere = tmp_path / "bob"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
-    command = f"{shlex.quote(sys.executable)} {script}"
     assert main(["replay", str(saved), "--cmd", command]) == 2
     first = capsys.readouterr().err.splitlines()[0]
+    copy = portable(f"{shlex.quote(sys.executable)} PATH/TO/{os.path.basename(script)}")
     assert first.endswith(
-        f"the process ended its output instead of answering reset ({script}: no such file "
-        f"relative to the current directory, {elsewhere})"
+        f"the process exited at start-up, before answering its first message (reset) ({script}: "
+        f"no such file relative to the current directory, {elsewhere}); the case records the "
+        f"command it was found with, in a folder holding {script}: replay it from that folder, "
+        f"or name your copy of the loop, --cmd {shlex.quote(copy)}"
     ), first
 
 
@@ -1144,9 +1152,9 @@ def test_PROTO_1_a_cmd_path_split_at_its_space_says_to_quote_it(
     assert main(["replay", str(saved), "--cmd", command]) == 2
     first = capsys.readouterr().err.splitlines()[0]
     assert first == (
-        f"loopspec: error: {saved}: the target failed in reset: {command}: the process ended "
-        "its output "
-        f"instead of answering reset (my: no such file relative to the current directory, "
+        f"loopspec: error: {saved}: the target failed in reset: {command}: the process exited at "
+        "start-up, before answering its first message (reset) (my: no such file relative to the "
+        "current directory, "
         f"{tmp_path}; my loops/loop.py is one: quote a path holding a space, as a shell reads it "
         "('my loops/loop.py'))"
     ), first
@@ -1278,11 +1286,14 @@ def test_PROTO_1_an_option_s_value_the_process_never_named_is_not_called_missing
     words = "--out logs/run.jsonl --url http://host/v1 --name helper.py s/x/y/"
     assert main(["replay", str(saved), "--cmd", f"{python} loop.py {words}"]) == 2
     first = capsys.readouterr().err.splitlines()[0]
-    assert first.endswith("the process ended its output instead of answering reset"), first
+    assert first.endswith(
+        "the process exited at start-up, before answering its first message (reset)"
+    ), first
     assert main(["replay", str(saved), "--cmd", f"{python} loop.py {words} --config conf/a.json"])
     first = capsys.readouterr().err.splitlines()[0]
     assert first.endswith(
-        "the process ended its output instead of answering reset (conf/a.json: no such file "
+        "the process exited at start-up, before answering its first message (reset) (conf/a.json: "
+        "no such file "
         f"relative to the current directory, {tmp_path})"
     ), first
 

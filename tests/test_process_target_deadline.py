@@ -82,7 +82,7 @@ def test_PROTO_1_a_driver_that_stopped_reading_is_said_in_the_systems_words(
     deaf = "import os, sys, time; os.close(0); print('deaf now', file=sys.stderr); time.sleep(60)"
     for code, said in (
         (deaf, "the process stopped reading its input before reset (broken pipe)"),
-        ("pass", "the process ended its output instead of answering reset"),
+        ("pass", "the process exited at start-up, before answering its first message (reset)"),
     ):
         target = ProcessTarget(shlex.join([sys.executable, "-c", code]), name="deaf")
         with pytest.raises(ProcessTargetError) as refused:

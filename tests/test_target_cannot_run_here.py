@@ -64,7 +64,9 @@ def test_PROTO_1_a_target_dying_otherwise_before_its_first_answer_stays_PROTO_1(
     assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
     first = capsys.readouterr().err.splitlines()[0]
     assert first.startswith("loopspec: error: [PROTO-1] the target failed in reset: ")
-    assert first.endswith("the process ended its output instead of answering reset")
+    assert first.endswith(
+        "the process exited at start-up, before answering its first message (reset)"
+    )
 
 
 def test_PROTO_1_the_real_harness_adapter_exits_69_when_its_cli_is_not_installed(

@@ -358,8 +358,8 @@ def test_PROTO_1_an_interpreter_given_a_script_that_is_not_here_is_a_setup_error
     # The command as conform shows it, quoted as a shell reads it.
     shown = shlex.join(shlex.split(command))
     assert first == (
-        f"loopspec: error: the target failed in reset: {shown}: the process ended its output "
-        f"instead of answering reset ({script}: no such file{where})"
+        f"loopspec: error: the target failed in reset: {shown}: the process exited at start-up, "
+        f"before answering its first message (reset) ({script}: no such file{where})"
     )
 
 
@@ -380,8 +380,9 @@ def test_PROTO_1_bash_given_a_script_that_is_not_here_names_it(
     assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
     first, *rest = capsys.readouterr().err.splitlines()
     assert first == (
-        f"loopspec: error: the target failed in reset: {command}: the process ended its output "
-        f"instead of answering reset ({script}: no such file relative to the current directory, "
+        f"loopspec: error: the target failed in reset: {command}: the process exited at start-up, "
+        f"before answering its first message (reset) ({script}: no such file relative to the "
+        "current directory, "
         f"{tmp_path})"
     )
     assert rest[0] == "exit code: 127"
@@ -412,8 +413,8 @@ def test_PROTO_1_a_code_options_value_holding_a_space_is_no_file(
     command = f"{shlex.quote(sys.executable)} -c 'x = 1 / 1'"
     first = _setup_error(command, capsys)
     assert first == (
-        f"loopspec: error: [PROTO-1] the target failed in reset: {command}: the process ended "
-        "its output instead of answering reset"
+        f"loopspec: error: [PROTO-1] the target failed in reset: {command}: the process exited at "
+        "start-up, before answering its first message (reset)"
     )
 
 
@@ -468,8 +469,8 @@ def test_PROTO_1_a_shell_given_a_command_whose_script_is_not_here_names_it(
     (tmp_path / "loops").mkdir()
     command = command.format(python=shlex.quote(sys.executable))
     assert _setup_error(command, capsys) == (
-        f"loopspec: error: the target failed in reset: {command}: the process ended its output "
-        f"instead of answering reset ({missing.format(cwd=tmp_path)})"
+        f"loopspec: error: the target failed in reset: {command}: the process exited at start-up, "
+        f"before answering its first message (reset) ({missing.format(cwd=tmp_path)})"
     )
 
 
@@ -545,8 +546,9 @@ def test_PROTO_1_a_loop_module_for_impl_given_as_cmd_is_told_its_impl(
     )
     command = f"{shlex.quote(sys.executable)} my_loop.py"
     assert _setup_error(command, capsys) == (
-        f"loopspec: error: the target failed in reset: {command}: the process ended its output "
-        "instead of answering reset (it exited 0 without answering: my_loop.py defines MyLoop, "
+        f"loopspec: error: the target failed in reset: {command}: the process exited at start-up, "
+        "before answering its first message (reset) (it exited 0 without answering: my_loop.py "
+        "defines MyLoop, "
         "a target for --impl, not a program that answers the driver protocol on its stdin; "
         "give it as --impl my_loop:MyLoop (--loopspec-impl under pytest): a wrong option, not a "
         "protocol break)"
@@ -664,8 +666,8 @@ def test_PROTO_1_a_program_that_quotes_its_missing_argument_otherwise_stays_PROT
     assert main(["conform", "--cmd", f"{make} run", "--examples", "1"]) == 2
     first = capsys.readouterr().err.splitlines()[0]
     assert first == (
-        "loopspec: error: [PROTO-1] the target failed in reset: ./make run: the process ended "
-        "its output instead of answering reset"
+        "loopspec: error: [PROTO-1] the target failed in reset: ./make run: the process exited at "
+        "start-up, before answering its first message (reset)"
     )
 
 

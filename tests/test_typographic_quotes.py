@@ -48,7 +48,9 @@ def test_PROTO_1_a_target_whose_argument_is_curled_says_so_beside_its_own_words(
     with pytest.raises(ProcessTargetError) as refused:
         target.reset(LoopConfig())
     first = refused.value.message.splitlines()[0]
-    assert first == "curled: the process ended its output instead of answering reset" + HINT
+    assert first == (
+        "curled: the process exited at start-up, before answering its first message (reset)" + HINT
+    )
     assert refused.value.rule_id == NO_RULE_BROKEN  # before any answer: the quoting's fault
 
 

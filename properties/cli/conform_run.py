@@ -28,7 +28,7 @@ from loopspec.impl.system_words import system_reason
 from loopspec.impl.user_files import STDIN_NAME, shown
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
-from loopspec.model.errors import LoopSpecError, tagged
+from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError, tagged
 from loopspec.model.near_miss import offered
 from loopspec.properties.cli.answer_words import answer_words
 from loopspec.properties.cli.command_words import Answered, answers_for, command_words
@@ -88,6 +88,7 @@ from loopspec.properties.conformance.run import (
     with_wait_hint,
 )
 from loopspec.properties.conformance.situations import program_exercises
+from loopspec.properties.conformance.start_errors import missing_relative_paths
 from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
 from loopspec.properties.conformance.value_notes import value_notes
 from loopspec.properties.profiles import Profile
@@ -1496,7 +1497,7 @@ def _replay_listed(
             print(f"{path}:{line}: skipped: {lacking.message}")
         return Listed(path, "skipped", f"{path}:{line}: {lacking.message}")
     except TargetError as broke:
-        said = f"loopspec: error: {case_replay_error(path, case, broke)}"
+        said = f"loopspec: error: {case_replay_error(path, case, broke, target)}"
         return _unusable(path, said, text=text)
     invalid = not_a_valid_program(path, case, profile, replay)
     if invalid is not None:
@@ -1538,7 +1539,7 @@ def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
         elif args.reduce:
             reduction = CaseReduction("case passes", len(case.commands))
     except TargetError as broke:
-        raise case_replay_error(case_arg, case, broke) from broke
+        raise case_replay_error(case_arg, case, broke, target) from broke
     finally:
         unclosed = _closing_error(factory)
     invalid = not_a_valid_program(case_arg, case, profile, replay)
@@ -1720,11 +1721,15 @@ def replay_header(
     return lines + ([f"  {profile_note}"] if profile_note is not None else [])
 
 
-def case_replay_error(case_name: str, case: Case, broke: TargetError) -> TargetError:
+def case_replay_error(
+    case_name: str, case: Case, broke: TargetError, named: dict[str, str] | None = None
+) -> TargetError:
     """The target broke or could not take the case: the error, named like every other error
     about the case (whoever raised it), at the case's command. Its class is kept: a capability
     the target does not declare is told apart from a break, and named with the line of the
-    command (or of the hooks) that needs it, as a fault in a hand-edited case is."""
+    command (or of the hooks) that needs it, as a fault in a hand-edited case is. `named`, the
+    target `loopspec replay` was given: the recorded `--cmd` run where its script is not is
+    told how to name the receiver's own copy (`_own_copy_words`)."""
     if isinstance(broke, UndeclaredCapability | OutsideProfile):
         line = case.line_of_command(broke.command_index)
         kind = type(broke)
@@ -1736,8 +1741,33 @@ def case_replay_error(case_name: str, case: Case, broke: TargetError) -> TargetE
     where = case_name
     if sent and tuple(broke.program) == tuple(case.commands[:sent]):
         where = f"{case_name}:{case.line_of_command(sent - 1)}"
-    return TargetError(
-        f"{where}: {at.message}", config=at.config, program=at.program, rule_id=at.rule_id
+    first, *rest = at.message.split("\n")
+    said = "\n".join([first + _own_copy_words(case, named or {}, at), *rest])
+    return TargetError(f"{where}: {said}", config=at.config, program=at.program, rule_id=at.rule_id)
+
+
+def _own_copy_words(case: Case, named: dict[str, str], broke: TargetError) -> str:
+    """Where a shared case's recorded `--cmd`, replayed as recorded, could not start its script
+    here (a setup error, no rule broken): that the command is where the case was found, and the
+    `--cmd` naming one's own copy of the loop; "" otherwise. A colleague pasting the case's
+    command was told only that `./loop.mjs` is not in their folder."""
+    command = named.get("cmd")
+    if command is None or broke.rule_id != NO_RULE_BROKEN or not same_target(case.target, named):
+        return ""
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return ""
+    missing = missing_relative_paths(argv, "")
+    if not missing:
+        return ""
+    script = missing[0]
+    copy = [f"PATH/TO/{os.path.basename(word)}" if word == script else word for word in argv]
+    return (
+        f"; the case records the command it was found with, in a folder holding {script}: "
+        "replay it from that folder, or name your copy of the loop, --cmd "
+        # As a case writes a command (SAFE-1): a secret typed in it stays out of the line.
+        f"{shlex.quote(portable(shlex.join(copy)))}"
     )
 
 

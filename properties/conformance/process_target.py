@@ -583,6 +583,13 @@ def _merged_history_message(answer: object) -> str | None:
 _POSIX: Final = os.name == "posix"
 
 
+EXITED_AT_START_UP: Final = (
+    "the process exited at start-up, before answering its first message (reset)"
+)
+"""What a `--cmd` process that exited before its first answer did; its exit status and the last
+of its stderr follow on lines of their own."""
+
+
 class ProcessTargetError(LoopSpecError):
     """The process behind a `ProcessTarget` failed to speak the driver protocol (PROTO-1), or
     reported an event of the right shape whose value the model refuses (the model's rule), or a
@@ -1344,6 +1351,11 @@ class ProcessTarget:
         code = None
         if what == "reset":
             code = process.settle(1.0)  # its last stderr, which may name the file it missed
+            if code is not None and not self.slowest:
+                # Dead before any answer, however the wire saw it (an ended output, a broken
+                # pipe): "ended its output instead of answering reset" read as a protocol
+                # slip to a person whose `--cmd` never got going (`node mian.mjs`).
+                ended = EXITED_AT_START_UP
             # else `_fail` says what the status means, or that the quotes are curled (the
             # file missed is then named with the quotes, which are the mistake); bash exits 127
             # on a script it cannot open, and the script missed says more than the status
