@@ -420,7 +420,8 @@ def test_the_pinned_setuptools_is_one_the_build_system_accepts() -> None:
     """`make venv` and the wheel above build without build isolation, with the setuptools the dev
     extra pins (the Makefile reads the pin from pyproject.toml and installs it beside pip): pip
     then no longer installs what `[build-system] requires` asks for, so the pin must satisfy it
-    (a floor raised past the pin would otherwise build with a setuptools it refuses)."""
+    (a floor raised past the pin would otherwise build with a setuptools it refuses). It reads
+    requires-python's floor too, and refuses an older python3 first."""
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     (pinned,) = [
         Requirement(text)
@@ -441,3 +442,7 @@ def test_the_pinned_setuptools_is_one_the_build_system_accepts() -> None:
     ).stdout
     assert f"--upgrade pip 'setuptools=={version}'" in recipe, recipe
     assert "--no-build-isolation -e '.[dev]'" in recipe, recipe
+    # Before the venv is made, the recipe refuses a python3 older than requires-python's floor.
+    floor = pyproject["project"]["requires-python"].removeprefix(">=")
+    assert f'sys.version_info < tuple(map(int, "{floor}".split(".")))' in recipe, recipe
+    assert f"loopspec needs {floor} or later" in recipe, recipe
