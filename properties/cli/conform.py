@@ -199,6 +199,10 @@ json` writes one object on stdout when the case was replayed (exit 0 or 1, or 2 
                                                 //   the recorded rule governs: the pass says
                                                 //   nothing of it (a hand cut may have
                                                 //   taken it away)
+      "recordedUnrepeated": true,               // only when the case passes and was saved
+                                                //   from a divergence its loop did not repeat
+                                                //   when conform reran it: the pass may be
+                                                //   chance, not a fix
       "caseLoopspecVersion": "0.1.0",           // the loopspec that wrote the case, or null
       "loopspecVersion": "0.2.0",               // this loopspec, which replayed it
       "profile": "dsh",                         // the profile applied, or null
