@@ -88,6 +88,7 @@ from loopspec.model.messages import ToolCallBlock
 from loopspec.model.state import ASKING, READY, WAITING, Dispatching, HookVote
 from loopspec.properties.conformance import process_target
 from loopspec.properties.conformance.compare import DivergenceFound
+from loopspec.properties.conformance.run import reduce_counterexample, replay_case
 from loopspec.properties.conformance.situation_sweep import sweep_situations
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.conformance.value_notes import number_note
@@ -312,6 +313,43 @@ def test_EXE_5_hooks_for_an_unregistered_tools_invalid_input_name_EXE_5() -> Non
         "though its tool missing_tool is not registered: EXE-5 (1) judges the input of every "
         "call, registered tool or not",
     )
+
+
+def _negative_zero_read_as_zero(raw: str) -> JsonValue:
+    """A reader keeping no -0.0 apart from 0 (as json.loads and JSON.parse do)."""
+    return parse_arguments(raw.replace("-0.0", "0"))
+
+
+NEGATIVE_ZERO_READ = _patched(
+    (messages, "parse_arguments", _negative_zero_read_as_zero),
+    (rewrite, "parse_arguments", _negative_zero_read_as_zero),
+    what="The model, except that arguments holding -0.0 are read as an object (as 0).",
+)
+
+
+@pytest.mark.parametrize(
+    ("bug", "rule"),
+    [(UNREGISTERED_INPUT_UNJUDGED[1], "EXE-5"), (NEGATIVE_ZERO_READ, "EXE-2")],
+    ids=["input left unjudged", "a lossy reader"],
+)
+def test_EXE_5_EXE_2_a_call_running_beside_is_cut_until_a_probe_tells_the_readings_apart(
+    bug: type[ModelTarget], rule: str
+) -> None:
+    """EXE-5: an unregistered tool's call whose arguments only a lossy reader takes for an
+    object, answered UNKNOWN_TOOL while another call runs, reads as EXE-2, and a reply calling
+    the tool with [] cannot be sent then to tell (seeds 0, 2 and 3 of the round's batches saved
+    such a case EXE-2). Cut down, the running call goes and the probe names the loop's bug,
+    EXE-5, where a loop reading -0.0 as an object stays EXE-2."""
+    config = LoopConfig(tools=(ToolSpec("grep", required_keys=("pattern",)),), max_parallel=2)
+    program = (
+        SubmitUser(""),
+        _reply(("c1", "missing_tool", '{"timeout":-0.0}'), ("c2", "grep", '{"pattern":""}')),
+    )
+    first = replay_case(bug, config, list(program)).divergence
+    assert first is not None
+    assert first.rule_id == "EXE-2", first.what
+    reduced = reduce_counterexample(bug, DivergenceFound(first, config, program))
+    assert reduced.divergence.rule_id == rule, reduced.divergence.what
 
 
 def test_DEC_1_an_abort_finding_a_call_a_hook_denied_and_another_asked_about() -> None:

@@ -1486,12 +1486,17 @@ def _cut_down(
 
 
 NARROWER_RULES: Final[Mapping[str, frozenset[str]]] = MappingProxyType(
-    {"HOOK-2": frozenset({"DEC-1", "DEC-2"})}
+    {"HOOK-2": frozenset({"DEC-1", "DEC-2"}), "EXE-2": frozenset({"EXE-5"})}
 )
 """Rules a smaller program may be blamed on in place of the counterexample's, which it then
-keeps: the bug needs less than the first rule's situation. HOOK-2 is the merge of several
-hooks' answers; with the other hooks cut, a lone deny the target still runs breaks DEC-1 (a
-deny it ignores whatever the other answers), a lone ask it runs unasked DEC-2."""
+keeps: the bug needs less than the first rule's situation, or the smaller program tells two
+readings apart. HOOK-2 is the merge of several hooks' answers; with the other hooks cut, a
+lone deny the target still runs breaks DEC-1 (a deny it ignores whatever the other answers), a
+lone ask it runs unasked DEC-2. An unregistered tool's call whose arguments are lossy JSON or
+blank to JavaScript alone, answered UNKNOWN_TOOL or shown to hooks, is read as EXE-2 (a reader
+took them for an object) while calls still run or hooks wait: a reply calling the tool with
+`[]`, sent to tell, cannot be sent then. With those cut, it can, and a target answering that
+UNKNOWN_TOOL too judges no input of such a tool, EXE-5 (`_unknown_tool_input_unchecked`)."""
 
 
 def reduce_counterexample(
