@@ -226,8 +226,10 @@ def seq_is_index(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """Every event's seq is its index in the log: contiguous from 0."""
     # A break is reported once: after it, an event is judged against the numbering it broke
     # into (a log restarted at seq 0 goes on from there), and one whose seq is its index again
-    # (the event after a repeated seq) keeps the rule.
-    if fact.seq == prefix.expected_seq or fact.seq == prefix.expected_seq - prefix.seq_drift:
+    # (the event after a repeated seq) or the one due before the break (the event after a line
+    # inserted with a taken seq) keeps the rule.
+    index = prefix.expected_seq - prefix.seq_drift
+    if fact.seq in (prefix.expected_seq, index) or prefix.after_break == (index, fact.seq):
         return NO_VIOLATIONS
     msg = f"seq {fact.seq} where {prefix.expected_seq} was due"
     # The two slips a log's writer makes: counting the header, and starting again on resuming.
@@ -2213,6 +2215,8 @@ class LogMonitor:
         if found and fact.type in _CLOSER_TYPES:
             found = repair_shapes_read_as_repair(prefix, fact, found)
         # `prefix.fold(fact)`, with the folder looked up once per type: this runs per event.
+        if fact.seq != prefix.expected_seq:
+            prefix.after_break = (prefix.expected_seq - prefix.seq_drift + 1, prefix.expected_seq)
         prefix.seq_drift += fact.seq - prefix.expected_seq
         prefix.expected_seq = fact.seq + 1
         if prefix.closing is not None:

@@ -242,6 +242,7 @@ class Prefix:
     # layout only up to a few dozen): with slots, `check` runs 2 % fewer instructions.
     __slots__ = (
         "aborted_result",
+        "after_break",
         "answered_approvals",
         "answered_before",
         "answered_records",
@@ -312,6 +313,10 @@ class Prefix:
         # How far the numbering has drifted from the events' positions: every event that
         # breaks LOG-1 moves it, so `expected_seq - seq_drift` is the current event's index.
         self.seq_drift = 0
+        # After an event that broke LOG-1: the next event's index and the seq due before the
+        # break. A line inserted with a taken seq (an event written again, not right after
+        # itself) breaks it, and the event after it keeps the numbering it broke out of.
+        self.after_break = (-1, -1)
         self.open_turn: int | None = None
         self.next_turn = 1
         self.open_step: int | None = None
@@ -548,6 +553,8 @@ class Prefix:
 
     def fold(self, fact: Fact) -> None:
         """Absorb `fact` into the prefix."""
+        if fact.seq != self.expected_seq:
+            self.after_break = (self.expected_seq - self.seq_drift + 1, self.expected_seq)
         self.seq_drift += fact.seq - self.expected_seq
         self.expected_seq = fact.seq + 1
         if self.closing is not None:

@@ -98,6 +98,18 @@ def test_LOG_1_a_repeated_seq_is_one_violation_and_the_events_after_it_keep_the_
     ]
 
 
+@pytest.mark.parametrize("quick", [True, False], ids=["quick", "every fact"])
+def test_LOG_1_a_line_inserted_with_a_taken_seq_is_one_violation(quick: bool) -> None:
+    """LOG-1: an event written again not right after itself (turn 1's step/start copied after
+    its user message) reuses a taken seq: LOG-1 once, at the copy, and what the copy breaks
+    (STEP-1), as SPEC's LOG-1 says. The event after it, whose seq the numbering before the copy
+    gave, was a second LOG-1 ('seq 3 where 2 was due')."""
+    events = wire(DEMO.log)
+    assert [event["type"] for event in events[1:3]] == ["step/start", "user/message"]
+    inserted = [*events[:3], events[1], *events[3:]]
+    assert _log_1_findings(inserted, quick=quick) == [(5, "seq 1 where 3 was due" + TAKEN)]
+
+
 @pytest.mark.parametrize(
     ("value", "where"),
     [
