@@ -24,7 +24,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from fresh_bugs import FreshBug, assert_found, planted
 
+from loopspec.model import handlers
 from loopspec.model.commands import (
     Command,
     Deny,
@@ -139,3 +141,35 @@ def test_PROTO_1_an_answer_holding_a_raw_control_character_is_told_to_escape_it(
         f"U+0000..U+001F in a string as an escape, \\u{code} (or \\n, \\t, \\r, \\b, \\f)"
     )
     assert "debugging output" not in said
+
+
+HOOKS_FOR_INVALID_INPUT: FreshBug = (
+    "PreToolUse hooks run for a call with invalid input",
+    planted(handlers, "input_problem", lambda _call, _config: None, "every call's hooks run"),
+    LoopConfig(tools=TOOLS, hooks=(HookSpec("everything", "PreToolUse", "*"),)),
+    (
+        SubmitUser(""),
+        ModelReplies(
+            (
+                ToolCallBlock("c1", "read", "{}"),
+                ToolCallBlock("c2", "read", '{"file_path":"a\\udc00.txt"}'),
+            )
+        ),
+        HookAnswers(Pass()),
+    ),
+    "HOOK-4",
+)
+
+
+def test_HOOK_4_hooks_run_for_an_invalid_call_before_a_lone_surrogate_are_named_so() -> None:
+    """HOOK-4: the C loop queued PreToolUse hooks for every call, call c1's input missing the
+    key read requires too, so the first answer named c1 where the model's names c2. Seed 1 named
+    HOOK-4 (a call with invalid input gets no hook); on seed 2, c2's arguments holding a lone
+    surrogate escape, the report named EXE-2 in words saying c2's arguments are a JSON object
+    (a strict parser's bug), which says nothing of the hook the target ran for c1."""
+    assert_found(
+        HOOKS_FOR_INVALID_INPUT,
+        "the target runs hook everything for call c1, whose input is invalid (invalid input "
+        "for tool read: missing required 'file_path')",
+        lacks=("lone surrogate",),
+    )

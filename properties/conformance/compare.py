@@ -2422,20 +2422,21 @@ def _changed(
                 return "EXE-2", (
                     f"{named}: the call's {_BLANK_TO_ONE_READER} they decide whether its hooks run"
                 )
+            invalid = _invalid_call_hooked(config, got, _reply_in_hand(command, program))
+            if invalid is not None:
+                # It read as the model's call skipped (EXE-5, when that call's tool is not
+                # registered; EXE-2, when its arguments hold a lone surrogate escape), where
+                # the target ran a hook no call with invalid input gets.
+                return "HOOK-4", (
+                    f"{named}: the target runs {hook_named(got)} for {invalid}, and no "
+                    "PreToolUse hook runs for a call with invalid input (its error comes at the "
+                    "gate, EXE-5)"
+                )
             skipped_call = _skipped_as_strict_parser(want, program)
             if skipped_call is not None:
                 return "EXE-2", (
                     f"{named}: call {skipped_call}'s arguments are a JSON object as EXE-2 reads "
                     f"them{_LONE_SURROGATE_WORDS}, so its PreToolUse hooks run"
-                )
-            invalid = _invalid_call_hooked(config, got, _reply_in_hand(command, program))
-            if invalid is not None:
-                # It read as the model's call skipped (EXE-5, when that call's tool is not
-                # registered), where the target ran a hook no call with invalid input gets.
-                return "HOOK-4", (
-                    f"{named}: the target runs {hook_named(got)} for {invalid}, and no "
-                    "PreToolUse hook runs for a call with invalid input (its error comes at the "
-                    "gate, EXE-5)"
                 )
             mine_pair = (_data(want).get("callId"), _data(want).get("handlerId"))
             skipped = _skipped_hook_rule(
