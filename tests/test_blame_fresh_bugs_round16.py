@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from fresh_bugs import FreshBug, assert_found, planted
+from fresh_bugs import CapOneOff, FreshBug, assert_found, planted
 
 from loopspec.model import handlers
 from loopspec.model.commands import (
@@ -44,8 +44,10 @@ from loopspec.properties.conformance.capability_needs import (
     hook_capabilities,
     needed_capabilities,
 )
+from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.process_target import _not_json_cause
 from loopspec.properties.conformance.run import rule_needs
+from loopspec.properties.conformance.situation_sweep import sweep_situations
 from loopspec.properties.conformance.situations import program_exercises
 from loopspec.properties.conformance.target import ModelTarget
 from loopspec.properties.stateful.strategies import TOOLS
@@ -173,3 +175,15 @@ def test_HOOK_4_hooks_run_for_an_invalid_call_before_a_lone_surrogate_are_named_
         "for tool read: missing required 'file_path')",
         lacks=("lone surrogate",),
     )
+
+
+def test_SCHED_1_a_call_past_the_cap_is_found_on_a_loop_declaring_parallel_alone() -> None:
+    """SCHED-1: the C loop declaring parallel (then pre-hooks too) let one call more than
+    maxParallel run, and passed 200 programs on seeds 1 and 2: the only targeted program that
+    holds a call at the cap needs pre-hooks and abort as well. One needing parallel alone now
+    holds the third of three safe calls at a cap of two."""
+    with pytest.raises(DivergenceFound) as found:
+        sweep_situations(CapOneOff, frozenset({"parallel"}))
+    divergence = found.value.divergence
+    assert divergence.rule_id == "SCHED-1", divergence.what
+    assert "fewer than maxParallel (2 here) to run" in divergence.what

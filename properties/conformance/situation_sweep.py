@@ -39,11 +39,12 @@ showing a permission request's title with the raw path its card made relative. S
 passed a seed settling a call that waited for its approval when its tool's outcome came.
 Session 32's Go loop was found only after 57 to 123 programs joining an allowing hook's reason
 into a denial, filling an audit's missing stderrSummary with the reason, letting one call past
-the cap, or ending only the first of the calls an abort found unstarted. Session 33's Perl loop
-was found only after 7 to 73 answering a call with invalid input that an abort found behind a
-pending approval as invalid input, letting an ask outrank a deny, keeping a hook's rewrite on a
-denied call's record, keeping its queue across a crash, or ending the turn on a reply without
-calls while a message was queued. Each
+the cap, or ending only the first of the calls an abort found unstarted (session 35's C loop
+letting one call past the cap, declaring parallel but not abort, which that program needs,
+passed every seed). Session 33's Perl loop was found only after 7 to 73 answering a call with
+invalid input that an abort found behind a pending approval as invalid input, letting an ask
+outrank a deny, keeping a hook's rewrite on a denied call's record, keeping its queue across a
+crash, or ending the turn on a reply without calls while a message was queued. Each
 situation below is one short program, compared with the model as any program is
 (`exhaustive.run_program`, which drives it to a quiet end); a program needing a capability the
 target does not declare is not played.
@@ -225,6 +226,27 @@ SITUATIONS: tuple[Situation, ...] = (
             ToolFinishes("c3", ToolSucceeded("three")),
             ToolFinishes("c2", ToolSucceeded("two")),
             ToolFinishes("c1", ToolSucceeded("one")),
+        ),
+    ),
+    Situation(
+        "three concurrency-safe calls at a cap of two: the third waits for a slot",
+        ("SCHED-1", "ORD-3"),
+        frozenset({"parallel"}),
+        LoopConfig(tools=TOOLS, max_parallel=2),
+        # The program below holding calls at the cap needs pre-hooks and abort too: a C loop
+        # declaring parallel alone let one call past the cap on every seed tried (session 35).
+        (
+            SubmitUser("look around"),
+            ModelReplies(
+                (
+                    ToolCallBlock("c1", "read", _READ),
+                    ToolCallBlock("c2", "grep", '{"pattern":"TODO"}'),
+                    ToolCallBlock("c3", "read", '{"file_path":"b.txt"}'),
+                )
+            ),
+            ToolFinishes("c2", ToolSucceeded("two")),
+            ToolFinishes("c1", ToolSucceeded("one")),
+            ToolFinishes("c3", ToolSucceeded("three")),
         ),
     ),
     Situation(
