@@ -1121,6 +1121,24 @@ def test_PROTO_1_a_cmd_whose_script_is_not_here_says_where_it_was_looked_for(
     ), first
 
 
+def test_PROTO_1_a_case_s_cmd_whose_program_is_not_here_says_how_to_name_your_copy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: a shared case's recorded `--cmd ./run.sh`, pasted where no `run.sh` is, cannot
+    start: replay names the file, the folder it was looked for in and, the command being the
+    case's, the `--cmd` that names one's own copy of the loop (it named the file alone)."""
+    saved = save_case(_failed_report(), tmp_path, {"cmd": "./run.sh --fast"})
+    monkeypatch.chdir(tmp_path)
+    assert main(["replay", str(saved), "--cmd", "./run.sh --fast"]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.endswith(
+        f"cannot start ./run.sh: no such file or directory (looked for relative to the current "
+        f"directory, {tmp_path}); the case records the command it was found with, in a folder "
+        "holding ./run.sh: replay it from that folder, or name your copy of the loop, --cmd "
+        "'PATH/TO/run.sh --fast'"
+    ), first
+
+
 @pytest.mark.parametrize("dead_before_reset", [False, True], ids=["as-it-runs", "exited-first"])
 def test_PROTO_1_a_cmd_path_split_at_its_space_says_to_quote_it(
     tmp_path: Path,

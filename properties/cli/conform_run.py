@@ -1758,7 +1758,10 @@ def _own_copy_words(case: Case, named: dict[str, str], broke: TargetError) -> st
         argv = shlex.split(command)
     except ValueError:
         return ""
-    missing = missing_relative_paths(argv, "")
+    # The program itself by a relative path (`./run.sh`), or the script an interpreter runs.
+    program = argv[:1] if argv and "/" in argv[0] and not os.path.isabs(argv[0]) else []
+    missing = [word for word in program if not os.path.lexists(word)]
+    missing += missing_relative_paths(argv, "")
     if not missing:
         return ""
     script = missing[0]
