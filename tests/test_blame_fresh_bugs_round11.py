@@ -558,6 +558,38 @@ def test_HOOK_3_a_sidecar_recording_an_earlier_equal_input_in_effect_is_named_HO
     )
 
 
+@pytest.mark.parametrize(
+    ("row", "says"),
+    [
+        (
+            SIDECAR_REVERSED,
+            "given unequal inputs by the same hooks, ran hook final's): only the record is in "
+            "another order",
+        ),
+        (
+            (
+                "the first hook's input in effect, two equal inputs",
+                FIRST_INPUT_WINS[1],
+                *SIDECAR_REVERSED[2:4],
+                "HOOK-3",
+            ),
+            "the target's is the sidecar of hook first's input in effect, where the last input "
+            "supplied in configured order, hook final's, is (the two inputs are equal here, so "
+            "the call's arguments agree; a call sent after it to tell, given unequal inputs by "
+            "the same hooks, ran hook first's)",
+        ),
+    ],
+    ids=["the sidecar reversed", "the first input in effect"],
+)
+def test_RW_2_HOOK_3_two_equal_inputs_are_told_apart_by_a_call_sent_after(
+    row: FreshBug, says: str
+) -> None:
+    """RW-2, HOOK-3: of two hooks supplying equal inputs, a sidecar in reverse and the first
+    input in effect read alike (RW-2 was named on seeds 4 and 8 of 10 of the first-input loop,
+    whose bug is HOOK-3); a call made after it, the same hooks giving unequal inputs, tells."""
+    assert_found(row, says)
+
+
 class HoldsBehindAnInvalidWrite(ModelTarget):
     """The model, except that a reply's later calls wait while its first runs (the tutorial's
     loop given `parallel`, holding an exclusive call's place before judging its input)."""

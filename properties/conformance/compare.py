@@ -27,6 +27,7 @@ import attrs
 from loopspec.model.commands import (
     FINISH_COMPLETED,
     Abort,
+    Allow,
     ApprovalAnswers,
     Command,
     Crash,
@@ -43,7 +44,7 @@ from loopspec.model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from loopspec.model.config import POST_TOOL_USE, HookSpec, LoopConfig
+from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, HookSpec, LoopConfig
 from loopspec.model.errors import InvalidEventError, TransitionRefused, tagged
 from loopspec.model.events import CORE_TYPES
 from loopspec.model.facts import (
@@ -2028,12 +2029,20 @@ def _merged_rewrites(
     )
 
 
-def _sidecar_reordered(want: Event, got: Event) -> tuple[str, str] | None:
+def _sidecar_reordered(
+    want: Event,
+    got: Event,
+    *,
+    history: Sequence[Event] = (),
+    config: LoopConfig | None = None,
+    probe: Probe | None = None,
+) -> tuple[str, str] | None:
     """What the target's sidecar says wrongly, when it names the same hooks as the model's in
     another order and the call's arguments are the model's: the input in effect was applied,
     and only its record is wrong (RW-2); or, of three hooks or more, the record is the one an
     earlier hook's input in effect makes (equal to the last one's, so the arguments agree):
-    that hook won (HOOK-3). None otherwise."""
+    that hook won (HOOK-3). Of two hooks, whose sidecars read alike either way, the call a
+    probe makes with unequal inputs tells (`_winner_shown_by_probe`). None otherwise."""
     if _call_arguments(want) != _call_arguments(got):
         return None
     ours, theirs = (_data(e).get("rewrite") for e in (want, got))
@@ -2058,10 +2067,78 @@ def _sidecar_reordered(want: Event, got: Event) -> tuple[str, str] | None:
             f"{_named(wanted[-1:])}'s, is (the two inputs are equal here, so the call's "
             "arguments agree)"
         )
+    shown = _winner_shown_by_probe(want, [str(hook) for hook in wanted], history, config, probe)
+    if shown is not None and shown != str(wanted[-1]):
+        return "HOOK-3", (
+            f"{names}; the target's is the sidecar of {_named([str(winner)])}'s input in "
+            f"effect, where the last input supplied in configured order, "
+            f"{_named(wanted[-1:])}'s, is (the two inputs are equal here, so the call's "
+            f"arguments agree; a call sent after it to tell, given unequal inputs by the same "
+            f"hooks, ran {_named([shown])}'s)"
+        )
+    if shown is not None:
+        return "RW-2", (
+            f"{names}; the call's arguments are the input in effect, {_named(wanted[-1:])}'s, "
+            "and the target applies it (a call sent after it to tell, given unequal inputs by "
+            f"the same hooks, ran {_named(wanted[-1:])}'s): only the record is in another order"
+        )
     return "RW-2", (
         f"{names}; the call's arguments are the input in effect, {_named(wanted[-1:])}'s (had "
         f"an equal input of {_named(recorded[-1:])} won instead, the winner would be HOOK-3's)"
     )
+
+
+def _winner_shown_by_probe(
+    want: Event,
+    suppliers: list[str],
+    history: Sequence[Event],
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> str | None:
+    """Which of `suppliers` (the hooks that supplied equal inputs for `want`'s call) the target
+    applies when they supply unequal ones: every call without a result settles (a success,
+    its PostToolUse hooks passing; one awaiting approval rejected), then a reply makes the same
+    call again and each hook answers as before, its input marked with its name. None when the
+    target takes any of that otherwise, or applies no supplier's input."""
+    call_id, name = _call_id_of(want), _data(want).get("name")
+    applied = thaw(parse_arguments(str(_data(want).get("arguments"))))
+    if probe is None or config is None or not isinstance(name, str):
+        return None
+    if not isinstance(applied, dict):
+        return None
+    seen: list[Event] = []
+    for record in [e for e in history if e.get("type") == "tool/call"]:
+        earlier = _call_id_of(record)
+        if earlier is None or _result_for(earlier, [*history, *seen]):
+            continue
+        asked = any(
+            e.get("type") == "approval/asked" and _call_id_of(e) == earlier
+            for e in [*history, *seen]
+        )
+        post = tuple(
+            PostPass()
+            for _hook in config.hooks_for(POST_TOOL_USE, str(_data(record).get("name", "")))
+        )
+        settled = probe(
+            ApprovalAnswers("rejected") if asked else ToolFinishes(earlier, ToolSucceeded(""), post)
+        )
+        if settled is None or not settled.accepted:
+            return None
+        seen += settled.events
+    again = f"{call_id}-probe"
+    sent: list[Command] = [ModelReplies((ToolCallBlock(again, name, json.dumps(applied)),))]
+    inputs = {hook: {**applied, "probe": hook} for hook in suppliers}
+    for hook in config.hooks_for(PRE_TOOL_USE, name):
+        verdict = Allow(inputs[hook.handler_id]) if hook.handler_id in inputs else Pass()
+        sent.append(HookAnswers(verdict))
+    for command in sent:
+        observed = probe(command)
+        if observed is None or not observed.accepted:
+            return None
+        seen += observed.events
+    made = next((e for e in seen if e.get("type") == "tool/call" and _call_id_of(e) == again), None)
+    ran = thaw(parse_arguments(str(_data(made).get("arguments")))) if made is not None else None
+    return next((hook for hook, value in inputs.items() if value == ran), None)
 
 
 def _earlier_winner(
@@ -2345,7 +2422,9 @@ def _changed(
             if len(situation.supplied) >= 2 and _applied_earlier_rewrite(
                 want, got, situation, rewrote
             ):
-                reordered = _sidecar_reordered(want, got)
+                reordered = _sidecar_reordered(
+                    want, got, history=history, config=config, probe=probe
+                )
                 if reordered is not None:
                     return reordered[0], f"{named}: {reordered[1]}"
                 return "HOOK-3", "the sidecar names another hook as the rewrite in effect"
