@@ -661,6 +661,13 @@ def result_answers_pending_call(prefix: Prefix, fact: Fact) -> Sequence[Violatio
             # blamed already (ORD-1, ORD-2): the result answers that record.
             return NO_VIOLATIONS
         note, ended = _late_result(prefix, fact)
+        earlier = next((reply for called, reply in prefix.dangling if called == call_id), None)
+        if earlier is not None:
+            note = (
+                f" (call {call_id} of the reply at seq {earlier}, an earlier step's: a result is "
+                "appended in its call's step, before that step ends)"
+            )
+            ended = (earlier,)
         msg = f"result for {call_id}, which no call of this step made{note}"
         return [Violation("ADJ-2", fact.seq, msg, ended)]
     blocks = prefix.repeated.get(call_id)

@@ -790,11 +790,15 @@ class Prefix:
             # call awaits it, an earlier step's of this turn or, the step it names a slip of
             # the writer's, the open step's (so ADJ-3 is not blamed at the turn's end, nor ORD-3
             # at the next result, for the same misplaced result).
-            self.dangling = [entry for entry in self.dangling if entry[0] != fact.call_id]
+            self.answer_dangling(fact.call_id)
             if fact.call_id in self.reply_calls and fact.call_id not in self.results:
                 self.take_result(fact.call_id, fact.seq)
         elif fact.surface != "replace" and fact.call_id is not None:
             waited = self.messages_wait_after, self.messages_wait_kind
+            if fact.call_id not in self.reply_calls and self.dangling:
+                # A call of an earlier step answered late (ADJ-2 blames the result): answered,
+                # it is not blamed again as unanswered when the turn ends (ADJ-3).
+                self.answer_dangling(fact.call_id)
             self.take_result(fact.call_id, fact.seq)
             if fact.is_error:
                 self.failed_results[fact.call_id] = fact.seq
@@ -816,6 +820,14 @@ class Prefix:
                     )
         if fact.surface is not None:
             self._fold_surface(fact)
+
+    def answer_dangling(self, call_id: str) -> None:
+        """Take `call_id` off the calls an ended step of the open turn left unanswered."""
+        kept = [entry for entry in self.dangling if entry[0] != call_id]
+        if len(kept) != len(self.dangling):
+            before = self.dangling[: self.dangling_before_last_step]
+            self.dangling_before_last_step -= sum(1 for entry in before if entry[0] == call_id)
+            self.dangling = kept
 
     def take_result(self, call_id: str, seq: int) -> None:
         """Fold an appended tool/result at `seq` that answers `call_id` (but not its surface)."""

@@ -37,7 +37,7 @@ from loopspec.properties.logcheck.check_document import log_to_json
 from loopspec.properties.logcheck.checker import LogReport, check_stream
 from loopspec.properties.logcheck.compact_rows import CompactRowError, compact_run
 from loopspec.properties.logcheck.report import not_checkable_lines, rules_checked
-from loopspec.properties.logcheck.synth import HEADER, jsonl, model_rows
+from loopspec.properties.logcheck.synth import HEADER, jsonl, model_rows, renumber
 from loopspec.properties.profiles import PROFILES
 
 
@@ -474,6 +474,26 @@ def test_DEC_2_an_approval_asked_for_a_call_between_turns_says_no_step_is_open()
     assert report.violations[0].violation.message == (
         "approval/asked approval-call_a names call call_a while no step is open (between steps "
         "or turns): approval is asked for a recorded call"
+    )
+
+
+def test_ADJ_2_a_result_written_in_the_next_step_is_ADJ_2_alone_not_ADJ_3_too() -> None:
+    """ADJ-2: a result answers a call of its own step. The demo's result for call_c written
+    after the step ended, in the next step, was ADJ-2 and, at the turn's end, ADJ-3 too
+    ('turn ends with call call_c unanswered'), with its result right there in the history. It
+    is ADJ-2 alone, whose words name the reply that made the call."""
+    rows = model_rows(DEMO_CONFIG, DEMO_COMMANDS[:9])
+    late = next(i for i, row in enumerate(rows) if row["type"] == "step/end") - 1
+    assert rows[late]["data"]["message"]["source"]["callId"] == "call_c"
+    moved = rows.pop(late)
+    at = next(i for i, row in enumerate(rows) if row["type"] == "step/start" and i > late)
+    moved["data"] = {**moved["data"], "step": 2}
+    rows = renumber([*rows[: at + 1], moved, *rows[at + 1 :]])
+    report = check_stream("late.jsonl", io.BytesIO(jsonl(HEADER, rows).encode()))
+    assert blamed(report) == [("ADJ-2", at + 3)]
+    assert report.violations[0].violation.message == (
+        "result for call_c, which no call of this step made (call call_c of the reply at seq 7, "
+        "an earlier step's: a result is appended in its call's step, before that step ends)"
     )
 
 
