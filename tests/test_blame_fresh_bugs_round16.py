@@ -45,7 +45,11 @@ from loopspec.properties.conformance.capability_needs import (
     needed_capabilities,
 )
 from loopspec.properties.conformance.compare import DivergenceFound
-from loopspec.properties.conformance.process_target import _not_json_cause
+from loopspec.properties.conformance.process_target import (
+    UNFLUSHED,
+    _not_json_cause,
+    long_line_note,
+)
 from loopspec.properties.conformance.run import rule_needs
 from loopspec.properties.conformance.situation_sweep import sweep_situations
 from loopspec.properties.conformance.situations import program_exercises
@@ -187,3 +191,20 @@ def test_SCHED_1_a_call_past_the_cap_is_found_on_a_loop_declaring_parallel_alone
     divergence = found.value.divergence
     assert divergence.rule_id == "SCHED-1", divergence.what
     assert "fewer than maxParallel (2 here) to run" in divergence.what
+
+
+def test_PROTO_1_a_target_dying_on_a_long_line_is_told_its_length_and_a_fixed_buffer() -> None:
+    """PROTO-1: the C loop read lines with fgets into a 4096-byte array, so a result's text of
+    20,000 characters came in pieces, the first no JSON that ends, and it died. The report said
+    the process ended its output, with the command; it now gives the line's length and names
+    the fixed buffer, and a short line gets no such note. One that never flushed its stdout is
+    told C's fflush beside Perl's, Python's, Java's and Rust's."""
+    text = "x" * 20_000
+    message = {"type": "command", "seq": 7, "command": {"kind": "SubmitUser", "text": text}}
+    size = len(json.dumps(message)) + 1
+    assert long_line_note(message) == (
+        f" (its line was {size:,} bytes: a loop reading lines into a fixed buffer, C's fgets "
+        "into an array, reads it in pieces; read each line whole, C's getline)"
+    )
+    assert long_line_note({"type": "command", "seq": 7, "command": {"kind": "Crash"}}) == ""
+    assert "C: fflush(stdout) after each line" in UNFLUSHED

@@ -710,6 +710,23 @@ def _answer_json(raw: bytes) -> Any:
     return _ANSWER_DECODER.decode(text)
 
 
+LONG_LINE_BYTES: Final = 1024
+"""A message line longer than this is named beside a target that died on it (`long_line_note`)."""
+
+
+def long_line_note(message: dict[str, Any]) -> str:
+    """What a target that died on `message` may have met: a line longer than a fixed buffer
+    holds (C's `fgets` into a 1024- or 4096-byte array reads it in pieces, the first no JSON
+    that ends), or "" for a short one."""
+    size = len(json.dumps(message)) + 1  # ASCII, as sent, and its newline
+    if size <= LONG_LINE_BYTES:
+        return ""
+    return (
+        f" (its line was {size:,} bytes: a loop reading lines into a fixed buffer, C's fgets "
+        "into an array, reads it in pieces; read each line whole, C's getline)"
+    )
+
+
 UNENDED = ", and it waits to read more input, its answer begun and not ended"
 # Both leave a process blocked reading its input, its stdout empty: from outside they are one.
 UNFLUSHED = (
@@ -717,7 +734,8 @@ UNFLUSHED = (
     "(Perl, Python and C buffer output to a pipe, and so do a Java Writer and a Rust "
     "BufWriter), so flush each line (Perl: STDOUT->autoflush(1); Python: print(..., "
     "flush=True); Java: out.flush() after each line, or a PrintStream made with autoFlush true "
-    "and println; Rust: out.flush() after each writeln!, or println!, which flushes a line), "
+    "and println; Rust: out.flush() after each writeln!, or println!, which flushes a line; "
+    "C: fflush(stdout) after each line, or setvbuf(stdout, NULL, _IOLBF, 0) once), "
     "or it reads its input to the end before answering (Python's sys.stdin.read() or "
     "json.load(sys.stdin), Node's fs.readFileSync(0)), an end that comes only after shutdown: "
     "read one line, answer it, then read the next"
@@ -1473,7 +1491,8 @@ class ProcessTarget:
             raise
         took = time.monotonic() - sent
         if raw is None:
-            self._ended(f"the process ended its output instead of answering {what}", what)
+            ended = f"the process ended its output instead of answering {what}"
+            self._ended(ended + long_line_note(message), what)
         if len(raw) > MAX_LINE_BYTES:
             self._fail(f"the answer to {what} is longer than {MAX_LINE_BYTES} bytes", line=raw)
         try:
