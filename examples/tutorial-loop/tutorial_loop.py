@@ -139,7 +139,7 @@ class TutorialLoop:
         match outcome:
             case ToolSucceeded():
                 slot["result"] = ([outcome.text], False, None)
-                self.inbox += [text for text in outcome.contexts if text]  # "" is none (ADJ-4)
+                slot["contexts"] = [text for text in outcome.contexts if text]  # "" is none
             case ToolFailed():
                 error = None if outcome.code is None else (outcome.error_name, outcome.code)
                 slot["result"] = ([f"Error: {outcome.message}"], True, error)
@@ -193,6 +193,7 @@ class TutorialLoop:
         if error is not None:
             data["error"] = {"name": error[0], "code": error[1]}
         self._append("tool/result", data, surfaceOp="append", sourceEventSeqs=[slot["seq"]])
+        self.inbox += slot.get("contexts", [])  # ADJ-4: queued as its result commits, in order
 
     def close(self) -> None:
         """Nothing to release."""
