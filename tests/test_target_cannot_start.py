@@ -547,8 +547,7 @@ def test_PROTO_1_a_loop_module_for_impl_given_as_cmd_is_told_its_impl(
     command = f"{shlex.quote(sys.executable)} my_loop.py"
     assert _setup_error(command, capsys) == (
         f"loopspec: error: the target failed in reset: {command}: the process exited at start-up, "
-        "before answering its first message (reset) (it exited 0 without answering: my_loop.py "
-        "defines MyLoop, "
+        "before answering its first message (reset) (exit status 0: my_loop.py defines MyLoop, "
         "a target for --impl, not a program that answers the driver protocol on its stdin; "
         "give it as --impl my_loop:MyLoop (--loopspec-impl under pytest): a wrong option, not a "
         "protocol break)"

@@ -545,7 +545,7 @@ def impl_module_given_as_command(argv: list[str]) -> str | None:
     folder = os.path.dirname(script)
     where = f", run from {portable(folder)}" if folder not in ("", ".") else ""
     return (
-        f" (it exited 0 without answering: {portable(script)} defines {target}, a target for "
+        f" (exit status 0: {portable(script)} defines {target}, a target for "
         "--impl, not a program that answers the driver protocol on its stdin; give it as "
         f"--impl {module}:{target}{where} (--loopspec-impl under pytest): a wrong option, not "
         "a protocol break)"
