@@ -49,6 +49,7 @@ kept: the suite runs no Go toolchain):
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import attrs
@@ -64,6 +65,7 @@ from fresh_bugs import (
     copied,
     planted,
 )
+from mutants import MUTANTS, MutantTarget
 
 from loopspec.model import dispatch, handlers, messages, rewrite
 from loopspec.model.commands import (
@@ -88,7 +90,11 @@ from loopspec.model.messages import ToolCallBlock
 from loopspec.model.state import ASKING, READY, WAITING, Dispatching, HookVote
 from loopspec.properties.conformance import process_target
 from loopspec.properties.conformance.compare import DivergenceFound
-from loopspec.properties.conformance.run import reduce_counterexample, replay_case
+from loopspec.properties.conformance.run import (
+    TargetFactory,
+    reduce_counterexample,
+    replay_case,
+)
 from loopspec.properties.conformance.situation_sweep import sweep_situations
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.conformance.value_notes import number_note
@@ -327,23 +333,34 @@ NEGATIVE_ZERO_READ = _patched(
 )
 
 
+JAVASCRIPT_TRIM = functools.partial(
+    MutantTarget, next(mutant for mutant in MUTANTS if mutant.name == "javascript-trim")
+)
+
+
 @pytest.mark.parametrize(
-    ("bug", "rule"),
-    [(UNREGISTERED_INPUT_UNJUDGED[1], "EXE-5"), (NEGATIVE_ZERO_READ, "EXE-2")],
-    ids=["input left unjudged", "a lossy reader"],
+    ("bug", "arguments", "rule"),
+    [
+        (UNREGISTERED_INPUT_UNJUDGED[1], '{"timeout":-0.0}', "EXE-5"),
+        (NEGATIVE_ZERO_READ, '{"timeout":-0.0}', "EXE-2"),
+        (UNREGISTERED_INPUT_UNJUDGED[1], "\ufeff", "EXE-5"),
+        (JAVASCRIPT_TRIM, "\ufeff", "EXE-2"),
+    ],
+    ids=["input left unjudged", "a lossy reader", "U+FEFF unjudged", "U+FEFF trimmed"],
 )
 def test_EXE_5_EXE_2_a_call_running_beside_is_cut_until_a_probe_tells_the_readings_apart(
-    bug: type[ModelTarget], rule: str
+    bug: TargetFactory, arguments: str, rule: str
 ) -> None:
     """EXE-5: an unregistered tool's call whose arguments only a lossy reader takes for an
-    object, answered UNKNOWN_TOOL while another call runs, reads as EXE-2, and a reply calling
-    the tool with [] cannot be sent then to tell (seeds 0, 2 and 3 of the round's batches saved
-    such a case EXE-2). Cut down, the running call goes and the probe names the loop's bug,
-    EXE-5, where a loop reading -0.0 as an object stays EXE-2."""
+    object (or JavaScript's trim for blank), answered UNKNOWN_TOOL while another call runs,
+    reads as EXE-2, and a reply calling the tool with [] cannot be sent then to tell (seeds 0,
+    2 and 3 of the round's batches saved such a case EXE-2). Cut down, the running call goes
+    and the probe names the loop's bug, EXE-5, where a loop reading -0.0 as an object, or
+    U+FEFF as blank, stays EXE-2 (the latter was EXE-5, probe or none)."""
     config = LoopConfig(tools=(ToolSpec("grep", required_keys=("pattern",)),), max_parallel=2)
     program = (
         SubmitUser(""),
-        _reply(("c1", "missing_tool", '{"timeout":-0.0}'), ("c2", "grep", '{"pattern":""}')),
+        _reply(("c1", "missing_tool", arguments), ("c2", "grep", '{"pattern":""}')),
     )
     first = replay_case(bug, config, list(program)).divergence
     assert first is not None

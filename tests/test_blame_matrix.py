@@ -1014,10 +1014,10 @@ FAMILIES = (
     # and U+0085 not (Python: blank, so {}): an error that names another input problem.
     Case("U+FEFF arguments read as blank", "EXE-2", _mutant("javascript-trim"), NO_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "read", JAVASCRIPT_ONLY_BLANK),)))),
-    # An unknown tool's call: INVALID_TOOL_INPUT against UNKNOWN_TOOL, all a loop shows that
-    # checks only a registered tool's input too (a fresh outside bug, blamed EXE-2 here): the
-    # input is judged before an unknown tool (EXE-5), whose report says U+FEFF is not blank.
-    Case("U+FEFF arguments of an unknown tool read as blank", "EXE-5",
+    # An unknown tool's call: INVALID_TOOL_INPUT against UNKNOWN_TOOL, which a loop checking
+    # only a registered tool's input shows too (EXE-5); a reply calling the tool with [] after
+    # it tells them apart: this loop answers it INVALID_TOOL_INPUT, so blank is what it misreads.
+    Case("U+FEFF arguments of an unknown tool read as blank", "EXE-2",
          _mutant("javascript-trim"), NO_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "missing_tool", JAVASCRIPT_ONLY_BLANK),)))),
     Case("U+001C..U+001F, U+0085 arguments read as not blank", "EXE-2",

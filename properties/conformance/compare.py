@@ -858,9 +858,9 @@ def _parsed_otherwise(
             and isinstance(original, str)
             and isinstance(parse_arguments(original), FrozenMap)
         )
-    # An unregistered tool's call answered UNKNOWN_TOOL is left to EXE-5: a loop that reads
-    # U+FEFF as blank answers so, and so does one that checks only a registered tool's input
-    # (the likelier bug, and the one any other non-object arguments show too).
+    # An unregistered tool's call answered UNKNOWN_TOOL is left to the probe of a reply calling
+    # it with [] (`_unregistered_input_probed`): a loop that reads U+FEFF as blank answers so,
+    # and so does one that checks only a registered tool's input (EXE-5).
     # Read as blank, the arguments are {}, which misses a key the tool requires: invalid input
     # all the same, so an abort's ABORTED_BEFORE_DISPATCH there is no reading of them.
     still_invalid = their_code == "ABORTED_BEFORE_DISPATCH" and bool(required)
@@ -1019,9 +1019,9 @@ _BLANK_AS_EXE_2 = (
     "JavaScript's trim keeps"
 )
 
-_NOT_BLANK_TO_PYTHON = (
-    "; U+FEFF is not blank, so these arguments are not {} but the raw string (EXE-2), which "
-    "a loop reading blank as JavaScript's trim does would take as {}"
+_OR_UNCHECKED = (
+    "or it checks no input of a tool that is not registered, which shows the same here (EXE-5 "
+    "(1): arguments that are not a JSON object are invalid input whatever the tool)"
 )
 
 
@@ -1275,30 +1275,51 @@ _LOOP_ERROR_CODES = frozenset(
 )
 
 
-def _unknown_tool_input_unchecked(
+def _unregistered_input_probed(
     want: Event, got: Event, history: Sequence[Event], probe: Probe | None
-) -> str | None:
-    """Words on a call of a tool that is not registered answered UNKNOWN_TOOL where the model
-    finds its input invalid, when the target, probed with a reply calling that tool with `[]`
-    (JSON, and no object to any reader), answers UNKNOWN_TOOL again: it checks no input of
-    such a tool, whatever the arguments (read as a reader's parse of these, EXE-2). None when
-    it is not so or cannot be told."""
+) -> tuple[str, str] | None:
+    """The rule and words for a call of a tool that is not registered answered UNKNOWN_TOOL
+    where the model finds its input invalid, told by a probe: a reply calling that tool with
+    `[]` (JSON, and no object to any reader). Answered UNKNOWN_TOOL again, the target checks no
+    input of such a tool, whatever the arguments (EXE-5; read as a reader's parse of these,
+    EXE-2); answered INVALID_TOOL_INPUT, it checks them, and read these arguments as an object:
+    blank as JavaScript's trim reads them, or lossy JSON (EXE-2; read as EXE-5 where blank).
+    None when it is not so or cannot be told."""
     if probe is None or _error_code(want) != "INVALID_TOOL_INPUT":
         return None
     if _error_code(got) != "UNKNOWN_TOOL":
         return None
     call_id = _call_id_of(want)
-    name = _recorded(call_id, "name", history)
+    name, original = (_recorded(call_id, field, history) for field in ("name", "arguments"))
     if not isinstance(name, str):
         return None
     after = probe(ModelReplies((ToolCallBlock(f"{call_id}-probe", name, "[]"),)))
-    if after is None or not any(_error_code(e) == "UNKNOWN_TOOL" for e in after.events):
+    answered = {_error_code(e) for e in after.events} if after is not None else set()
+    told = f"a reply calling {name} with [] after it, sent to tell, was answered"
+    about = f"the result of call {call_id} differs"
+    if "UNKNOWN_TOOL" in answered:
+        return "EXE-5", (
+            f"{about}: invalid input is reported before an unknown tool: arguments that are not "
+            "a JSON object are invalid input whatever the tool, one that is not registered too "
+            f"(EXE-5 (1)), and the target checks no input of such a tool ({told} UNKNOWN_TOOL "
+            "too)"
+        )
+    if "INVALID_TOOL_INPUT" not in answered:
         return None
-    return (
-        "invalid input is reported before an unknown tool: arguments that are not a JSON object "
-        "are invalid input whatever the tool, one that is not registered too (EXE-5 (1)), and "
-        f"the target checks no input of such a tool (a reply calling {name} with [] after it, "
-        "sent to tell, was answered UNKNOWN_TOOL too)"
+    if _blank_to_javascript_only(original):
+        read = (
+            "blank to JavaScript's trim alone: U+FEFF is not blank to Python's str.strip, so "
+            "they are not {} but the raw string, no JSON object, where the target reads them as "
+            "{}"
+        )
+    elif _object_only_when_lossy(original):
+        read = f"{_LOSSY_JSON}, where the target reads them as an object"
+    else:
+        return None
+    return "EXE-2", (
+        f"{about}: the call's arguments are {read} and so judges the call's tool, which is not "
+        f"registered (EXE-5): {json.dumps(_result_text(want))}; the target does check such a "
+        f"tool's input ({told} INVALID_TOOL_INPUT)"
     )
 
 
@@ -1425,15 +1446,25 @@ def _result_rule(
         return "EXE-2", (
             f"{about} differs: the call's arguments are {_LOSSY_JSON}, where the target "
             "reads them as an object and so judges the call's tool, which is not registered "
-            f"(EXE-5): {json.dumps(_result_text(want))}; or it checks no input of a tool that "
-            "is not registered, which shows the same here (EXE-5 (1): arguments that are not "
-            "a JSON object are invalid input whatever the tool)"
+            f"(EXE-5): {json.dumps(_result_text(want))}; {_OR_UNCHECKED}"
+        )
+    if (
+        code == "INVALID_TOOL_INPUT"
+        and their_code == "UNKNOWN_TOOL"
+        and _blank_to_javascript_only(situation.original)
+    ):
+        # No probe could tell the readings apart (calls still run): said as the lossy ones
+        # are, EXE-2 first; a program cut down until a probe can tell keeps EXE-5 where it does.
+        return "EXE-2", (
+            f"{about} differs: the call's arguments are blank to JavaScript's trim alone: U+FEFF "
+            "is not blank to Python's str.strip, so they are not {} but the raw string, no JSON "
+            "object, where the target reads them as {} and so judges the call's tool, which is "
+            f"not registered (EXE-5): {json.dumps(_result_text(want))}; {_OR_UNCHECKED}"
         )
     if code == "INVALID_TOOL_INPUT" and their_code == "UNKNOWN_TOOL":
         return "EXE-5", (
             f"{about} differs: invalid input is reported before an unknown tool (arguments "
             "that are not a JSON object, also those a tool that is not registered gets)"
-            + (_NOT_BLANK_TO_PYTHON if _blank_to_javascript_only(situation.original) else "")
         )
     if (
         code == "INVALID_TOOL_INPUT"
@@ -2470,9 +2501,9 @@ def _changed(
                     f"the target commits the result of call {_call_id_of(got)} where the model "
                     f"commits call {_call_id_of(want)}'s (results commit in the reply's order)"
                 )
-            unchecked = _unknown_tool_input_unchecked(want, got, history, probe)
-            if unchecked is not None:
-                return "EXE-5", f"the result of call {_call_id_of(want)} differs: {unchecked}"
+            probed = _unregistered_input_probed(want, got, history, probe)
+            if probed is not None:
+                return probed
             return _result_rule(want, got, command, phase, history, config=config)
         case "hook/invoked":
             if fields == ["matcher"]:  # the right hook for the right call, mislabelled
