@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import attrs
@@ -20,6 +21,10 @@ class _Item:
 
     def add_marker(self, marker: pytest.MarkDecorator) -> None:
         self.markers.append(marker)
+
+    def iter_markers(self, name: str) -> Iterator[pytest.Mark]:
+        """The hook also reads a test's `needs` markers (tests/node_requirements.py)."""
+        return (marker.mark for marker in self.markers if marker.name == name)
 
 
 def test_every_untraced_file_is_a_test_file_here() -> None:
