@@ -353,6 +353,19 @@ the same process first, as `main` does (1.36x and 1.28x with them, 1.32x and 1.2
 alternating processes). So a round now times every run once, a ratio is taken within a round,
 and the median of five is printed with the lowest and the highest and the load average; the
 figure is the median, and a figure at a load above the cores is a ceiling, not the row.
+This view then (1,000,000 events, load average 15 to 16, h2 to h8 running tests beside it):
+1.40x (1.31x to 1.45x) and 1.36x (1.33x to 1.45x), 1.10x and 1.12x the bytes pass; at the
+session's start (load 2 to 5, the same log, one process taking turns) 1.28x to 1.30x.
+Instructions (20,000 events, less the run that reads nothing): 404.9M against 349.6M (1.158x).
+What the harness-written log has that the others lack, in opcodes an event (`sys.settrace`, 135
+an event in all, the loop's share and the judges'): its 3,212 stream chunk lines 149 each (24 an
+event), 1,022 compact rows 151 each (7.7), 1,606 plugin events (request/header and /context,
+agent/inbox/spliced, session/title) 134 each (10.7): 53% of its lines, 31% of its opcodes, each
+little more than the loop's own reading of a line; the judged events of the model the rest
+(tool/result 537 each, a reply 512, hook/result 426, tool/call 342, hook/invoked 308). Measured,
+not kept: a line's seq and time read by `get` (a compact row's KeyError, about 400ns alone,
+spared, its type given no judge): the same process timing both checkers in turn, nine rounds,
+0.997x (0.949x to 1.017x), and 1.5M instructions more (the version-1 log 4.3M).
 
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
