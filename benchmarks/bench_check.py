@@ -1,8 +1,8 @@
 """Benchmarks for `loopspec check`: time against two baselines, memory against log length.
 
-Run by hand: `.venv/bin/python benchmarks/bench_check.py` (about five minutes; `--harness-only`
-times #15's row alone, the harness-written log, in under one). It writes generated logs to a
-temporary directory and prints, from one run:
+Run by hand: `.venv/bin/python benchmarks/bench_check.py` (some five minutes of CPU;
+`--harness-only` times #15's row alone, the harness-written log, in about one). It writes
+generated logs to a temporary directory and prints, from one run:
 
 - time: the checker against a bare pass that only runs `json.loads` on each line of the same
   file (target: at most 1.3x, on each of the three logs below; every run once a round, five
