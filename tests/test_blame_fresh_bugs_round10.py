@@ -264,16 +264,28 @@ def test_MODEL_3_an_abort_refused_while_idle_that_ends_the_next_turn_is_named_MO
     )
 
 
-def test_MODEL_3_an_idle_abort_of_another_cause_than_the_turns_is_named_MODEL_3() -> None:
+@pytest.mark.parametrize(
+    "reply",
+    [
+        calls("c1", "read", '{"file_path":""}'),
+        ModelReplies((TextBlock("hel"),), finish="max-tokens"),
+    ],
+    ids=["completed", "cut off at max-tokens"],
+)
+def test_MODEL_3_an_idle_abort_of_another_cause_than_the_turns_is_named_MODEL_3(
+    reply: ModelReplies,
+) -> None:
     """MODEL-3: a turn the target ends aborted with another cause than the refused abort's, on
     a reply that finished completed, is the kept abort still (random programs' first failure,
-    seeds 1, 3 to 6, 8: STEP-4, the step/end the target appends)."""
+    seeds 1, 3 to 6, 8: STEP-4, the step/end the target appends), and on one cut off at
+    max-tokens too, which ends no turn aborted either (seed 7 of session 34's batches: ABORT-2,
+    the reply marked interrupted)."""
     assert_found(
         (
             "an abort of another cause refused while idle kept for the next turn",
             LatchesAnIdleAbort,
             LoopConfig(tools=(READ,)),
-            (Abort("hook"), SubmitUser(""), calls("c1", "read", '{"file_path":""}')),
+            (Abort("hook"), SubmitUser(""), reply),
             "MODEL-3",
         ),
         'command #1, an Abort sent while no turn ran (its cause "hook", not the turn\'s)',

@@ -25,7 +25,7 @@ from typing import Any, Literal, Protocol, assert_never, runtime_checkable
 import attrs
 
 from loopspec.model.commands import (
-    FINISH_COMPLETED,
+    FINISH_CANCELLED,
     Abort,
     Allow,
     ApprovalAnswers,
@@ -5152,10 +5152,10 @@ def _ended_by_an_idle_abort(
     cause = _abort_cause_of(theirs)
     kept = next((n for n, sent_cause in reversed(idle_aborts) if sent_cause == cause), None)
     kept_cause = ""
-    if kept is None and idle_aborts and _completed_reply(command):
-        # Another cause, on a reply that finished completed: no cancelled or cut-off stream
-        # explains the abort, the kept one does (a loop may end it with a cause of its own:
-        # it read as STEP-4 or ORD-2, the reply cut short).
+    if kept is None and idle_aborts and _reply_not_cancelled(command):
+        # Another cause, on a reply that finished completed or at max-tokens: no cancelled
+        # stream explains the abort, the kept one does (a loop may end it with a cause of its
+        # own: it read as STEP-4 or ORD-2, the reply cut short, or ABORT-2 after max-tokens).
         kept = idle_aborts[-1][0]
         kept_cause = f" (its cause {spelled(idle_aborts[-1][1])}, not the turn's)"
     if kept is None:
@@ -5190,9 +5190,10 @@ def _repair_mistimed(
     )
 
 
-def _completed_reply(command: Command) -> bool:
-    """Whether `command` is a reply whose stream finished `completed`."""
-    return isinstance(command, ModelReplies) and command.finish == FINISH_COMPLETED
+def _reply_not_cancelled(command: Command) -> bool:
+    """Whether `command` is a reply whose stream finished otherwise than `cancelled`: nothing
+    in it ends the turn aborted."""
+    return isinstance(command, ModelReplies) and command.finish != FINISH_CANCELLED
 
 
 def _abort_cause_ending(model_events: Sequence[Event]) -> str | None:
