@@ -8,7 +8,8 @@ conform reads (201), `hang` stops answering, `flood` writes an endless line, `de
 answers every message but `shutdown`, where it exits without `bye` (give it an N no program
 reaches); `noturnend` keeps to the protocol but leaves every `turn/end` out of its answers from
 the Nth command on, a loop that breaks a rule. Used by tests/test_safety.py (SAFE-3, SAFE-5) and
-tests/test_pytest_plugin.py.
+tests/test_pytest_plugin.py; a test using it needs node, and says so with
+`@pytest.mark.needs(Need.NODE)` (tests/node_requirements.py).
 """
 
 from __future__ import annotations

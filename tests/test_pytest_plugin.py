@@ -15,6 +15,7 @@ from xml.etree import ElementTree
 import plugin_targets
 import pytest
 from inner_pytest import USER_CONFTEST, InnerPytest
+from node_requirements import Need
 
 from loopspec.properties import pytest_plugin
 from loopspec.properties.cli.conform_run import counts_line
@@ -187,6 +188,7 @@ def test_PROTO_1_plugin_shows_a_reports_first_line_alone_in_the_summary_and_juni
 
 
 @pytest.mark.parametrize("columns", [80, 120])
+@pytest.mark.needs(Need.NODE)
 def test_PROTO_1_plugin_s_short_summary_shows_the_rule_of_a_long_cmd_s_counterexample(
     tmp_path: Path, inner_pytest: InnerPytest, columns: int
 ) -> None:
@@ -520,6 +522,7 @@ def test_PROTO_1_plugin_refuses_two_targets_as_conform_does(inner_pytest: InnerP
     assert f"ERROR: loopspec: error: {says}\n" in stderr, stderr
 
 
+@pytest.mark.needs(Need.NODE)
 def test_SAFE_5_plugin_fails_a_target_leaving_without_bye_in_one_line(
     tmp_path: Path, inner_pytest: InnerPytest
 ) -> None:
@@ -863,6 +866,7 @@ def test_PROTO_1_plugin_names_no_rule_for_a_case_its_own_profile_cannot_describe
     assert "[PROTO-1]" not in failed, failed
 
 
+@pytest.mark.needs(Need.NODE)
 def test_SAFE_5_plugin_replays_saved_cases_on_one_process_and_names_its_failed_shutdown(
     tmp_path: Path,
     inner_pytest: InnerPytest,

@@ -1542,6 +1542,7 @@ def test_SAFE_5_a_target_that_raises_in_the_exhaustive_pass_exits_2_in_one_line(
     assert f"rerun it: {rerun}" in err
 
 
+@pytest.mark.needs(Need.NODE)
 def test_SAFE_5_replay_against_a_broken_target_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
