@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 
+import attrs
 import pytest
 from fresh_bugs import CapOneOff, FreshBug, assert_found, planted
 
@@ -39,7 +40,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import HookSpec, LoopConfig
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
-from loopspec.model.state import Idle
+from loopspec.model.state import ASKING, WAITING, Dispatching, Idle
 from loopspec.properties.conformance.capability_needs import (
     hook_capabilities,
     needed_capabilities,
@@ -53,7 +54,7 @@ from loopspec.properties.conformance.process_target import (
 from loopspec.properties.conformance.run import rule_needs
 from loopspec.properties.conformance.situation_sweep import sweep_situations
 from loopspec.properties.conformance.situations import program_exercises
-from loopspec.properties.conformance.target import ModelTarget
+from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import TOOLS
 
 _GUARDED = LoopConfig(tools=TOOLS, hooks=(HookSpec("guard", "PreToolUse", "bash"),))
@@ -208,3 +209,37 @@ def test_PROTO_1_a_target_dying_on_a_long_line_is_told_its_length_and_a_fixed_bu
     )
     assert long_line_note({"type": "command", "seq": 7, "command": {"kind": "Crash"}}) == ""
     assert "C: fflush(stdout) after each line" in UNFLUSHED
+
+
+class PassesTheGateWhileAsking(ModelTarget):
+    """The model, except that a result settling while a call waits for its approval starts the
+    first call waiting behind it too (reported started): the gate left open past the ask."""
+
+    def apply(self, command: Command) -> Observation:
+        before = self.state
+        observed = super().apply(command)
+        phase = None if before is None else before.phase
+        if not isinstance(command, ToolFinishes) or not isinstance(phase, Dispatching):
+            return observed
+        statuses = [slot.status for slot in phase.slots]
+        if ASKING not in statuses:
+            return observed
+        behind = [s for s in phase.slots[statuses.index(ASKING) :] if s.status == WAITING]
+        if not behind:
+            return observed
+        started = (behind[0].call_id, behind[0].arguments)
+        return attrs.evolve(observed, executed=(*observed.executed, started))
+
+
+def test_SCHED_2_a_call_passing_the_gate_while_an_earlier_one_asks_is_found() -> None:
+    """SCHED-2: the C loop declaring parallel, pre-hooks and approval let a later call pass
+    the gate when a result settled while an earlier call waited for its approval, and passed
+    200 programs on seeds 1 and 2: none settled a call while a later one waited, a third behind
+    it. A targeted program needing those three capabilities now does."""
+    with pytest.raises(DivergenceFound) as found:
+        sweep_situations(PassesTheGateWhileAsking, frozenset({"pre-hooks", "approval", "parallel"}))
+    divergence = found.value.divergence
+    assert divergence.rule_id == "SCHED-2", divergence.what
+    assert "call c2 waits for its approval answer, and no later call passes the gate" in (
+        divergence.what
+    )

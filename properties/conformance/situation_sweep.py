@@ -41,10 +41,12 @@ Session 32's Go loop was found only after 57 to 123 programs joining an allowing
 into a denial, filling an audit's missing stderrSummary with the reason, letting one call past
 the cap, or ending only the first of the calls an abort found unstarted (session 35's C loop
 letting one call past the cap, declaring parallel but not abort, which that program needs,
-passed every seed). Session 33's Perl loop was found only after 7 to 73 answering a call with
-invalid input that an abort found behind a pending approval as invalid input, letting an ask
-outrank a deny, keeping a hook's rewrite on a denied call's record, keeping its queue across a
-crash, or ending the turn on a reply without calls while a message was queued. Each
+passed every seed, and so did one passing a later call through the gate when an earlier call
+settled while one between them waited for its approval). Session 33's Perl loop was found only
+after 7 to 73 answering a call with invalid input that an abort found behind a pending approval
+as invalid input, letting an ask outrank a deny, keeping a hook's rewrite on a denied call's
+record, keeping its queue across a crash, or ending the turn on a reply without calls while a
+message was queued. Each
 situation below is one short program, compared with the model as any program is
 (`exhaustive.run_program`, which drives it to a quiet end); a program needing a capability the
 target does not declare is not played.
@@ -722,6 +724,31 @@ SITUATIONS: tuple[Situation, ...] = (
             HookAnswers(Ask("check")),
             ApprovalAnswers("allowed-once"),
             ToolFinishes("c1", ToolSucceeded("a.txt")),
+        ),
+    ),
+    Situation(
+        "an earlier call settles while a later one waits for its approval, a third behind it",
+        ("SCHED-2", "DEC-2"),
+        frozenset({"pre-hooks", "approval", "parallel"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("gate", "read")), max_parallel=3),
+        # The gate stays with the waiting call when a result frees a slot: a C loop letting
+        # the third call pass then passed every seed (session 35), no program settling a
+        # call while a later one waited for its answer.
+        (
+            SubmitUser("read both, then search"),
+            ModelReplies(
+                (
+                    ToolCallBlock("c1", "read", _READ),
+                    ToolCallBlock("c2", "read", '{"file_path":"b.txt"}'),
+                    ToolCallBlock("c3", "grep", '{"pattern":"TODO"}'),
+                )
+            ),
+            HookAnswers(Pass()),
+            HookAnswers(Ask("check")),
+            ToolFinishes("c1", ToolSucceeded("one")),
+            ApprovalAnswers("allowed-once"),
+            ToolFinishes("c3", ToolSucceeded("three")),
+            ToolFinishes("c2", ToolSucceeded("two")),
         ),
     ),
     Situation(
