@@ -20,6 +20,7 @@ from node_requirements import (
     SKIPPED_SUMMARY_FILE,
     Need,
     harness_need,
+    need_skipped,
     skipped_summary,
     unavailable,
 )
@@ -156,10 +157,6 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-# The tests skipped at collection for want of node or npm, by node ID: what each needed.
-SKIPPED_FOR_WANT_OF_NODE: dict[str, Need] = {}
-
-
 def _needs(item: pytest.Item) -> list[Need]:
     """What `item`'s `needs` markers ask for, Need.ITS_HARNESS read from its `harness` (or
     `name`) parameter."""
@@ -183,7 +180,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             reason = unavailable(need)
             if reason is not None:
                 item.add_marker(pytest.mark.skip(reason=reason))
-                SKIPPED_FOR_WANT_OF_NODE[item.nodeid] = need
                 break
 
 
@@ -197,10 +193,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.section("mutant kill matrix (mutant, rule broken, rule blamed, cost)")
         for row in matrix:
             terminalreporter.write_line(row)
+    # Read from the skip reports, which a pytest-xdist controller receives too.
+    reasons = [report.longrepr for report in terminalreporter.stats.get("skipped", [])]
     skipped = [
-        SKIPPED_FOR_WANT_OF_NODE[report.nodeid]
-        for report in terminalreporter.stats.get("skipped", [])
-        if report.nodeid in SKIPPED_FOR_WANT_OF_NODE
+        need
+        for reason in reasons
+        if isinstance(reason, tuple)
+        and (need := need_skipped(reason[2].removeprefix("Skipped: "))) is not None
     ]
     summary = skipped_summary(Counter(skipped))
     if summary:

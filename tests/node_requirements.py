@@ -86,7 +86,10 @@ def unavailable(need: Need, path: str | None = None, adapter_dir: Path | None = 
             version = _node_version(node)
             found = re.match(r"v(\d+)\.", version)
             if found is None or int(found.group(1)) < OLDEST_NODE:
-                return f"{need.value} needs Node.js {OLDEST_NODE} or later, {node} is {version!r}"
+                return (
+                    f"{need.value} needs Node.js {OLDEST_NODE} or later, {node} is {version!r}: "
+                    f"{GET_NODE}"
+                )
             return None
         case Need.CLAUDE_CODE | Need.CODEX:
             harness = Harness.CLAUDE_CODE if need is Need.CLAUDE_CODE else Harness.CODEX
@@ -105,6 +108,14 @@ def unavailable(need: Need, path: str | None = None, adapter_dir: Path | None = 
 def harness_need(harness: object) -> Need:
     """The need of a test whose `harness` parameter is `harness` (a Harness or its value)."""
     return HARNESS_NEEDS[harness if isinstance(harness, Harness) else Harness(str(harness))]
+
+
+def need_skipped(reason: str) -> Need | None:
+    """The need a skip reason `unavailable` gave names, read back from a test's report; None
+    for a skip of another kind."""
+    if GET_NODE not in reason:
+        return None
+    return next((need for need in Need if need.value in reason), None)
 
 
 def skipped_summary(counts: Mapping[Need, int], path: str | None = None) -> list[str]:

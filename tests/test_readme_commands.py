@@ -19,7 +19,14 @@ from pathlib import Path
 
 import node_requirements
 import pytest
-from node_requirements import HARNESS_NEEDS, Need, harness_need, skipped_summary, unavailable
+from node_requirements import (
+    HARNESS_NEEDS,
+    Need,
+    harness_need,
+    need_skipped,
+    skipped_summary,
+    unavailable,
+)
 
 from loopspec.properties.cli.main import build_parser, main
 from loopspec.properties.harnesses.session import BINARIES
@@ -197,6 +204,7 @@ def test_MODEL_1_make_test_without_node_skips_what_needs_it_saying_why(
     without = _programs(tmp_path / "without", "python3", "make", "git")
     reason = unavailable(need, path=without, adapter_dir=tmp_path)
     assert reason is not None
+    assert need_skipped(reason) is need  # the run's summary counts it under its need
     missing = "`node` is" if need is Need.NODE else "`node` and `npm` are"
     assert reason.startswith(f"{missing} not on PATH, so {need.value} "), reason
     assert "install Node.js 20 or later with npm (https://nodejs.org)" in reason
@@ -215,6 +223,7 @@ def test_MODEL_1_make_test_without_node_skips_what_needs_it_saying_why(
         assert old is not None
         assert "needs Node.js 20 or later" in old
         assert "v18.20.0" in old
+        assert need_skipped(old) is need
     summary = skipped_summary({Need.CODEX: 7, Need.NODE: 3}, path=without)
     assert summary == [
         "10 tests were SKIPPED for want of Node.js/npm (`node` and `npm` are not on PATH): "
