@@ -27,20 +27,24 @@ import attrs
 import pytest
 from fresh_bugs import CapOneOff, FreshBug, assert_found, planted
 
-from loopspec.model import handlers
+from loopspec.model import dispatch, handlers
 from loopspec.model.commands import (
     Command,
     Deny,
     HookAnswers,
     ModelReplies,
     Pass,
+    PostBlock,
+    PostVerdict,
     SubmitUser,
+    ToolFailed,
     ToolFinishes,
     ToolSucceeded,
 )
 from loopspec.model.config import HookSpec, LoopConfig
+from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
-from loopspec.model.state import ASKING, WAITING, Dispatching, Idle
+from loopspec.model.state import ASKING, WAITING, CallSlot, Dispatching, Idle, PreparedResult
 from loopspec.properties.conformance.capability_needs import (
     hook_capabilities,
     needed_capabilities,
@@ -242,4 +246,47 @@ def test_SCHED_2_a_call_passing_the_gate_while_an_earlier_one_asks_is_found() ->
     assert divergence.rule_id == "SCHED-2", divergence.what
     assert "call c2 waits for its approval answer, and no later call passes the gate" in (
         divergence.what
+    )
+
+
+_PREPARE_RESULT = dispatch.prepare_result
+
+
+def _keeps_failure_info(
+    slot: CallSlot,
+    outcome: ToolSucceeded | ToolFailed,
+    post: tuple[tuple[HookSpec, PostVerdict], ...],
+    aborting: str | None,
+) -> PreparedResult:
+    """`prepare_result`, except that a blocked failure keeps the body's {name, code}."""
+    result = _PREPARE_RESULT(slot, outcome, post, aborting)
+    if isinstance(outcome, ToolFailed) and outcome.code is not None and result.error_info is None:
+        info = FrozenMap({"name": outcome.error_name, "code": outcome.code})
+        return attrs.evolve(result, error_info=info)
+    return result
+
+
+BLOCK_KEEPS_FAILURE_INFO: FreshBug = (
+    "a blocked failure keeping the body's error info",
+    planted(handlers, "prepare_result", _keeps_failure_info, _keeps_failure_info.__doc__ or ""),
+    LoopConfig(tools=TOOLS, hooks=(HookSpec("after-all", "PostToolUse", "*"),)),
+    (
+        SubmitUser(""),
+        ModelReplies((ToolCallBlock("c1", "grep", '{"pattern":""}'),)),
+        ToolFinishes("c1", ToolFailed("", "", "ToolError"), (PostBlock(""),)),
+    ),
+    "DEC-3",
+)
+
+
+def test_DEC_3_a_blocked_failure_keeping_the_bodys_error_info_is_named_the_block() -> None:
+    """DEC-3: the C loop, declaring post-hooks, replaced a blocked failure's content and kept
+    the body's {name, code} (code ""). The report named EXE-4 in words saying the body failed
+    without a code, which it did not; a block replaces the result whole (DEC-3 now says its
+    error info too), and the words say so."""
+    assert_found(
+        BLOCK_KEEPS_FAILURE_INFO,
+        "the target keeps the failed body's error info, "
+        '{"name": "ToolError", "code": ""}, on a result a PostToolUse hook blocked',
+        lacks=("failed without a code",),
     )

@@ -1193,6 +1193,26 @@ def _body_error_words(want: Event, got: Event | None) -> str | None:
     return f"the target {what} where the body failed with {json.dumps(wanted)}: {rule}"
 
 
+def _failure_info_kept_by_a_block(want: Event, got: Event | None, command: Command) -> str | None:
+    """The words for a blocked result that keeps the error info of a body that failed with a
+    code, its content the model's (the block reasons), where a block's result has none (DEC-3:
+    it replaces the body's result); None otherwise, as for a body that gave no code, whose
+    error info is wrong blocked or not (EXE-4)."""
+    written = None if got is None else _data(got).get("error")
+    if written is None or _data(want).get("error") is not None or _content(got) != _content(want):
+        return None
+    if not isinstance(command, ToolFinishes) or command.call_id != _call_id_of(want):
+        return None
+    outcome = command.outcome
+    if not isinstance(outcome, ToolFailed) or outcome.code is None:
+        return None
+    return (
+        f"the target keeps the failed body's error info, {json.dumps(written)}, on a result a "
+        "PostToolUse hook blocked: a block replaces the body's result whole, its {name, code} "
+        "as its content and meta, and the blocked result carries no error info"
+    )
+
+
 def _error_code(event: Event | None) -> object:
     """A tool/result's error code, None when it carries none."""
     error = _data(event).get("error")
@@ -1495,6 +1515,9 @@ def _result_rule(
     if code in ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL"):
         return "EXE-5", f"{about} differs: a call the tool cannot take ends as an {code} error"
     body_error = _body_error_words(want, got)
+    kept = _failure_info_kept_by_a_block(want, got, command) if situation.post_blocked else None
+    if kept is not None:
+        return "DEC-3", f"{about} differs in its error info: {kept}"
     if situation.post_blocked and body_error is not None:
         # The block reasons are the content, as the model's: only the body's error info
         # differs (it read as the block not applied).
