@@ -126,6 +126,58 @@ def test_HOOK_8_a_matcher_read_as_a_glob_skips_the_hook_it_matches() -> None:
     )
 
 
+BASH = ToolSpec("bash", required_keys=("command",))
+WRITE = ToolSpec("write", required_keys=("file_path", "content"))
+GUARD = HookSpec("guard", "PreToolUse", "bash|write")
+
+
+@pytest.mark.parametrize(
+    ("config", "program", "says"),
+    [
+        (
+            LoopConfig(
+                tools=TOOLS,
+                hooks=(HookSpec("everything", "PreToolUse", "*"), GLOB_MATCHER[2].hooks[0]),
+                max_parallel=1,
+            ),
+            (
+                SubmitUser(""),
+                ModelReplies(
+                    (
+                        ToolCallBlock("c1", "read", '{"file_path":""}'),
+                        ToolCallBlock("c2", "read", '{"file_path":""}'),
+                    )
+                ),
+                HookAnswers(Pass()),
+                HookAnswers(Pass()),
+            ),
+            'the target skips hook late, whose matcher ".*" matches the whole name of tool read '
+            "(call c1), and runs hook everything next for call c2",
+        ),
+        (
+            LoopConfig(tools=(BASH,), hooks=(HookSpec("rewriter", "PreToolUse", "bash"), GUARD)),
+            (SubmitUser(""), calls("c1", "bash", '{"command":""}'), HookAnswers(Pass())),
+            "the target commits the reply without running PreToolUse hook guard for call c1, "
+            'whose matcher "bash|write" matches the whole name of tool bash',
+        ),
+        (
+            LoopConfig(tools=(WRITE,), hooks=(GUARD,)),
+            (SubmitUser(""), calls("c1", "write", '{"file_path":"\\ud800","content":""}')),
+            "the target commits the reply without running PreToolUse hook guard for call c1",
+        ),
+    ],
+    ids=["the next call's hook first", "the reply committed", "a lone surrogate taken"],
+)
+def test_HOOK_8_a_glob_matcher_skipping_a_hook_for_any_call_is_named_HOOK_8(
+    config: LoopConfig, program: tuple[Command, ...], says: str
+) -> None:
+    """HOOK-8: the Tcl loop's glob matcher showed first as the next call's hook run (HOOK-4 on
+    seeds 3, 8 and 9 of 10), as the reply committed with a hook to go (HOOK-4 on seed 4), and
+    as a write call whose arguments hold a lone surrogate committed unhooked (EXE-2 on seed 1,
+    though the target took the arguments: no INVALID_TOOL_INPUT at the gate)."""
+    assert_found(("a glob matcher", GLOB_MATCHER[1], config, program, "HOOK-8"), says)
+
+
 def test_HOOK_4_hooks_run_out_of_order_are_not_a_matcher_skipping_one() -> None:
     """HOOK-4: a loop running hook final before hook late, which it runs next, shows the same
     first difference as one that skips late; the pending hooks answered tell them apart, and

@@ -15,6 +15,7 @@ difference no rule prescribes is reported as a gap in SPEC (`NO_RULE`), never gu
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import math
 import re
@@ -3400,6 +3401,44 @@ def _hook_still_due(
     )
 
 
+def _matcher_read_as_a_glob(
+    config: LoopConfig | None,
+    command: Command,
+    program: Sequence[Command],
+    events: Sequence[Event],
+) -> str | None:
+    """Words on the PreToolUse hook the model still asks about the reply in hand
+    (`_hook_still_due`) where the target commits the reply, when that hook's matcher matches
+    its call's tool as a regular expression but not as a glob (Tcl's `string match`, fnmatch:
+    `.*` matches only names starting with a dot, `|` only itself) and the target ran it for no
+    call of that tool before: it skipped the hook (HOOK-8), where a loop counting answers
+    wrong runs it for other calls (HOOK-4). None otherwise."""
+    if config is None or not isinstance(command, HookAnswers | ModelReplies):
+        return None
+    reply = _reply_in_hand(command, program)
+    due = _due_hooks(config, reply, _answered_this_step(events)) if reply is not None else []
+    if not due:
+        return None
+    call, hook = due[0]
+    if fnmatch.fnmatchcase(call.name, hook.matcher):
+        return None
+    called = {_call_id_of(e): _data(e).get("name") for e in events if e.get("type") == "tool/call"}
+    if any(
+        e.get("type") == "hook/invoked"
+        and _data(e).get("handlerId") == hook.handler_id
+        and called.get(_data(e).get("callId")) == call.name
+        for e in events
+    ):
+        return None
+    return (
+        f"the target commits the reply without running PreToolUse hook {hook.handler_id} for "
+        f"call {call.id}, whose matcher {spelled(hook.matcher)} matches the whole name of tool "
+        f"{call.name}: a matcher is a regular expression over the whole tool name (a glob, such "
+        'as Tcl\'s string match or fnmatch, reads `.*` and `|` otherwise), and "" and "*" '
+        "match every tool"
+    )
+
+
 def _fits_only_by_case(hook: HookSpec, name: str) -> bool:
     """The hook's matcher has a leading `(?i)` and the rest does not match `name` as written."""
     if not hook.matcher.startswith("(?i)"):
@@ -3763,6 +3802,16 @@ def _commits_as_strict_parser(config: LoopConfig | None, command: ModelReplies) 
     return None
 
 
+def _refused_at_the_gate(call_id: str, target_events: Sequence[Event]) -> bool:
+    """Whether the target answers call `call_id` INVALID_TOOL_INPUT among `target_events`."""
+    return any(
+        e.get("type") == "tool/result"
+        and _call_id_of(e) == call_id
+        and _error_code(e) == "INVALID_TOOL_INPUT"
+        for e in target_events
+    )
+
+
 def _object_holding_lone_surrogate(arguments: str) -> bool:
     """Whether EXE-2 reads `arguments` as an object holding a lone surrogate."""
     value = parse_arguments(arguments)
@@ -3896,16 +3945,27 @@ def _skipped_matching_hook(
         or probe is None
         or mine.get("point") != "PreToolUse"
         or theirs.get("point") != "PreToolUse"
-        or theirs.get("callId") != call_id
     ):
         return None
     order = [hook.handler_id for hook in config.hooks]
     skipped, ran = mine.get("handlerId"), theirs.get("handlerId")
-    if skipped not in order or ran not in order or order.index(ran) <= order.index(skipped):
+    if skipped not in order or ran not in order:
+        return None
+    # For the same call, a hook configured after the skipped one; or any hook for a later call
+    # of the reply (the skipped one was the call's last to match), where a glob reads the
+    # skipped one's matcher otherwise.
+    later = _later_call_of_the_reply(call_id, theirs.get("callId"), command, program)
+    if theirs.get("callId") == call_id and order.index(ran) <= order.index(skipped):
+        return None
+    if theirs.get("callId") != call_id and not later:
         return None
     hook = config.hooks[order.index(str(skipped))]
     name = _called_tool_name(call_id, command, history, program)
     if name is None or not hook.matches(name):
+        return None
+    if theirs.get("callId") != call_id and fnmatch.fnmatchcase(name, hook.matcher):
+        # Skipped for a later call's hook for a reason of its own (the call's tool or its
+        # arguments), not its matcher: a glob matches it as well.
         return None
     for _answer in range(len(config.hooks) * 8):  # a bound: every pending hook of a reply
         probed = probe(HookAnswers(Pass()))
@@ -3921,10 +3981,21 @@ def _skipped_matching_hook(
             break
     return (
         f"the target skips hook {skipped}, whose matcher {spelled(hook.matcher)} matches the "
-        f"whole name of tool {name} (call {call_id}), and runs {hook_named(got)} next: a "
+        f"whole name of tool {name} (call {call_id}), and runs {hook_named(got)} next"
+        + ("" if theirs.get("callId") == call_id else f" for call {theirs.get('callId')}")
+        + ": a "
         "matcher is a regular expression over the whole tool name (a glob reads `.*` and `|` "
         'otherwise), and "" and "*" match every tool'
     )
+
+
+def _later_call_of_the_reply(
+    call_id: object, other: object, command: Command, program: Sequence[Command]
+) -> bool:
+    """Whether call `other` comes after call `call_id` in the reply in hand."""
+    reply = _reply_in_hand(command, program)
+    ids = [call.id for call in reply.tool_calls] if reply is not None else []
+    return call_id in ids and other in ids and ids.index(other) > ids.index(call_id)
 
 
 def _fits_only_part(config: LoopConfig | None, got: Event) -> str | None:
@@ -4109,6 +4180,15 @@ def _extra(
                 if isinstance(command, ModelReplies)
                 else None
             )
+            glob_read = _matcher_read_as_a_glob(config, command, program, [*history, *model_events])
+            if (
+                strict is not None
+                and glob_read is not None
+                and not _refused_at_the_gate(strict, target_events)
+            ):
+                # The target takes the arguments (no INVALID_TOOL_INPUT result at the gate):
+                # what it skipped is the hook, whose matcher it reads as a glob.
+                return "HOOK-8", f"{adds}: {glob_read}"
             if strict is not None:
                 return "EXE-2", (
                     f"{adds}: call {strict}'s arguments are a JSON object as EXE-2 reads them"
@@ -4118,6 +4198,12 @@ def _extra(
             if isinstance(command, ModelReplies | HookAnswers) and skipped is not None:
                 rule, words = skipped
                 return rule, f"{adds}: {words} (the reply waits for it)"
+            if glob_read is not None and any(
+                e.get("type") == "hook/invoked" and _data(e).get("point") == "PreToolUse"
+                for e in history
+            ):
+                # A loop that ran PreToolUse hooks before runs them: it skipped this one.
+                return "HOOK-8", f"{adds}: {glob_read}"
             if isinstance(command, ModelReplies) and command.finish == "completed":
                 # A completed reply the model does not log at once is one whose calls
                 # PreToolUse hooks match: it is committed after the last hook has answered.
@@ -4137,6 +4223,8 @@ def _extra(
                     "omitted when none is left"
                 )
             unasked = _hook_still_due(config, command, program, [*history, *model_events])
+            if unasked is not None and glob_read is not None:
+                return "HOOK-8", f"{adds}: {glob_read}"
             if unasked is not None:
                 return "HOOK-4", f"{adds}: {unasked}"
             return "ORD-1", f"{adds}: one reply per step"
