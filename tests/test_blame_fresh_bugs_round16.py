@@ -16,7 +16,21 @@ played (the C loop is not kept: the suite runs no gcc):
   too; RW-3 "(needs rewrite)", where every PreToolUse answer is audited before the reply, a
   rewrite or none; and ABORT-2 "(needs abort)", where a reply finishing cancelled (max-tokens)
   is one; DEC-1 read "checked, situation never generated" with no hook to deny a call, where it
-  needs pre-hooks.
+  needs pre-hooks;
+- a loop declaring parallel (with pre-hooks too) letting one call past the cap passed both
+  seeds, the only program holding a call at the cap needing abort as well; and one declaring
+  approval too that let a later call through the gate when an earlier call settled while one
+  between them waited for its approval passed both, no program settling a call then: targeted
+  programs needing what each declares now show them;
+- PreToolUse hooks run for a call with invalid input: named HOOK-4 on seed 1 and EXE-2 on seed
+  2 (a later call's arguments held a lone surrogate escape, read as a strict parser's skip);
+- a blocked failure keeping the body's error info (code ""): named EXE-4 in words saying the
+  body failed without a code; now DEC-3, which says a block drops it;
+- the C kind: a JSON writer leaving U+001F unescaped was told to write its debugging output to
+  stderr, and a reader with a 4096-byte line buffer was told only that the process ended its
+  output; each is now told what to fix. A loop never flushing stdout was told four languages'
+  flush, and now C's too. Strings cut at a NUL (a prompt, a body's text) or in a 32-byte buffer
+  (a failure's message) passed both seeds: no program draws either.
 """
 
 from __future__ import annotations
@@ -290,3 +304,24 @@ def test_DEC_3_a_blocked_failure_keeping_the_bodys_error_info_is_named_the_block
         '{"name": "ToolError", "code": ""}, on a result a PostToolUse hook blocked',
         lacks=("failed without a code",),
     )
+
+
+class RefusesStrayOutcomesWithExe4(ModelTarget):
+    """The model, except that a tool outcome outside a batch is refused with EXE-4 (a call not
+    running), where the phase is judged first (MODEL-1)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if isinstance(command, ToolFinishes) and observed.refusal_rule == "MODEL-1":
+            return attrs.evolve(observed, refusal_rule="EXE-4")
+        return observed
+
+
+def test_MODEL_1_a_stray_tool_outcome_refused_with_exe_4_is_found_declaring_nothing() -> None:
+    """MODEL-1: the C loop looked the call up before the phase and refused a tool outcome
+    while idle with EXE-4; it was found on seed 1 and passed 200 programs on seed 2, none
+    sending an outcome outside a batch. A targeted program needing no capability sends two."""
+    with pytest.raises(DivergenceFound) as found:
+        sweep_situations(RefusesStrayOutcomesWithExe4, frozenset())
+    divergence = found.value.divergence
+    assert divergence.rule_id == "MODEL-1", divergence.what

@@ -596,6 +596,21 @@ SITUATIONS: tuple[Situation, ...] = (
         ),
     ),
     Situation(
+        "a tool outcome comes while the model is awaited, and again once the turn has ended",
+        ("MODEL-1", "MODEL-3"),
+        frozenset(),
+        LoopConfig(tools=TOOLS),
+        # Both refused (MODEL-1: the phase is judged first, no batch is open): a C loop
+        # refusing them with EXE-4, as an outcome for a call not running, passed a seed
+        # (session 35), the random programs seldom sending one outside a batch.
+        (
+            SubmitUser("read it"),
+            ToolFinishes("c1", ToolSucceeded("a.txt")),
+            ModelReplies((TextBlock("nothing to read"),)),
+            ToolFinishes("c1", ToolSucceeded("a.txt")),
+        ),
+    ),
+    Situation(
         "a call finishes with one PostToolUse verdict too many, refused, then with its one",
         ("HOOK-5", "MODEL-3"),
         frozenset({"post-hooks"}),
