@@ -531,16 +531,23 @@ def _written_again(wanted: Callable[[Event], bool], after: int = 0) -> Plant:
     return plant
 
 
-def _commit_written_again(wanted: Callable[[Event], bool]) -> Plant:
-    """The commit whose first event `wanted` picks written again whole, right after itself."""
+def _commit_written_again(
+    wanted: Callable[[Event], bool], part: tuple[int, int] | None = None
+) -> Plant:
+    """The commit whose first event `wanted` picks written again right after itself: whole,
+    or its events `part` (from, to: 0 its first, as a slice counts)."""
 
     def plant(events: list[Event]) -> list[Event]:
         at = _at(events, wanted)
         size = events[at]["unit"][1]
-        events[at + size : at + size] = copy.deepcopy(events[at : at + size])
+        start, stop = part or (0, size)
+        events[at + size : at + size] = copy.deepcopy(events[at + start : at + stop])
         return events
 
     return plant
+
+
+_REPLY_COMMIT = lambda e: e["type"] == "hook/invoked" and e["unit"] == [1, 6]  # noqa: E731
 
 
 @pytest.mark.parametrize(
@@ -555,7 +562,12 @@ def _commit_written_again(wanted: Callable[[Event], bool]) -> Plant:
         # was fed to the rules (ADJ-2 twice; TURN-1 and STEP-1; ORD-1, ADJ-1 and ORD-2 thrice).
         (_commit_written_again(_of("approval/asked")), 11),
         (_commit_written_again(_of("turn/start", turn=1)), 0),
-        (_commit_written_again(lambda e: e["type"] == "hook/invoked" and e["unit"] == [1, 6]), 5),
+        (_commit_written_again(_REPLY_COMMIT), 5),
+        # Part of it: its first 3 events (they were named as the whole 6, and the copy's
+        # marker, cut short by the next commit, LOG-8 too); its last 5 (that was LOG-8 alone,
+        # a commit begun nowhere, and the copy judged no further).
+        (_commit_written_again(_REPLY_COMMIT, (0, 3)), 5),
+        (_commit_written_again(_REPLY_COMMIT, (1, 6)), 6),
     ],
     ids=[
         "inside",
@@ -566,6 +578,8 @@ def _commit_written_again(wanted: Callable[[Event], bool]) -> Plant:
         "a commit begun with an approval",
         "the first commit",
         "a commit holding a reply and its records",
+        "its first events",
+        "its last events",
     ],
 )
 def test_LOG_1_LOG_8_an_event_of_a_commit_written_again_is_LOG_1_alone(
@@ -574,15 +588,50 @@ def test_LOG_1_LOG_8_an_event_of_a_commit_written_again_is_LOG_1_alone(
     """LOG-1, LOG-8: an event of a version-1 log's commit written again with its marker (as a
     writer resuming may write its last events again) is one LOG-1 naming the repetition, the
     copy judged by no other rule (SPEC LOG-1), inside a commit as between commits; the copy's
-    marker, out of place, was LOG-8 too. So is the last commit written again whole, told by
-    its first event."""
+    marker, out of place, was LOG-8 too. So is the last commit written again, whole or in
+    part, told by its first event or by where its markers place its lines: named as the lines
+    the copy holds."""
     header, events = marked_demo()
-    report = check_lines(tmp_path / "again.jsonl", header, written_again(copy.deepcopy(events)))
+    planted = written_again(copy.deepcopy(events))
+    report = check_lines(tmp_path / "again.jsonl", header, planted)
     assert [(found.violation.rule_id, found.violation.seq) for found in report.violations] == [
         ("LOG-1", seq)
     ], [found.violation.message for found in report.violations]
-    assert "written again, the same" in report.violations[0].violation.message
+    copies = len(planted) - len(events)
+    message = report.violations[0].violation.message
+    if copies == 1:
+        assert "is written again, the same" in message
+    elif copies == planted[report.violations[0].line - 2]["unit"][1]:
+        assert f"seqs {seq} to {seq + copies - 1} are written again, the same commit" in message
+    else:
+        k = planted[report.violations[0].line - 2]["unit"][0]
+        assert message.startswith(
+            f"seqs {seq} to {seq + copies - 1} are written again, events {k} to "
+            f"{k + copies - 1} of the commit of 6 begun at seq 5, at the seqs and with the "
+            "markers they were first written with"
+        )
     assert (report.errors, report.notices) == ([], [])
+
+
+def test_LOG_1_LOG_8_a_copy_of_a_commit_begun_where_another_broke_off_is_LOG_1_alone(
+    tmp_path: Path,
+) -> None:
+    """LOG-1, LOG-8: turn 1's last commit marked as of 4 events, 3 written, is broken off by
+    turn 2's first (LOG-8), which the checker's reader of commits then reads (not its own
+    loop); the log ends with that commit written again whole. It was told by its first event
+    only where the loop began the commit, so each line of this copy was judged (TURN-1, STEP-1
+    beside a LOG-1 'seq 21 where 24 was due'): now one LOG-1 naming its lines."""
+    header, events = marked_demo()
+    events = copy.deepcopy(events[: _at(events, _of("turn/start", turn=2)) + 3])
+    for event in events[-6:-3]:
+        event["unit"][1] = 4
+    report = check_lines(tmp_path / "again.jsonl", header, [*events, *copy.deepcopy(events[-3:])])
+    found = [(f.violation.rule_id, f.violation.seq, f.line) for f in report.violations]
+    assert found == [("LOG-8", 21, 23), ("LOG-1", 21, 26)], report.violations
+    assert report.violations[1].violation.message.startswith(
+        "seqs 21 to 23 are written again, the same commit of 3 events as where it was first "
+        "written, begun with the same turn/start"
+    )
 
 
 def test_LOG_8_no_line_cut_of_a_marked_log_is_flagged_and_a_flag_stays(tmp_path: Path) -> None:

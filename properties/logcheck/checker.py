@@ -377,12 +377,12 @@ _INFINITY = float("inf")
 _INFINITIES = (_INFINITY, -_INFINITY)
 
 
-def _repeats() -> Repeats:
+def _repeats(report: LogReport, limits: Limits) -> Repeats:
     """A `repeated_lines.Repeats`, imported at the first line whose seq is taken: a log
     written once is checked without it."""
     from loopspec.properties.logcheck.repeated_lines import Repeats  # noqa: PLC0415
 
-    return Repeats()
+    return Repeats(report, limits)
 
 
 def _envelope(obj: Any, judges: dict[str, Judge | None]) -> tuple[Any, Any, Any, Judge | None]:
@@ -1264,7 +1264,7 @@ def _check_lines(
                                 )
                                 unit_size = 0
                                 position = None
-                                if _take_unit(
+                                taken = _take_unit(
                                     units,
                                     report,
                                     obj,
@@ -1274,12 +1274,17 @@ def _check_lines(
                                     limits=limits,
                                     earlier=earlier,
                                     prefix=prefix,
-                                ):
+                                    repeats=repeats,
+                                    last_commit=commit_first,
+                                )
+                                if taken & HOLE_BEGINS:
                                     hole_line = line
+                                if taken & COMMIT_BEGINS:
+                                    commit_before, commit_first = commit_first, obj
                                 units_open = units.is_open()
                         elif units_open:
                             position = None
-                            if _take_unit(
+                            taken = _take_unit(
                                 units,
                                 report,
                                 obj,
@@ -1289,8 +1294,13 @@ def _check_lines(
                                 limits=limits,
                                 earlier=earlier,
                                 prefix=prefix,
-                            ):
+                                repeats=repeats,
+                                last_commit=commit_first,
+                            )
+                            if taken & HOLE_BEGINS:
                                 hole_line = line
+                            if taken & COMMIT_BEGINS:
+                                commit_before, commit_first = commit_first, obj
                             units_open = units.is_open()
                         elif marker is None and seq_int and kind != "assistant/message":
                             position = None  # a commit by itself
@@ -1315,7 +1325,7 @@ def _check_lines(
                                 unit_noted = False
                             else:
                                 position = None
-                                if _take_unit(
+                                taken = _take_unit(
                                     units,
                                     report,
                                     obj,
@@ -1325,8 +1335,13 @@ def _check_lines(
                                     limits=limits,
                                     earlier=earlier,
                                     prefix=prefix,
-                                ):
+                                    repeats=repeats,
+                                    last_commit=commit_first,
+                                )
+                                if taken & HOLE_BEGINS:
                                     hole_line = line
+                                if taken & COMMIT_BEGINS:
+                                    commit_before, commit_first = commit_first, obj
                                 units_open = units.is_open()
                         if position is not None:
                             if kind in {"tool/call", "assistant/message"}:
@@ -1431,11 +1446,13 @@ def _check_lines(
                         if seq_int and seq < prefix.expected_seq:
                             # Events written again: one LOG-1, not what each copy breaks.
                             if repeats is None:
-                                repeats = _repeats()
-                            again = repeats.seen(obj, earlier, seq, prefix, commit_before)
-                            if again is not None:
-                                if again.seq >= 0:  # (not one of a run already named)
-                                    report.record(line, (again,), limits)
+                                repeats = _repeats(report, limits)
+                            # (a copy's first line began a commit in the loop's locals)
+                            began = commit_first is obj
+                            last = commit_before if began else commit_first
+                            if repeats.seen(obj, earlier, line, seq, prefix, last_commit=last):
+                                if began:  # no commit: the copy's lines are LOG-1's alone
+                                    commit_first, unit_size = commit_before, 0
                                 continue
                         try:
                             fact = fact_from_wire(obj)
@@ -1647,21 +1664,32 @@ def _take_unit(
     limits: Limits,
     earlier: object,
     prefix: Prefix,
-) -> bool:
-    """`units.take` of the line (LOG-8), its findings recorded; whether it found a commit
-    broken off there with events of it missing (a hole begins: `CommitUnits.broken_line`).
-    An event written again at its seq (after `earlier`) is LOG-1's alone, its copied marker
-    out of place too: not read here, it leaves the open commit as it was."""
+    repeats: Repeats | None,
+    last_commit: object,
+) -> int:
+    """`units.take` of the line (LOG-8), its findings recorded: `HOLE_BEGINS` when it found a
+    commit broken off there with events of it missing (`CommitUnits.broken_line`), and
+    `COMMIT_BEGINS` when the line begins a commit (the checker keeps its first line, as of a
+    commit its own loop begins: `repeated_lines`). An event written again at its seq (after
+    `earlier`, or in the last commit, begun with `last_commit`: `repeated_lines.copied`) is
+    LOG-1's alone, its copied marker out of place too: not read here, it leaves the open commit
+    as it was."""
     if type(seq) is int and seq < prefix.expected_seq:
-        from loopspec.properties.logcheck.repeated_lines import written_again  # noqa: PLC0415
+        from loopspec.properties.logcheck.repeated_lines import copied  # noqa: PLC0415
 
-        if written_again(obj, earlier, seq, prefix):
-            return False
+        if copied(obj, earlier, seq, prefix, repeats=repeats, last_commit=last_commit):
+            return 0
     found = units.take(obj, line, seq, kind)
+    taken = COMMIT_BEGINS if units.begins_at(line) else 0
     if not found:
-        return False
+        return taken
     report.record(line, found, limits)
-    return units.broken_line == line
+    return taken | HOLE_BEGINS if units.broken_line == line else taken
+
+
+HOLE_BEGINS = 1
+COMMIT_BEGINS = 2
+"""What `_take_unit` found at a line, as bits."""
 
 
 def _in_hole(hole_line: int, turn_line: int, line: int) -> bool:

@@ -192,6 +192,10 @@ class CommitUnits:
         it holds a reply, and tests them at the end of such a commit (`take_held_reply`)."""
         return self._recorded
 
+    def begins_at(self, line: int) -> bool:
+        """Whether `line` (the last taken) began the open commit: its first event, marked so."""
+        return self._size != 0 and self._first_line == line and self._first_position == 1
+
     def is_open(self) -> bool:
         """Whether a commit this reader took (`take`) is open: its next line is `take`'s too."""
         return self._size != 0

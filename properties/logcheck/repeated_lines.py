@@ -10,11 +10,15 @@ for it (the same calls, the same arguments). Fed to the rules, each such line dr
 copy breaks (a second reply in a step, ORD-1 and ADJ-1; a call recorded twice, ORD-2; a
 second result, ADJ-2; a turn or step started or ended twice): one fault shown as several. The
 first is reported once, under LOG-1, and none is fed to the rules, so the events after them
-are judged as the events they are. In a version-1 log, the last commit written again whole
-is such a run too (`Repeats.seen`): its first line the same as where that commit began (which
-the checker keeps of each commit it reads, `commit_first`) and its other lines at the next seqs,
-marked as that commit's. A repeated event of another kind, not the line before, is judged as an
-event reusing a taken seq.
+are judged as the events they are. In a version-1 log, the last commit written again, whole or
+in part, is such a run too (`Repeats.seen`): lines at that commit's seqs marked as its events
+there (`[k, n]` at the seq of its k-th), from its first (the same as where that commit began,
+which the checker keeps of each commit begun, by its own loop or by `CommitUnits`,
+`commit_first`) or from a later one (a reply, record or result among them the one the rules
+keep), each next line at the next seq with the next marker. The run is one LOG-1, its words
+naming the lines read so far as they grow; none of its lines is fed to the rules or read as a
+commit (`copied`, for LOG-8). A repeated event of another kind, not the line before, is judged
+as an event reusing a taken seq.
 """
 
 from __future__ import annotations
@@ -22,13 +26,11 @@ from __future__ import annotations
 from loopspec.model import PlainRecord
 from loopspec.model.prefix import Prefix, Violation
 from loopspec.properties.logcheck import UNIT_KEY
+from loopspec.properties.logcheck.checker import FoundViolation, Limits, LogReport, shorten
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
     from typing import Any
-
-NAMED = Violation("LOG-1", -1, "")
-"""`Repeats.seen`'s answer for a repetition a LOG-1 already named: not judged again."""
 
 
 def _without_time(event: dict[str, Any]) -> dict[str, Any]:
@@ -82,48 +84,58 @@ def written_again(event: object, earlier: object, seq: int, prefix: Prefix) -> b
 
 
 class Repeats(PlainRecord):
-    """Per log: where the last repetition LOG-1 named began, and the seq then due (a run of
-    lines written again is named once); and the rest of a commit found written again, as the
-    seq and marker its next line has (`_rest`, None when there is none)."""
+    """Per log (its `report`, kept to `limits`): where the last repetition LOG-1 named began,
+    and the seq then due (a run of lines written again is named once); of a commit found
+    written again, the seq and marker its next line has (`_rest`, None when there is none), and
+    what its LOG-1 says (`_run`, `_found`)."""
 
-    __slots__ = ("_rest", "due")
+    __slots__ = ("_found", "_limits", "_report", "_rest", "_run", "due")
 
-    def __init__(self) -> None:
+    def __init__(self, report: LogReport, limits: Limits) -> None:
         self.due = -1
+        self._report = report
+        self._limits = limits
         self._rest: tuple[int, list[int]] | None = None
+        # The commit written again: its copy's first seq and type, the k of that line, the
+        # commit's n and first seq, and the log's last seq then.
+        self._run: tuple[int, object, int, int, int, int] | None = None
+        self._found: FoundViolation | None = None
 
     def seen(
         self,
         event: object,
         earlier: object,
+        line: int,
         seq: int,
         prefix: Prefix,
-        commit_first: object = None,
-    ) -> Violation | None:
-        """For a line at `seq`, a seq already taken: LOG-1 naming a repetition (the first of a
-        run), `NAMED` for a later line of a named run, None for another event. `commit_first`
-        is the first line of the last commit begun before this line's own (version-1 logs)."""
+        *,
+        last_commit: object,
+    ) -> bool:
+        """Whether `line`, at `seq`, a seq already taken, is an event written again, named by
+        a LOG-1 (the first of a run: recorded; a later line of a run: its words grown to name
+        it, or nothing said); False for another event, for the rules to judge. `last_commit`
+        is the first line of the last commit begun before this line (version-1 logs)."""
         if type(event) is not dict:
-            return None
+            return False
         if self._is_rest(event, seq):
-            return NAMED
-        size = _commit_written_again(event, seq, prefix, commit_first)
-        if size:
-            self._rest = (seq + 1, [2, size])
+            self._grow(seq)
+            return True
+        place = _place_in_last_commit(event, seq, prefix, last_commit)
+        if place is not None:
+            position, size = place
+            self._rest = (seq + 1, [position + 1, size]) if position < size else None
             self.due = prefix.expected_seq
-            message = (
-                f"seqs {seq} to {seq + size - 1} are written again, the same commit of {size} "
-                f"events as where it was first written, begun with the same {event.get('type')} "
-                f"(a writer that, resuming, wrote its last commit again): each event is written "
-                f"once, and a resumed writer goes on from the log's last seq "
-                f"({prefix.expected_seq - 1}); the lines written again are not judged again"
-            )
-            return Violation("LOG-1", seq, message)
+            first = seq - position + 1
+            last = prefix.expected_seq - 1
+            self._run = (seq, event.get("type"), position, size, first, last)
+            self._record(line, Violation("LOG-1", seq, self._commit_words(seq)))
+            return True
         if not written_again(event, earlier, seq, prefix):
-            return None
+            return False
         if self.due == prefix.expected_seq:
-            return NAMED
+            return True
         self.due = prefix.expected_seq
+        self._run = None
         last = prefix.expected_seq - 1
         message = (
             f"seq {seq} is written again, the same {event.get('type')} as where it was first "
@@ -131,35 +143,116 @@ class Repeats(PlainRecord):
             f"each event is written once, and a resumed writer goes on from the log's last seq "
             f"({last}); the lines written again are not judged again"
         )
-        return Violation("LOG-1", seq, message)
+        self._record(line, Violation("LOG-1", seq, message))
+        return True
+
+    def continues(self, event: dict[str, Any], seq: int) -> bool:
+        """Whether `event` at `seq` is the next line of a commit found written again."""
+        rest = self._rest
+        return rest is not None and seq == rest[0] and event.get(UNIT_KEY) == rest[1]
 
     def _is_rest(self, event: dict[str, Any], seq: int) -> bool:
         """Whether `event` is the next line of a commit found written again (and, if so, take
         it: the line after is due next, or the commit is over)."""
-        rest = self._rest
-        if rest is None:
-            return False
-        due_seq, marker = rest
-        if seq != due_seq or event.get(UNIT_KEY) != marker:
+        if not self.continues(event, seq):
             self._rest = None
             return False
-        position, size = marker
+        assert self._rest is not None
+        position, size = self._rest[1]
         self._rest = (seq + 1, [position + 1, size]) if position < size else None
         return True
 
+    def _record(self, line: int, violation: Violation) -> None:
+        """Record the LOG-1 naming a run at `line`, kept to grow (`_grow`) when the report kept
+        it (not past `Limits.max_violations`)."""
+        report = self._report
+        kept = len(report.violations)
+        report.record(line, (violation,), self._limits)
+        self._found = report.violations[-1] if len(report.violations) > kept else None
 
-def _commit_written_again(
-    event: dict[str, Any], seq: int, prefix: Prefix, commit_first: object
-) -> int:
-    """The size of the commit `event` begins, when it begins the last commit again: marked its
-    first of n, n the events from `seq` to the log's last, and the same as `commit_first` at
-    `seq` (its time aside); 0 otherwise."""
+    def _grow(self, seq: int) -> None:
+        """The LOG-1 of the commit written again names its lines up to `seq`."""
+        found = self._found
+        if found is not None and self._run is not None:
+            words = shorten(self._commit_words(seq))
+            found.violation = found.violation._replace(message=words)
+
+    def _commit_words(self, last: int) -> str:
+        """What the LOG-1 of the commit written again says, its copy read up to seq `last`."""
+        assert self._run is not None
+        start, kind, position, size, first, log_last = self._run
+        count = last - start + 1
+        if position == 1 and count == size:
+            what = (
+                f"seqs {start} to {last} are written again, the same commit of {size} events as "
+                f"where it was first written, begun with the same {kind}"
+            )
+            how = "wrote its last commit again"
+        else:
+            seqs = f"seq {start} is" if count == 1 else f"seqs {start} to {last} are"
+            events = (
+                f"event {position}"
+                if count == 1
+                else f"events {position} to {position + count - 1}"
+            )
+            what = (
+                f"{seqs} written again, {events} of the commit of {size} begun at seq {first}, "
+                "at the seqs and with the markers they were first written with"
+            )
+            if position == 1:
+                what += f", the first the same {kind} as there"
+            how = "wrote part of its last commit again"
+        return (
+            f"{what} (a writer that, resuming, {how}): each event is written once, and a "
+            f"resumed writer goes on from the log's last seq ({log_last}); the lines written "
+            "again are not judged again"
+        )
+
+
+def copied(
+    event: object,
+    earlier: object,
+    seq: int,
+    prefix: Prefix,
+    *,
+    repeats: Repeats | None,
+    last_commit: object,
+) -> bool:
+    """Whether the line at `seq`, a seq already taken, is one `Repeats.seen` takes for an
+    event written again (its marker, a copy's, is not read as a commit: LOG-8)."""
+    if type(event) is not dict:
+        return False
+    if repeats is not None and repeats.continues(event, seq):
+        return True
+    return _place_in_last_commit(event, seq, prefix, last_commit) is not None or written_again(
+        event, earlier, seq, prefix
+    )
+
+
+def _place_in_last_commit(
+    event: dict[str, Any], seq: int, prefix: Prefix, original: object
+) -> tuple[int, int] | None:
+    """(k, n) when `event` at `seq` is marked `[k, n]`, event k < n of the last commit, begun with
+    `original` (marked its first of n) at the seq k - 1 before `seq` and ending with the log's
+    last seq: the first of it the same as `original` (its time aside), a later one the reply,
+    record or result the rules keep at `seq` when it is one of those; None otherwise."""
     marker = event.get(UNIT_KEY)
-    if type(marker) is not list or len(marker) != 2 or marker[0] != 1:
-        return 0
-    size = marker[1]
-    if type(size) is not int or size < 2 or seq + size != prefix.expected_seq:
-        return 0
-    if type(commit_first) is not dict or commit_first.get("seq") != seq:
-        return 0
-    return size if _without_time(event) == _without_time(commit_first) else 0
+    if type(marker) is not list or len(marker) != 2 or type(original) is not dict:
+        return None
+    position, size = marker
+    # (Its last event alone is the log's last, the line before again: `written_again`'s.)
+    if type(position) is not int or type(size) is not int or not 1 <= position < size:
+        return None
+    first = seq - position + 1
+    if first + size != prefix.expected_seq or original.get("seq") != first:
+        return None
+    if original.get(UNIT_KEY) != [1, size]:
+        return None
+    if position == 1:
+        return (1, size) if _without_time(event) == _without_time(original) else None
+    if event.get("type") in _KEPT_TYPES and not _kept_at(prefix, event, seq):
+        return None
+    return position, size
+
+
+_KEPT_TYPES = frozenset({"assistant/message", "tool/call", "tool/result"})
