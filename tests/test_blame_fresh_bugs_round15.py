@@ -463,7 +463,8 @@ def test_HOOK_5_post_hooks_audited_out_of_order_say_the_configured_order() -> No
 
 
 class BlockKeepsMeta(ModelTarget):
-    """The model, except that a result a PostToolUse hook blocks keeps the body's meta."""
+    """The model, except that a result a PostToolUse hook blocks keeps the body's meta (its
+    own call's alone: a denied call's result committing after it has no body to keep it of)."""
 
     def apply(self, command: Command) -> Observation:
         observed = super().apply(command)
@@ -472,7 +473,10 @@ class BlockKeepsMeta(ModelTarget):
         events = copied(observed)
         for event in events:
             data = event["data"]
-            if event["type"] == "tool/result" and data.get("error") is None:
+            own = event["type"] == "tool/result" and (
+                data["message"]["content"][0].get("toolCallId") == command.call_id
+            )
+            if own and data.get("error") is None:
                 blocked = data["message"]["content"][0]["isError"]
                 if blocked and command.outcome.meta is not None:
                     data["meta"] = {"lines": 3}
