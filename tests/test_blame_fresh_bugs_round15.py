@@ -386,20 +386,34 @@ def _written_with_percent_g(arguments: str) -> str:
 
 class WritesRewritesWithPercentG(ModelTarget):
     """The model, except that a rewrite's numbers are written back with six significant digits
-    in the reply, the call's record and what the body runs (the audit keeps the hook's own)."""
+    in the reply, the call's record and what the body runs (the audit keeps the hook's own),
+    for a call a hook's input rewrote alone."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self.rewritten: set[str] = set()
+        return super().reset(config)
 
     def apply(self, command: Command) -> Observation:
         observed = super().apply(command)
         events = copied(observed)
+        # A rewrite's calls alone: the model's own arguments are written back as sent.
+        self.rewritten |= {
+            e["data"]["callId"]
+            for e in events
+            if e["type"] == "tool/call" and e["data"].get("rewrite")
+        }
         for event in events:
             data = event["data"]
-            if event["type"] == "tool/call":
+            if event["type"] == "tool/call" and data["callId"] in self.rewritten:
                 data["arguments"] = _written_with_percent_g(data["arguments"])
             if event["type"] == "assistant/message":
                 for block in data["message"]["content"]:
-                    if block["type"] == "tool-call":
+                    if block["type"] == "tool-call" and block["id"] in self.rewritten:
                         block["arguments"] = _written_with_percent_g(block["arguments"])
-        executed = tuple((call, _written_with_percent_g(a)) for call, a in observed.executed)
+        executed = tuple(
+            (call, _written_with_percent_g(a) if call in self.rewritten else a)
+            for call, a in observed.executed
+        )
         return attrs.evolve(renumbered(observed, events), executed=executed)
 
 
