@@ -58,7 +58,15 @@ from loopspec.model.commands import (
 from loopspec.model.config import HookSpec, LoopConfig
 from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
-from loopspec.model.state import ASKING, WAITING, CallSlot, Dispatching, Idle, PreparedResult
+from loopspec.model.state import (
+    ASKING,
+    RUNNING,
+    WAITING,
+    CallSlot,
+    Dispatching,
+    Idle,
+    PreparedResult,
+)
 from loopspec.properties.conformance.capability_needs import (
     hook_capabilities,
     needed_capabilities,
@@ -70,9 +78,10 @@ from loopspec.properties.conformance.process_target import (
     long_line_note,
 )
 from loopspec.properties.conformance.run import rule_needs
-from loopspec.properties.conformance.situation_sweep import sweep_situations
+from loopspec.properties.conformance.situation_sweep import SITUATIONS, Situation, sweep_situations
 from loopspec.properties.conformance.situations import program_exercises
 from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.conformance.text_changes import how_text_changed
 from loopspec.properties.stateful.strategies import TOOLS
 
 _GUARDED = LoopConfig(tools=TOOLS, hooks=(HookSpec("guard", "PreToolUse", "bash"),))
@@ -325,3 +334,62 @@ def test_MODEL_1_a_stray_tool_outcome_refused_with_exe_4_is_found_declaring_noth
         sweep_situations(RefusesStrayOutcomesWithExe4, frozenset())
     divergence = found.value.divergence
     assert divergence.rule_id == "MODEL-1", divergence.what
+
+
+class CutsTextTheCWay(ModelTarget):
+    """The model, except that what the user types is cut at its first U+0000 (a NUL-ended
+    `char *`) and a failure's message at 255 characters (`snprintf` into `char msg[256]`)."""
+
+    def apply(self, command: Command) -> Observation:
+        match command:
+            case SubmitUser():
+                command = SubmitUser(command.text.partition("\x00")[0])
+            case ToolFinishes(outcome=ToolFailed() as failed):
+                command = attrs.evolve(
+                    command, outcome=attrs.evolve(failed, message=failed.message[:255])
+                )
+            case _:
+                pass
+        return super().apply(command)
+
+
+def test_TEXT_2_EXE_4_text_cut_at_a_nul_or_a_fixed_buffer_is_found_declaring_nothing() -> None:
+    """TEXT-2, EXE-4: the C loop holding the user's text as a NUL-ended string, or a failure's
+    message in a 32-byte buffer, passed 200 programs on seeds 1 and 2: no program drew U+0000
+    in a text nor a message longer than a few dozen characters. A targeted program needing no
+    capability draws both; the first difference is the user's message cut at its NUL."""
+    with pytest.raises(DivergenceFound) as found:
+        sweep_situations(CutsTextTheCWay, frozenset())
+    divergence = found.value.divergence
+    assert divergence.rule_id == "TEXT-2", divergence.what
+    assert '"read a", the text cut at its first U+0000, as a NUL-ended string ends' in (
+        divergence.what
+    )
+    cut = how_text_changed("disk error " + "x" * 289, "disk error " + "x" * 244)
+    assert cut is not None
+    assert "the text cut after 255 of its 300 characters, as a buffer of 256 bytes" in cut
+
+
+@pytest.mark.parametrize(
+    "situation",
+    [each for each in SITUATIONS if "parallel" not in each.needs],
+    ids=lambda each: each.name,
+)
+def test_SCHED_1_a_targeted_program_for_a_loop_without_parallel_runs_one_body_at_a_time(
+    situation: Situation,
+) -> None:
+    """SCHED-1: a loop declaring no `parallel` runs one body at a time (the tutorial's does),
+    and conform configures it with maxParallel 1; the targeted programs keep their own
+    configuration, maxParallel 10 unless they say otherwise. Round 16's program of two reads
+    found the tutorial loop holding the second, which the model ran: no such program may
+    overlap two bodies."""
+    model = ModelTarget()
+    model.reset(situation.config)
+    for command in situation.program:
+        model.apply(command)
+        assert model.state is not None
+        phase = model.state.phase
+        running = isinstance(phase, Dispatching) and sum(
+            slot.status == RUNNING for slot in phase.slots
+        )
+        assert running <= 1, command

@@ -596,6 +596,28 @@ SITUATIONS: tuple[Situation, ...] = (
         ),
     ),
     Situation(
+        "U+0000 in text typed, replied and returned, and a failure's message of 300 characters",
+        ("TEXT-2", "EXE-4", "STEP-4"),
+        frozenset(),
+        # One body at a time, as a loop without parallel runs them: its two reads queue.
+        LoopConfig(tools=TOOLS, max_parallel=1),
+        # Kept as given: a C loop holding strings as NUL-ended char arrays cuts each at the
+        # NUL, and one writing a message into a fixed buffer cuts it there; no program drew
+        # either, and both passed every seed (session 35).
+        (
+            SubmitUser("read a\x00b"),
+            ModelReplies(
+                (
+                    TextBlock("reading\x00"),
+                    ToolCallBlock("c1", "read", _READ),
+                    ToolCallBlock("c2", "read", '{"file_path":"b.txt"}'),
+                )
+            ),
+            ToolFinishes("c1", ToolSucceeded("one\x00two")),
+            ToolFinishes("c2", ToolFailed("disk error " + "x" * 289, "EIO", "IOError")),
+        ),
+    ),
+    Situation(
         "a tool outcome comes while the model is awaited, and again once the turn has ended",
         ("MODEL-1", "MODEL-3"),
         frozenset(),

@@ -5,9 +5,10 @@ body's text (EXE-4): a loop that normalizes it (NFC joins `e` and U+0301 into `Ã
 another encoding (`?` for what Latin-1 or ASCII lacks, UTF-8 bytes read as Latin-1), escapes
 a character past U+FFFF as one `\\u` escape of all its hex digits (`\\u1f4c2`), stores it
 as UCS-2 (characters past U+FFFF dropped) or cuts it counting UTF-16 units (a character past
-U+FFFF is two of them) goes wrong only on text holding characters ASCII lacks. These find that
-change in two message events and say what it is, so a report names TEXT-2 and the change, not
-the queue (ADJ-4) or no rule at all (and EXE-4, for a result, with the change).
+U+FFFF is two of them) goes wrong only on text holding characters ASCII lacks; one holding text
+as a NUL-ended C string, or in a fixed array, cuts it at U+0000 or at the array's size. These
+find that change in two message events and say what it is, so a report names TEXT-2 and the
+change, not the queue (ADJ-4) or no rule at all (and EXE-4, for a result, with the change).
 """
 
 from __future__ import annotations
@@ -20,13 +21,22 @@ from typing import Any, Final
 from loopspec.properties.conformance.value_notes import encoding_change, escaped_whole
 
 NORMALIZATION_FORMS: Final = ("NFC", "NFD", "NFKC", "NFKD")
+# The sizes a fixed buffer is given, its last byte the NUL: a text cut to one less is cut there.
+_BUFFER_SIZES: Final = frozenset(2**n for n in range(4, 17))
 
 
 def how_text_changed(want: str, got: str) -> str | None:
     """How `got` is `want`, a text holding characters ASCII lacks, changed on its way, in words;
     None when it is not so (another text, or `want` all ASCII, whose changes are other rules')."""
-    if want == got or want.isascii():
+    if want == got:
         return None
+    if "\x00" in want and got == want.partition("\x00")[0]:
+        return (
+            f"{json.dumps(got)}, the text cut at its first U+0000, as a NUL-ended string ends "
+            "(C's strlen, strcpy, printf's %s)"
+        )
+    if want.isascii():
+        return _cut_by_a_buffer(want, got)
     for form in NORMALIZATION_FORMS:
         if unicodedata.normalize(form, want) == got:
             return f"{json.dumps(got)}, the text {form}-normalized"
@@ -45,6 +55,16 @@ def how_text_changed(want: str, got: str) -> str | None:
         return (
             f"{json.dumps(got)}, the text cut at {count} UTF-16 units (a character past U+FFFF "
             "is two)"
+        )
+    return _cut_by_a_buffer(want, got)
+
+
+def _cut_by_a_buffer(want: str, got: str) -> str | None:
+    """How `got` is `want` cut to one character less than a fixed buffer's size, or None."""
+    if got and len(got) < len(want) and want.startswith(got) and len(got) + 1 in _BUFFER_SIZES:
+        return (
+            f"{json.dumps(got)}, the text cut after {len(got)} of its {len(want)} characters, "
+            f"as a buffer of {len(got) + 1} bytes holds it (C's snprintf into an array)"
         )
     return None
 
