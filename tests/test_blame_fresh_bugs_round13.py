@@ -308,14 +308,33 @@ def test_HOOK_4_a_hook_run_for_arguments_blank_to_javascript_alone_that_no_readi
     )
 
 
-def test_EXE_5_hooks_for_an_unregistered_tools_invalid_input_name_EXE_5() -> None:
+@pytest.mark.parametrize(
+    "row",
+    [
+        UNREGISTERED_INPUT_UNJUDGED,
+        (
+            "hooks run for an unregistered tool's invalid call before a valid call's",
+            UNREGISTERED_INPUT_UNJUDGED[1],
+            LoopConfig(tools=(READ,), hooks=(EVERY_TOOL,)),
+            (
+                SubmitUser(""),
+                _reply(("c1", "missing_tool", "[]"), ("c2", "read", '{"file_path":""}')),
+                HookAnswers(Pass()),
+            ),
+            "EXE-5",
+        ),
+    ],
+    ids=["its only call", "before a valid call"],
+)
+def test_EXE_5_hooks_for_an_unregistered_tools_invalid_input_name_EXE_5(row: FreshBug) -> None:
     """EXE-5: a loop judging only a registered tool's input ran the hook for a call of an
     unregistered tool whose arguments, [], are no object; the words now say that EXE-5 (1)
     judges every call's input, where they named only the invalid input. The rule is EXE-5, the
     clause the loop breaks ("no hook sees the call, also when the tool is not registered"),
-    which its random programs name where no hook matches the call; it was HOOK-4."""
+    which its random programs name where no hook matches the call; it was HOOK-4, and was
+    still where a valid call's hook came next (seed 8 of 10, the hook run for the wrong call)."""
     assert_found(
-        UNREGISTERED_INPUT_UNJUDGED,
+        row,
         "though its tool missing_tool is not registered: EXE-5 (1) judges the input of every "
         "call, registered tool or not",
     )

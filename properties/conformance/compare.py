@@ -2560,11 +2560,20 @@ def _changed(
             if invalid is not None:
                 # It read as the model's call skipped (EXE-5, when that call's tool is not
                 # registered; EXE-2, when its arguments hold a lone surrogate escape), where
-                # the target ran a hook no call with invalid input gets.
-                return "HOOK-4", (
-                    f"{named}: the target runs {hook_named(got)} for {invalid}, and no "
+                # the target ran a hook no call with invalid input gets; EXE-5's clause when
+                # the hooked call's tool is not registered (a loop judging a registered tool's
+                # input alone), as `_hooked_invalid_call` says where the reply waits.
+                words, unregistered = invalid
+                return ("EXE-5" if unregistered else "HOOK-4"), (
+                    f"{named}: the target runs {hook_named(got)} for {words}, and no "
                     "PreToolUse hook runs for a call with invalid input (its error comes at the "
                     "gate, EXE-5)"
+                    + (
+                        f", though its tool {unregistered} is not registered: EXE-5 (1) judges "
+                        "the input of every call, registered tool or not"
+                        if unregistered
+                        else ""
+                    )
                 )
             skipped_call = _skipped_as_strict_parser(want, program)
             if skipped_call is not None:
@@ -3272,18 +3281,20 @@ def _called_tool_name(
 
 def _invalid_call_hooked(
     config: LoopConfig | None, invoked: Event | None, reply: ModelReplies | None
-) -> str | None:
+) -> tuple[str, str] | None:
     """`call ID, whose input is invalid (...)` when the target's hook/invoked `invoked` names a
     call of `reply` whose input the model finds invalid (not an object, or missing a key its
-    registered tool requires: EXE-5 (1)); None otherwise."""
+    registered tool requires: EXE-5 (1)), with the call's tool name when that tool is not
+    registered ("" when it is); None otherwise."""
     if config is None or reply is None:
         return None
     call_id = _data(invoked).get("callId")
     call = next((c for c in reply.tool_calls if c.id == call_id), None)
     problem = None if call is None else input_problem(call, config)
-    if problem is None:
+    if call is None or problem is None:
         return None
-    return f"call {call_id}, whose input is invalid ({problem})"
+    unregistered = call.name if config.tool(call.name) is None else ""
+    return f"call {call_id}, whose input is invalid ({problem})", unregistered
 
 
 def _reply_in_hand(command: Command, program: Sequence[Command]) -> ModelReplies | None:
