@@ -881,6 +881,23 @@ def messages_wait_for_step_start(prefix: Prefix, fact: Fact) -> Sequence[Violati
     return [Violation("ADJ-4", fact.seq, message, (after,))]
 
 
+@invariant("lapsed_request_ends_no_completed_turn", "DEC-2", reads=of_types("turn/end"))
+def lapsed_request_ends_no_completed_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
+    """A request about a call left unanswered when its step ended (no abort's result in it)
+    ends no turn completed: only a crash leaves one so, and its repair ends the turn
+    interrupted (REC-1)."""
+    if not prefix.lapsed_in_turn or fact.type != "turn/end" or fact.reason_kind != "completed":
+        return NO_VIOLATIONS
+    approval_id, (call_id, step_end) = next(iter(prefix.lapsed_in_turn.items()))
+    msg = (
+        f"turn {fact.turn} ends completed with approval/asked {approval_id} about call "
+        f"{call_id} left unanswered when its step ended (seq {step_end}): a request is answered "
+        "in its call's step, and only a crash leaves one unanswered, its repair ending the turn "
+        "interrupted"
+    )
+    return [Violation("DEC-2", fact.seq, msg, (step_end,))]
+
+
 @invariant("aborted_turn_ends_aborted", "ABORT-1", reads=of_types("turn/end"))
 def aborted_turn_ends_aborted(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """A turn one of whose results an abort wrote (ABORTED, ABORTED_BEFORE_DISPATCH) ends
@@ -1826,6 +1843,26 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Viola
                 named += ", which no tool/call of this step records"
             msg = f"{named}: approval is asked for a recorded call"
             return [Violation("DEC-2", fact.seq, msg)]
+        answered = prefix.results.get(fact.call_id)
+        if answered is not None and not (
+            # (A success after a hook asked was blamed at the result: ran before its approval.)
+            fact.call_id in prefix.approval_due
+            and fact.call_id not in prefix.pre_denied
+            and prefix.failed_results.get(fact.call_id) != answered
+        ):
+            msg = (
+                f"approval/asked {fact.approval_id} asks about call {fact.call_id} after its "
+                f"result (seq {answered}): approval is asked before the call runs"
+            )
+            return [Violation("DEC-2", fact.seq, msg, (answered,))]
+        shown = prefix.reply_calls.get(fact.call_id)
+        if shown is not None and fact.name is not None and shown[1].name != fact.name:
+            msg = (
+                f"approval/asked {fact.approval_id} names tool {spelled(fact.name)} for call "
+                f"{fact.call_id}, a call of {spelled(shown[1].name)}: a request names its "
+                "call's tool"
+            )
+            return [Violation("DEC-2", fact.seq, msg, (record.seq,))]
         if (
             fact.arguments is not None
             and record.arguments is not None

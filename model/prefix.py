@@ -261,6 +261,7 @@ class Prefix:
         "hook_results",
         "interrupted_replies",
         "lapsed_approvals",
+        "lapsed_in_turn",
         "last_surface_seq",
         "last_time",
         "left_open_step",
@@ -397,6 +398,10 @@ class Prefix:
         # seq, and whether an abort's result came in the step (its cancelled answer was due
         # then, ABORT-3). The model has none to answer then (a crash repair writes none, REC-1).
         self.lapsed_approvals: dict[str, tuple[str, int, bool]] = {}
+        # Of those, the open turn's whose call's result is an error, with no abort's result in
+        # their step: request -> its call and the step/end's seq. Only a crash leaves one so
+        # (its repair ends the turn interrupted, REC-1): a turn ending completed breaks DEC-2.
+        self.lapsed_in_turn: dict[str, tuple[str, int]] = {}
         # Calls whose approval was answered otherwise than allowed-once: that answer, its seq.
         self.refused_calls: dict[str, tuple[str, int]] = {}
         # The ids the step's reply repeats (EXE-1), with every block of each; and for those, the
@@ -505,6 +510,8 @@ class Prefix:
                 self.closing = None
                 if self.interrupted_replies:
                     self.interrupted_replies = set()
+                if self.lapsed_in_turn:
+                    self.lapsed_in_turn = {}
             elif scope == "step":
                 return
         if self.hook_results:
@@ -712,6 +719,15 @@ class Prefix:
             if call_id is not None:
                 del self.approvals[approval_id]
                 self.lapsed_approvals[approval_id] = (call_id, step_end, aborted)
+                # (A call with no result is ADJ-3's at the turn's end, one that succeeded
+                # unanswered was blamed at its result: only a refused one is noted.)
+                result = self.results.get(call_id)
+                if (
+                    not aborted
+                    and result is not None
+                    and self.failed_results.get(call_id) == result
+                ):
+                    self.lapsed_in_turn[approval_id] = (call_id, step_end)
 
     def _fold_user(self, fact: Fact) -> None:
         if fact.surface is not None:

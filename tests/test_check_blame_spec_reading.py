@@ -461,6 +461,65 @@ def test_DEC_2_an_approval_asked_for_a_call_never_recorded_is_blamed_at_its_line
     )
 
 
+def _asked_for_c1() -> list[dict[str, object]]:
+    """The unrecorded-call fixture with its request naming c1, the call its hook asked about:
+    a valid log (the request asked after the call's record, answered allowed-once)."""
+    path = BLAME / "violations" / "DEC-2-approval-for-an-unrecorded-call.jsonl"
+    text = path.read_text().replace('"c9"', '"c1"').replace("approval-c9", "approval-c1")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def _checked(rows: list[dict[str, object]]) -> LogReport:
+    text = "".join(json.dumps(row) + "\n" for row in [rows[0], *renumber(rows[1:])])
+    return check_stream("asked.jsonl", io.BytesIO(text.encode()))
+
+
+def test_DEC_2_a_request_after_its_call_s_result_or_naming_another_tool_is_blamed() -> None:
+    """DEC-2: approval is asked before the call runs, about that call: dsh asks with the
+    call's own tool name (`exec.name`) before its body. A request asked after its call's result,
+    and one naming `read` for a call of `bash`, passed check (SPEC said it did not judge
+    them); each is blamed at the request."""
+    rows = _asked_for_c1()
+    assert blamed(_checked(rows)) == []
+    asked, decided, result = rows[8], rows[9], rows[10]
+    # A success there already ran before its approval (blamed at the result, once).
+    assert blamed(_checked([*rows[:8], result, asked, decided, *rows[11:]])) == [("DEC-2", 9)]
+    failed = json.loads(json.dumps(result).replace('"isError": false', '"isError": true'))
+    late = _checked([*rows[:8], failed, asked, decided, *rows[11:]])
+    assert blamed(late) == [("DEC-2", 10)]
+    assert late.violations[-1].violation.message == (
+        "approval/asked approval-c1 asks about call c1 after its result (seq 7): approval is "
+        "asked before the call runs"
+    )
+    renamed = json.loads(json.dumps(asked).replace('"toolName": "bash"', '"toolName": "read"'))
+    report = _checked([*rows[:8], renamed, *rows[9:]])
+    assert blamed(report) == [("DEC-2", 9)]
+    assert report.violations[0].violation.message == (
+        'approval/asked approval-c1 names tool "read" for call c1, a call of "bash": a request '
+        "names its call's tool"
+    )
+
+
+def test_DEC_2_a_request_left_unanswered_at_its_step_s_end_ends_no_turn_completed() -> None:
+    """DEC-2: a request about a call is answered in the call's step; dsh writes its answer in
+    the same `request` that asked, so only a crash leaves one unanswered, and the crash repair
+    ends the turn interrupted (REC-1). A request left unanswered, its call refused, the turn
+    then ending completed, passed check; it is blamed at the turn's end. Ended interrupted (a
+    crash repair's shape, with no repair result where the call had its result) it is not."""
+    rows = _asked_for_c1()
+    result = json.loads(json.dumps(rows[10]).replace('"isError": false', '"isError": true'))
+    left = [*rows[:9], result, *rows[11:]]
+    report = _checked(left)
+    assert blamed(report) == [("DEC-2", 12)]
+    assert report.violations[0].violation.message == (
+        "turn 1 ends completed with approval/asked approval-c1 about call c1 left unanswered "
+        "when its step ended (seq 9): a request is answered in its call's step, and only a crash "
+        "leaves one unanswered, its repair ending the turn interrupted"
+    )
+    interrupted = json.loads(json.dumps(left[-1]).replace('"completed"', '"interrupted"'))
+    assert "DEC-2" not in {rule for rule, _line in blamed(_checked([*left[:-1], interrupted]))}
+
+
 def test_DEC_2_an_approval_asked_for_a_call_between_turns_says_no_step_is_open() -> None:
     """DEC-2: an approval/asked naming a call between turns (where TURN-3 allows an approval
     event) was blamed in words saying no tool/call "of this step" records it, with no step

@@ -154,7 +154,7 @@ def _turn_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # call is left unanswered (no step is open, so only those of closed steps), or it ends in
     # error. ABORT-2, REC-1: the turn is not closing after an interrupted reply or a crash
     # repair's result, and does not end interrupted (crash repair's end, timed by the event
-    # before it: rare, and read with the fact).
+    # before it: rare, and read with the fact). DEC-2: no request lapsed in the turn.
     try:
         data = obj["data"]
         turn, kind = data["turn"], data["reason"]["kind"]
@@ -173,6 +173,7 @@ def _turn_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         and not prefix.repaired  # a repaired turn ends interrupted (REC-1)
         and (prefix.aborted_result is None or kind == "aborted")  # ABORT-1
         and (not prefix.dangling or kind == "error")
+        and not prefix.lapsed_in_turn  # DEC-2, when it ends completed: rare, with the fact
     ):
         prefix.expected_seq = seq + 1
         prefix.end_turn(turn)
@@ -740,8 +741,17 @@ def _approval_asked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         return False
     if call_id is not None:
         record = prefix.call_records.get(call_id)
-        if record is None or (arguments is not None and record.arguments != arguments):
-            return False  # DEC-2: a call the step never recorded; RW-4: other arguments
+        if (
+            record is None
+            or (arguments is not None and record.arguments != arguments)
+            or call_id in prefix.results
+        ):
+            # DEC-2: a call the step never recorded, or one already answered; RW-4: other
+            # arguments
+            return False
+        shown = prefix.reply_calls.get(call_id)
+        if shown is not None and shown[1].name != tool_name:
+            return False  # DEC-2: another tool than the call's
     prefix.expected_seq = seq + 1
     prefix.ask_approval(seq, approval_id, call_id)
     return True
@@ -798,6 +808,7 @@ JUDGES: dict[str, CleanJudge] = {
         (
             *_ENVELOPE,
             "turn_end_closes_open_turn",
+            "lapsed_request_ends_no_completed_turn",
             "aborted_turn_ends_aborted",
             "every_shown_call_answered",
             "repair_results_match_call_state",
