@@ -1171,7 +1171,7 @@ def test_PROTO_1_a_cmd_path_split_at_its_space_says_to_quote_it(
     assert main(["replay", str(saved), "--cmd", command]) == 2
     first = capsys.readouterr().err.splitlines()[0]
     assert first == (
-        f"loopspec: error: {saved}: the target failed in reset: {command}: the process exited at "
+        f"loopspec: error: {saved}: {command}: the process exited at "
         "start-up, before answering its first message (reset) (my: no such file relative to the "
         "current directory, "
         f"{tmp_path}; my loops/loop.py is one: quote a path holding a space, as a shell reads it "

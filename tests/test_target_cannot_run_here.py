@@ -46,7 +46,9 @@ def test_PROTO_1_a_target_exiting_69_before_its_first_answer_is_a_setup_error(
     assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
     err = capsys.readouterr().err
     first, *rest = err.splitlines()
-    assert first.startswith("loopspec: error: the target failed in reset: ")
+    assert first.startswith("loopspec: error: ")
+    assert "target.py: it cannot run on this machine" in first  # the command, then its words
+    assert "failed in reset" not in first  # which the start-up words say already
     assert "[PROTO-1]" not in err
     assert first.endswith(
         "it cannot run on this machine (exit status 69 before its first answer: a setup "
@@ -63,9 +65,10 @@ def test_PROTO_1_a_target_dying_otherwise_before_its_first_answer_stays_PROTO_1(
     command = _exits_before_answering(tmp_path, 1)
     assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
     first = capsys.readouterr().err.splitlines()[0]
-    assert first.startswith("loopspec: error: [PROTO-1] the target failed in reset: ")
+    assert first.startswith("loopspec: error: [PROTO-1] ")
+    assert "failed in" not in first
     assert first.endswith(
-        "the process exited at start-up, before answering its first message (reset)"
+        "target.py: the process exited at start-up, before answering its first message (reset)"
     )
 
 

@@ -168,8 +168,9 @@ def test_PROTO_1_a_program_that_cannot_start_is_a_setup_error_saying_why(
     listed = sorted(os.listdir(tmp_path))
     assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("loopspec: error: the target failed in reset: "), err
+    assert err.startswith("loopspec: error: "), err
     assert "[PROTO-1]" not in err
+    assert "failed in reset" not in err
     assert says in err
     assert len(err.splitlines()) == 1, err
     assert sorted(os.listdir(tmp_path)) == listed  # no case saved, nothing left behind
@@ -358,7 +359,7 @@ def test_PROTO_1_an_interpreter_given_a_script_that_is_not_here_is_a_setup_error
     # The command as conform shows it, quoted as a shell reads it.
     shown = shlex.join(shlex.split(command))
     assert first == (
-        f"loopspec: error: the target failed in reset: {shown}: the process exited at start-up, "
+        f"loopspec: error: {shown}: the process exited at start-up, "
         f"before answering its first message (reset) ({script}: no such file{where})"
     )
 
@@ -380,7 +381,7 @@ def test_PROTO_1_bash_given_a_script_that_is_not_here_names_it(
     assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
     first, *rest = capsys.readouterr().err.splitlines()
     assert first == (
-        f"loopspec: error: the target failed in reset: {command}: the process exited at start-up, "
+        f"loopspec: error: {command}: the process exited at start-up, "
         f"before answering its first message (reset) ({script}: no such file relative to the "
         "current directory, "
         f"{tmp_path})"
@@ -413,7 +414,7 @@ def test_PROTO_1_a_code_options_value_holding_a_space_is_no_file(
     command = f"{shlex.quote(sys.executable)} -c 'x = 1 / 1'"
     first = _setup_error(command, capsys)
     assert first == (
-        f"loopspec: error: [PROTO-1] the target failed in reset: {command}: the process exited at "
+        f"loopspec: error: [PROTO-1] {command}: the process exited at "
         "start-up, before answering its first message (reset)"
     )
 
@@ -469,7 +470,7 @@ def test_PROTO_1_a_shell_given_a_command_whose_script_is_not_here_names_it(
     (tmp_path / "loops").mkdir()
     command = command.format(python=shlex.quote(sys.executable))
     assert _setup_error(command, capsys) == (
-        f"loopspec: error: the target failed in reset: {command}: the process exited at start-up, "
+        f"loopspec: error: {command}: the process exited at start-up, "
         f"before answering its first message (reset) ({missing.format(cwd=tmp_path)})"
     )
 
@@ -516,7 +517,7 @@ def test_PROTO_1_npx_that_would_install_its_package_is_a_setup_error_naming_it(
     npx = _exits_at_once(tmp_path, 1, said)
     first = _setup_error(f"{npx} tsx main.ts", capsys)
     assert first == (
-        "loopspec: error: the target failed in reset: ./wrapper.sh tsx main.ts: npx would "
+        "loopspec: error: ./wrapper.sh tsx main.ts: npx would "
         "install the "
         "npm package tsx@4.23.15 to run the command, and asks first, which it cannot with no "
         "terminal (npx canceled due to missing packages before its first answer: a setup "
@@ -546,7 +547,7 @@ def test_PROTO_1_a_loop_module_for_impl_given_as_cmd_is_told_its_impl(
     )
     command = f"{shlex.quote(sys.executable)} my_loop.py"
     assert _setup_error(command, capsys) == (
-        f"loopspec: error: the target failed in reset: {command}: the process exited at start-up, "
+        f"loopspec: error: {command}: the process exited at start-up, "
         "before answering its first message (reset) (exit status 0: my_loop.py defines MyLoop, "
         "a target for --impl, not a program that answers the driver protocol on its stdin; "
         "give it as --impl my_loop:MyLoop (--loopspec-impl under pytest): a wrong option, not a "
@@ -606,7 +607,7 @@ def test_PROTO_1_a_module_of_a_loop_package_run_as_a_script_is_told_the_command_
     python = shlex.quote(sys.executable)
     command = f"{python} {script}"
     assert _setup_error(command, capsys) == (
-        f"loopspec: error: the target failed in reset: {command}: the loop's ./{script} is a "
+        f"loopspec: error: {command}: the loop's ./{script} is a "
         "module of the package myloop, run as a script, so its relative import found no package "
         "(attempted relative import with no known parent package before its first answer: a "
         "setup problem, not a protocol break); run it as a module of its package, "
@@ -625,7 +626,7 @@ def test_PROTO_1_a_loop_package_missing_a_module_it_imports_says_which_and_where
     monkeypatch.chdir(tmp_path)
     command = f"{shlex.quote(sys.executable)} -m myloop.main"
     assert _setup_error(command, capsys) == (
-        f"loopspec: error: the target failed in reset: {command}: the loop's package myloop has "
+        f"loopspec: error: {command}: the loop's package myloop has "
         "no tools, which its ./myloop/main.py imports: no tools.py nor tools/ in ./myloop, and "
         "no tools in its __init__.py (cannot import name 'tools' from 'myloop' before its first "
         "answer: a file of the loop missing where it ran, a setup problem, not a protocol "
@@ -644,7 +645,7 @@ def test_PROTO_1_a_loop_that_started_and_misses_its_own_file_stays_PROTO_1(
     command = f"{shlex.quote(sys.executable)} loop.py --config conf/a.json"
     assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
     first = capsys.readouterr().err.splitlines()[0]
-    assert first.startswith("loopspec: error: [PROTO-1] the target failed in reset: ")
+    assert first.startswith(f"loopspec: error: [PROTO-1] {command}: the process exited at ")
     assert first.endswith(
         f"(conf/a.json: no such file relative to the current directory, {tmp_path})"
     )
@@ -665,7 +666,7 @@ def test_PROTO_1_a_program_that_quotes_its_missing_argument_otherwise_stays_PROT
     assert main(["conform", "--cmd", f"{make} run", "--examples", "1"]) == 2
     first = capsys.readouterr().err.splitlines()[0]
     assert first == (
-        "loopspec: error: [PROTO-1] the target failed in reset: ./make run: the process exited at "
+        "loopspec: error: [PROTO-1] ./make run: the process exited at "
         "start-up, before answering its first message (reset)"
     )
 
@@ -707,10 +708,7 @@ def test_PROTO_1_a_python_loop_missing_a_package_before_its_first_answer_is_a_se
     assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
     first, *rest = capsys.readouterr().err.splitlines()
     python = shlex.quote(sys.executable)
-    assert first == (
-        f"loopspec: error: the target failed in reset: {command}: "
-        + NO_MODULE_SETUP.format(python=python)
-    )
+    assert first == (f"loopspec: error: {command}: " + NO_MODULE_SETUP.format(python=python))
     assert rest[0] == "exit code: 1"
     assert rest[-1].endswith("No module named frobnicate_sdk" if "raise" in imports else "'")
 
@@ -787,7 +785,7 @@ def test_PROTO_1_a_python_loop_missing_its_own_module_is_told_where_it_is_not_to
     first = capsys.readouterr().err.splitlines()[0]
     module, folder = Path(found).stem, found.rpartition("/")[0]
     assert first == (
-        f"loopspec: error: the target failed in reset: {command}: the Python module {module} "
+        f"loopspec: error: {command}: the Python module {module} "
         f"was not found from where the loop ran, though the loop's own {found} is there (No "
         f"module named {module!r} before its first answer: a setup problem, not a protocol "
         "break): python looks in the script's folder (the current directory for python3 -m), "
@@ -917,7 +915,7 @@ def test_PROTO_1_replay_with_a_program_that_cannot_start_is_a_setup_error(
     assert main(["replay", str(_case(tmp_path)), "--cmd", MISSING]) == 2
     err = capsys.readouterr().err
     assert "[PROTO-1]" not in err
-    assert f"case.json: the target failed in reset: {MISSING}: cannot start " in err
+    assert f"case.json: {MISSING}: cannot start " in err
     assert err.rstrip().endswith(": no such file or directory")
 
 
@@ -980,7 +978,7 @@ def test_PROTO_1_the_pytest_plugin_names_no_rule_for_an_interpreter_found_missin
     done = _plugin_run(pytester, command)
     out = done.stdout.str()
     assert done.ret == pytest.ExitCode.TESTS_FAILED, out
-    assert "loopspec: error: the target failed in reset: ./loop.sh: cannot start ./loop.sh: " in out
+    assert "loopspec: error: ./loop.sh: cannot start ./loop.sh: " in out
     assert "[PROTO-1]" not in out
     assert "Traceback" not in out + done.stderr.str()
 
@@ -1053,7 +1051,7 @@ def test_PROTO_1_npx_given_a_package_the_registry_lacks_is_a_setup_error_naming_
     npx = _exits_at_once(tmp_path, 1, said)
     first = _setup_error(f"{npx} {package} main.ts", capsys)
     assert first == (
-        f"loopspec: error: the target failed in reset: ./wrapper.sh {package} main.ts: npx "
+        f"loopspec: error: ./wrapper.sh {package} main.ts: npx "
         f"{words} (main.ts: no such file relative to the current directory, {tmp_path})"
     )
 

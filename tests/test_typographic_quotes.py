@@ -36,7 +36,7 @@ def test_PROTO_1_a_target_command_whose_program_is_curled_says_the_quotes_are_at
     target, so it blames no rule, as `--impl` with such quotes does: it read [PROTO-1]."""
     assert main(["conform", "--cmd", "\u2018python3\u2019 x.py", "--examples", "1"]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
-        "loopspec: error: the target failed in reset: '\u2018python3\u2019' x.py: "
+        "loopspec: error: '\u2018python3\u2019' x.py: "
         "cannot start '\u2018python3\u2019': no such file or directory" + HINT
     )
 

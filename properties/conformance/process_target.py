@@ -593,10 +593,17 @@ of its stderr follow on lines of their own."""
 class ProcessTargetError(LoopSpecError):
     """The process behind a `ProcessTarget` failed to speak the driver protocol (PROTO-1), or
     reported an event of the right shape whose value the model refuses (the model's rule), or a
-    history message merging a tool result with other blocks (HIST-1)."""
+    history message merging a tool result with other blocks (HIST-1).
 
-    def __init__(self, message: str, rule_id: str = "PROTO-1") -> None:
+    `at_start_up`: the process never got going (it could not be started, or exited before its
+    first answer without writing one): its message is the whole sentence a person reads.
+    """
+
+    def __init__(
+        self, message: str, rule_id: str = "PROTO-1", *, at_start_up: bool = False
+    ) -> None:
         super().__init__(message, rule_id=rule_id)
+        self.at_start_up = at_start_up
 
 
 def normalized(event: dict[str, Any]) -> dict[str, Any]:
@@ -1261,7 +1268,9 @@ class ProcessTarget:
         except OSError as error:
             # A program that never started broke no rule: the command or the machine is set up
             # wrongly (SPEC PROTO-1), as a target exiting 69 before its first answer is.
-            raise ProcessTargetError(self._not_started(error), rule_id=NO_RULE_BROKEN) from error
+            raise ProcessTargetError(
+                self._not_started(error), rule_id=NO_RULE_BROKEN, at_start_up=True
+            ) from error
 
     def start_refusal(self) -> str | None:
         """What starting the program would be refused with, found without starting it: a
@@ -1329,6 +1338,7 @@ class ProcessTarget:
         if curled and not self.slowest:
             rule = NO_RULE_BROKEN
         parts = [f"{self.name}: {problem}{curled}"]
+        at_start_up = False
         if line is not None:
             parts.append(f"offending line: {_excerpt(line)}")
         if process is not None:
@@ -1352,9 +1362,10 @@ class ProcessTarget:
                 rule = NO_RULE_BROKEN
             if code is not None:
                 parts.append(f"exit code: {code}")
+                at_start_up = line is None and not self.slowest
             tail = process.stderr_shown()
             parts.append(f"stderr (tail): {tail}" if tail else "stderr: (empty)")
-        raise ProcessTargetError("\n".join(parts), rule_id=rule)
+        raise ProcessTargetError("\n".join(parts), rule_id=rule, at_start_up=at_start_up)
 
     def _ended(self, ended: str, what: str) -> NoReturn:
         """Fail on a process that `ended` (its output, or its reading of its input) before

@@ -329,6 +329,10 @@ class TargetBreakage:
         except Exception as error:  # anything a target does wrong, whatever its language
             config, commands = program
             message = f"the target failed in {what}: {_one_line(error)}"
+            if isinstance(error, ProcessTargetError) and error.at_start_up:
+                # "failed in reset" before "exited at start-up, before answering its first
+                # message (reset)" says it twice: the process's own words are the sentence.
+                message = error.message
             # A fault of the user's input (a `--cmd` typed with curled quotes) stays no rule's.
             user_fault = isinstance(error, LoopSpecError) and error.rule_id == NO_RULE_BROKEN
             rule = NO_RULE_BROKEN if user_fault else "PROTO-1"
