@@ -281,7 +281,9 @@ def test_TURN_2_conform_exhaustive_prints_the_diverging_program(
     argv = ["conform", "--impl", impl, "--exhaustive", "4", "--case-dir", str(tmp_path)]
     assert main(argv) == 1
     out = capsys.readouterr().out
-    assert "--exhaustive 4: a program of" in out
+    # The verdict first and last, in conform's words (it printed none).
+    assert "--exhaustive 4: COUNTEREXAMPLE: a program of" in out
+    assert out.rstrip().endswith("\n\nCOUNTEREXAMPLE: TURN-2 (loopspec spec TURN-2)")
     # In words with the JSON beneath, as conform's and replay's listings (it was JSON alone).
     assert "\n  #1 the user sends " in out
     assert "rule TURN-2" in out
@@ -304,7 +306,7 @@ def test_TURN_2_conform_exhaustive_json_names_its_format_and_case(
     assert main([*argv, "--format", "json"]) == 1
     document = json.loads(capsys.readouterr().out)
     assert document["format"] == "loopspec-conform-exhaustive/1"
-    assert document["rule"] == "TURN-2"
+    assert (document["verdict"], document["rule"]) == ("COUNTEREXAMPLE", "TURN-2")
     (case,) = tmp_path.iterdir()
     assert document["case"] == str(case)
     assert document["replay"] == shlex.join(["loopspec", "replay", str(case), "--impl", impl])
@@ -342,7 +344,7 @@ def test_TURN_2_conform_exhaustive_says_when_cutting_down_stopped_at_its_bounds(
         assert (document["cutShort"], document["stoppedByCtrlC"]) == (True, False)
         return
     heading, said = out.splitlines()[:2]
-    assert heading.startswith("loopspec conform --exhaustive 4: a program of")
+    assert heading.startswith("loopspec conform --exhaustive 4: COUNTEREXAMPLE: a program of")
     assert said == (
         "  cutting the program down stopped after 60 s or 2000 replays: the smallest program "
         "found by then is shown, and `loopspec replay CASE --reduce` with this target cuts it "

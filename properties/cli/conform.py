@@ -160,6 +160,7 @@ then a `loopspec-conform-exhaustive/1`:
       "format": "loopspec-conform-exhaustive/1",
       "exhaustive": 4,                          // the K given
       "conformant": false,
+      "verdict": "COUNTEREXAMPLE",              // as the text's first and last lines say it
       "rule": "TURN-2", "what": "...", "specText": "### TURN-2 ...",
       "commandIndex": 3,                        // 0-based, in "program"
       "config": {},                             // the alphabet's, less what it does not need

@@ -91,6 +91,7 @@ from loopspec.properties.conformance.situations import program_exercises
 from loopspec.properties.conformance.start_errors import missing_relative_paths
 from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
 from loopspec.properties.conformance.value_notes import value_notes
+from loopspec.properties.conformance.verdicts import run_verdict
 from loopspec.properties.profiles import Profile
 from loopspec.properties.typographic import dashed_option_hint
 from loopspec.properties.unfilled_files import removed_unless_written
@@ -1124,6 +1125,8 @@ def _run_exhaustive(
         unsaved = f"loopspec: error: the case was not saved in {case_folder}: {said}"
     case_path = saved.path if saved is not None else None
     rerun = replay_command(case_path, target_named) if case_path is not None else None
+    # Kept however the replays went, as the exit status is: the pass confirms no rerun.
+    verdict = run_verdict(conformant=False, unrepeated=False)
     if style == "json":
         # Its class, only when the document is written (see `json_report`).
         from loopspec.properties.conformance.document_schema import converter  # noqa: PLC0415
@@ -1136,6 +1139,7 @@ def _run_exhaustive(
             format=EXHAUSTIVE_FORMAT,
             exhaustive=k,
             conformant=False,
+            verdict=str(verdict),
             rule=divergence.rule_id,
             what=divergence.what,
             spec_text=spec_text(divergence.rule_id),
@@ -1152,13 +1156,20 @@ def _run_exhaustive(
         )
         print(json.dumps(converter.unstructure(document), indent=2))
     else:
-        print(f"loopspec conform --exhaustive {k}: a program of {len(program)} commands diverges")
+        print(
+            f"loopspec conform --exhaustive {k}: {verdict}: a program of {len(program)} "
+            "commands diverges"
+        )
         if cut is not None:
             print(f"  {cut}")
         print(*_listing(reduced.config, reduced.program, "  "), sep="\n")
         print(*_describe_divergence(divergence, reduced.config, reduced.program), sep="\n")
         if saved is not None:
             print(f"\n{saved_case_words(*saved)}\n{rerun_words(saved.path, target_named)}")
+        # The verdict again, last, as a random counterexample's report ends.
+        rule = divergence.rule_id
+        explain = f" (loopspec spec {rule})" if rule != NO_RULE else ""
+        print(f"\n{verdict}: {rule}{explain}")
     if unsaved is not None:
         print(unsaved, file=sys.stderr)
     return 1

@@ -15,7 +15,7 @@ import attrs
 
 from loopspec.properties.conformance.case_format import BUNDLED_TARGET_NAME
 from loopspec.properties.conformance.document_schema import member, schema_of
-from loopspec.properties.conformance.verdicts import RUN_VERDICTS
+from loopspec.properties.conformance.verdicts import RUN_VERDICTS, Verdict
 
 CONFORM_FORMAT: Final = "loopspec-conform/1"
 EXHAUSTIVE_FORMAT: Final = "loopspec-conform-exhaustive/1"
@@ -550,6 +550,14 @@ class ExhaustiveDocument(_RuleBroken):
     )
     exhaustive: int = attrs.field(metadata=member("the K given"))
     conformant: Literal[False] = attrs.field(metadata=member("always false: a program diverged"))
+    verdict: str = attrs.field(
+        metadata=member(
+            f"the verdict in the text report's words (its first and last lines): always "
+            f"{Verdict.COUNTEREXAMPLE}, as loopspec-conform/1's for a program that diverged "
+            "(exit 1)",
+            choices=(Verdict.COUNTEREXAMPLE,),
+        )
+    )
     config: dict[str, Any] = attrs.field(
         metadata=member(
             "the alphabet's configuration, less what it does not need", protocol_def="config"
