@@ -132,6 +132,22 @@ def refused(text: str, rule_id: str = NO_RULE_BROKEN) -> pytest.UsageError:
     return pytest.UsageError(f"{ERROR_PREFIX}{tagged(rule_id, text)}")
 
 
+STOPPED_AT_START_UP = (
+    "loopspec: the target did not start: stopping here, where every later saved case and the "
+    "random suite would start it again and fail alike"
+)
+"""What pytest ends with after a loopspec test whose `--loopspec-cmd` process never got going."""
+
+
+def stop_when_not_started(session: pytest.Session, not_started: bool) -> None:
+    """Stop pytest after this test when its target never got going (`TargetError.at_start_up`):
+    a mistyped script failed every saved case and the random suite, each restarting the process
+    and printing the same words. (Found by starting it: a check before collecting would guess
+    which of the command's words are files, `node -r dotenv/config main.mjs`.)"""
+    if not_started:
+        session.shouldfail = STOPPED_AT_START_UP
+
+
 def case_folder(config: pytest.Config) -> Path:
     """Where the suite saves a counterexample: `--loopspec-case-dir` as given (relative to the
     current directory), else `loopspec-cases/` in the rootdir, found wherever pytest runs."""

@@ -431,6 +431,26 @@ def test_PROTO_1_plugin_stops_once_when_the_target_cannot_be_loaded(
     assert "passed" not in out, out
 
 
+def test_PROTO_1_plugin_stops_after_the_first_test_whose_cmd_exits_at_start_up(
+    inner_pytest: InnerPytest,
+) -> None:
+    """PROTO-1: a --loopspec-cmd process that exits before its first answer (a mistyped
+    script, a usage line) failed every saved case and the random suite alike, each starting it
+    again. The first failure says why, once, and pytest stops there; the user's tests ran."""
+    folder = inner_pytest.pytester.path
+    _write_case(folder / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
+    _write_case(folder / "loopspec-cases" / "case-TURN-2-1.json", "TURN-2", _ASKS)
+    (folder / "test_mine.py").write_text("def test_mine():\n    pass\n", encoding="utf-8")
+    loop = "sh -c 'echo usage: loop --port N >&2; exit 1'"
+    done = inner_pytest(folder, loop, "--loopspec-cmd", 1, "-p", "no:randomly")  # no -x
+    out = done.stdout
+    assert done.returncode == pytest.ExitCode.TESTS_FAILED, out + done.stderr
+    assert "1 failed, 1 passed" in out, out
+    assert out.count("the process exited at start-up") == 1, out
+    assert out.count("stderr (tail): usage: loop --port N") == 1, out
+    assert f"! {pytest_plugin.STOPPED_AT_START_UP} !" in out, out
+
+
 def test_PROTO_1_plugin_names_the_rootdir_that_holds_a_cmd_script_missing_here(
     inner_pytest: InnerPytest,
 ) -> None:

@@ -186,6 +186,8 @@ class TargetError(LoopSpecError):
 
     `config` and `program` are, when it broke in a program, that program's configuration and
     its commands up to the one it broke on (the last): enough for a case that replays it.
+    `at_start_up`: a `--cmd` process that never got going (`ProcessTargetError.at_start_up`),
+    which every later program would meet again.
     """
 
     def __init__(
@@ -195,10 +197,12 @@ class TargetError(LoopSpecError):
         config: LoopConfig | None = None,
         program: tuple[Command, ...] = (),
         rule_id: str = "PROTO-1",
+        at_start_up: bool = False,
     ) -> None:
         super().__init__(message, rule_id=rule_id)
         self.config = config
         self.program = program
+        self.at_start_up = at_start_up
 
 
 class UnrepeatedDivergence(TargetError):
@@ -329,10 +333,11 @@ class TargetBreakage:
         except Exception as error:  # anything a target does wrong, whatever its language
             config, commands = program
             message = f"the target failed in {what}: {_one_line(error)}"
-            if isinstance(error, ProcessTargetError) and error.at_start_up:
+            at_start_up = isinstance(error, ProcessTargetError) and error.at_start_up
+            if at_start_up:
                 # "failed in reset" before "exited at start-up, before answering its first
                 # message (reset)" says it twice: the process's own words are the sentence.
-                message = error.message
+                message = _one_line(error)
             # A fault of the user's input (a `--cmd` typed with curled quotes) stays no rule's.
             user_fault = isinstance(error, LoopSpecError) and error.rule_id == NO_RULE_BROKEN
             rule = NO_RULE_BROKEN if user_fault else "PROTO-1"
@@ -340,7 +345,13 @@ class TargetBreakage:
                 # Its rule is PROTO-1, none (the user's fault), or the model's for an event of
                 # the right shape whose value the model refuses (HOOK-1's words, LOG-6's role).
                 rule = error.rule_id
-            self.first = TargetError(message, config=config, program=tuple(commands), rule_id=rule)
+            self.first = TargetError(
+                message,
+                config=config,
+                program=tuple(commands),
+                rule_id=rule,
+                at_start_up=at_start_up,
+            )
             raise self.again() from error
 
     def again(self) -> TargetError:
@@ -348,7 +359,11 @@ class TargetBreakage:
         assert self.first is not None
         first = self.first
         return TargetError(
-            first.message, config=first.config, program=first.program, rule_id=first.rule_id
+            first.message,
+            config=first.config,
+            program=first.program,
+            rule_id=first.rule_id,
+            at_start_up=first.at_start_up,
         )
 
 

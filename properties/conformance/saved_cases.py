@@ -51,6 +51,7 @@ from loopspec.properties.pytest_plugin import (
     SAYS_NOTHING_PROPERTY,
     as_typed,
     rerun_command,
+    stop_when_not_started,
 )
 
 
@@ -128,7 +129,7 @@ class SavedCase(pytest.Item):
         return self.path, None, heading(self)
 
     def runtest(self) -> None:
-        passed = _replays(self.path, _replay_target(self.config), self.config)
+        passed = _replays(self.path, _replay_target(self.config), self.config, self.session)
         # What the pass is worth, as replay says it: `pytest -rP` shows it, and a JUnit report
         # keeps it as the test's output.
         print("\n".join(passed.lines))
@@ -166,7 +167,9 @@ class _Passed:
     says_nothing: str | None
 
 
-def _replays(saved_case: Path, replay_target: _Target, config: pytest.Config) -> _Passed:
+def _replays(
+    saved_case: Path, replay_target: _Target, config: pytest.Config, session: pytest.Session
+) -> _Passed:
     """Replay `saved_case`: fail with replay's report when it diverges, with its error when it
     cannot be used; skip when it needs a capability the target does not declare. Passing, what
     replay prints of it."""
@@ -188,6 +191,7 @@ def _replays(saved_case: Path, replay_target: _Target, config: pytest.Config) ->
         replay = replay_case(factory, case.config, case.commands, profile)
     except TargetError as broke:
         unusable = case_replay_error(name, case, broke)
+        stop_when_not_started(session, broke.at_start_up)
     else:
         unusable = not_a_valid_program(name, case, profile, replay)
     if isinstance(unusable, UndeclaredCapability):

@@ -45,7 +45,12 @@ from loopspec.properties.conformance.run import (
     run_conformance,
     with_wait_hint,
 )
-from loopspec.properties.pytest_plugin import as_typed, case_folder, rerun_command
+from loopspec.properties.pytest_plugin import (
+    as_typed,
+    case_folder,
+    rerun_command,
+    stop_when_not_started,
+)
 
 
 def _seed(config: pytest.Config) -> int | None:
@@ -118,6 +123,7 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
     except UnrepeatedDivergence as not_again:  # reported and saved as conform does it
         unrepeated, report = not_again, not_again.report
     except TargetError as broke:
+        stop_when_not_started(request.session, broke.at_start_up)
         rerun_case = functools.partial(rerun_command, request.config)
         broken = with_saved_program(broke, folder, target, None, rerun_case)
     finally:
