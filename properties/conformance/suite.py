@@ -75,7 +75,8 @@ class _Capture(Protocol):
 def _progress_line(config: pytest.Config) -> Callable[[str], None] | None:
     """conform's progress as whole lines on pytest's terminal, written past its capture: a
     long suite printed nothing (its stderr is captured), and CI systems end a silent job.
-    None where pytest has no terminal reporter (`-p no:terminal`)."""
+    None where pytest has no terminal reporter (`-p no:terminal`). (On a pytest-xdist worker
+    the lines go where its output does, which nobody sees: the README says so.)"""
     reporter: pytest.TerminalReporter | None = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is None:
         return None
