@@ -684,7 +684,7 @@ def test_PROTO_1_a_command_naming_a_directory_says_so(
         target.reset(LoopConfig())
     named = "the current directory" if current else "a directory"
     said = refused.value.message
-    assert said.startswith(f"{word}: cannot start ")
+    assert said.startswith(f"{word}: cannot start")
     assert said.endswith(
         f": it is {named}, {folder}, not a program: give the command that runs the loop"
     )

@@ -113,29 +113,29 @@ CANNOT_START: dict[str, tuple[Callable[[Path], str], str]] = {
     ),
     "no execute bit": (
         _not_executable,
-        "cannot start ./loop.sh: permission denied (the file is not executable: chmod +x "
+        "cannot start: permission denied (the file is not executable: chmod +x "
         "./loop.sh, or begin the command with sh ./loop.sh)",
     ),
     # A compiled loop: no program runs it, and "begin the command with sh" misled.
     "binary without execute bit": (
         _binary_not_executable,
-        "cannot start ./loop: permission denied (the file is not executable: chmod +x ./loop)",
+        "cannot start: permission denied (the file is not executable: chmod +x ./loop)",
     ),
     # Built elsewhere: "add a #! line" misled.
     "windows program": (
         _windows_program,
-        "cannot start ./loop.exe: exec format error (it is a Windows program, which this "
+        "cannot start: exec format error (it is a Windows program, which this "
         f"machine, {platform.machine()}, does not run: build the loop on this machine, or for it)",
     ),
     "script without #! line": (
         _script_without_interpreter_line,
-        "cannot start ./loop.py: exec format error (it has no #! first line naming the program "
+        "cannot start: exec format error (it has no #! first line naming the program "
         "that runs it: begin the command with that program, python3 ./loop.py, or make its "
         "first line #!/usr/bin/env python3)",
     ),
     "missing interpreter": (
         _missing_interpreter,
-        "cannot start ./loop.sh: no such file or directory (its #! line names the interpreter "
+        "cannot start: no such file or directory (its #! line names the interpreter "
         "/opt/no-such-interpreter/bin/python3, which does not exist: install it, or make the "
         "line name one that does)",
     ),
@@ -146,10 +146,10 @@ CANNOT_START: dict[str, tuple[Callable[[Path], str], str]] = {
     ),
     "no #! line": (
         _no_interpreter_line,
-        "cannot start ./loop: exec format error (it is no program this machine runs, and has "
+        "cannot start: exec format error (it is no program this machine runs, and has "
         "no #! first line naming the one that runs it",
     ),
-    "directory": (_directory, "cannot start loop: it is a directory, "),
+    "directory": (_directory, "cannot start: it is a directory, "),
 }
 
 
@@ -202,7 +202,7 @@ def test_PROTO_1_a_compiled_loop_whose_dynamic_loader_is_missing_is_told_so(
     assert main(["conform", "--cmd", "./loop", "--examples", "1"]) == 2
     first = capsys.readouterr().err.splitlines()[0]
     assert first.endswith(
-        f"cannot start ./loop: no such file or directory (it is a compiled program whose "
+        f"cannot start: no such file or directory (it is a compiled program whose "
         f"dynamic loader, {elsewhere}, is not on this machine: it was built for another C "
         "library (musl, glibc) or another system; build it here, or link it statically)"
     ), first
@@ -915,7 +915,7 @@ def test_PROTO_1_replay_with_a_program_that_cannot_start_is_a_setup_error(
     assert main(["replay", str(_case(tmp_path)), "--cmd", MISSING]) == 2
     err = capsys.readouterr().err
     assert "[PROTO-1]" not in err
-    assert f"case.json: {MISSING}: cannot start " in err
+    assert f"case.json: {MISSING}: cannot start: " in err
     assert err.rstrip().endswith(": no such file or directory")
 
 
@@ -940,12 +940,12 @@ def _plugin_run(pytester: pytest.Pytester, command: str) -> pytest.RunResult:
 @pytest.mark.parametrize(
     ("made", "says"),
     [
-        (lambda folder: MISSING, f"{MISSING}: cannot start {MISSING}: no such file or directory"),
+        (lambda folder: MISSING, f"{MISSING}: cannot start: no such file or directory"),
         (
             _not_executable,
-            "./loop.sh: cannot start ./loop.sh: permission denied (the file is not executable: ",
+            "./loop.sh: cannot start: permission denied (the file is not executable: ",
         ),
-        (_directory, "loop: cannot start loop: it is a directory, "),
+        (_directory, "loop: cannot start: it is a directory, "),
         (
             _missing_on_path,
             "cannot start loopspec-no-such-program-anywhere: no such file or directory (no "
@@ -964,7 +964,7 @@ def test_PROTO_1_the_pytest_plugin_stops_at_once_on_a_program_that_cannot_start(
     done = _plugin_run(pytester, command)
     err = done.stderr.str()
     assert done.ret == pytest.ExitCode.USAGE_ERROR, done.stdout.str() + err
-    assert err.startswith(f"ERROR: loopspec: error: {command}: cannot start "), err
+    assert err.startswith(f"ERROR: loopspec: error: {command}: cannot start"), err
     assert says in err
     assert "[PROTO-1]" not in err
 
@@ -978,7 +978,7 @@ def test_PROTO_1_the_pytest_plugin_names_no_rule_for_an_interpreter_found_missin
     done = _plugin_run(pytester, command)
     out = done.stdout.str()
     assert done.ret == pytest.ExitCode.TESTS_FAILED, out
-    assert "loopspec: error: ./loop.sh: cannot start ./loop.sh: " in out
+    assert "loopspec: error: ./loop.sh: cannot start: " in out
     assert "[PROTO-1]" not in out
     assert "Traceback" not in out + done.stderr.str()
 

@@ -1293,7 +1293,9 @@ class ProcessTarget:
         # token (`API_TOKEN=... node`).
         program = self.argv[0]
         started = portable(shlex.quote(program))
-        msg = f"{self.name}: cannot start {started}: {system_reason(error)}"
+        # A command of one word is the program: "./loop.sh: cannot start ./loop.sh" said it twice.
+        which = "" if started == self.name else f" {started}"
+        msg = f"{self.name}: cannot start{which}: {system_reason(error)}"
         variable, assigns, _ = program.partition("=")
         curled = curled_quotes_hint(self.argv)
         if os.path.isdir(program):
@@ -1303,7 +1305,7 @@ class ProcessTarget:
             folder = os.path.abspath(program)
             named = "the current directory" if folder == os.getcwd() else "a directory"
             msg = (
-                f"{self.name}: cannot start {started}: it is {named}, {folder}, not a "
+                f"{self.name}: cannot start{which}: it is {named}, {folder}, not a "
                 "program: give the command that runs the loop"
             )
         elif assigns and variable.isidentifier() and isinstance(error, FileNotFoundError):
