@@ -203,6 +203,17 @@ milliseconds LOG-4 asks from January to April 1970: a clock read in seconds
 
 # The invariants keep surface seqs as signed 64-bit integers; no real log comes near the bound.
 SEQ_BOUND = 1 << 63
+
+
+def time_below_zero(time: float) -> str:
+    """The words, after the event's name, for a whole `time` below 0 (LOG-4): dsh writes the
+    time its clock reads, never before the Unix epoch (the header's createdAt neither, LOG-5)."""
+    return (
+        f"time {time!r} is below 0: an event's time is milliseconds since the Unix epoch, "
+        "0 or more, as the header's createdAt"
+    )
+
+
 _SEQ_LOW = -SEQ_BOUND  # once, not negated again for every event
 
 

@@ -33,7 +33,7 @@ from loopspec.model.events import (
     SurfaceOp,
     SurfaceReplace,
 )
-from loopspec.model.facts import surface_op_missing
+from loopspec.model.facts import surface_op_missing, time_below_zero
 from loopspec.model.json_text import integer_written_as_double, spelled
 from loopspec.model.jsonvalue import EMPTY, FrozenMap, JsonValue, NotJsonError, freeze, thaw
 from loopspec.model.log_layout import (
@@ -653,6 +653,8 @@ def event_from_wire(obj: object) -> Event:
     # An integer is whole; `float()` of one too large for a float raises OverflowError.
     if type(time) is float and not time.is_integer():
         raise InvalidEventError(f"{kind}.time must be whole milliseconds", rule_id="LOG-4")
+    if time < 0:
+        raise InvalidEventError(f"{kind}.{time_below_zero(time)}", rule_id="LOG-4")
     envelope_extra = _rest(obj, ENVELOPE_KEYS, kind)
     if kind not in SURFACE_TYPES and ("surfaceOp" in obj or "sourceEventSeqs" in obj):
         msg = f"{kind} is not a surface event and must not carry surfaceOp or sourceEventSeqs"

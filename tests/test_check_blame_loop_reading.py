@@ -136,13 +136,19 @@ def test_LOG_4_an_event_without_a_time_in_whole_milliseconds_is_refused(tmp_path
     """LOG-4: every event is `{type, seq, time, data}`, and the model's reader refuses one
     without a `time`, or with one that is not a number of whole milliseconds; `check` never
     read `time` and passed such a log with 0 violations. Each is now an input error at its
-    line; a whole number written as a float (`1000.0`) is read, as the model reads it."""
+    line; a whole number written as a float (`1000.0`) is read, as the model reads it. A time
+    below 0 (dsh writes its clock's, never before the epoch, as the header's createdAt) passed
+    both readers; SPEC gave events no range. It is refused by both, on check's quick path
+    too."""
     lines = (BLAME / "violations" / "ORD-1-two-text-replies.jsonl").read_text().splitlines()
     for time, status, found in (
         (None, "error", [("LOG-4", 3)]),
         ("noon", "error", [("LOG-4", 3)]),
         (1000.5, "error", [("LOG-4", 3)]),
         (1000.0, "violations", [("ORD-1", 6)]),
+        (-1, "error", [("LOG-4", 3)]),
+        (-1.0, "error", [("LOG-4", 3)]),
+        (0, "violations", [("ORD-1", 6)]),
     ):
         step = json.loads(lines[2])
         if time is None:

@@ -41,6 +41,7 @@ from loopspec.model.facts import (
     Fact,
     FactError,
     fact_from_wire,
+    time_below_zero,
 )
 from loopspec.model.json_text import json_scanner
 from loopspec.model.prefix import (
@@ -866,22 +867,26 @@ def _note_clock_change(report: LogReport, first: tuple[int, Any], last: Any, lin
 
 
 def _read_time(time: object, written: bool) -> None:
-    """LOG-4: an event's `time` is a number of whole milliseconds, as the model's reader asks
-    (REC-1 alone reads its value; a float is read when whole, as the model reads it)."""
-    if type(time) is not float or not time.is_integer():
-        if not written:
-            raise FactError(
-                "time is missing; it must be a number of whole milliseconds (since the Unix epoch)"
-            )
-        from loopspec.model.json_text import spelled  # noqa: PLC0415 (a broken line only)
-
-        # What was written instead, and the usual cause: a clock read in seconds.
-        seconds = type(time) is float and 1e9 <= time < 1e11
-        hint = ", seconds: write milliseconds, as int(time.time() * 1000)" if seconds else ""
+    """LOG-4: an event's `time` is a number of whole milliseconds, 0 or more, as the model's
+    reader asks (REC-1 alone reads its value; a float is read when whole, as the model
+    reads it)."""
+    if type(time) is int or (type(time) is float and time.is_integer()):
+        if time < 0:
+            raise FactError(time_below_zero(time))
+        return
+    if not written:
         raise FactError(
-            "time must be a number of whole milliseconds (since the Unix epoch), got "
-            f"{spelled(time)}{hint}"
+            "time is missing; it must be a number of whole milliseconds (since the Unix epoch)"
         )
+    from loopspec.model.json_text import spelled  # noqa: PLC0415 (a broken line only)
+
+    # What was written instead, and the usual cause: a clock read in seconds.
+    seconds = type(time) is float and 1e9 <= time < 1e11
+    hint = ", seconds: write milliseconds, as int(time.time() * 1000)" if seconds else ""
+    raise FactError(
+        "time must be a number of whole milliseconds (since the Unix epoch), got "
+        f"{spelled(time)}{hint}"
+    )
 
 
 def _bad_event(report: LogReport, obj: Any, line: int, error: Exception) -> NoReturn:
@@ -1359,6 +1364,7 @@ def _check_lines(
                                     and seq == prefix.expected_seq
                                     and seq < seq_bound
                                     and is_type(stamp) is integer
+                                    and stamp >= 0
                                     and kind == "assistant/message"
                                 ):
                                     # The commit's first noted line, a reply the quick path below
@@ -1407,6 +1413,7 @@ def _check_lines(
                         and seq_int
                         and seq < seq_bound
                         and is_type(stamp) is integer
+                        and stamp >= 0  # (LOG-4: else refused with the fact)
                     ):
                         if judge is not None:
                             if judge(prefix, obj, seq):
@@ -1457,7 +1464,7 @@ def _check_lines(
                         try:
                             fact = fact_from_wire(obj)
                             time = obj.get("time")
-                            if type(time) is not int:
+                            if type(time) is not int or time < 0:
                                 _read_time(time, "time" in obj)
                         except FactError as error:
                             _bad_event(report, obj, line, error)
