@@ -51,14 +51,16 @@ from loopspec.model.config import LoopConfig
 from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.machine import conformance_machine
 from loopspec.properties.conformance.run import replay_case
+from loopspec.properties.conformance.source_literals import without_source_literals
 from loopspec.properties.conformance.target import ModelTarget
 
 GOAL = 10  # median examples to the first failing program, per mutant
 
 
 def load_every_loopspec_module() -> None:
-    """Import all of loopspec first, as `tests/conftest.py` does, so the literals Hypothesis
-    may draw from loaded modules (see `tests/batches.py`) are those of a test run."""
+    """Import all of loopspec first, as a test run has. (Hypothesis's pool of literals found in
+    loaded modules is kept out of every kill's draws, as `tests/conftest.py` keeps it out of
+    every test's: `without_source_literals`.)"""
     for module in pkgutil.walk_packages(loopspec.__path__, "loopspec."):
         if module.name.rpartition(".")[2] != "__main__":
             importlib.import_module(module.name)
@@ -86,7 +88,8 @@ def examples_to_fail(
 
     machine = seeded(conformance_machine(factory, pin=pin), batch)
     try:
-        run_state_machine_as_test(machine, settings=KILL_BUDGET)
+        with without_source_literals():  # as every test and conform draw (tests/conftest.py)
+            run_state_machine_as_test(machine, settings=KILL_BUDGET)
     except DivergenceFound as found:
         rule_id = found.divergence.rule_id
         return (examples if rule_id in blamed else None), rule_id
@@ -103,11 +106,17 @@ def timed_failure(
 
 
 def fresh_loops() -> list[tuple[str, Callable[[], ModelTarget], frozenset[str]]]:
-    """Rounds 12 and 13's wrong loops (tests/test_blame_fresh_bugs_round12.py and round13.py),
+    """Rounds 10 to 15's wrong loops (tests/test_blame_fresh_bugs_round10.py to round15.py),
     each planted in the model: its name, the target, and the rules a first failing program may
-    rightly be blamed on. Left out: the presenter raising (a breakage, not a divergence)."""
-    import test_blame_fresh_bugs_round12 as r12  # noqa: PLC0415 (pytest, only with --fresh)
+    rightly be blamed on. Rounds 12 and 13's are listed here; rounds 10, 11, 14 and 15's are
+    their tables' rows (`_table_rows`) and a few planted in a test's own row. Left out: the
+    presenter raising (a breakage, not a divergence)."""
+    import test_blame_fresh_bugs_round10 as r10  # noqa: PLC0415 (pytest, only with --fresh)
+    import test_blame_fresh_bugs_round11 as r11  # noqa: PLC0415
+    import test_blame_fresh_bugs_round12 as r12  # noqa: PLC0415
     import test_blame_fresh_bugs_round13 as r13  # noqa: PLC0415
+    import test_blame_fresh_bugs_round14 as r14  # noqa: PLC0415
+    import test_blame_fresh_bugs_round15 as r15  # noqa: PLC0415
     from fresh_bugs import CapOneOff, planted  # noqa: PLC0415
 
     from loopspec.model import dispatch, rewrite  # noqa: PLC0415
@@ -116,6 +125,10 @@ def fresh_loops() -> list[tuple[str, Callable[[], ModelTarget], frozenset[str]]]
         dispatch, "_abort_unstarted", r13._aborts_the_first_unstarted_call, ""
     )
     every_reason = planted(rewrite, "_reasons", r13._every_hooks_reason, "")
+    invalid_as_invalid = planted(
+        dispatch, "_abort_unstarted", r14._aborts_invalid_input_as_invalid, ""
+    )
+    keeps_the_rewrite = planted(rewrite, "resolve_call", r14._resolved_keeping_the_rewrite, "")
     loops: list[tuple[str, type[ModelTarget], set[str]]] = [
         ("r12 failed request's own kind", r12.FAILED_REQUEST_OWN_KIND[1], {"TEXT-2"}),
         ("r12 repair timed in seconds", r12.REPAIR_TIMED_IN_SECONDS[1], {"REC-1"}),
@@ -138,8 +151,41 @@ def fresh_loops() -> list[tuple[str, Callable[[], ModelTarget], frozenset[str]]]
         ("r13 every hook's reason", every_reason, {"DEC-1", "DEC-2"}),
         ("r13 reason as stderr", r13.WritesTheReasonAsStderr, {"TEXT-2"}),
         ("r13 aborted success's context", r13.QueuesContextsAsBodiesFinish, {"ADJ-4"}),
+        ("r10 settles an asking call", r10.SettlesAnAskingCall, {"EXE-4"}),
+        ("r10 cancels with the result", r10.CancelsWithTheResult, {"ABORT-3"}),
+        ("r10 cites the reply", r10.CitesTheReply, {"ORD-2"}),
+        ("r10 records the answer's word", r10.RecordsTheAnswersWord, {"TEXT-2"}),
+        ("r10 unknown tool's input unchecked", r10.UNKNOWN_UNCHECKED, {"EXE-5", "EXE-2"}),
+        ("r11 ignores denies", r11.IGNORES_DENIES, {"DEC-1", "HOOK-2"}),
+        ("r11 plain quotes", r11.PLAIN_QUOTES, {"TEXT-1"}),
+        ("r14 abort answers invalid as invalid", invalid_as_invalid, {"ABORT-1"}),
+        ("r14 denied call keeps a rewrite", keeps_the_rewrite, {"HOOK-3"}),
+        ("r14 reply without calls ends turn", r14.EndsTheTurnOnAReplyWithoutCalls, {"STEP-4"}),
     ]
+    listed = {target for _, target, _ in loops}
+    for number, module in ((10, r10), (11, r11), (14, r14), (15, r15)):
+        for what, target, rule_id in _table_rows(module):
+            if target not in listed:
+                listed.add(target)
+                loops.append((f"r{number} {what}", target, {rule_id}))
     return [(name, target, frozenset(rules)) for name, target, rules in loops]
+
+
+def _table_rows(module: object) -> list[tuple[str, type[ModelTarget], str]]:
+    """What each `FreshBug` row a round's module holds (alone or in a list) plants: what the
+    bug is, the target, and the rule the row names."""
+    rows: list[tuple[str, type[ModelTarget], str]] = []
+    for value in vars(module).values():
+        for row in value if isinstance(value, list) else [value]:
+            if (
+                isinstance(row, tuple)
+                and len(row) == 5
+                and isinstance(row[1], type)
+                and issubclass(row[1], ModelTarget)
+                and isinstance(row[4], str)
+            ):
+                rows.append((str(row[0]), row[1], row[4]))
+    return rows
 
 
 def drawn_programs(count: int) -> list[tuple[LoopConfig, list[Command]]]:
@@ -153,7 +199,10 @@ def drawn_programs(count: int) -> list[tuple[LoopConfig, list[Command]]]:
             super().teardown()
             programs.append((self.config, list(self.program)))
 
-    run_state_machine_as_test(seeded(Recording), settings=settings(KILL_BUDGET, max_examples=count))
+    with without_source_literals():
+        run_state_machine_as_test(
+            seeded(Recording), settings=settings(KILL_BUDGET, max_examples=count)
+        )
     return programs
 
 
@@ -175,7 +224,7 @@ def main() -> None:
         "--programs", type=int, default=200, help="programs replayed per mutant (0: none)"
     )
     parser.add_argument(
-        "--fresh", action="store_true", help="also rounds 12 and 13's wrong loops (fresh_loops)"
+        "--fresh", action="store_true", help="also rounds 10 to 15's wrong loops (fresh_loops)"
     )
     args = parser.parse_args()
     load_every_loopspec_module()

@@ -629,13 +629,15 @@ def _every_choice(draw: Callable[[Choose], ToolOutcome]) -> list[tuple[list[int]
 def test_MODEL_3_every_success_a_program_sends_for_a_settled_call_defers_its_context() -> None:
     """MODEL-3: a loop queueing the contexts of an outcome it refuses (sp-model3) shows it only
     when the outcome for a call no longer running defers one; each success the programs send
-    there now does (one in three did not), drawn with the same choices as any body's outcome,
-    so every fixed batch sends the programs it sent."""
+    there now does (one in three did not), drawn with the same choices as any body's outcome.
+    Its text is its own (`refused_context`), which no accepted outcome carries: delivered, it
+    is told from a context delivered twice (ADJ-4, which random programs named on every batch
+    once every program sent such an outcome)."""
     drawn = _every_choice(lambda choose: swarm.settled_call_outcome(choose, "c7"))
     usual = _every_choice(lambda choose: swarm.any_tool_outcome(choose, "c7"))
     assert [bounds for bounds, _ in drawn] == [bounds for bounds, _ in usual]
     successes = [made for _, made in drawn if isinstance(made, ToolSucceeded)]
     assert len(successes) == 18
-    assert all(swarm.deferred("c7") in made.contexts for made in successes)
+    assert all(made.contexts == (swarm.refused_context("c7"),) for made in successes)
     failures = [made for _, made in drawn if not isinstance(made, ToolSucceeded)]
     assert failures == [made for _, made in usual if not isinstance(made, ToolSucceeded)]

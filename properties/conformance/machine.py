@@ -208,6 +208,7 @@ class ConformanceMachine(RuleBasedStateMachine):
         self.swarm = swarming.Swarm(*(False for _ in attrs.fields(swarming.Swarm)))
         self.raised = False  # this program raised the run's first divergence
         self.ended = False  # the program sends no more commands (see `step`)
+        self.aimed_batches: swarming.Aimed = set()  # see `swarming.first_aim`
         self.configured = False  # `configure` ran (see `configure`)
         self._noting: bool | None = None  # see `noting`
         if currently_in_test_context():  # Hypothesis is running a program: draw now
@@ -387,6 +388,7 @@ class ConformanceMachine(RuleBasedStateMachine):
             return
         choose = _chooser(data)
         choices = _possible(self.phase)
+        aim: str | None = None
         if swarming.denied_call_passed_busy_slots(self.phase, self.config.max_parallel):
             # Where an abort tells a denied call that waited for a slot from one that passed
             # the gate (DEC-1): one step of three disrupted, an abort among the disruptions,
@@ -397,12 +399,18 @@ class ConformanceMachine(RuleBasedStateMachine):
             # An abort while a call waits for approval (see `disrupt`): three steps of five
             # disrupted there, not one of three.
             choices = (*choices, "disrupt", "disrupt")
-        elif swarming.batch_aims(self.swarm, self.phase):
+        elif (aim := swarming.first_aim(self.swarm, self.phase, self.aimed_batches)) is not None:
+            # A disruption aimed at a running batch, each kind once per batch: first, so the
+            # simplest continuation of a program sends it (see `swarming.first_aim`).
+            choices = ("disrupt", *choices)
+            assert isinstance(self.phase, Dispatching)
+            self.aimed_batches.add((*swarming.batch_key(self.phase), aim))
+        elif swarming.batch_aims(self.swarm, self.phase, self.aimed_batches):
             # A disruption aimed at the running batch: two steps of four disrupted there.
             choices = (*choices, "disrupt")
         kind = swarming.pick(choose, choices)
         moving = next((choice for choice in choices if choice != "disrupt"), None)
-        if kind == "disrupt" and not self.disrupt(choose, data) and moving is not None:
+        if kind == "disrupt" and not self.disrupt(choose, data, aim) and moving is not None:
             # No disruption after all (none drawn, or none the target can take): the
             # program moves on in this step rather than spend one of Hypothesis's steps
             # (its stop and rule draws, a tenth of the steps) on sending nothing.
@@ -531,23 +539,10 @@ class ConformanceMachine(RuleBasedStateMachine):
             outcome = attrs.evolve(outcome, meta=None)
         self.apply(ToolFinishes(slot.call_id, outcome, post))
 
-    def disrupt(self, choose: swarming.Choose, data: st.DataObject) -> bool:
-        """Stop, crash, or type mid-turn — each only when the target can; whether a
-        command was sent."""
-        kind = swarming.disruptions(choose, self.swarm)
-        if swarming.denied_call_passed_busy_slots(self.phase, self.config.max_parallel):
-            # An abort first: Hypothesis draws the least index more often than the others.
-            kind = swarming.pick(choose, ("abort", "abort", kind))  # see `step`
-        elif self.swarm.aborts and swarming.later_call_waits(self.phase):
-            kind = swarming.pick(choose, (kind, kind, "abort"))
-        elif self.cannot_take(kind) and self.has("abort") and _calls_run(self.phase):
-            # A crash or typed input the target cannot take would send nothing; over a
-            # running call it is an abort instead. A real CLI (neither) otherwise aborted
-            # mostly before its calls ran: while hooks run, where its cut ends the program.
-            kind = "abort"
-        else:  # one draw more only where a rare situation is one disruption away
-            aimed = swarming.aimed_disruptions(self.swarm, self.phase, kind)
-            kind = swarming.pick(choose, aimed)
+    def disrupt(self, choose: swarming.Choose, data: st.DataObject, aim: str | None = None) -> bool:
+        """Stop, crash, or type mid-turn — each only when the target can; `aim`, where the step
+        aimed one (see `swarming.first_aim`); whether a command was sent."""
+        kind = self.drawn_disruption(choose) if aim is None else aim
         command: Command | None = None
         if kind == "settled" and isinstance(self.phase, Dispatching):
             settled = [s.call_id for s in self.phase.slots if s.status != RUNNING]
@@ -568,6 +563,24 @@ class ConformanceMachine(RuleBasedStateMachine):
             return False
         self.apply(command)
         return True
+
+    def drawn_disruption(self, choose: swarming.Choose) -> str:
+        """The kind of disruption drawn, weighted by the swarm and by what `phase` is one
+        disruption away from."""
+        kind = swarming.disruptions(choose, self.swarm)
+        if swarming.denied_call_passed_busy_slots(self.phase, self.config.max_parallel):
+            # An abort first: Hypothesis draws the least index more often than the others.
+            return swarming.pick(choose, ("abort", "abort", kind))  # see `step`
+        if self.swarm.aborts and swarming.later_call_waits(self.phase):
+            return swarming.pick(choose, (kind, kind, "abort"))
+        if self.cannot_take(kind) and self.has("abort") and _calls_run(self.phase):
+            # A crash or typed input the target cannot take would send nothing; over a
+            # running call it is an abort instead. A real CLI (neither) otherwise aborted
+            # mostly before its calls ran: while hooks run, where its cut ends the program.
+            return "abort"
+        # One draw more only where a rare situation is one disruption away.
+        aimed = swarming.aimed_disruptions(self.swarm, self.phase, kind, self.aimed_batches)
+        return swarming.pick(choose, aimed)
 
     def cannot_take(self, kind: str) -> bool:
         """Whether disruption `kind` is one the target declares no capability for."""

@@ -29,14 +29,19 @@ The situations a rule governs and the generator reaches on purpose:
   each call's body defers its own text (`deferred`), so when two calls' contexts settle out of
   model order, the order they are delivered in shows (ADJ-4: model order);
 - outcomes for calls that already settled (EXE-4): a `ToolFinishes` for a call of the batch that
-  is no longer running, which every loop must refuse; a success there always defers the call's
-  own context, which a loop queueing an outcome's contexts before judging it delivers all the
-  same (MODEL-3); with settled outcomes on, aimed at a running batch (`batch_aims`);
+  is no longer running, which every loop must refuse; a success there always defers a context
+  of its own (`refused_context`), which a loop queueing an outcome's contexts before judging it
+  delivers all the same (MODEL-3); with settled outcomes on, aimed at a running batch
+  (`batch_aims`), and first, once per batch, where one call finished and another runs
+  (`first_aim`): so the simplest program sends one;
 - crashes while a batch's calls await results (REC-1: crash repair writes them), with crashes
   on: in a running batch whose calls wait for none before them, two steps of four disrupt,
-  such a crash and an outcome for a settled call drawn first (`batch_aims`);
+  such a crash and an outcome for a settled call drawn first (`batch_aims`); with
+  `crashed_batches` on too (off in the simplest program, whose batch runs to its end), first,
+  once per batch (`first_aim`);
 - aborts over a partly finished batch: with aborts on, a disruption comes mostly after some call
-  settled while an earlier one still runs;
+  settled while an earlier one still runs; and first, once per batch, while a call has yet to
+  pass the gate (ABORT-1: it is answered unstarted; `first_aim`);
 - replies that repeat a call id (EXE-1), which every loop must refuse whole: in a quarter of the
   programs, now and then, a reply's last call takes its first call's id;
 - arguments blank to one of Python's `strip` and JavaScript's `trim` alone (EXE-2): with
@@ -103,7 +108,8 @@ was one reply without calls, a kill spent a third of its examples on such progra
 swarm's features are mostly on in it, a turn's first reply has calls, the first call's hooks ask
 with a rewrite, the second call's deny, each hook of a call supplies another input, the earliest
 call settles first with a deferred context, and the reply after the batch ends the turn: one
-turn that shows most of what its prefix turned on, as short as before once shrunk.
+turn that shows most of what its prefix turned on, as short as before once shrunk; once its
+first call settled, an outcome for that call, which the model refuses (`first_aim`).
 """
 
 from __future__ import annotations
@@ -143,6 +149,7 @@ from loopspec.model.pure.decisions import may_start
 from loopspec.model.rewrite import resolve_call, supplied_input
 from loopspec.model.state import (
     ASKING,
+    COMMITTED,
     DENY,
     READY,
     RUNNING,
@@ -160,6 +167,7 @@ _Picked = TypeVar("_Picked")
 class Swarm:
     """Which features one program leans on."""
 
+    crashed_batches: bool
     rewrites: bool
     identity_rewrites: bool
     approvals: bool
@@ -204,6 +212,7 @@ def _half_the_time(choose: Choose) -> bool:
 # Blank arguments are on in half the programs and off in the simplest: they add a call to every
 # batch, which a shrunk program (its choices lowered towards the simplest) would then all carry.
 FEATURE_ODDS: dict[str, Callable[[Choose], bool]] = {
+    "crashed_batches": _half_the_time,
     "identity_rewrites": _half_the_time,
     "repeated_ids": _rarely,
     "out_of_order": _half_the_time,
@@ -860,14 +869,22 @@ def any_tool_outcome(choose: Choose, call_id: str) -> ToolOutcome:
     return ToolFailed(message, pick(choose, _FAILURE_CODES[message]), _FAILURE_NAMES[message])
 
 
+def refused_context(call_id: str) -> str:
+    """The context an outcome for call `call_id` defers once the call settled: a text no outcome
+    the model takes carries. The call's own (`deferred`), which its accepted outcome mostly
+    queued too, made a loop queueing the refused one's deliver a second copy, which reads as a
+    context delivered twice (ADJ-4) where the refusal is what changed something (MODEL-3)."""
+    return f"{deferred(call_id)}, settled already"
+
+
 def settled_call_outcome(choose: Choose, call_id: str) -> ToolOutcome:
     """An outcome for call `call_id`, no longer running, which the model refuses (EXE-4): drawn
-    as `any_tool_outcome` draws it (the same choices), a success always deferring the call's
-    own context, which a loop queueing an outcome's contexts before judging it delivers all
-    the same (MODEL-3)."""
+    as `any_tool_outcome` draws it (the same choices), a success always deferring its own
+    context (`refused_context`), which a loop queueing an outcome's contexts before judging it
+    delivers all the same (MODEL-3)."""
     outcome = any_tool_outcome(choose, call_id)
-    if isinstance(outcome, ToolSucceeded) and not outcome.contexts:
-        return attrs.evolve(outcome, contexts=(deferred(call_id),))
+    if isinstance(outcome, ToolSucceeded):
+        return attrs.evolve(outcome, contexts=(refused_context(call_id),))
     return outcome
 
 
@@ -988,7 +1005,13 @@ def approval_pending(phase: object) -> bool:
     return isinstance(phase, Dispatching) and any(slot.status == ASKING for slot in phase.slots)
 
 
-def aimed_disruptions(swarm: Swarm, phase: object, drawn: str) -> tuple[str, ...]:
+Aimed = set[tuple[str, ...]]
+"""The disruptions a program aimed at its batches: each batch's call ids, and the kind."""
+
+
+def aimed_disruptions(
+    swarm: Swarm, phase: object, drawn: str, aimed: Aimed | None = None
+) -> tuple[str, ...]:
     """The disruptions to pick from in `phase`, one of which was `drawn`: where `phase` is one
     step from a situation rare otherwise, of those the swarm has on, its disruption is added
     (first, where it replaces most draws: Hypothesis draws the least index more often than the
@@ -996,29 +1019,72 @@ def aimed_disruptions(swarm: Swarm, phase: object, drawn: str) -> tuple[str, ...
     (ABORT-1; 5 programs of 900 had one), mostly; input typed while the model request is
     awaited, which the reply after it, or the request's failure, must keep queued (ADJ-4,
     STEP-4; 121 of 900, the failure after it in 5), in half the disruptions there, so as many
-    aborts of the request stay; in a running batch, `batch_aims` first."""
+    aborts of the request stay; in a running batch, `batch_aims` first (`aimed`: what the
+    program aimed already)."""
     if swarm.aborts and approval_pending(phase):
         return ("abort", "abort", drawn)
     if swarm.interjections and isinstance(phase, AwaitingModel):
         return (drawn, "interject")
-    return (*batch_aims(swarm, phase), drawn)
+    return (*batch_aims(swarm, phase, aimed), drawn)
 
 
-def batch_aims(swarm: Swarm, phase: object) -> tuple[str, ...]:
+def batch_aims(swarm: Swarm, phase: object, aimed: Aimed | None = None) -> tuple[str, ...]:
     """The disruptions aimed at a running batch, of those the swarm has on: an outcome for a
     call that settled (EXE-4; a loop taking it as the running call's, or queueing its context,
     MODEL-3) and a crash while the calls await results (REC-1: repair writes them). Drawn as
     any other disruption, an outcome for a settled call came in 1 program of 80 and a crash
     with results to repair in 1 of 20 (4 fixed batches): those loops needed a median of 40
-    and 27 programs (20 batches); aimed, each comes in about 1 of 9."""
+    and 27 programs (20 batches); aimed, each comes in about 1 of 9. An outcome for a settled
+    call once per batch (`aimed` holds the batch's once sent)."""
     if not isinstance(phase, Dispatching) or later_call_waits(phase):
         return ()
     aims: tuple[str, ...] = ()
-    if swarm.settled_outcomes and any(slot.status != RUNNING for slot in phase.slots):
+    settled = any(slot.status != RUNNING for slot in phase.slots)
+    if swarm.settled_outcomes and settled and (*batch_key(phase), "settled") not in (aimed or ()):
         aims += ("settled",)
     if swarm.crashes and not approval_pending(phase):
         aims += ("crash",)
     return aims
+
+
+def batch_key(phase: Dispatching) -> tuple[str, ...]:
+    """The batch `phase` dispatches, told by its calls' ids."""
+    return tuple(slot.call_id for slot in phase.slots)
+
+
+def first_aim(swarm: Swarm, phase: object, aimed: Aimed) -> str | None:
+    """The disruption a step in `phase` puts first, each kind once per batch (`aimed` holds
+    the batch's call ids and the kind, for those made), of those the swarm has on: an outcome
+    for a settled call where one finished and another still runs (EXE-4, MODEL-3; refused, it
+    changes nothing), then an abort where a call has yet to pass the gate (ABORT-1: it is
+    answered unstarted), then, with `crashed_batches` on, a crash while the last call runs, the
+    others' results written (REC-1: repair writes its result).
+    First, so the simplest continuation of each new random prefix among Hypothesis's first
+    examples sends them (index 0): left to the random draws, a loop settling the running call
+    with an outcome for another, queueing a refused outcome's context, skipping the call at the
+    gate when it aborts or writing a note in crash repair needed a median of 22, 50.5, 38.5 and
+    13.5 programs (batches 0-19)."""
+    if not isinstance(phase, Dispatching):
+        return None
+    key = batch_key(phase)
+    statuses = [slot.status for slot in phase.slots]
+    settled = RUNNING in statuses and any(status in (READY, COMMITTED) for status in statuses)
+    if (
+        swarm.settled_outcomes
+        and settled
+        and not later_call_waits(phase)
+        and (*key, "settled") not in aimed
+    ):
+        return "settled"
+    at_the_gate = phase.aborting is None and phase.gate < len(phase.slots)
+    if swarm.aborts and at_the_gate and (*key, "abort") not in aimed:
+        return "abort"
+    # The last call running, every other result written: the rest of the batch as it was.
+    last = statuses.count(RUNNING) == 1 and statuses.count(COMMITTED) == len(statuses) - 1
+    crash = swarm.crashed_batches and last and "crash" in batch_aims(swarm, phase)
+    if crash and (*key, "crash") not in aimed:
+        return "crash"
+    return None
 
 
 def settling(choose: Choose, swarm: Swarm, running: Sequence[_Picked]) -> _Picked:
