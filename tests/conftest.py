@@ -17,9 +17,11 @@ from harness_reports import reports_dir
 from hypothesis import HealthCheck, settings
 from node_requirements import (
     HARNESS_NEEDS,
+    HARNESSES_NEEDED,
     SKIPPED_SUMMARY_FILE,
     Need,
     harness_need,
+    install_problem,
     need_skipped,
     skipped_summary,
     unavailable,
@@ -181,6 +183,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             if reason is not None:
                 item.add_marker(pytest.mark.skip(reason=reason))
                 break
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Install, once, a real CLI a test needs where node and npm are here but it is not yet (a
+    bare `pytest`, no `make harnesses`), failing the test with why where that fails: the driver
+    tests waited on a CLI never installed, one of them with no deadline."""
+    for need in _needs(item):
+        harness = HARNESSES_NEEDED.get(need)
+        if harness is not None and unavailable(need) is None:
+            problem = install_problem(harness)
+            if problem is not None:
+                pytest.fail(problem, pytrace=False)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import os
 import re
 import shutil
 import subprocess
@@ -47,6 +48,8 @@ HARNESS_NEEDS: Mapping[Harness, Need] = {
     Harness.CLAUDE_CODE: Need.CLAUDE_CODE,
     Harness.CODEX: Need.CODEX,
 }
+# The real CLI each of their needs names.
+HARNESSES_NEEDED: Mapping[Need, Harness] = {need: cli for cli, need in HARNESS_NEEDS.items()}
 
 
 def _not_on_path(programs: tuple[str, ...], path: str | None) -> str | None:
@@ -132,3 +135,39 @@ def skipped_summary(counts: Mapping[Need, int], path: str | None = None) -> list
     lines += [f"  {counts[need]:4d}  {need.value}" for need in Need if counts.get(need, 0)]
     lines.append(f"To run them: {GET_NODE}, then make test.")
     return lines
+
+
+NPM_CI_TIMEOUT = 900.0
+
+
+@functools.cache
+def install_problem(harness: Harness) -> str | None:
+    """Why the real CLI `harness` cannot run here, after `npm ci` in its adapter's folder where
+    it is not installed yet (a bare `pytest` run, without `make harnesses`), or None. Once per
+    run: every test needing the CLI asks, and a test finding it missing would hang or fail on
+    what the CLI never answered, where this says why."""
+    adapter = default_adapter_dir(harness)
+    if (adapter / BINARIES[harness]).is_file():
+        return None
+    npm = shutil.which("npm")
+    if npm is None:
+        return f"{harness.value}: npm is not on PATH, so `npm ci` in {adapter} cannot run"
+    env = {**os.environ, "npm_config_audit": "false", "npm_config_fund": "false"}
+    try:
+        done = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund"],
+            cwd=adapter,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=NPM_CI_TIMEOUT,
+            env=env,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"{harness.value}: npm ci in {adapter} could not run: {error}"
+    if done.returncode != 0:
+        tail = " | ".join(done.stderr.strip().splitlines()[-6:])
+        return f"{harness.value}: npm ci in {adapter} failed ({done.returncode}): {tail}"
+    if not (adapter / BINARIES[harness]).is_file():
+        return f"{harness.value}: npm ci succeeded but {BINARIES[harness]} is missing"
+    return None

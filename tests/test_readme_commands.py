@@ -371,3 +371,37 @@ def test_MODEL_1_the_readmes_family_table_names_every_family_spec_md_has() -> No
     table = readme[readme.index("| family | what it holds the loop to |") :].split("\n\n")[0]
     rows = [re.findall(r"`([A-Z]+)`", line.split("|")[1]) for line in table.splitlines()[2:]]
     assert sorted(f for row in rows for f in row) == sorted(families)
+
+
+class _MarkedTest:
+    """What conftest's setup hook reads of a test: its `needs` markers."""
+
+    def __init__(self, *needs: Need) -> None:
+        self.marks = [pytest.mark.needs(*needs).mark]
+
+    def iter_markers(self, name: str) -> list[pytest.Mark]:
+        return [mark for mark in self.marks if mark.name == name]
+
+
+def test_MODEL_1_a_test_needing_a_real_cli_not_installed_fails_saying_why_where_npm_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """MODEL-1: with node and npm here but a real CLI never installed (a bare `pytest`, no `make
+    harnesses`), a test needing the CLI is failed at set-up with why `npm ci` did not install it,
+    where the conform driver's tests waited on a CLI that never answered, one with no deadline;
+    a test needing node alone is not held to any install."""
+    import conftest  # noqa: PLC0415 (the hooks under test)
+
+    asked: list[object] = []
+
+    def problem(harness: object) -> str:
+        asked.append(harness)
+        return "claude-code: npm ci in examples/claude-code-adapter failed (1): E404"
+
+    monkeypatch.setattr(conftest, "install_problem", problem)
+    monkeypatch.setattr(conftest, "unavailable", lambda need: None)
+    with pytest.raises(pytest.fail.Exception, match="npm ci in examples/claude-code-adapter"):
+        conftest.pytest_runtest_setup(_MarkedTest(Need.CLAUDE_CODE))  # type: ignore[arg-type]  # a stand-in
+    assert len(asked) == 1
+    conftest.pytest_runtest_setup(_MarkedTest(Need.NODE))  # type: ignore[arg-type]  # a stand-in
+    assert len(asked) == 1

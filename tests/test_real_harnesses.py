@@ -11,64 +11,30 @@ the tests fail with the reason: they are never skipped silently.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from harness_reports import reports_dir, save_report
-from node_requirements import Need
+from node_requirements import Need, install_problem
 
 from loopspec.properties.cli.main import main
 from loopspec.properties.harnesses.report import NOT_REPORTED_RUN
 from loopspec.properties.harnesses.script import Harness
-from loopspec.properties.harnesses.session import BINARIES, default_adapter_dir
 
 # Every test here plays on the real CLI its `harness` fixture names.
 pytestmark = pytest.mark.needs(Need.ITS_HARNESS)
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "examples" / "claude-code-adapter" / "scenarios"
-NPM_CI_TIMEOUT = 900.0
-
-
-def _install_problem(harness: Harness) -> str | None:
-    """Why `harness` cannot run here (after `npm ci` if needed), or None."""
-    adapter = default_adapter_dir(harness)
-    if (adapter / BINARIES[harness]).is_file():
-        return None
-    npm = shutil.which("npm")
-    if npm is None:
-        return f"{harness.value}: npm is not on PATH, so `npm ci` in {adapter} cannot run"
-    env = {**os.environ, "npm_config_audit": "false", "npm_config_fund": "false"}
-    try:
-        done = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund"],
-            cwd=adapter,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=NPM_CI_TIMEOUT,
-            env=env,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return f"{harness.value}: npm ci in {adapter} could not run: {error}"
-    if done.returncode != 0:
-        tail = " | ".join(done.stderr.strip().splitlines()[-6:])
-        return f"{harness.value}: npm ci in {adapter} failed ({done.returncode}): {tail}"
-    if not (adapter / BINARIES[harness]).is_file():
-        return f"{harness.value}: npm ci succeeded but {BINARIES[harness]} is missing"
-    return None
 
 
 @pytest.fixture(scope="module", params=[h.value for h in Harness])
 def harness(request: pytest.FixtureRequest) -> str:
     """Each real harness, installed; a failure (never a skip) when it cannot be."""
     name = str(request.param)
-    problem = _install_problem(Harness(name))
+    problem = install_problem(Harness(name))
     if problem is not None:
         pytest.fail(problem)
     return name
