@@ -140,6 +140,36 @@ def skipped_summary(counts: Mapping[Need, int], path: str | None = None) -> list
 NPM_CI_TIMEOUT = 900.0
 
 
+def npm_ci_problem(folder: Path, what: str) -> str | None:
+    """Why `npm ci` in `folder` (installing `what`) failed, or None once it succeeded."""
+    npm = shutil.which("npm")
+    if npm is None:
+        return f"{what}: npm is not on PATH, so `npm ci` in {folder} cannot run"
+    env = {
+        **os.environ,
+        "npm_config_audit": "false",
+        "npm_config_fund": "false",
+        "npm_config_update_notifier": "false",
+        "npm_config_fetch_retries": "1",
+    }
+    try:
+        done = subprocess.run(
+            [npm, "ci", "--prefer-offline", "--no-audit", "--no-fund"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=NPM_CI_TIMEOUT,
+            env=env,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"{what}: npm ci in {folder} could not run: {error}"
+    if done.returncode != 0:
+        tail = " | ".join(done.stderr.strip().splitlines()[-8:])
+        return f"{what}: npm ci in {folder} failed ({done.returncode}): {tail}"
+    return None
+
+
 @functools.cache
 def install_problem(harness: Harness) -> str | None:
     """Why the real CLI `harness` cannot run here, after `npm ci` in its adapter's folder where
@@ -149,25 +179,7 @@ def install_problem(harness: Harness) -> str | None:
     adapter = default_adapter_dir(harness)
     if (adapter / BINARIES[harness]).is_file():
         return None
-    npm = shutil.which("npm")
-    if npm is None:
-        return f"{harness.value}: npm is not on PATH, so `npm ci` in {adapter} cannot run"
-    env = {**os.environ, "npm_config_audit": "false", "npm_config_fund": "false"}
-    try:
-        done = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund"],
-            cwd=adapter,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=NPM_CI_TIMEOUT,
-            env=env,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return f"{harness.value}: npm ci in {adapter} could not run: {error}"
-    if done.returncode != 0:
-        tail = " | ".join(done.stderr.strip().splitlines()[-6:])
-        return f"{harness.value}: npm ci in {adapter} failed ({done.returncode}): {tail}"
-    if not (adapter / BINARIES[harness]).is_file():
+    problem = npm_ci_problem(adapter, harness.value)
+    if problem is None and not (adapter / BINARIES[harness]).is_file():
         return f"{harness.value}: npm ci succeeded but {BINARIES[harness]} is missing"
-    return None
+    return problem

@@ -32,10 +32,7 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 import re
-import shutil
-import subprocess
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -43,7 +40,7 @@ from pathlib import Path
 import attrs
 import pytest
 from lent_process import lend_to_cli
-from node_requirements import Need
+from node_requirements import Need, npm_ci_problem
 
 from loopspec.model.facts import fact_from_wire
 from loopspec.model.invariants import LogMonitor
@@ -59,7 +56,6 @@ from loopspec.properties.profiles.runs import Json, Pair, Run, normalize_run
 
 ADAPTER = Path(__file__).resolve().parent.parent / "examples" / "dsh-adapter"
 REGRESSIONS = Path(__file__).resolve().parent / "regressions"
-NPM_CI_TIMEOUT = 300.0
 COMMAND_TIMEOUT = 30.0
 
 
@@ -69,38 +65,11 @@ COMMAND_TIMEOUT = 30.0
 # here, an `npm ci` that fails fails the test: the install is broken, not missing.
 
 
-def _tail(text: str, lines: int = 8) -> str:
-    return " | ".join(text.strip().splitlines()[-lines:])
-
-
 def _install_problem() -> str | None:
     """Why `npm ci` could not install the dsh packages, or None when they are installed."""
     if (ADAPTER / "node_modules" / "@deepseek-ai" / "dsh-agent-loop").is_dir():
         return None
-    npm = shutil.which("npm")
-    assert npm is not None, "a test needing Need.DSH runs only where npm is on PATH"
-    env = {
-        **os.environ,
-        "npm_config_audit": "false",
-        "npm_config_fund": "false",
-        "npm_config_update_notifier": "false",
-        "npm_config_fetch_retries": "1",
-    }
-    try:
-        done = subprocess.run(
-            [npm, "ci", "--prefer-offline", "--no-audit", "--no-fund"],
-            cwd=ADAPTER,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=NPM_CI_TIMEOUT,
-            env=env,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return f"npm ci for the dsh adapter could not run: {error}"
-    if done.returncode != 0:
-        return f"npm ci for the dsh adapter failed ({done.returncode}): {_tail(done.stderr)}"
-    return None
+    return npm_ci_problem(ADAPTER, "the dsh adapter")
 
 
 @pytest.fixture(scope="module")
