@@ -616,6 +616,9 @@ SITUATIONS: tuple[Situation, ...] = (
             ToolFinishes("c1", ToolSucceeded("one\x00two")),
             ToolFinishes("c2", ToolFailed("disk error " + "x" * 289, "EIO", "IOError")),
         ),
+        unplayable_under_profiles=(
+            "a real CLI is given its prompt as a command-line argument, which cannot hold U+0000"
+        ),
     ),
     Situation(
         "a tool outcome comes while the model is awaited, and again once the turn has ended",
