@@ -1957,6 +1957,25 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Viola
     return NO_VIOLATIONS
 
 
+@invariant("reply_waits_for_pending_hooks", "HOOK-4", reads=of_types("assistant/message"))
+def reply_waits_for_pending_hooks(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
+    """No reply comes between a hook's hook/invoked and its hook/result in the open turn: the
+    model appends each pair together, and dsh runs a step's hooks before its model request or
+    after its reply, awaiting each. (Another hook's audit between them is dsh's, as it runs the
+    hooks of calls that run together at once; a crash may cut a pair, REC-1, ending the turn.)"""
+    if not prefix.pending_hooks or fact.type != "assistant/message":
+        return NO_VIOLATIONS
+    for (turn, point, handler), invoked in prefix.pending_hooks.items():
+        if turn == prefix.open_turn:
+            msg = (
+                f"the reply comes while {point} hook {handler}'s hook/invoked (seq {invoked}) "
+                "awaits its hook/result: a hook's audit pair is appended together, before the "
+                "reply or after it"
+            )
+            return [Violation("HOOK-4", fact.seq, msg, (invoked,))]
+    return NO_VIOLATIONS
+
+
 @invariant("interrupted_reply_has_no_calls", "ABORT-2", reads=of_types("assistant/message"))
 def interrupted_reply_has_no_calls(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """An interrupted reply keeps only its delivered text: never a tool call."""

@@ -520,6 +520,21 @@ def test_DEC_2_a_request_left_unanswered_at_its_step_s_end_ends_no_turn_complete
     assert "DEC-2" not in {rule for rule, _line in blamed(_checked([*left[:-1], interrupted]))}
 
 
+def test_HOOK_4_a_reply_between_a_hook_s_invoked_and_its_result_is_blamed() -> None:
+    """HOOK-4: a hook's audit pair is appended together (the model), or awaited before the
+    model request or after the reply (dsh). A reply written between a PreToolUse hook's
+    hook/invoked and its hook/result passed check; it is blamed at the reply, naming the
+    invoked. (Another hook's pair between them is dsh's, for calls that run together.)"""
+    rows = _asked_for_c1()
+    report = _checked([*rows[:5], rows[6], rows[5], *rows[7:]])
+    assert blamed(report) == [("HOOK-4", 6)]
+    assert report.violations[0].violation.message == (
+        "the reply comes while PreToolUse hook h1's hook/invoked (seq 3) awaits its "
+        "hook/result: a hook's audit pair is appended together, before the reply or after it"
+    )
+    assert report.violations[0].violation.related == (3,)
+
+
 def test_DEC_2_an_approval_asked_for_a_call_between_turns_says_no_step_is_open() -> None:
     """DEC-2: an approval/asked naming a call between turns (where TURN-3 allows an approval
     event) was blamed in words saying no tool/call "of this step" records it, with no step

@@ -293,6 +293,7 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or step != prefix.open_step
         or prefix.reply_seq is not None
         or prefix.closing is not None
+        or prefix.pending_hooks  # HOOK-4 (read with the fact: rare, a crash's cut pair)
         or type(content) is not list
         or surface != "append"
         or message.get("role", "assistant") != "assistant"  # LOG-6 (read with the fact)
@@ -848,6 +849,7 @@ JUDGES: dict[str, CleanJudge] = {
             "call_ids_unique_in_reply",
             "nothing_visible_between_call_and_result",
             "no_pre_hooks_for_non_object_arguments",
+            "reply_waits_for_pending_hooks",
             "interrupted_reply_has_no_calls",
             *_CLOSING,
         ),
