@@ -80,10 +80,12 @@ def split_exit_marker(text: str) -> tuple[str, int | None, str | None]:
 
 
 def read_title(path: str, offset: int | None, limit: int | None) -> str:
-    """`Read <path>`, with the line range of a limited read or the start of an offset one."""
+    """`Read <path>` (`Read` for an empty path), with the line range of a limited read or the
+    start of an offset one."""
     first = offset or 1
+    title = f"Read {path}" if path else "Read"
     if limit is not None:
-        return f"Read {path} ({first} - {first + limit - 1})"
+        return f"{title} ({first} - {first + limit - 1})"
     if offset is not None:
-        return f"Read {path} (from line {first})"
-    return f"Read {path}"
+        return f"{title} (from line {first})"
+    return title

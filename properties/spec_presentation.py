@@ -81,6 +81,11 @@ CALL_EXAMPLES = (
     CallExample("offset 0 is line 1", "read", '{"file_path": "a.txt", "offset": 0, "limit": 1}'),
     CallExample("limit only: from line 1", "read", '{"file_path": "a.txt", "limit": 20}'),
     CallExample(
+        "the empty path names no file: no space after Read",
+        "read",
+        '{"file_path": "", "limit": 20}',
+    ),
+    CallExample(
         "an offset past 2^64 and a limit past 2^32 are integers all the same",
         "read",
         '{"file_path": "a.txt", "offset": 18446744073709551616, "limit": 4294967296}',

@@ -463,3 +463,18 @@ def test_VIEW_3_opaque_blocks_survive_the_raw_fallback() -> None:
     """VIEW-3: the raw-content fallback keeps non-text blocks, it does not flatten them."""
     image = OpaqueBlock("image", FrozenMap({"data": "AAAA", "mimeType": "image/png"}))
     assert present_result(None, None, None, (image,), False) == GenericResultView(content=(image,))
+
+
+@pytest.mark.parametrize(
+    ("fields", "title"),
+    [({}, "Read"), ({"limit": 20}, "Read (1 - 20)"), ({"offset": 3}, "Read (from line 3)")],
+)
+def test_VIEW_2_a_read_of_the_empty_path_is_titled_read_with_no_trailing_space(
+    fields: dict[str, object], title: str
+) -> None:
+    """VIEW-2: `{"file_path": ""}` names no file: its card was titled "Read " with a trailing
+    space, by the model and loopspec's loop alike; it is "Read", as SPEC's table now says."""
+    arguments = freeze({"file_path": ""} | fields)
+    view = present_call("read", arguments)
+    assert isinstance(view, GenericCallView)
+    assert view.title == title

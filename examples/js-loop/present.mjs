@@ -135,9 +135,10 @@ function splitMarker(text) {
 
 function readTitle(path, offset, limit) {
   const first = offset === null || offset === 0n ? 1n : offset;
-  if (limit !== null) return `Read ${path} (${first} - ${first + limit - 1n})`;
-  if (offset !== null) return `Read ${path} (from line ${first})`;
-  return `Read ${path}`;
+  const title = path === "" ? "Read" : `Read ${path}`; // an empty path names no file
+  if (limit !== null) return `${title} (${first} - ${first + limit - 1n})`;
+  if (offset !== null) return `${title} (from line ${first})`;
+  return title;
 }
 
 // -- views: what each call and result renders as ------------------------------------------------

@@ -206,15 +206,17 @@ def first_line(offset: int | None) -> int:
 
 
 def read_title(path: str, offset: int | None, limit: int | None) -> str:
-    """ "Read <path>", plus " (a - b)" for a limited read or " (from line a)" for an offset only.
+    """ "Read <path>" ("Read" alone for the empty path, which names no file), plus " (a - b)"
+    for a limited read or " (from line a)" for an offset only.
 
     pre: offset is None or offset >= 0
     pre: limit is None or limit >= 1
-    post: __return__.startswith("Read " + path)
-    post: (limit is None and offset is None) == (__return__ == "Read " + path)
+    post: __return__.startswith("Read " + path if path else "Read")
+    post: (limit is None and offset is None) == (__return__ in ("Read " + path, "Read"))
     post: limit is None or __return__.endswith(" - " + str(first_line(offset) + limit - 1) + ")")
+    post: not __return__.endswith(" ")
     """
-    title = f"Read {path}"
+    title = f"Read {path}" if path else "Read"
     if limit is not None:
         first = first_line(offset)
         return f"{title} ({first} - {first + limit - 1})"
