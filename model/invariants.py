@@ -36,6 +36,7 @@ from loopspec.model.prefix import (
     NO_CALLS_IN_REPLY,
     NO_KNOWN_SHAPE,
     NO_VIOLATIONS,
+    NON_OBJECT_INPUT_RAN,
     QUIET_ANYWHERE,
     QUIET_IN_STEP,
     QUIET_IN_TURN,
@@ -1655,7 +1656,7 @@ def _unrefused_non_object(
         "yet its result reports success: an input in effect that is not a JSON object denies "
         "the call, with a reason naming the hook, and the call never runs"
     )
-    return Violation("HOOK-6", fact.seq, message, (*supplied[-1:], *recorded))
+    return Violation("HOOK-6", fact.seq, message, (*supplied[-1:], *recorded), NON_OBJECT_INPUT_RAN)
 
 
 def _supplied_after_its_result(prefix: Prefix, fact: Fact) -> Sequence[Violation]:

@@ -129,6 +129,12 @@ NO_KNOWN_SHAPE = ""
 that is no loop's known divergence: never set aside by the loop's name. Every violation of such a
 rule names its facet, this one included, so that a new one is given its shape or this on purpose
 (tests/test_check_known_divergences.py walks them)."""
+NON_OBJECT_INPUT_RAN = "non-object-input-ran"
+"""HOOK-6: a call succeeded whose every PreToolUse hook that supplied an input supplied one that
+is no JSON object, none denying it: the input in effect, whatever the hooks' order, which denies
+the call (Claude Code reads such an answer as one its schema refuses, and runs the model's
+input; a dsh-format log, such as a conform adapter writes for Codex, which refuses the input in
+words of its own and no error flag, shows it so too)."""
 
 
 # The records here are plain records, not attrs classes nor NamedTuples: `loopspec check` runs

@@ -146,7 +146,7 @@ from loopspec.model.commands import (
 from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, HookSpec, LoopConfig
 from loopspec.model.jsonvalue import FrozenMap, JsonValue, dumps, thaw
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
-from loopspec.model.state import Rewriting
+from loopspec.model.state import RUNNING, Dispatching, Rewriting
 from loopspec.properties.cli.prompt_ending import end_promptly
 from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
 from loopspec.properties.conformance.driver_protocol import CANNOT_RUN_HERE, PROTOCOL_VERSION
@@ -1042,6 +1042,19 @@ class Session:
 
     # -- commands --------------------------------------------------------------------------------
 
+    def _not_running(self, call_id: str) -> str:
+        """The refusal of an outcome for call `call_id`, which runs in no tool of the CLI's: the
+        model's EXE-4 where its step has no such call running either (one settled already, or
+        never started), raised as the model words it; else MODEL-1's words (the CLI is behind
+        the model, a divergence the comparison shows)."""
+        state = self.shadow.state
+        phase = state.phase if state is not None else None
+        if isinstance(phase, Dispatching) and not any(
+            slot.call_id == call_id and slot.status == RUNNING for slot in phase.slots
+        ):
+            raise RefusedByRule("EXE-4", f"no running call {call_id!r} in this step")
+        return f"no tool of call {call_id} is running"
+
     def apply(self, command: Command) -> dict[str, Any]:
         """Play one command; the observed answer (without seq)."""
         before = len(self.events)
@@ -1099,7 +1112,7 @@ class Session:
                 else:  # not started yet: the CLI may still be getting there
                     running = self._wait_for(lambda: self._running_tool(call_id))
                 if running is None:
-                    return f"no tool of call {call_id} is running"
+                    return self._not_running(call_id)
                 # The call's PostToolUse hooks get these verdicts when they ask: one each.
                 name = str(running.request.get("name"))
                 hooks = self.config.hooks_for(POST_TOOL_USE, name)

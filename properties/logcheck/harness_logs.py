@@ -68,7 +68,13 @@ from loopspec.model.json_text import (
     spelled,
     value_of,
 )
-from loopspec.model.prefix import NO_KNOWN_SHAPE, UNREPAIRED_TURN, Violation, calls_awaiting
+from loopspec.model.prefix import (
+    NO_KNOWN_SHAPE,
+    NON_OBJECT_INPUT_RAN,
+    UNREPAIRED_TURN,
+    Violation,
+    calls_awaiting,
+)
 from loopspec.properties.logcheck import INVARIANT_RULES
 from loopspec.properties.logcheck.checker import (
     DEPTH_FREE_CHARS,
@@ -425,11 +431,6 @@ text of a message of its own seen there."""
 INVENTED_WITHOUT_REPAIR = "invented-without-repair"
 """REC-1: on resuming, an assistant message the loop wrote itself while calls await results,
 no repair result written for them."""
-NON_OBJECT_INPUT_RAN = "non-object-input-ran"
-"""HOOK-6: a call succeeded whose every PreToolUse hook that supplied an input supplied one that
-is no JSON object, none denying it: the input in effect, whatever the hooks' order, which denies
-the call (Claude Code reads such an answer as one its schema refuses, and runs the model's
-input)."""
 UNRECORDED_REPAIR_ON_FORK = "unrecorded-repair-on-fork"
 """REC-1: a user's prompt whose record names the record of a call awaiting its result as its
 parent (`Visible.forked_at`), or of results of its reply written before the call's

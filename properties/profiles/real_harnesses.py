@@ -37,6 +37,7 @@ from loopspec.model.invariants import (
     POST_BLOCK_NOT_AN_ERROR,
     SUPPLIED_WITHOUT_SIDECAR,
 )
+from loopspec.model.prefix import NON_OBJECT_INPUT_RAN
 from loopspec.model.rewrite import input_problem
 from loopspec.model.wording import (
     BLOCKED_WITHOUT_REASON,
@@ -1435,6 +1436,9 @@ for _entries in TOLERATES.values():
 TOLERATES[Harness.CODEX] |= dict.fromkeys(
     ("TEXT-1", "HOOK-2", "DEC-1"), (f"DEC-1:{DENIED_NOT_AN_ERROR}",)
 )
+# Codex refuses a hook's input its shell cannot take in words of its own, no error flag (TEXT-1's
+# eraser reads them as the model's refusal): its log shows a success for the call (HOOK-6).
+TOLERATES[Harness.CODEX]["TEXT-1"] += (f"HOOK-6:{NON_OBJECT_INPUT_RAN}",)
 # Hard rules whose refused command random programs leave out: Claude Code refuses a blank
 # prompt, and the generator's texts include "" (the one it tends to first) and " ", so many
 # programs would end at their first command. The rule's regression case still sends one.
