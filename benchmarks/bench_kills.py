@@ -42,6 +42,7 @@ import loopspec
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 # tests/ is on the path only from here on.
+import batches
 from batches import seeded
 from mutants import MUTANTS, Mutant, MutantTarget
 from test_mutants import KILL_BUDGET
@@ -191,19 +192,7 @@ def _table_rows(module: object) -> list[tuple[str, type[ModelTarget], str]]:
 def drawn_programs(count: int) -> list[tuple[LoopConfig, list[Command]]]:
     """The configuration and commands (settling tail included) of each program a run of
     `count` examples draws from batch 0 on the model."""
-    programs: list[tuple[LoopConfig, list[Command]]] = []
-    base = conformance_machine(ModelTarget)
-
-    class Recording(base):  # type: ignore[misc,valid-type]
-        def teardown(self) -> None:
-            super().teardown()
-            programs.append((self.config, list(self.program)))
-
-    with without_source_literals():
-        run_state_machine_as_test(
-            seeded(Recording), settings=settings(KILL_BUDGET, max_examples=count)
-        )
-    return programs
+    return batches.drawn_programs(settings(KILL_BUDGET, max_examples=count))
 
 
 def failing(

@@ -19,10 +19,14 @@ keeps that pool out of every test's draws, as conform keeps it out of its own
 from __future__ import annotations
 
 import types
-from typing import TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
-from hypothesis import seed
-from hypothesis.stateful import RuleBasedStateMachine
+from hypothesis import seed, settings
+from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
+
+if TYPE_CHECKING:
+    from loopspec.model.commands import Command
+    from loopspec.model.config import LoopConfig
 
 # Any fixed number: what matters is that it does not follow the source.
 BATCH_SEED = 20261202
@@ -34,3 +38,28 @@ def seeded(machine: type[Machine], batch: int = 0) -> type[Machine]:
     """`machine`, drawing fixed batch `batch` (a subclass, so a shared class stays unseeded)."""
     fixed = cast(type[Machine], types.new_class(machine.__name__, (machine,)))
     return seed(BATCH_SEED + batch)(fixed)
+
+
+def drawn_programs(budget: settings, batch: int = 0) -> list[tuple[LoopConfig, list[Command]]]:
+    """The configuration and commands (settling tail included) of each program conform's
+    machine draws on the model from fixed batch `batch` under `budget`, Hypothesis's pool of
+    source literals kept out as conform keeps it (the kill benchmark and the draw tests read
+    the same programs)."""
+    # Imported here: most users of the seed alone draw no program of conform's machine.
+    from loopspec.properties.conformance.machine import conformance_machine  # noqa: PLC0415
+    from loopspec.properties.conformance.source_literals import (  # noqa: PLC0415
+        without_source_literals,
+    )
+    from loopspec.properties.conformance.target import ModelTarget  # noqa: PLC0415
+
+    programs: list[tuple[LoopConfig, list[Command]]] = []
+    base = conformance_machine(ModelTarget)
+
+    class Recording(base):  # type: ignore[misc,valid-type]  # a class the factory made
+        def teardown(self) -> None:
+            super().teardown()
+            programs.append((self.config, list(self.program)))
+
+    with without_source_literals():
+        run_state_machine_as_test(seeded(Recording, batch), settings=budget)
+    return programs

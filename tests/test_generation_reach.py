@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 
 import attrs
 import pytest
-from batches import BATCH_SEED, seeded
+from batches import BATCH_SEED, drawn_programs, seeded
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import rule, run_state_machine_as_test
 
@@ -853,14 +853,6 @@ def test_EXE_4_MODEL_3_the_simplest_program_sends_an_outcome_for_its_settled_cal
     its own, and runs the batch to its end. A loop settling the running call with such an
     outcome, or queueing its context, needed a median of 22 and 50.5 programs (batches 0-19)
     and now needs one."""
-    programs: list[tuple[LoopConfig, list[Command]]] = []
-    base = conformance_machine(ModelTarget)
-
-    class Recording(base):  # type: ignore[misc,valid-type]
-        def teardown(self) -> None:
-            super().teardown()
-            programs.append((self.config, list(self.program)))
-
     budget = settings(
         max_examples=1,
         stateful_step_count=40,
@@ -869,8 +861,7 @@ def test_EXE_4_MODEL_3_the_simplest_program_sends_an_outcome_for_its_settled_cal
         phases=[Phase.generate],
         suppress_health_check=list(HealthCheck),
     )
-    run_state_machine_as_test(seeded(Recording), settings=budget)
-    [(config, program)] = programs
+    [(config, program)] = drawn_programs(budget)
     state = LoopState(config)
     refused: list[ToolFinishes] = []
     for command in program:
