@@ -585,7 +585,7 @@ def test_VIEW_2_a_read_limit_past_32_bits_is_named_as_the_number_the_card_shows(
         READ_LIMIT_NOT_AN_INTEGER,
         "call c1's limit 4294967296 is an integer of 33 bits",
         'the target\'s card is the generic one ("other")',
-        'where the model\'s is titled "Read  (1 - 4294967296)"',
+        'where the model\'s is titled "Read (1 - 4294967296)"',
         "an offset past 2^64 and a limit past 2^32 are integers all the same",
         lacks=("the card is the presenter's view",),
     )
@@ -593,10 +593,10 @@ def test_VIEW_2_a_read_limit_past_32_bits_is_named_as_the_number_the_card_shows(
 
 def test_VIEW_2_a_read_limit_past_32_bits_wrapped_names_the_title_it_shows() -> None:
     """VIEW-2: a loop holding the limit in 32 bits wraps 4294967297 to 1 and titles the card
-    "Read  (1 - 1)": the words name the number and the title shown, not only the title's form."""
+    "Read (1 - 1)": the words name the number and the title shown, not only the title's form."""
     assert_found(
         READ_LIMIT_WRAPPED,
         "call c1's limit 4294967297 is an integer of 33 bits",
-        "the target's card is titled \"Read  (1 - 1)\", where the model's is titled "
-        '"Read  (1 - 4294967297)"',
+        "the target's card is titled \"Read (1 - 1)\", where the model's is titled "
+        '"Read (1 - 4294967297)"',
     )

@@ -111,7 +111,7 @@ def test_SAFE_5_a_python_targets_breakage_is_saved_cut_down_and_replays_alike(
     (case,) = cases.iterdir()
     commands = _case_commands(case)
     rerun = f"rerun it: loopspec replay {shlex.quote(str(case))} "
-    assert len(commands) <= 5, commands
+    assert len(commands) <= 7, commands  # a rewrite asked about, aborted, then a failure: 7
     assert commands[-1]["kind"] == "ToolFinishes"
     # The command it broke at in words, as a counterexample's is: which call, how it ended.
     broke_at = f"call {commands[-1]['callId']}'s tool fails: "

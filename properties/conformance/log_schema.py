@@ -79,8 +79,8 @@ for _message in MESSAGE_CLASSES:
     DESCRIPTIONS[(_message, "id")] = "free: implementations choose their own"
 _ENVELOPE_DESCRIPTIONS = {
     "seq": "the event's index in the log (LOG-1)",
-    "time": "any clock, except that crash repair's closers carry the time of the last event "
-    "before them (REC-1)",
+    "time": "milliseconds since the Unix epoch, 0 or more (LOG-4), from any clock, except that "
+    "crash repair's closers carry the time of the last event before them (REC-1)",
 }
 
 
@@ -258,7 +258,7 @@ EVENT_SCHEMA: dict[str, Any] = {
 EVENT_SCHEMA["properties"] = {
     "type": {"type": "string", "minLength": 1},
     "seq": {"type": "integer", "minimum": 0},
-    "time": {"type": "integer"},
+    "time": {"type": "integer", "minimum": 0},
     "data": _JSON,
 }
 EVENT_SCHEMA["required"] = ["type", "seq", "time", "data"]

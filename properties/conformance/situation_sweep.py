@@ -597,7 +597,7 @@ SITUATIONS: tuple[Situation, ...] = (
     ),
     Situation(
         "U+0000 in text typed, replied and returned, and a failure's message of 300 characters",
-        ("TEXT-2", "EXE-4", "STEP-4"),
+        ("TEXT-2", "EXE-4"),
         frozenset(),
         # One body at a time, as a loop without parallel runs them: its two reads queue.
         LoopConfig(tools=TOOLS, max_parallel=1),
