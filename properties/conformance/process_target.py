@@ -144,15 +144,16 @@ def _event_validators() -> dict[str | None, Draft202012Validator]:
 
 
 def _clock_free_schemas() -> bool:
-    """Whether the event schema asks of `seq` only a non-negative integer and of `time` only an
-    integer, and of `sourceEventSeqs` (where a type allows it) only a list of integers, at the
-    top level and in every type's branch: then an event with any such values is valid exactly
-    when the same event with all of them set to 0 is."""
+    """Whether the event schema asks of `seq` and `time` only a non-negative integer (LOG-4),
+    and of `sourceEventSeqs` (where a type allows it) only a list of integers, at the top level
+    and in every type's branch: then an event with any such values is valid exactly when the
+    same event with all of them set to 0 is."""
     event = FROM_IMPLEMENTATION["$defs"]["event"]
     levels = [event, event.get("then", {}), *(item["then"] for item in event.get("allOf", []))]
     free: dict[str, tuple[dict[str, object], ...]] = {
         "seq": ({}, {"type": "integer", "minimum": 0}),
-        "time": ({}, {"type": "integer"}),
+        # (The envelope bounds it below, LOG-4; each type's branch may say only integer.)
+        "time": ({}, {"type": "integer"}, {"type": "integer", "minimum": 0}),
         "sourceEventSeqs": ({}, {"type": "array", "items": {"type": "integer"}}),
     }
     for level in levels:
@@ -262,7 +263,7 @@ def _data_shapers() -> dict[str, Shaper]:
 def _remembered_as(event: dict[str, Any]) -> str | None:
     """The key `event` is remembered by once found valid; None: not to be remembered."""
     seq, time_ = event.get("seq"), event.get("time")
-    if not (_CLOCK_FREE and type(seq) is int and seq >= 0 and type(time_) is int):
+    if not (_CLOCK_FREE and type(seq) is int and seq >= 0 and type(time_) is int and time_ >= 0):
         return None
     key = {**event, "seq": 0, "time": 0}
     cited = event.get("sourceEventSeqs")
