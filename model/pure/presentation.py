@@ -214,7 +214,7 @@ def read_title(path: str, offset: int | None, limit: int | None) -> str:
     post: __return__.startswith("Read " + path if path else "Read")
     post: (limit is None and offset is None) == (__return__ in ("Read " + path, "Read"))
     post: limit is None or __return__.endswith(" - " + str(first_line(offset) + limit - 1) + ")")
-    post: not __return__.endswith(" ")
+    post: not __return__.endswith(" ") or (path.endswith(" ") and limit is None and offset is None)
     """
     title = f"Read {path}" if path else "Read"
     if limit is not None:
