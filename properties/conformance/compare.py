@@ -2166,17 +2166,7 @@ def _winner_shown_by_probe(
         earlier = _call_id_of(record)
         if earlier is None or _result_for(earlier, [*history, *seen]):
             continue
-        asked = any(
-            e.get("type") == "approval/asked" and _call_id_of(e) == earlier
-            for e in [*history, *seen]
-        )
-        post = tuple(
-            PostPass()
-            for _hook in config.hooks_for(POST_TOOL_USE, str(_data(record).get("name", "")))
-        )
-        settled = probe(
-            ApprovalAnswers("rejected") if asked else ToolFinishes(earlier, ToolSucceeded(""), post)
-        )
+        settled = probe(_settling(record, config, [*history, *seen]))
         if settled is None or not settled.accepted:
             return None
         seen += settled.events
@@ -4351,6 +4341,18 @@ def _result_for(call_id: str | None, events: Sequence[Event]) -> bool:
     return any(e.get("type") == "tool/result" and _call_id_of(e) == call_id for e in events)
 
 
+def _settling(record: Event, config: LoopConfig, events: Sequence[Event]) -> Command:
+    """The command a probe settles the call of the tool/call `record` with, still without a
+    result in `events`: its approval rejected where it waits for one, else a success, its
+    PostToolUse hooks passing."""
+    call_id = _call_id_of(record) or ""
+    if any(e.get("type") == "approval/asked" and _call_id_of(e) == call_id for e in events):
+        return ApprovalAnswers("rejected")
+    name = str(_data(record).get("name", ""))
+    post = tuple(PostPass() for _hook in config.hooks_for(POST_TOOL_USE, name))
+    return ToolFinishes(call_id, ToolSucceeded(""), post)
+
+
 def _once_earlier_calls_settle(
     call_id: str | None,
     target_events: Sequence[Event],
@@ -4372,16 +4374,7 @@ def _once_earlier_calls_settle(
         earlier = _call_id_of(record)
         if earlier is None or _result_for(earlier, [*target_events, *seen]):
             continue
-        name = str(_data(record).get("name", ""))
-        post = tuple(PostPass() for _hook in config.hooks_for(POST_TOOL_USE, name))
-        asked = any(
-            e.get("type") == "approval/asked" and _call_id_of(e) == earlier
-            for e in [*target_events, *seen]
-        )
-        settles: Command = (
-            ApprovalAnswers("rejected") if asked else ToolFinishes(earlier, ToolSucceeded(""), post)
-        )
-        probed = probe(settles)
+        probed = probe(_settling(record, config, [*target_events, *seen]))
         if probed is None or not probed.accepted:
             continue
         seen += probed.events
