@@ -47,6 +47,7 @@ from loopspec.model.prefix import (
     REPAIR_CODES,
     REPAIR_NOT_STARTED,
     REPAIR_OUTCOME_UNKNOWN,
+    REPEATED_CALL_ID,
     STEP_TYPES,
     SURFACE_CODE,
     SURFACE_TYPES,
@@ -563,7 +564,8 @@ def call_ids_unique_in_reply(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
         repeated = sorted({i for i in ids if ids.count(i) > 1})
         if repeated:
             named = ", ".join(map(spelled, repeated))
-            return [Violation("EXE-1", fact.seq, f"call ids repeat in one reply: {named}")]
+            message = f"call ids repeat in one reply: {named}"
+            return [Violation("EXE-1", fact.seq, message, facet=REPEATED_CALL_ID)]
     return NO_VIOLATIONS
 
 

@@ -129,6 +129,9 @@ NO_KNOWN_SHAPE = ""
 that is no loop's known divergence: never set aside by the loop's name. Every violation of such a
 rule names its facet, this one included, so that a new one is given its shape or this on purpose
 (tests/test_check_known_divergences.py walks them)."""
+REPEATED_CALL_ID = "repeated-call-id"
+"""EXE-1: a reply carries a call id twice (dsh 0.1.0-rc.8 runs both calls under it, its known
+divergence duplicate-call-ids; the real CLIs' transcripts show it so too)."""
 NON_OBJECT_INPUT_RAN = "non-object-input-ran"
 """HOOK-6: a call succeeded whose every PreToolUse hook that supplied an input supplied one that
 is no JSON object, none denying it: the input in effect, whatever the hooks' order, which denies

@@ -719,6 +719,11 @@ def _dsh_log(
         ("step/end", {"step": 2}, []),
         ("turn/end", {"reason": {"kind": "completed"}}, []),
     ]  # fmt: skip
+    return _written_dsh_log(tmp_path / name, events, version)
+
+
+def _written_dsh_log(path: Path, events: list[DshEvent], version: int = 0) -> str:
+    """`events` written to `path` as dsh writes a session log (in turn 1), its path."""
     header = {"type": "session", "version": version, "id": "s1", "createdAt": 1796483576548,
               "cwd": "/work/demo"}  # fmt: skip
     lines = [json.dumps(header)]
@@ -732,7 +737,6 @@ def _dsh_log(
         if cites:
             event["sourceEventSeqs"] = cites
         lines.append(json.dumps(event))
-    path = tmp_path / name
     path.write_text("\n".join(lines) + "\n")
     return str(path)
 
@@ -777,6 +781,52 @@ def test_HOOK_5_known_dsh_sets_aside_a_post_hook_dsh_ran_for_a_denied_call(
     assert status == 1, out
     assert "known divergence of dsh" not in out
     assert "known divergences of dsh not exercised: no dsh log\n" in out
+
+
+def test_EXE_1_known_dsh_sets_aside_a_reply_dsh_ran_repeating_a_call_id(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """EXE-1: dsh runs both calls of a reply that repeats an id (its known duplicate-call-ids,
+    seen in its logs under conform's programs, 2026-12-06): `--known dsh` sets that aside in its
+    logs, as it does HOOK-5's known shape; not in loopspec's own (version 1)."""
+    model = {"kind": "model", "provider": "scripted", "model": "scripted-model"}
+    calls = [
+        {"type": "tool-call", "id": "c1", "name": "read", "arguments": f'{{"path":"{name}"}}'}
+        for name in ("a.txt", "b.txt")
+    ]
+    results: list[DshEvent] = [
+        ("tool/result", {"step": 1, "message": {
+            "role": "user", "id": f"r{n}", "source": {"kind": "tool", "callId": "c1"},
+            "content": [{"type": "tool-result", "toolCallId": "c1",
+                         "content": [{"type": "text", "text": text}], "isError": False}]}},
+         [cited])
+        for n, (text, cited) in enumerate((("A", 4), ("B", 5)))
+    ]  # fmt: skip
+    events: list[DshEvent] = [
+        ("turn/start", {}, []),
+        ("step/start", {"step": 1}, []),
+        ("user/message", {"role": "user", "id": "u1", "source": {"kind": "user"},
+                          "content": [{"type": "text", "text": "read both"}]}, []),
+        ("assistant/message", {"step": 1, "message": {"role": "assistant", "id": "a1",
+                                                      "source": model, "content": calls}}, []),
+        *[("tool/call", {"step": 1, "callId": "c1", "name": "read",
+                         "arguments": call["arguments"]}, []) for call in calls],
+        *results,
+        ("step/end", {"step": 1}, []),
+        ("turn/end", {"reason": {"kind": "completed"}}, []),
+    ]  # fmt: skip
+    repeated = _written_dsh_log(tmp_path / "repeated.jsonl", events)
+    status, out, _ = check(capsys, repeated)
+    assert status == 1, out
+    assert f'{repeated}:5: EXE-1 (seq 3): call ids repeat in one reply: "c1" ' in out
+    assert "known divergences of dsh among these (EXE-1: 1): " in out
+    status, out, _ = check(capsys, "--known", "dsh", repeated)
+    assert status == 0, out
+    assert out.endswith("0 violations; 1 known divergence (EXE-1: 1)\n")
+    own = _written_dsh_log(tmp_path / "own.jsonl", events, version=1)
+    status, out, _ = check(capsys, "--known", "dsh", own)
+    assert status == 1, out
+    assert "known divergence of dsh" not in out
 
 
 def test_ADJ_1_a_codex_message_between_a_call_and_its_output_not_marked_a_hooks_is_not_known(

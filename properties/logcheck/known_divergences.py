@@ -52,7 +52,7 @@ KNOWN_RULES = {
         "ORD-1", "HOOK-2", "HOOK-3", "SCHED-1", "REC-1", "ABORT-1", "ABORT-2", "ADJ-4",
         "ABORT-3",
     ),
-    "dsh": ("HOOK-5",),
+    "dsh": ("EXE-1", "HOOK-5"),
 }  # fmt: skip
 """Per loop, the rules it is known to break: for Claude Code and Codex, the keys of
 `properties.harnesses.profiles.KNOWN` (the one list, with what each does and how loopspec reads
@@ -142,6 +142,10 @@ KNOWN_SHAPES = {
         ),
     },
     "dsh": {
+        "EXE-1": KnownShape(
+            ("repeated-call-id",),
+            "a reply repeating a call id, whose calls dsh runs both: duplicate-call-ids",
+        ),
         "HOOK-5": KnownShape(
             ("post-hook-of-an-unrun-call",),
             "a PostToolUse hook naming no call run for a call whose body never ran (denied, "
