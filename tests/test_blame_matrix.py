@@ -843,6 +843,13 @@ FAMILIES = (
          _mutant("execution-only-rewrite"), GUARDED,
          (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
           HookAnswers(_allow({"command": "ls"})), HookAnswers(_allow({"command": "pwd"})))),
+    # An earlier input bash cannot take, then a later one: a loop letting the earlier win, or
+    # judging it though replaced, refuses the call naming its hook; one that runs the call
+    # unrefused applied the later input to execution alone (blamed HOOK-3 before, batch 8).
+    Case("a rewrite only reaches the tool, after an input its tool cannot take", "RW-1",
+         _mutant("execution-only-rewrite"), GUARDED,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
+          HookAnswers(Allow("not an object")), HookAnswers(_allow({"command": "pwd"})))),
     Case("an earlier identity rewrite wins", "HOOK-3", _mutant("last-finisher-wins"), GUARDED,
          (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
           HookAnswers(_allow({"command": "ls"})), HookAnswers(_allow({"command": "pwd"})))),

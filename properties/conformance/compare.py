@@ -1768,17 +1768,22 @@ def _arguments_rule(
                 "to an earlier one"
             )
         refused = _refusal_applied(call_id, situation, theirs, where)
+        judged = _replaced_input_judged(call_id, situation, theirs, history, config)
+        # Both read the target's result for the call: fetched once, where both may apply.
+        shown = (
+            _shown_once_settled(call_id, target_events, config, probe)
+            if refused is None and _kept_the_models_arguments(call_id, situation, theirs)
+            else target_events
+        )
         if refused is None:
-            refused = _acceptable_input_refused(
-                call_id, situation, theirs, where, target_events, config=config, probe=probe
-            )
-            judged = _replaced_input_judged(call_id, situation, theirs, history, config)
+            refused = _acceptable_input_refused(call_id, situation, theirs, where, shown)
             if refused is not None and judged is not None:
                 refused += f" ({judged})"
         if refused is not None:
             return "HOOK-6", refused
-        judged = _replaced_input_judged(call_id, situation, theirs, history, config)
-        if judged is not None:
+        # Either reading of `judged` refuses the call naming the earlier hook; a target that
+        # runs it unrefused applied the last input to execution alone (RW-1).
+        if judged is not None and _refused_earlier_rewrite(call_id, situation, shown):
             return "HOOK-3", f"the call's arguments in the {where} are the model's: {judged}"
         denying = [hook for hook, reading, _ in _pre_answers(call_id, history) if reading == "deny"]
         if denying and call_id in theirs and theirs[call_id] != situation.original:
@@ -1933,27 +1938,44 @@ def _refusal_applied(
     )
 
 
+def _kept_the_models_arguments(
+    call_id: str | None, situation: _Situation, theirs: dict[str | None, Any]
+) -> bool:
+    """Whether hooks supplied an input for `call_id` and the target kept the model's arguments
+    (as a refusal of the call does)."""
+    return bool(situation.supplied) and call_id in theirs and theirs[call_id] == situation.original
+
+
+def _shown_once_settled(
+    call_id: str | None,
+    target_events: Sequence[Event],
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> list[Event]:
+    """`target_events`, and where they hold no result for `call_id`, what the target appends
+    once the calls before it settle (`_once_earlier_calls_settle`): a refusal held behind an
+    earlier call still running (ORD-3) is fetched so, once (a second probe finds them settled)."""
+    shown = list(target_events)
+    if not _result_for(call_id, shown):
+        shown += _once_earlier_calls_settle(call_id, target_events, config, probe)
+    return shown
+
+
 def _acceptable_input_refused(
     call_id: str | None,
     situation: _Situation,
     theirs: dict[str | None, Any],
     where: str,
-    target_events: Sequence[Event],
-    *,
-    config: LoopConfig | None = None,
-    probe: Probe | None = None,
+    shown: Sequence[Event],
 ) -> str | None:
     """How the target refused an input the model applies (HOOK-6 the other way round): the
     call keeps the model's arguments and is denied as an unacceptable rewrite in the name of
-    the hook whose input is in effect, which its tool takes (the model applies it). A refusal
-    held behind an earlier call still running (ORD-3) is fetched with a probe settling it."""
-    if not situation.supplied or "deny" in situation.hook_decisions:
+    the hook whose input is in effect, which its tool takes (the model applies it). `shown`
+    holds the call's result where the target gave one (`_shown_once_settled`)."""
+    if "deny" in situation.hook_decisions or not _kept_the_models_arguments(
+        call_id, situation, theirs
+    ):
         return None
-    if call_id not in theirs or theirs[call_id] != situation.original:
-        return None
-    shown = list(target_events)
-    if not _result_for(call_id, shown):
-        shown += _once_earlier_calls_settle(call_id, target_events, config, probe)
     refusal = ERROR_PREFIX + REWRITE_REFUSED.partition(" {tool}")[0]
     said = next(
         (
@@ -1997,9 +2019,12 @@ def _refused_in_place(
     call_id = _call_id_of(want)
     theirs = dict(zip([call_id], _call_arguments(got), strict=False))
     where = "audit record (tool/call)"
-    refused = _acceptable_input_refused(
-        call_id, situation, theirs, where, target_events, config=config, probe=probe
-    )
+    if "deny" in situation.hook_decisions or not _kept_the_models_arguments(
+        call_id, situation, theirs
+    ):
+        return None  # no refusal to fetch: keep the probe's target as it is
+    shown = _shown_once_settled(call_id, target_events, config, probe)
+    refused = _acceptable_input_refused(call_id, situation, theirs, where, shown)
     judged = _replaced_input_judged(call_id, situation, theirs, history, config)
     return refused if refused is None or judged is None else f"{refused} ({judged})"
 
