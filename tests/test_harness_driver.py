@@ -714,6 +714,23 @@ def _observed(command: str) -> list[dict[str, Any]]:
     return [_audit(OBSERVER_ID, "PostToolUse", {"command": command}, None, 1.0)]
 
 
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85", "\x1c"])
+def test_REC_1_report_reads_a_result_holding_a_line_separator_as_recorded(separator: str) -> None:
+    """REC-1: a rollout's output holding U+2028 (a printf's output, written unescaped as Codex's
+    and Claude Code's JSON writers do) is the call's recorded result; `run --harness` read the
+    record as two broken lines and blamed a repair the log never recorded (seen 2026-12-06)."""
+    output = {"type": "function_call_output", "call_id": "c1", "output": f"a{separator}b"}
+    body = {"input": [PRINT_CALL, output]}
+    result = _result(_observed("echo a"), body)
+    result["requests"][0]["path"] = "/v1/responses"
+    rollout = _rollout(("response_item", PRINT_CALL))
+    line = {"timestamp": "t", "type": "response_item", "payload": output}
+    rollout += json.dumps(line, ensure_ascii=False) + "\n"
+    result["logs"] = [{"path": ".codex/sessions/rollout-x.jsonl", "text": rollout}]
+    view = session_view(Harness.CODEX, ONE_CALL, None, result)
+    assert view.divergences == []
+
+
 def test_ADJ_1_report_finds_a_context_between_call_and_result_in_the_next_request() -> None:
     """ADJ-1: Codex sends a PostToolUse hook's context as a developer message between the call
     and its output. The report names it from the request (what the model read), once although

@@ -382,7 +382,9 @@ def _log_calls(harness: Harness, text: str) -> LogCalls:
     inputs: dict[str, Any] = {}
     answered: set[str] = set()
     names = CallNames()
-    for line in text.splitlines():
+    # One record a line, split at "\n" alone: a record's strings may hold U+2028 and its kin
+    # unescaped, where `str.splitlines` would split it (and lose a result that says one).
+    for line in text.split("\n"):
         record = _json(line)
         if not isinstance(record, dict):
             continue
