@@ -500,12 +500,17 @@ def test_LOG_1_events_written_again_on_resuming_are_one_fault(
     code, said = checked(capsys, log)
     assert (code, [each.split(":")[0] for each in said]) == (1, found)
     if stamped is not None:
-        seq = events[at]["seq"]
+        seq, line = events[at]["seq"], at + 2
+        what = (
+            f"line {line + 1} repeats line {line}, the event of seq {seq} again"
+            if lines == 1
+            else f"lines {line + lines} to {line + 2 * lines - 1} repeat lines {line} to "
+            f"{line + lines - 1}, the events of seqs {seq} to {seq + lines - 1} again"
+        )
         assert said[0].endswith(
-            f"seq {seq} is written again, the same {kind} as where it was first written (a "
-            f"writer that, resuming, wrote its last events again, from seq {seq}): each event "
+            f"{what} (times aside: copied, or written again by a writer resuming): each event "
             "is written once, and a resumed writer goes on from the log's last seq "
-            f"({seq + lines - 1}); the lines written again are not judged again"
+            f"({seq + lines - 1}); the lines repeated are not judged again"
         )
 
 

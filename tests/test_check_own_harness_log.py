@@ -336,8 +336,8 @@ def test_LOG_1_says_the_header_has_no_seq_and_a_resume_goes_on_from_the_last(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A writer that counted the header as seq 0, and one that restarted its count on
-    resuming, each read 'seq 1 where 0 was due' (or 'seq 0 where 13 was due') with nothing to
-    say why."""
+    resuming (its next turn's events numbered from 0), each read 'seq 1 where 0 was due' (or
+    'seq 0 where 13 was due') with nothing to say why."""
     events = [json.loads(each) for each in lines()]
     for event in events[1:]:
         event["seq"] += 1
@@ -349,7 +349,8 @@ def test_LOG_1_says_the_header_has_no_seq_and_a_resume_goes_on_from_the_last(
         "no seq, the first event's is 0 [events 1 (line 2)]"
     )
     resumed = tmp_path / "resumed.jsonl"
-    resumed.write_text(example_log() + "".join(lines()[1:4]), encoding="utf-8")
+    next_turn = "".join(lines()[1:4]).replace('"turn": 1', '"turn": 2')
+    resumed.write_text(example_log() + next_turn, encoding="utf-8")
     assert first_said(capsys, resumed, 1) == (
         ":15: LOG-1 (seq 0): seq 0 where 13 was due: that seq is taken already; each "
         "event's is the one before it + 1, after a compact row (one per item) or a resume too "

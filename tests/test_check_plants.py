@@ -513,9 +513,16 @@ def test_LOG_8_one_planted_commit_bug_is_blamed_on_LOG_8_once(
     assert report == check_stream(str(path), io.BytesIO(path.read_bytes()), quick=False)
 
 
-def check_lines(path: Path, header: Event, events: list[Event]) -> LogReport:
-    """The report of the log of `header` and `events`, written to `path`."""
+def check_lines(
+    path: Path, header: Event, events: list[Event], *, read_again: bool = True
+) -> LogReport:
+    """The report of the log of `header` and `events`, written to `path`: checked as a file,
+    or (`read_again` False) as a stream check has no file of, as a pipe, which it cannot read
+    again to find the lines a copy repeats."""
     path.write_text("".join(json.dumps(e) + "\n" for e in (header, *events)), encoding="utf-8")
+    if not read_again:
+        with path.open("rb") as stream:
+            return check_stream(str(path), stream)
     (report,) = check_paths([str(path)])
     return report
 
@@ -582,24 +589,35 @@ _REPLY_COMMIT = lambda e: e["type"] == "hook/invoked" and e["unit"] == [1, 6]  #
         "its last events",
     ],
 )
+@pytest.mark.parametrize("read_again", [True, False], ids=["a file", "a pipe"])
 def test_LOG_1_LOG_8_an_event_of_a_commit_written_again_is_LOG_1_alone(
-    tmp_path: Path, written_again: Plant, seq: int
+    tmp_path: Path, written_again: Plant, seq: int, read_again: bool
 ) -> None:
     """LOG-1, LOG-8: an event of a version-1 log's commit written again with its marker (as a
     writer resuming may write its last events again) is one LOG-1 naming the repetition, the
     copy judged by no other rule (SPEC LOG-1), inside a commit as between commits; the copy's
     marker, out of place, was LOG-8 too. So is the last commit written again, whole or in
     part, told by its first event or by where its markers place its lines: named as the lines
-    the copy holds."""
+    the copy holds. From a file, which check reads again to find where the copy's first seq
+    was first written, the LOG-1 names the lines repeated and the lines they repeat."""
     header, events = marked_demo()
     planted = written_again(copy.deepcopy(events))
-    report = check_lines(tmp_path / "again.jsonl", header, planted)
+    report = check_lines(tmp_path / "again.jsonl", header, planted, read_again=read_again)
     assert [(found.violation.rule_id, found.violation.seq) for found in report.violations] == [
         ("LOG-1", seq)
     ], [found.violation.message for found in report.violations]
     copies = len(planted) - len(events)
     message = report.violations[0].violation.message
-    if copies == 1:
+    if read_again:
+        line = report.violations[0].line
+        first = 2 + next(at for at, event in enumerate(planted) if event["seq"] == seq)
+        assert message.startswith(
+            f"line {line} repeats line {first}, the event of seq {seq} again (times aside"
+            if copies == 1
+            else f"lines {line} to {line + copies - 1} repeat lines {first} to "
+            f"{first + copies - 1}, the events of seqs {seq} to {seq + copies - 1} again"
+        ), message
+    elif copies == 1:
         assert "is written again, the same" in message
     elif copies == planted[report.violations[0].line - 2]["unit"][1]:
         assert f"seqs {seq} to {seq + copies - 1} are written again, the same commit" in message
@@ -625,13 +643,45 @@ def test_LOG_1_LOG_8_a_copy_of_a_commit_begun_where_another_broke_off_is_LOG_1_a
     events = copy.deepcopy(events[: _at(events, _of("turn/start", turn=2)) + 3])
     for event in events[-6:-3]:
         event["unit"][1] = 4
-    report = check_lines(tmp_path / "again.jsonl", header, [*events, *copy.deepcopy(events[-3:])])
-    found = [(f.violation.rule_id, f.violation.seq, f.line) for f in report.violations]
-    assert found == [("LOG-8", 21, 23), ("LOG-1", 21, 26)], report.violations
-    assert report.violations[1].violation.message.startswith(
-        "seqs 21 to 23 are written again, the same commit of 3 events as where it was first "
-        "written, begun with the same turn/start"
-    )
+    planted = [*events, *copy.deepcopy(events[-3:])]
+    for read_again, words in (
+        (
+            False,
+            "seqs 21 to 23 are written again, the same commit of 3 events as where it was "
+            "first written, begun with the same turn/start",
+        ),
+        (True, "lines 26 to 28 repeat lines 23 to 25, the events of seqs 21 to 23 again"),
+    ):
+        report = check_lines(tmp_path / "again.jsonl", header, planted, read_again=read_again)
+        found = [(f.violation.rule_id, f.violation.seq, f.line) for f in report.violations]
+        assert found == [("LOG-8", 21, 23), ("LOG-1", 21, 26)], report.violations
+        assert report.violations[1].violation.message.startswith(words)
+
+
+@pytest.mark.parametrize(
+    ("start", "stop", "said"),
+    [
+        (21, 44, "lines 46 to 68 repeat lines 23 to 45, the events of seqs 21 to 43 again"),
+        (0, 3, "lines 46 to 48 repeat lines 2 to 4, the events of seqs 0 to 2 again"),
+        (28, 44, "lines 46 to 61 repeat lines 30 to 45, the events of seqs 28 to 43 again"),
+    ],
+    ids=["several commits", "a commit not the last", "from inside a commit"],
+)
+def test_LOG_1_LOG_8_commits_copied_from_earlier_are_one_LOG_1(
+    tmp_path: Path, start: int, stop: int, said: str
+) -> None:
+    """LOG-1, LOG-8: the events of seqs `start` to `stop - 1` appended to the marked demo again,
+    markers and all: several commits (turns 2 and 3), one not the last (turn 1's first), or
+    from a commit's third event on. Check read them line by line: a LOG-1 and the TURN-1 of a
+    turn begun again (the first commit: and a crash tail), or a LOG-8 for the copy's marker
+    out of place, and nothing more. Read again from the file, they are one LOG-1 naming the
+    lines repeated and the lines they repeat, the copy judged by no other rule."""
+    header, events = marked_demo()
+    planted = [*events, *copy.deepcopy(events[start:stop])]
+    report = check_lines(tmp_path / "copied.jsonl", header, planted)
+    assert [(found.violation.rule_id, found.line) for found in report.violations] == [("LOG-1", 46)]
+    assert report.violations[0].violation.message.startswith(f"{said} (times aside")
+    assert (report.errors, report.notices) == ([], [])
 
 
 def test_LOG_8_no_line_cut_of_a_marked_log_is_flagged_and_a_flag_stays(tmp_path: Path) -> None:

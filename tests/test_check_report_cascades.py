@@ -8,9 +8,11 @@ Each log is the model's demo log (tests/fixtures/logs/valid/model-demo.jsonl) wi
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from check_fixtures import FIXTURES
 
 from loopspec.properties.logcheck.checker import LogReport, check_paths
@@ -141,3 +143,56 @@ def test_a_result_mislabelled_outcome_unknown_is_told_the_code_is_wrong(tmp_path
     first = _said(log_text_lines(report), "REC-1")[0]
     assert "REC-1 (seq 12): the tool/result for call_a carries TOOL_OUTCOME_UNKNOWN" in first
     assert "the call's own answer carries the tool's error, never a repair code" in first
+
+
+def _from_seq(rows: list[dict[str, Any]], seq: int) -> int:
+    return next(at for at, row in enumerate(rows) if row.get("seq") == seq)
+
+
+@pytest.mark.parametrize(
+    ("copied", "seq", "said"),
+    [
+        # A writer resuming turn 2 from its first hook/invoked, after the call's record: the
+        # hooks' pairs ran again (HOOK-4 twice), the reply and the record were written twice
+        # (ORD-1, ADJ-1, ORD-2), then its result, ... a line each.
+        (
+            lambda rows: [*rows[: _from_seq(rows, 30)], *rows[_from_seq(rows, 24) :]],
+            24,
+            "lines 32 to 37 repeat lines 26 to 31, the events of seqs 24 to 29 again",
+        ),
+        # Turn 3 pasted again at the end: LOG-1 and TURN-1, the copy then judged as a turn.
+        (
+            lambda rows: [*rows, *rows[_from_seq(rows, 36) :]],
+            36,
+            "lines 46 to 53 repeat lines 38 to 45, the events of seqs 36 to 43 again",
+        ),
+        # The last four events again, from a call's record after its turn ended: LOG-1, three
+        # events outside any turn (TURN-3) and a turn/end with none open (REC-1).
+        (
+            lambda rows: [*rows, *rows[_from_seq(rows, 40) :]],
+            40,
+            "lines 46 to 49 repeat lines 42 to 45, the events of seqs 40 to 43 again",
+        ),
+        # The log's events appended to it again, its header left out (`tail -n +2 a >> a`).
+        (
+            lambda rows: [*rows, *rows[1:]],
+            0,
+            "lines 46 to 89 repeat lines 2 to 45, the events of seqs 0 to 43 again",
+        ),
+    ],
+    ids=["a resume from a hook", "a turn", "a turn's last events", "every event"],
+)
+def test_LOG_1_a_stretch_of_lines_copied_is_one_LOG_1_line(
+    tmp_path: Path,
+    copied: Callable[[list[dict[str, Any]]], list[dict[str, Any]]],
+    seq: int,
+    said: str,
+) -> None:
+    """LOG-1: lines repeating a stretch of the log's earlier lines, each at the seq it had
+    there, are one LOG-1 naming both stretches, the copy judged by no other rule; they were a
+    LOG-1 'seq 24 where 30 was due' and what each copied event broke, judged anew (check keeps
+    no line's contents but the line before it: it reads the file again to find the first)."""
+    report = _checked(tmp_path, copied(_rows()))
+    assert [found.violation.rule_id for found in report.violations] == ["LOG-1"]
+    (line,) = log_text_lines(report)[:1]
+    assert f": LOG-1 (seq {seq}): {said} (times aside" in line

@@ -378,12 +378,12 @@ _INFINITY = float("inf")
 _INFINITIES = (_INFINITY, -_INFINITY)
 
 
-def _repeats(report: LogReport, limits: Limits) -> Repeats:
+def _repeats(report: LogReport, limits: Limits, source: LogSource | None) -> Repeats:
     """A `repeated_lines.Repeats`, imported at the first line whose seq is taken: a log
     written once is checked without it."""
     from loopspec.properties.logcheck.repeated_lines import Repeats  # noqa: PLC0415
 
-    return Repeats(report, limits)
+    return Repeats(report, limits, source)
 
 
 def _envelope(obj: Any, judges: dict[str, Judge | None]) -> tuple[Any, Any, Any, Judge | None]:
@@ -964,7 +964,7 @@ def check_stream(
     run_counts: dict[str, int] = {}
     hook_runs: list[HookRuns] = []
     try:
-        _check_lines(report, stream, limits, run_counts, hook_runs, quick=quick)
+        _check_lines(report, stream, limits, run_counts, hook_runs, quick=quick, source=source)
     except CannotCheckFurther:
         pass
     except OSError as error:  # reading (or decompressing) failed after `report.lines` lines
@@ -1075,6 +1075,7 @@ def _check_lines(
     hook_runs: list[HookRuns],
     *,
     quick: bool,
+    source: LogSource | None,
 ) -> None:
     # The checker's hot path: one loop over locals; counts reach the report when it ends.
     size = limits.max_line_bytes + 1
@@ -1269,7 +1270,7 @@ def _check_lines(
                                 )
                                 unit_size = 0
                                 position = None
-                                taken = _take_unit(
+                                taken, repeats = _take_unit(
                                     units,
                                     report,
                                     obj,
@@ -1281,6 +1282,7 @@ def _check_lines(
                                     prefix=prefix,
                                     repeats=repeats,
                                     last_commit=commit_first,
+                                    source=source,
                                 )
                                 if taken & HOLE_BEGINS:
                                     hole_line = line
@@ -1289,7 +1291,7 @@ def _check_lines(
                                 units_open = units.is_open()
                         elif units_open:
                             position = None
-                            taken = _take_unit(
+                            taken, repeats = _take_unit(
                                 units,
                                 report,
                                 obj,
@@ -1301,6 +1303,7 @@ def _check_lines(
                                 prefix=prefix,
                                 repeats=repeats,
                                 last_commit=commit_first,
+                                source=source,
                             )
                             if taken & HOLE_BEGINS:
                                 hole_line = line
@@ -1330,7 +1333,7 @@ def _check_lines(
                                 unit_noted = False
                             else:
                                 position = None
-                                taken = _take_unit(
+                                taken, repeats = _take_unit(
                                     units,
                                     report,
                                     obj,
@@ -1342,6 +1345,7 @@ def _check_lines(
                                     prefix=prefix,
                                     repeats=repeats,
                                     last_commit=commit_first,
+                                    source=source,
                                 )
                                 if taken & HOLE_BEGINS:
                                     hole_line = line
@@ -1453,7 +1457,7 @@ def _check_lines(
                         if seq_int and seq < prefix.expected_seq:
                             # Events written again: one LOG-1, not what each copy breaks.
                             if repeats is None:
-                                repeats = _repeats(report, limits)
+                                repeats = _repeats(report, limits, source)
                             # (a copy's first line began a commit in the loop's locals)
                             began = commit_first is obj
                             last = commit_before if began else commit_first
@@ -1515,6 +1519,8 @@ def _check_lines(
         raise
     finally:
         report.lines, report.events = line, line + events_past_lines
+        if repeats is not None:
+            repeats.close()
     if not header_read and not report.errors:
         message = "the log is empty: no session header, no events"
         report.fail(None, ErrorKind.EMPTY, message, "LOG-5")
@@ -1673,25 +1679,29 @@ def _take_unit(
     prefix: Prefix,
     repeats: Repeats | None,
     last_commit: object,
-) -> int:
+    source: LogSource | None,
+) -> tuple[int, Repeats | None]:
     """`units.take` of the line (LOG-8), its findings recorded: `HOLE_BEGINS` when it found a
     commit broken off there with events of it missing (`CommitUnits.broken_line`), and
     `COMMIT_BEGINS` when the line begins a commit (the checker keeps its first line, as of a
-    commit its own loop begins: `repeated_lines`). An event written again at its seq (after
-    `earlier`, or in the last commit, begun with `last_commit`: `repeated_lines.copied`) is
-    LOG-1's alone, its copied marker out of place too: not read here, it leaves the open commit
-    as it was."""
+    commit its own loop begins: `repeated_lines`); and `repeats`, made at the first line whose
+    seq is taken. An event written again at its seq (after `earlier`, in the last commit, begun
+    with `last_commit`, or where it was first written: `repeated_lines.copied`) is LOG-1's
+    alone, its copied marker out of place too: not read here, it leaves the open commit as it
+    was."""
     if type(seq) is int and seq < prefix.expected_seq:
         from loopspec.properties.logcheck.repeated_lines import copied  # noqa: PLC0415
 
-        if copied(obj, earlier, seq, prefix, repeats=repeats, last_commit=last_commit):
-            return 0
+        if repeats is None:
+            repeats = _repeats(report, limits, source)
+        if copied(obj, earlier, line, seq, prefix, repeats=repeats, last_commit=last_commit):
+            return 0, repeats
     found = units.take(obj, line, seq, kind)
     taken = COMMIT_BEGINS if units.begins_at(line) else 0
     if not found:
-        return taken
+        return taken, repeats
     report.record(line, found, limits)
-    return taken | HOLE_BEGINS if units.broken_line == line else taken
+    return (taken | HOLE_BEGINS if units.broken_line == line else taken), repeats
 
 
 HOLE_BEGINS = 1

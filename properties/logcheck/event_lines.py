@@ -4,7 +4,7 @@ A violation names the seqs of the events its verdict rests on (`FoundViolation.e
 person opens the log by line. The checker's per-event loop keeps no seq's line: that would cost
 every event of every clean log (benchmarks/bench_check.py). So only a log with violations is
 read again, from its first line up to the last line the check read, and only the lines that
-may carry a wanted seq (`_may_carry`) are parsed.
+may carry a wanted seq (`may_carry`) are parsed.
 
 Which line a seq names: the offending event's is the violation's own line. Any other seq is
 looked for on the event lines (a compact chunk row covers `seq0 ..`): a broken log may carry
@@ -47,7 +47,7 @@ def place_events(
             if stream.seekable():
                 stream.seek(0)
                 occurrences = _seq_lines(stream, wanted, report.lines, max_line_bytes)
-            elif source is not None and _file(source.name):
+            elif source is not None and reopenable(source.name):
                 with source.open() as again:
                     occurrences = _seq_lines(again, wanted, report.lines, max_line_bytes)
             elif source is not None and source.stdin_start is not None:
@@ -63,7 +63,7 @@ def place_events(
         )
 
 
-def _file(name: str) -> bool:
+def reopenable(name: str) -> bool:
     """Whether `name` is a file's, which can be read again (not standard input; a FIFO opened
     again would wait for a writer)."""
     import os.path  # noqa: PLC0415 (loaded by the interpreter at start: no cost)
@@ -102,7 +102,7 @@ def _seq_lines(
         raw = readline(size)
         if not raw:
             break
-        if not _may_carry(raw, wanted):
+        if not may_carry(raw, wanted):
             continue
         try:
             obj, _end = scan_json(raw.decode(), 0)
@@ -120,7 +120,7 @@ def _seq_lines(
     return lines
 
 
-def _may_carry(raw: bytes, wanted: set[int]) -> bool:
+def may_carry(raw: bytes, wanted: set[int]) -> bool:
     """Whether the line `raw` may carry a wanted seq, told without parsing it: a member `seq`
     whose number is wanted, or a compact row's `seq0`. Parsing every line instead cost as
     much as the check's own reading; looking for each wanted seq's digits, a line's time for

@@ -17,8 +17,15 @@ which the checker keeps of each commit begun, by its own loop or by `CommitUnits
 `commit_first`) or from a later one (a reply, record or result among them the one the rules
 keep), each next line at the next seq with the next marker. The run is one LOG-1, its words
 naming the lines read so far as they grow; none of its lines is fed to the rules or read as a
-commit (`copied`, for LOG-8). A repeated event of another kind, not the line before, is judged
-as an event reusing a taken seq.
+commit (`copied`, for LOG-8).
+
+Where the log can be read again (a file, not a pipe), a line at a taken seq is first looked
+for where that seq was first written (`_first_written`, a second reading of the file, at most
+`LOOKUPS` times a log): when that line is the same event (its time aside), it and each next
+line the same as the next line there are one run, a copy (`_Original`, read in step with it),
+one LOG-1 naming both stretches of lines, whatever their events (several commits, a turn, a
+hook's pair); none of its lines is fed to the rules. Elsewhere, a repeated event of another
+kind, not the line before, is judged as an event reusing a taken seq.
 """
 
 from __future__ import annotations
@@ -26,11 +33,26 @@ from __future__ import annotations
 from loopspec.model import PlainRecord
 from loopspec.model.prefix import Prefix, Violation
 from loopspec.properties.logcheck import UNIT_KEY
-from loopspec.properties.logcheck.checker import FoundViolation, Limits, LogReport, shorten
+from loopspec.properties.logcheck.checker import (
+    SCAN_ERRORS,
+    FoundViolation,
+    Limits,
+    LogReport,
+    scan_json,
+    shorten,
+)
+from loopspec.properties.logcheck.event_lines import may_carry, reopenable
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, BinaryIO
+
+    from loopspec.properties.logcheck.files import LogSource
+
+LOOKUPS = 8
+"""How many times a log is read again to find where a seq was first written: each reading goes
+from the log's first line up to the copy, so a log reusing seqs at every line does not read
+itself again at each."""
 
 
 def _without_time(event: dict[str, Any]) -> dict[str, Any]:
@@ -83,18 +105,119 @@ def written_again(event: object, earlier: object, seq: int, prefix: Prefix) -> b
     return _kept_at(prefix, event, seq)
 
 
+class _Original(PlainRecord):
+    """The lines a copy repeats, read again from the log's file in step with it: the one its
+    copy's next line repeats (`event`, parsed; None when none is left before the copy's first
+    line, `stop`, or it is no event), on `line`, and the line that copy is due on
+    (`copy_line`)."""
+
+    __slots__ = ("copy_line", "event", "line", "size", "stop", "stream")
+
+    def __init__(
+        self, stream: BinaryIO, size: int, line: int, event: dict[str, Any], stop: int
+    ) -> None:
+        self.stream, self.size = stream, size
+        self.line, self.stop, self.copy_line = line, stop, stop
+        self.event: dict[str, Any] | None = event
+
+    def repeats(self, event: dict[str, Any], line: int, seq: int) -> bool:
+        """Whether `event`, at `line` and `seq`, is the next line of the copy."""
+        original = self.event
+        return (
+            original is not None
+            and line == self.copy_line
+            and original.get("seq") == seq
+            and _without_time(event) == _without_time(original)
+        )
+
+    def advance(self) -> None:
+        """Read the next original line (the copy's next line is due on the next line)."""
+        self.line += 1
+        self.copy_line += 1
+        self.event = None
+        if self.line >= self.stop:
+            return
+        raw = self.stream.readline(self.size)
+        try:
+            value, _end = scan_json(raw.decode(), 0)
+        except (*SCAN_ERRORS, UnicodeDecodeError):  # the copy ends where its original is no event
+            return
+        if type(value) is dict:
+            self.event = value
+
+    def close(self) -> None:
+        self.stream.close()
+
+
+def _first_written(
+    source: LogSource, event: dict[str, Any], seq: int, before: int, size: int
+) -> _Original | None:
+    """The log read again from its first line: where `seq` is first written, before line
+    `before`, when that line is `event` again (its time aside), the lines from there (lines
+    read at most `size` bytes at a time, as the check reads them); None otherwise."""
+    stream: BinaryIO | None
+    try:
+        stream = source.open()
+    except OSError:  # gone or changed since: judged as when it cannot be read again
+        return None
+    try:
+        readline, wanted = stream.readline, {seq}
+        for line in range(1, before):
+            raw = readline(size)
+            if not raw:
+                break
+            if not may_carry(raw, wanted):
+                continue
+            try:
+                value, _end = scan_json(raw.decode(), 0)
+            except (*SCAN_ERRORS, UnicodeDecodeError):
+                continue
+            if type(value) is dict and type(value.get("seq")) is int and value["seq"] == seq:
+                if _without_time(value) != _without_time(event):
+                    break
+                original = _Original(stream, size, line, value, before)
+                stream = None
+                return original
+        return None
+    except OSError:
+        return None
+    finally:
+        if stream is not None:
+            stream.close()
+
+
 class Repeats(PlainRecord):
     """Per log (its `report`, kept to `limits`): where the last repetition LOG-1 named began,
     and the seq then due (a run of lines written again is named once); of a commit found
     written again, the seq and marker its next line has (`_rest`, None when there is none), and
-    what its LOG-1 says (`_run`, `_found`)."""
+    what its LOG-1 says (`_run`, `_found`). Where the log is a file (`source`), a copy of lines
+    found where their seqs were first written (`_original`, `_copy`: the copy's first line and
+    seq, the first line it repeats, and the log's last seq then), `LOOKUPS` times at most
+    (`_lookups`); each line's reading kept (`_decided`) for the next question on it."""
 
-    __slots__ = ("_found", "_limits", "_report", "_rest", "_run", "due")
+    __slots__ = (
+        "_copy",
+        "_decided",
+        "_found",
+        "_limits",
+        "_lookups",
+        "_original",
+        "_report",
+        "_rest",
+        "_run",
+        "_source",
+        "due",
+    )
 
-    def __init__(self, report: LogReport, limits: Limits) -> None:
+    def __init__(self, report: LogReport, limits: Limits, source: LogSource | None) -> None:
         self.due = -1
         self._report = report
         self._limits = limits
+        self._source = source if source is not None and reopenable(source.name) else None
+        self._lookups = LOOKUPS
+        self._original: _Original | None = None
+        self._copy: tuple[int, int, int, int] | None = None
+        self._decided: tuple[int, int] = (0, _NOT_A_COPY)
         self._rest: tuple[int, list[int]] | None = None
         # The commit written again: its copy's first seq and type, the k of that line, the
         # commit's n and first seq, and the log's last seq then.
@@ -120,6 +243,17 @@ class Repeats(PlainRecord):
         if self._is_rest(event, seq):
             self._grow(seq)
             return True
+        reading = self.copy_reading(event, line, seq, prefix)
+        if reading != _NOT_A_COPY:
+            assert self._original is not None
+            self._original.advance()
+            if reading == _COPY_BEGINS:
+                self._rest, self._run = None, None
+                self.due = prefix.expected_seq
+                self._record(line, Violation("LOG-1", seq, self._copy_words(seq)))
+            else:
+                self._grow(seq)
+            return True
         place = _place_in_last_commit(event, seq, prefix, last_commit)
         if place is not None:
             position, size = place
@@ -128,6 +262,7 @@ class Repeats(PlainRecord):
             first = seq - position + 1
             last = prefix.expected_seq - 1
             self._run = (seq, event.get("type"), position, size, first, last)
+            self._copy = None
             self._record(line, Violation("LOG-1", seq, self._commit_words(seq)))
             return True
         if not written_again(event, earlier, seq, prefix):
@@ -135,7 +270,7 @@ class Repeats(PlainRecord):
         if self.due == prefix.expected_seq:
             return True
         self.due = prefix.expected_seq
-        self._run = None
+        self._run = self._copy = None
         last = prefix.expected_seq - 1
         message = (
             f"seq {seq} is written again, the same {event.get('type')} as where it was first "
@@ -145,6 +280,36 @@ class Repeats(PlainRecord):
         )
         self._record(line, Violation("LOG-1", seq, message))
         return True
+
+    def copy_reading(self, event: dict[str, Any], line: int, seq: int, prefix: Prefix) -> int:
+        """Whether `event`, at `line` and `seq`, a seq already taken, is the next line of the
+        copy found (`_COPY_GOES_ON`) or the first of a copy (`_COPY_BEGINS`: its original
+        found, `_first_written`), or neither (`_NOT_A_COPY`, the copy before it over). Asked
+        of a line twice (a version-1 log's reader of commits asks first), it reads once."""
+        decided_line, reading = self._decided
+        if decided_line == line:
+            return reading
+        original = self._original
+        if original is not None and original.repeats(event, line, seq):
+            reading = _COPY_GOES_ON
+        else:
+            self.close()
+            reading = _NOT_A_COPY
+            if self._source is not None and self._lookups:
+                self._lookups -= 1
+                size = self._limits.max_line_bytes + 1
+                found = _first_written(self._source, event, seq, line, size)
+                if found is not None:
+                    self._original, reading = found, _COPY_BEGINS
+                    self._copy = (line, seq, found.line, prefix.expected_seq - 1)
+        self._decided = (line, reading)
+        return reading
+
+    def close(self) -> None:
+        """Stop reading the log again (the copy is over, or the check)."""
+        if self._original is not None:
+            self._original.close()
+            self._original = None
 
     def continues(self, event: dict[str, Any], seq: int) -> bool:
         """Whether `event` at `seq` is the next line of a commit found written again."""
@@ -171,11 +336,35 @@ class Repeats(PlainRecord):
         self._found = report.violations[-1] if len(report.violations) > kept else None
 
     def _grow(self, seq: int) -> None:
-        """The LOG-1 of the commit written again names its lines up to `seq`."""
+        """The LOG-1 of the commit or lines written again names its lines up to `seq`."""
         found = self._found
-        if found is not None and self._run is not None:
+        if found is None:
+            return
+        if self._run is not None:
             words = shorten(self._commit_words(seq))
-            found.violation = found.violation._replace(message=words)
+        elif self._copy is not None:
+            words = shorten(self._copy_words(seq))
+        else:
+            return
+        found.violation = found.violation._replace(message=words)
+
+    def _copy_words(self, last: int) -> str:
+        """What the LOG-1 of a copy says, read up to seq `last`."""
+        assert self._copy is not None
+        line, first, original, log_last = self._copy
+        count = last - first + 1
+        if count == 1:
+            what = f"line {line} repeats line {original}, the event of seq {first} again"
+        else:
+            what = (
+                f"lines {line} to {line + count - 1} repeat lines {original} to "
+                f"{original + count - 1}, the events of seqs {first} to {last} again"
+            )
+        return (
+            f"{what} (times aside: copied, or written again by a writer resuming): each event "
+            f"is written once, and a resumed writer goes on from the log's last seq "
+            f"({log_last}); the lines repeated are not judged again"
+        )
 
     def _commit_words(self, last: int) -> str:
         """What the LOG-1 of the commit written again says, its copy read up to seq `last`."""
@@ -212,17 +401,20 @@ class Repeats(PlainRecord):
 def copied(
     event: object,
     earlier: object,
+    line: int,
     seq: int,
     prefix: Prefix,
     *,
-    repeats: Repeats | None,
+    repeats: Repeats,
     last_commit: object,
 ) -> bool:
-    """Whether the line at `seq`, a seq already taken, is one `Repeats.seen` takes for an
-    event written again (its marker, a copy's, is not read as a commit: LOG-8)."""
+    """Whether the line at `line` and `seq`, a seq already taken, is one `Repeats.seen` takes
+    for an event written again (its marker, a copy's, is not read as a commit: LOG-8)."""
     if type(event) is not dict:
         return False
-    if repeats is not None and repeats.continues(event, seq):
+    if repeats.continues(event, seq):
+        return True
+    if repeats.copy_reading(event, line, seq, prefix) != _NOT_A_COPY:
         return True
     return _place_in_last_commit(event, seq, prefix, last_commit) is not None or written_again(
         event, earlier, seq, prefix
@@ -256,3 +448,6 @@ def _place_in_last_commit(
 
 
 _KEPT_TYPES = frozenset({"assistant/message", "tool/call", "tool/result"})
+
+_NOT_A_COPY, _COPY_BEGINS, _COPY_GOES_ON = 0, 1, 2
+"""`Repeats.copy_reading`'s answers."""
