@@ -735,6 +735,10 @@ FAMILIES = (
     Case("a max-tokens reply leaves no assistant/message", "STEP-4",
          changed(_no_reply_when_cut_off), NO_HOOKS,
          (SubmitUser("hi"), ModelReplies((), "max-tokens"))),
+    # A newcomer's typo of the tutorial's loop: conform's case, the loop fixed, read as cut by
+    # hand ("no longer sets up STEP-4") where a reply without calls is STEP-4's situation.
+    Case("a completed turn's kind misspelt", "STEP-4",
+         changed(_reason({"completed": {"kind": "complete"}})), NO_HOOKS, TEXT_REPLY),
     Case("a failed request ends the turn completed", "TEXT-2",
          changed(_reason({"error": {"kind": "completed"}})), NO_HOOKS,
          (SubmitUser("hi"), ModelFails("overloaded", "OVERLOADED"))),

@@ -220,8 +220,10 @@ class Situations:
                 found.append("STEP-4" if command.finish == "max-tokens" else "ABORT-2")
                 if command.finish != "max-tokens" and any(map(_blank_block, command.blocks)):
                     found.append("EXE-2")  # ABORT-2 keeps a block EXE-2 does not read blank
-            case ModelReplies() if not command.tool_calls and before.inbox:
-                found.append("STEP-4")  # queued messages keep the turn going
+            case ModelReplies() if not command.tool_calls:
+                # It ends the turn completed, or queued messages keep the turn going: a loop
+                # ending it with another kind (a typo, "complete") breaks STEP-4 here.
+                found.append("STEP-4")
             case ModelReplies() if any(
                 isinstance(block, ReasoningBlock) or _blank_block(block) for block in command.blocks
             ):
