@@ -739,6 +739,16 @@ FAMILIES = (
     # hand ("no longer sets up STEP-4") where a reply without calls is STEP-4's situation.
     Case("a completed turn's kind misspelt", "STEP-4",
          changed(_reason({"completed": {"kind": "complete"}})), NO_HOOKS, TEXT_REPLY),
+    # The tutorial's loop with a role misspelt: LOG-6 names the role of every message, so its
+    # case, the loop fixed, passes "now", not as a program no longer setting LOG-6 up.
+    Case("the user's message role misspelt", "LOG-6",
+         changed(_events(lambda e: e if e["type"] != "user/message" else
+                         {**e, "data": {**e["data"], "role": "use"}})), NO_HOOKS, TEXT_REPLY),
+    Case("a reply's role misspelt", "LOG-6",
+         changed(_events(lambda e: e if e["type"] != "assistant/message" else
+                         {**e, "data": {**e["data"], "message": {**e["data"]["message"],
+                                                                "role": "assistan"}}})),
+         NO_HOOKS, TEXT_REPLY),
     Case("a failed request ends the turn completed", "TEXT-2",
          changed(_reason({"error": {"kind": "completed"}})), NO_HOOKS,
          (SubmitUser("hi"), ModelFails("overloaded", "OVERLOADED"))),

@@ -102,9 +102,9 @@ RULES_BY_EVENT: dict[str, tuple[str, ...]] = {
     "turn/end": ("LOG-1", "LOG-4", "TURN-2", "TURN-5", "ADJ-3", "ABORT-3"),
     "step/start": ("LOG-1", "LOG-4", "STEP-1", "TURN-3"),
     "step/end": ("LOG-1", "LOG-4", "STEP-2"),
-    "user/message": ("LOG-1", "LOG-2", "LOG-4", "ADJ-1", "HIST-1", "TEXT-2"),
+    "user/message": ("LOG-1", "LOG-2", "LOG-4", "LOG-6", "ADJ-1", "HIST-1", "TEXT-2"),
     "assistant/message": (
-        *("LOG-1", "LOG-2", "LOG-4", "ORD-1", "EXE-1", "STEP-3", "HIST-1", "TEXT-2"),
+        *("LOG-1", "LOG-2", "LOG-4", "LOG-6", "ORD-1", "EXE-1", "STEP-3", "HIST-1", "TEXT-2"),
     ),
     "tool/call": (
         *("LOG-1", "LOG-4", "ORD-1", "ORD-2", "RW-1", "EXE-2", "EXE-3", "STEP-3"),

@@ -62,8 +62,11 @@ SITUATIONS_BY_EVENT: dict[str, tuple[str, ...]] = {
     "turn/end": ("LOG-1", "LOG-4", "TURN-2", "TURN-5"),
     "step/start": ("LOG-1", "LOG-4", "STEP-1", "TURN-3"),
     "step/end": ("LOG-1", "LOG-4", "STEP-2"),
-    "user/message": ("LOG-1", "LOG-2", "LOG-4", "HIST-1", "TEXT-2"),
-    "assistant/message": ("LOG-1", "LOG-2", "LOG-4", "ORD-1", "STEP-3", "HIST-1", "TEXT-2"),
+    # LOG-6 names every message's role, not only a result's.
+    "user/message": ("LOG-1", "LOG-2", "LOG-4", "LOG-6", "HIST-1", "TEXT-2"),
+    "assistant/message": (
+        *("LOG-1", "LOG-2", "LOG-4", "LOG-6", "ORD-1", "STEP-3", "HIST-1", "TEXT-2"),
+    ),
     "tool/call": ("LOG-1", "LOG-4", "ORD-1", "ORD-2", "EXE-3"),
     "tool/result": ("LOG-1", "LOG-2", "LOG-4", "LOG-6", "ORD-2", "ADJ-2", "STEP-3", "TEXT-2"),
     "hook/invoked": ("LOG-1", "LOG-4", "HOOK-1"),
