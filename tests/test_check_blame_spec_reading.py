@@ -26,8 +26,9 @@ from loopspec.model.commands import (
     SubmitUser,
 )
 from loopspec.model.errors import InvalidEventError, TransitionRefused
-from loopspec.model.facts import FactError, fact_from_wire
-from loopspec.model.prefix import REFUSING_OUTCOMES
+from loopspec.model.facts import Fact, FactError, fact_from_wire
+from loopspec.model.invariants import LogMonitor
+from loopspec.model.prefix import REFUSING_OUTCOMES, Violation
 from loopspec.model.state import LoopState
 from loopspec.model.transitions import step
 from loopspec.model.wire import event_from_wire
@@ -533,6 +534,39 @@ def test_HOOK_4_a_reply_between_a_hook_s_invoked_and_its_result_is_blamed() -> N
         "hook/result: a hook's audit pair is appended together, before the reply or after it"
     )
     assert report.violations[0].violation.related == (3,)
+
+
+def test_HOOK_4_REC_1_a_hook_pair_a_crash_cut_holds_up_no_later_turn_s_reply(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """HOOK-4, REC-1: a crash cut turn 1 after a hook's hook/invoked, and repair closed it. That
+    hook stays pending for good, and every later reply was read with its fact (the clean path
+    held back while any hook was pending: 7% more instructions on a 20,000-event log behind
+    such a turn). HOOK-4 asks about the open turn's hooks alone; so does the clean path, and
+    turn 2's reply is judged there, not fed to the invariants."""
+    rows = _asked_for_c1()
+    invoked = rows[4]
+    closers = [
+        {"type": "step/end", "seq": None, "time": invoked["time"], "data": {"turn": 1, "step": 1}},
+        {
+            "type": "turn/end",
+            "seq": None,
+            "time": invoked["time"],
+            "data": {"turn": 1, "reason": {"kind": "interrupted"}},
+        },
+    ]
+    again = json.loads(json.dumps(rows[1:]).replace('"turn": 1', '"turn": 2'))
+    fed: list[str] = []
+    feed = LogMonitor.feed
+
+    def feeding(monitor: LogMonitor, fact: Fact) -> list[Violation]:
+        fed.append(fact.type)
+        return feed(monitor, fact)
+
+    monkeypatch.setattr(LogMonitor, "feed", feeding)
+    report = _checked([rows[0], *rows[1:5], *closers, *again])
+    assert (blamed(report), report.notices) == ([], [])
+    assert "assistant/message" not in fed, fed
 
 
 def test_DEC_2_an_approval_asked_for_a_call_between_turns_says_no_step_is_open() -> None:

@@ -275,6 +275,13 @@ def _user_message(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     return False
 
 
+def _hook_pending_in(prefix: Prefix, turn: int) -> bool:
+    """Whether a hook/invoked of `turn` awaits its hook/result (HOOK-4: a reply then is read
+    with the fact). A pair a crash cut in an earlier turn, which repair closed, stays pending
+    for good, and is no reply's concern: every later reply went down the full path."""
+    return any(pending[0] == turn for pending in prefix.pending_hooks)
+
+
 def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2, LOG-7 as for a user message. TURN-3, STEP-3: it names the open turn and step.
     # ORD-1 (and so ADJ-1): the step has no reply yet. EXE-1: its call ids are distinct.
@@ -293,7 +300,7 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or step != prefix.open_step
         or prefix.reply_seq is not None
         or prefix.closing is not None
-        or prefix.pending_hooks  # HOOK-4 (read with the fact: rare, a crash's cut pair)
+        or (prefix.pending_hooks and _hook_pending_in(prefix, turn))  # HOOK-4 (with the fact)
         or type(content) is not list
         or surface != "append"
         or message.get("role", "assistant") != "assistant"  # LOG-6 (read with the fact)
