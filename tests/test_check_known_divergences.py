@@ -594,7 +594,8 @@ def test_REC_1_claude_code_resumed_without_its_repair_is_not_its_known_divergenc
     assert status == 1, out
     assert (
         "[lines 3, 2]; not the known divergence: claude-code's is its own 'No response "
-        "requested.' written on resuming a turn a crash cut, or a prompt whose record hangs "
+        "requested.' written on resuming a turn a crash cut (or one whose last reply held no "
+        "text, the message hung in its place), or a prompt whose record hangs "
         "from a call not yet answered, or from results of its reply, forked or rewound there "
         "(the result it sends the model for the call never written)\n"
     ) in out

@@ -731,6 +731,27 @@ def test_REC_1_report_reads_a_result_holding_a_line_separator_as_recorded(separa
     assert view.divergences == []
 
 
+def test_REC_1_report_names_claude_codes_resume_words_after_a_turn_no_cut_ended() -> None:
+    """REC-1: Claude Code resumed after a reply holding no text (no crash, no interrupt) sends
+    its own `No response requested.` as the model's (seen 2026-12-06). The report named it
+    HIST-1 beside check's REC-1 on the same message, two verdicts of one fault: those are its
+    crash repair's words, whatever cut the turn."""
+    script = HarnessScript(
+        "say nothing",
+        (ScriptedReply((ScriptedText(""),)), ScriptedReply((ScriptedText("x"),))),
+        ("again",),
+    )
+    body = {
+        "messages": [
+            {"role": "user", "content": "say nothing"},
+            {"role": "assistant", "content": [{"type": "text", "text": "No response requested."}]},
+            {"role": "user", "content": "again"},
+        ]
+    }
+    view = session_view(Harness.CLAUDE_CODE, script, None, _result([], body))
+    assert [(d.rule_id, d.call_id) for d in view.divergences] == [("REC-1", "-")]
+
+
 def test_ADJ_1_report_finds_a_context_between_call_and_result_in_the_next_request() -> None:
     """ADJ-1: Codex sends a PostToolUse hook's context as a developer message between the call
     and its output. The report names it from the request (what the model read), once although

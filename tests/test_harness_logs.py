@@ -631,6 +631,23 @@ INVENTED_ON_RESUMING = [
         id="REC-1",
     ),
     pytest.param(
+        # 2.1.332 asks again after a reply holding no text (STEP-4's known divergence), and
+        # resumed after a second such reply hangs its message from the record before it, in its
+        # place (seen 2026-12-06): the next request carries it as the model's, where check
+        # read the replies in the order written and passed the transcript.
+        "REC-1-a-reply-holding-no-text-replaced-on-resume.jsonl",
+        "REC-1",
+        (
+            5,
+            (5, 3, 4),
+            "the model's reply at line 4 to line 3 is left off the branch the session resumes, "
+            "and an assistant message it never wrote (No response requested.) hangs from line 3 "
+            "in its place, sent to it as its own: resuming a session adds no reply: crash repair "
+            "only answers the calls awaiting results",
+        ),
+        id="REC-1-replaced",
+    ),
+    pytest.param(
         "ABORT-2.jsonl",
         "ABORT-2",
         (

@@ -71,6 +71,7 @@ from loopspec.properties.harnesses.script import (
 )
 from loopspec.properties.harnesses.session import OBSERVER_ID
 from loopspec.properties.logcheck.checker import LogReport, NoticeKind, check_stream
+from loopspec.properties.logcheck.harness_logs import RESUME_WORDS
 from loopspec.properties.logcheck.hook_faults import HookRuns
 from loopspec.properties.profiles.runs import reused_call_id
 
@@ -605,8 +606,12 @@ def _divergences(
     scripted = {b.text for r in script.replies for b in r.blocks if isinstance(b, ScriptedText)}
     for text in history.assistant_texts:
         if text not in scripted and text != EXHAUSTED_TEXT:
+            # Claude Code's resume words are its crash repair's, whatever cut the turn (one it
+            # misread as cut: a reply holding no text, which it leaves off the branch), as
+            # `check` reads them in its transcript.
+            resumed = text == RESUME_WORDS and invented_rule == "HIST-1"
             yield Divergence(
-                invented_rule,
+                "REC-1" if resumed else invented_rule,
                 "-",
                 f"the history holds an assistant message the model never wrote: {_short(text)}",
             )

@@ -201,6 +201,10 @@ class _Reader:
         # The line of the last user record (a prompt, results), until a reply follows it: a
         # message of Claude Code's own there resumes a turn a crash cut before the reply (REC-1).
         self.unreplied: int | None = None
+        # The line of the model's first reply to each user record it replied to, by the user
+        # record's line: a message of Claude Code's own hung from such a record takes that
+        # reply's place on the branch the session resumes (REC-1).
+        self.replied: dict[int, int] = {}
         # Calls a PermissionRequest hook decided (an attachment naming the call): its
         # updatedInput runs unrecorded, so a file tool's result recording another input than
         # the call's is that hook's rewrite (RW-1 as Claude Code is known to break it).
@@ -244,6 +248,8 @@ class _Reader:
         if kind == "assistant" and isinstance(message, Mapping):
             if record.get("isApiErrorMessage") is True:
                 return  # Claude Code's own error notice, not in any later request's history
+            if unreplied is not None and message.get("model") != SYNTHETIC_MODEL:
+                self.replied.setdefault(unreplied, line)
             invented = None
             # A quiet turn's close (`closesQuietTurn`) is no resume: not judged.
             if (
@@ -257,6 +263,8 @@ class _Reader:
                     yield InventedAfterAbort(text, line, abort_line, self.abort_in_batch)
                 elif unreplied is not None:
                     yield Invented(_text_of(message), (), line, unreplied)
+                elif (hung := self._hung_beside_a_reply(parent)) is not None:
+                    yield Invented(_text_of(message), (), line, *hung)
                 else:
                     invented = _text_of(message)  # REC-1 where calls await results
             key = _reply_key(message, record.get("requestRef"), line)
@@ -319,6 +327,16 @@ class _Reader:
             failed = _hook_failed(attachment, line)
             if failed is not None:
                 yield failed
+
+    def _hung_beside_a_reply(self, parent: Any) -> tuple[int, int] | None:
+        """The line of the user record `parent` names and of the model's reply to it, where the
+        model replied to that record: a message hung from it goes on a branch without that
+        reply (Claude Code 2.1.332, resuming after a reply holding no text, leaves the reply
+        off and hangs its own message from the record before it, seen 2026-12-06)."""
+        placed = self.placed.get(parent) if isinstance(parent, str) else None
+        if placed is None or placed[0] not in self.replied:
+            return None
+        return placed[0], self.replied[placed[0]]
 
     def _forked_at(self, parent: Any, cut: int | None) -> tuple[tuple[str, ...], bool]:
         """The calls a prompt's branch may leave awaiting results, and whether it goes on from

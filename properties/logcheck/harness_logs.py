@@ -111,6 +111,9 @@ _HOOK_SHOWN_START = 30
 # What REC-1 asks of a turn that ends with no reply from the model, in words that do not guess
 # what cut it short: a transcript shows the same records after a crash as after a failed
 # request whose notice lost its `isApiErrorMessage` mark or an interrupt whose notice is missing.
+RESUMED_TURN = (
+    "resuming a session adds no reply: crash repair only answers the calls awaiting results"
+)
 CUT_SHORT_TURN = (
     "a turn cut short (by a crash, or by a failed request or an interrupt the log does not mark) "
     "closes adding no reply: crash repair only answers the calls awaiting results"
@@ -281,15 +284,26 @@ class Invented(PlainRecord):
     the repair results of `repaired` (calls a crash left unanswered, answered on resume), or,
     with none repaired, right after the user record at `repair_line` the model never replied
     to (Claude Code resuming a turn a crash cut while the model was asked, or a failed request
-    or an interrupt whose mark the log lacks: the log cannot tell which)."""
+    or an interrupt whose mark the log lacks: the log cannot tell which). `replaced_line`: the
+    model did reply to that record, at that line, and the message hangs from the record in its
+    place, on the branch the session resumes (Claude Code 2.1.332 resuming after a reply holding
+    no text, which it leaves off the branch)."""
 
-    __slots__ = ("text", "repaired", "line", "repair_line")  # noqa: RUF023 (the fields' order)
+    __slots__ = ("text", "repaired", "line", "repair_line", "replaced_line")  # noqa: RUF023
 
-    def __init__(self, text: str, repaired: tuple[str, ...], line: int, repair_line: int) -> None:
+    def __init__(
+        self,
+        text: str,
+        repaired: tuple[str, ...],
+        line: int,
+        repair_line: int,
+        replaced_line: int | None = None,
+    ) -> None:
         self.text = text
         self.repaired = repaired
         self.line = line
         self.repair_line = repair_line
+        self.replaced_line = replaced_line
 
 
 class InventedAfterAbort(PlainRecord):
@@ -770,6 +784,21 @@ class Judge:
                 return self._rewrite(observation)
             case Executed():
                 return self._executed(observation)
+            case Invented(
+                text=text,
+                repaired=(),
+                line=line,
+                repair_line=repair_line,
+                replaced_line=int(replaced),
+            ):
+                message = (
+                    f"the model's reply at line {replaced} to line {repair_line} is left off the "
+                    f"branch the session resumes, and an assistant message it never wrote "
+                    f"({_show(text)}) hangs from line {repair_line} in its place, sent to it as "
+                    f"its own: {RESUMED_TURN}"
+                )
+                related = (repair_line, replaced)
+                return [Violation("REC-1", line, message, related, _resumed(text))]
             case Invented(text=text, repaired=(), line=line, repair_line=repair_line):
                 message = (
                     f"the model never replied to line {repair_line}, and an assistant message "

@@ -116,7 +116,8 @@ KNOWN_SHAPES = {
         ),
         "REC-1": KnownShape(
             ("invented-on-resume", "unrecorded-repair-on-fork"),
-            "its own 'No response requested.' written on resuming a turn a crash cut, or a "
+            "its own 'No response requested.' written on resuming a turn a crash cut (or one "
+            "whose last reply held no text, the message hung in its place), or a "
             "prompt whose record hangs from a call not yet answered, or from results of its "
             "reply, forked or rewound there (the result it sends the model for the call never "
             "written)",
