@@ -173,6 +173,28 @@ def test_a_log_saved_with_a_byte_order_mark_is_refused_naming_it(
     )
 
 
+@pytest.mark.parametrize(
+    ("encoding", "order"), [("utf-16", "0xff 0xfe"), ("utf-16-be", "0xfe 0xff")]
+)
+def test_LOG_5_a_log_saved_as_utf_16_is_refused_naming_its_encoding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], encoding: str, order: str
+) -> None:
+    """LOG-5: a log copied through Windows PowerShell's `>` (UTF-16 with a byte order mark)
+    read 'binary data, not a JSON Lines session log', as an image would; it is named UTF-16
+    text, with what to do."""
+    log = tmp_path / "copied.jsonl"
+    text = VALID.read_text(encoding="utf-8")
+    log.write_bytes((b"\xfe\xff" if encoding == "utf-16-be" else b"") + text.encode(encoding))
+    code, out = run(capsys, str(log))
+    assert code == 2
+    assert out.splitlines() == [
+        f"{log}:1: error binary LOG-5: UTF-16 text (it starts with UTF-16's byte order mark, "
+        f"{order}), not UTF-8: a session log is UTF-8 text; save it as UTF-8 (PowerShell's > "
+        "writes UTF-16: Set-Content -Encoding utf8, or copy the file instead)",
+        "checked 1 log, 0 events: 0 violations; 1 error (binary: 1)",
+    ]
+
+
 def test_a_gzip_compressed_log_is_refused_saying_how_to_check_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -1250,6 +1272,27 @@ def test_LOG_8_a_line_cut_short_inside_the_log_is_named_a_torn_write(
         f"{torn}:4: error invalid-json LOG-8: the line stops after {len(cut)} characters, before "
         "its JSON value ends: a write cut off, which the harness must drop whole before it "
         "appends again"
+    )
+
+
+@pytest.mark.parametrize("indent", [2, "\t"], ids=["spaces", "a tab"])
+def test_LOG_4_an_event_re_indented_over_several_lines_is_no_torn_write(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, indent: int | str
+) -> None:
+    """LOG-4: an event pasted through an editor that re-indented it, its members on lines of
+    their own, read as a write a crash cut after 1 character (LOG-8, 'the harness must drop
+    it'), and a person looked for a crash. Its lone '{' is named as an event over several
+    lines."""
+    lines = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
+    spread = json.dumps(json.loads(lines[3]), indent=indent) + "\n"
+    log = tmp_path / "eve.jsonl"
+    log.write_text("".join([*lines[:3], spread, *lines[4:]]), encoding="utf-8")
+    code, out = run(capsys, str(log))
+    assert code == 2
+    assert out.splitlines()[0] == (
+        f"{log}:4: error invalid-json LOG-4: the line is a lone '{{', an event's first line "
+        "with the rest on the lines after it (re-indented by an editor, or pretty-printed JSON "
+        "appended?): a session log holds each event on one line; join its lines"
     )
 
 

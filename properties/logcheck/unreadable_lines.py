@@ -317,6 +317,16 @@ def _unparsable(
         if _last_of_version_1(report, line, rest):
             message = f"the last line is {part}{zeros} zero bytes, {_NO_CRASH_OF_VERSION_1}"
         report.fail(line, ErrorKind.BINARY, message, "LOG-8")
+    elif line == 1 and raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        # Windows PowerShell's `>` and `Out-File`, and editors asked to, save text so: every
+        # other byte of it is zero, which read as "binary data", a file of another kind.
+        order = "0xff 0xfe" if raw.startswith(codecs.BOM_UTF16_LE) else "0xfe 0xff"
+        message = (
+            f"UTF-16 text (it starts with UTF-16's byte order mark, {order}), not UTF-8: a "
+            "session log is UTF-8 text; save it as UTF-8 (PowerShell's > writes UTF-16: "
+            "Set-Content -Encoding utf8, or copy the file instead)"
+        )
+        report.fail(line, ErrorKind.BINARY, message, "LOG-5")  # (no line of it to fix alone)
     elif b"\x00" in raw or (
         line == 1 and isinstance(error, UnicodeDecodeError) and not _looks_like_json(raw)
     ):
@@ -393,6 +403,17 @@ def _unparsable(
     elif isinstance(error, CutShortDeep) or (_is_json_error(error) and _stops_short(error)):
         if _torn_tail_with_newline(report, raw, line, rest):
             return True
+        if raw.strip() in (b"{", b"[") and lines_follow(rest):
+            # An event's first line alone, its members on the lines after it: an event pasted
+            # through an editor that re-indented it, or pretty-printed JSON appended. A write a
+            # crash cut after its first byte, with lines appended after it, is far rarer.
+            message = (
+                f"the line is a lone {raw.strip().decode()!r}, an event's first line with the "
+                "rest on the lines after it (re-indented by an editor, or pretty-printed JSON "
+                "appended?): a session log holds each event on one line; join its lines"
+            )
+            report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-4")
+            raise CannotCheckFurther
         # The value runs on past the line's end: a write cut off mid-line, and the harness went
         # on appending after it (the parser's column would be that of the newline's next line).
         length = len(raw.decode(errors="replace").rstrip())
