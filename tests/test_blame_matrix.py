@@ -726,6 +726,14 @@ FAMILIES = (
     Case("the reply logged before its PreToolUse hooks answered", "RW-3",
          _RepliesBeforeItsHooks, GUARDED,
          (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)))),
+    # A key of the envelope misspelt (the tutorial's loop writing "se" or "tim"): check names
+    # LOG-4 at such a line, and conform blamed TURN-1, "turn/start differs in its envelope".
+    Case("events written without a seq", "LOG-4",
+         changed(_events(lambda e: {("se" if k == "seq" else k): v for k, v in e.items()})),
+         NO_HOOKS, TEXT_REPLY),
+    Case("events written without a time", "LOG-4",
+         changed(_events(lambda e: {k: v for k, v in e.items() if k != "time"})),
+         NO_HOOKS, TEXT_REPLY),
     Case("turns numbered from 0", "TURN-1",
          changed(_events(lambda e: e if e["type"] not in ("turn/start", "turn/end") else
                          {**e, "data": {**e["data"], "turn": e["data"]["turn"] - 1}})),

@@ -344,11 +344,15 @@ def log_violations(
     found: list[Violation] = []
     model_clock = max((e["time"] for e in model_events if type(e.get("time")) is int), default=None)
     for event in events:
-        seq = event.get("seq")
-        at = seq if isinstance(seq, int) else -1
+        at = _violation_seq(event)
         clock = _unwhole_time(event)
         if clock is not None:
             found.append(Violation("LOG-4", at, clock))
+        elif "time" not in event:
+            # As check says of such a line (section 10 makes `time` required): the facts the
+            # rules read take none, and the comparison ignores times, so it read as TURN-1's
+            # "turn/start differs in its envelope".
+            found.append(Violation("LOG-4", at, f"{event.get('type')}.time is missing"))
         try:
             fact = fact_from_wire(event)
         except FactError as error:
@@ -361,6 +365,12 @@ def log_violations(
             found.append(Violation("LOG-4", at, seconds))
         found += broken
     return found
+
+
+def _violation_seq(event: Event) -> int:
+    """The seq a violation of `event` is placed at: its own, or -1 where it has none (an int)."""
+    seq = event.get("seq")
+    return seq if type(seq) is int else -1
 
 
 def _unwhole_time(event: Event) -> str | None:
@@ -5397,7 +5407,7 @@ def classify(
     if target_violations:
         first = target_violations[0]
         where = next(
-            (i for i, e in enumerate(actual.events) if e.get("seq") == first.seq),
+            (i for i, e in enumerate(actual.events) if _violation_seq(e) == first.seq),
             len(actual.events),
         )
         # A violation caused by an earlier wrong event is blamed on that event's rule; one that
@@ -5487,9 +5497,9 @@ def classify(
                     "TURN-1",
                     f"the target's own log breaks TURN-1 at its seq {first.seq}: {said}",
                 )
+            at = f"its seq {first.seq}" if first.seq >= 0 else "an event with no seq"
             return first.rule_id, (
-                f"the target's own log breaks {first.rule_id} at its seq {first.seq}: "
-                f"{first.message}"
+                f"the target's own log breaks {first.rule_id} at {at}: {first.message}"
             )
     if not expected.accepted or not actual.accepted:
         return _refusal_rule(
