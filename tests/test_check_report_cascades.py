@@ -196,3 +196,17 @@ def test_LOG_1_a_stretch_of_lines_copied_is_one_LOG_1_line(
     assert [found.violation.rule_id for found in report.violations] == ["LOG-1"]
     (line,) = log_text_lines(report)[:1]
     assert f": LOG-1 (seq {seq}): {said} (times aside" in line
+
+
+def test_LOG_1_another_session_appended_without_its_header_is_no_copy(tmp_path: Path) -> None:
+    """LOG-1: another session's events appended without their header (its user's first words
+    not this one's) begin as this log began, turn 1's start and its step's: read as a copy of
+    those two lines, its user message was 'outside any turn' and so was every event after it
+    (TURN-3, 13 more). They are a numbering begun again, judged as before: LOG-1 once, and the
+    TURN-1 of a turn 1 where turn 4 was due."""
+    rows = _rows()
+    other = json.loads(json.dumps(rows[1:]).replace("Read a.txt and b.txt", "Read d.txt and e.txt"))
+    report = _checked(tmp_path, [*rows, *other])
+    found = [(f.violation.rule_id, f.violation.seq, f.line) for f in report.violations]
+    assert found == [("LOG-1", 0, 46), ("TURN-1", 0, 46)], report.violations
+    assert report.violations[0].violation.message.startswith("seq 0 where 44 was due")

@@ -137,24 +137,20 @@ class _Original(PlainRecord):
         self.event = None
         if self.line >= self.stop:
             return
-        raw = self.stream.readline(self.size)
-        try:
-            value, _end = scan_json(raw.decode(), 0)
-        except (*SCAN_ERRORS, UnicodeDecodeError):  # the copy ends where its original is no event
-            return
-        if type(value) is dict:
-            self.event = value
+        # (the copy ends where its original is no event)
+        self.event = _event(self.stream.readline(self.size))
 
     def close(self) -> None:
         self.stream.close()
 
 
 def _first_written(
-    source: LogSource, event: dict[str, Any], seq: int, before: int, size: int
+    source: LogSource, event: dict[str, Any], seq: int, *, before: int, size: int, due: int
 ) -> _Original | None:
     """The log read again from its first line: where `seq` is first written, before line
-    `before`, when that line is `event` again (its time aside), the lines from there (lines
-    read at most `size` bytes at a time, as the check reads them); None otherwise."""
+    `before`, when that line is `event` again (its time aside) and the lines from `before` on
+    are no numbering begun again (`_begun_again`, `due` the seq due), the lines from there
+    (lines read at most `size` bytes at a time, as the check reads them); None otherwise."""
     stream: BinaryIO | None
     try:
         stream = source.open()
@@ -173,7 +169,9 @@ def _first_written(
             except (*SCAN_ERRORS, UnicodeDecodeError):
                 continue
             if type(value) is dict and type(value.get("seq")) is int and value["seq"] == seq:
-                if _without_time(value) != _without_time(event):
+                if _without_time(value) != _without_time(event) or _begun_again(
+                    source, line, before, seq=seq, due=due, size=size
+                ):
                     break
                 original = _Original(stream, size, line, value, before)
                 stream = None
@@ -184,6 +182,46 @@ def _first_written(
     finally:
         if stream is not None:
             stream.close()
+
+
+def _begun_again(
+    source: LogSource, first: int, stop: int, *, seq: int, due: int, size: int
+) -> bool:
+    """Whether the lines from `stop` on, read in step with those from `first` on (the same
+    events at the same seqs, from `seq`, their times aside), stop being the same at a line
+    that carries the next seq, one already taken (below `due`): a numbering begun again whose
+    first events are the same as where the log began (turn 1's start and its step's: another
+    session's events appended without their header, say), not a copy. Judged as before (a
+    LOG-1 at the first, what the rest break), they are not left out of the rules in part."""
+    with source.open() as originals, source.open() as copies:
+        for _ in range(first - 1):
+            originals.readline(size)
+        for _ in range(stop - 1):
+            copies.readline(size)
+        expected = seq
+        for _ in range(first, stop):
+            copy, original = _event(copies.readline(size)), _event(originals.readline(size))
+            if copy is None:  # the log ends, or its next line is no event: a copy ends there
+                return False
+            if (
+                original is not None
+                and copy.get("seq") == expected
+                and _without_time(copy) == _without_time(original)
+            ):
+                expected += 1
+                continue
+            at = copy.get("seq")
+            return type(at) is int and at == expected and at < due
+    return False
+
+
+def _event(raw: bytes) -> dict[str, Any] | None:
+    """The event on the line `raw`, None when it holds none (or the log ended)."""
+    try:
+        value, _end = scan_json(raw.decode(), 0)
+    except (*SCAN_ERRORS, UnicodeDecodeError):
+        return None
+    return value if type(value) is dict else None
 
 
 class Repeats(PlainRecord):
@@ -298,7 +336,8 @@ class Repeats(PlainRecord):
             if self._source is not None and self._lookups:
                 self._lookups -= 1
                 size = self._limits.max_line_bytes + 1
-                found = _first_written(self._source, event, seq, line, size)
+                due = prefix.expected_seq
+                found = _first_written(self._source, event, seq, before=line, size=size, due=due)
                 if found is not None:
                     self._original, reading = found, _COPY_BEGINS
                     self._copy = (line, seq, found.line, prefix.expected_seq - 1)
