@@ -752,6 +752,12 @@ FAMILIES = (
     Case("the user's message role misspelt", "LOG-6",
          changed(_events(lambda e: e if e["type"] != "user/message" else
                          {**e, "data": {**e["data"], "role": "use"}})), NO_HOOKS, TEXT_REPLY),
+    # Blamed ADJ-4, "queued messages are delivered FIFO", with nothing queued.
+    Case("the user's message in a block of another type", "TEXT-2",
+         changed(_events(lambda e: e if e["type"] != "user/message" else
+                         {**e, "data": {**e["data"], "content": [
+                             {**e["data"]["content"][0], "type": "tex"}]}})),
+         NO_HOOKS, TEXT_REPLY),
     Case("a reply's role misspelt", "LOG-6",
          changed(_events(lambda e: e if e["type"] != "assistant/message" else
                          {**e, "data": {**e["data"], "message": {**e["data"]["message"],

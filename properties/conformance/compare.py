@@ -2435,6 +2435,13 @@ def _changed(
                 f"{named}: the target leaves out a context a PostToolUse hook of a blocked result "
                 "gave; a block drops the body's own contexts, never its hooks'"
             )
+        case "user/message" if not moved and _block_types(want) == ["text"] != _block_types(got):
+            # The message in its place, its content no text block (the tutorial's loop writing
+            # {"type": "tex"}): TEXT-2's, where the fallback below read a queue's order (ADJ-4).
+            return "TEXT-2", (
+                f"{named}: a message of the user's or a queued context is one text block, where "
+                f"the target's blocks are {json.dumps(_block_types(got))}"
+            )
         case "user/message" if _empty_context(got) and not _empty_context(want):
             return "ADJ-4", f"{named}: the target's is {_NO_CONTEXT}"
         case "user/message" if (
@@ -3553,6 +3560,14 @@ def _contexts_of(finished: ToolFinishes) -> tuple[str, ...]:
     own = finished.outcome.contexts if isinstance(finished.outcome, ToolSucceeded) else ()
     hooks = tuple(verdict.text for verdict in finished.post if isinstance(verdict, PostContext))
     return (*own, *hooks)
+
+
+def _block_types(message: Event) -> list[object] | None:
+    """The `type` of each block of a user/message's content, or None where it has no list."""
+    content = _data(message).get("content")  # a user/message's data is the message itself
+    if not isinstance(content, list):
+        return None
+    return [block.get("type") if isinstance(block, dict) else None for block in content]
 
 
 def _empty_context(message: Event) -> bool:
