@@ -48,8 +48,8 @@ from loopspec.model.prefix import (
     REPAIR_NOT_STARTED,
     REPAIR_OUTCOME_UNKNOWN,
     REPEATED_CALL_ID,
+    RESULT_KIND,
     STEP_TYPES,
-    SURFACE_CODE,
     SURFACE_TYPES,
     TOOL_HOOK_POINTS,
     UNREPAIRED_TURN,
@@ -61,6 +61,7 @@ from loopspec.model.prefix import (
     closer_role,
     is_reply,
     post_answer,
+    result_kind,
     text_reads_as,
 )
 
@@ -289,25 +290,32 @@ def replace_targets_current_nodes(prefix: Prefix, fact: Fact) -> Sequence[Violat
         found.append(Violation("LOG-7", fact.seq, msg, (*related, *replacers)))
         return found
     first, last = span
-    result = SURFACE_CODE["tool/result"]
+    kinds, seqs = prefix.surface_kinds, prefix.surface_seqs
     if fact.type == "tool/result":
-        if first != last or prefix.surface_kinds[first] != result:
+        if first != last or kinds[first] < RESULT_KIND:
             msg = "a tool/result replacement must shadow exactly one tool/result"
+            found.append(Violation("LOG-7", fact.seq, msg, related))
+        elif fact.call_id is not None and kinds[first] != result_kind(fact.call_id):
+            # (A result naming no call is LOG-4's or LOG-6's.)
+            msg = (
+                f"replace {fact.surface_start}..{fact.surface_end} shadows the tool/result at seq "
+                f"{seqs[first]}, which answers another call than {fact.call_id}: a tool/result "
+                "replacement answers the call of the result it shadows (the same toolCallId)"
+            )
             found.append(Violation("LOG-7", fact.seq, msg, related))
         return found
     # A result's call is in the node before it, or in a result run that node ends (ADJ-1): a
     # span starting at a result leaves that call without it, and a result right after a span
     # lost its call to it (a compaction dsh writes takes whole batches).
-    kinds, seqs = prefix.surface_kinds, prefix.surface_seqs
     parted = f"replace {fact.surface_start}..{fact.surface_end} parts a call from its result: "
     keep = "; a replacement keeps a reply's calls and their results together"
-    if kinds[first] == result:
+    if kinds[first] >= RESULT_KIND:
         msg = (
             f"{parted}it takes away the tool/result at seq {seqs[first]}, whose call stays in "
             f"the history{keep}"
         )
         found.append(Violation("LOG-7", fact.seq, msg, related))
-    elif last + 1 < len(kinds) and kinds[last + 1] == result:
+    elif last + 1 < len(kinds) and kinds[last + 1] >= RESULT_KIND:
         msg = (
             f"{parted}the tool/result at seq {seqs[last + 1]}, left in the history, answers a "
             f"call this replacement takes away{keep}"

@@ -455,12 +455,14 @@ class Prefix:
         # None until the first replacement: the keys are then the seqs, and one list is kept
         # (an append to each was about 100 instructions a surface event). After an
         # out-of-order surface event, nodes are found by linear search instead.
-        # Lists, packed into arrays of 8-byte integers once `PACKED_SURFACE` nodes long
-        # (`append_surface`): importing `array` imports collections, which would cost a short
-        # log's check a fifth of the interpreter's start; a long one's ints take a quarter of
-        # the memory packed.
+        # A node's kind is its `SURFACE_CODE`, a tool/result's marked with its call
+        # (`result_kind`), so that LOG-7 tells which call a result it shadows answers.
+        # Lists, packed into arrays once `PACKED_SURFACE` nodes long (`append_surface`; seqs
+        # and keys of 8 bytes, kinds of 4): importing `array` imports collections, which would
+        # cost a short log's check a fifth of the interpreter's start; a long one's ints take a
+        # quarter of the memory packed.
         self.surface_seqs: list[int] | array[int] = []
-        self.surface_kinds = bytearray()
+        self.surface_kinds: list[int] | array[int] = []
         self.surface_keys: list[int] | array[int] | None = None
         self.replacement_keys: dict[int, int] = {}
         # The last surface event's seq, below every int before the first (one comparison an
@@ -1017,6 +1019,8 @@ class Prefix:
 
     def _fold_surface(self, fact: Fact) -> None:
         code = SURFACE_CODE[fact.type]
+        if code == RESULT_KIND:
+            code = result_kind(fact.call_id)
         if fact.surface == "append":
             self.append_surface(fact.seq, code)
             return
@@ -1038,7 +1042,8 @@ class Prefix:
         key = keys[first]
         self.surface_seqs[first] = seq
         del self.surface_seqs[first + 1 : last + 1]
-        self.surface_kinds[first : last + 1] = bytes([code])
+        self.surface_kinds[first] = code
+        del self.surface_kinds[first + 1 : last + 1]
         del keys[first + 1 : last + 1]
         if key != seq:
             self.replacement_keys[seq] = key
@@ -1058,7 +1063,8 @@ class Prefix:
             self.gone = dict(kept[-REMEMBERED_GONE:])
 
     def append_surface(self, seq: int, code: int) -> None:
-        """Fold the surface node a surface event at `seq` appends (`code`: its `SURFACE_CODE`)."""
+        """Fold the surface node a surface event at `seq` appends (`code`: its `SURFACE_CODE`,
+        a tool/result's `result_kind`)."""
         # `_surface_order`, inlined: most surface events are appended.
         if seq > self.last_surface_seq:
             self.last_surface_seq = seq
@@ -1077,6 +1083,7 @@ class Prefix:
         from array import array  # noqa: PLC0415 (see `surface_seqs`)
 
         self.surface_seqs = array("q", self.surface_seqs)
+        self.surface_kinds = array("I", self.surface_kinds)
         if self.surface_keys is not None:
             self.surface_keys = array("q", self.surface_keys)
 
@@ -1113,6 +1120,21 @@ class Prefix:
 
 
 SURFACE_CODE = {"user/message": 0, "assistant/message": 1, "tool/result": 2}
+RESULT_KIND = SURFACE_CODE["tool/result"]
+"""The least kind of a tool/result node: a kind at or above it is a result's (`result_kind`)."""
+CALL_MARK = 0x7FFFFFFF
+"""The bits of a call id's hash a result's surface node keeps (`result_kind`)."""
+
+
+def result_kind(call_id: str | None) -> int:
+    """The kind of a tool/result node answering `call_id` on the surface: `RESULT_KIND` plus 31
+    bits of the id's hash, so that a replacement shadowing the result is seen to answer another
+    call (LOG-7) in 4 bytes a node, where the id itself would take some 50. Two ids share the
+    bits once in 2**31 (the hash is the interpreter's, seeded per process): a replacement naming
+    such another call passes; the same id never differs."""
+    return RESULT_KIND if call_id is None else RESULT_KIND + (hash(call_id) & CALL_MARK)
+
+
 # The types `Prefix.fold` remembers more of than the seq; every other type only advances it.
 if TYPE_CHECKING:
     _Folder = Callable[[Prefix, Fact], None]

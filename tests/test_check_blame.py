@@ -216,6 +216,26 @@ def test_LOG_7_a_replace_of_one_node_names_it_as_start_and_end() -> None:
     assert "the same node to replace one" in spec_text("LOG-7")
 
 
+@pytest.mark.parametrize("packed_at", [4096, 2], ids=["lists", "arrays"])
+def test_LOG_7_a_pruned_result_answering_another_call_is_blamed(
+    monkeypatch: pytest.MonkeyPatch, packed_at: int
+) -> None:
+    """LOG-7: a tool/result replacement answers the call of the result it shadows. A prune of
+    c1's result written with c2's id (c2's own result still there) passed check, which kept no
+    call per surface node; it is blamed at the replacement, citing the shadowed result. The
+    prune naming its own call keeps every rule, the surface in lists or packed into arrays."""
+    monkeypatch.setattr("loopspec.model.prefix.PACKED_SURFACE", packed_at)
+    report = check(BLAME / "violations" / "LOG-7-prune-answers-another-call.jsonl")
+    assert blamed(report) == [("LOG-7", 16)]
+    (found,) = report.violations
+    assert found.violation.message == (
+        "replace 6..6 shadows the tool/result at seq 6, which answers another call than c2: a "
+        "tool/result replacement answers the call of the result it shadows (the same toolCallId)"
+    )
+    assert found.violation.related == (6, 6)  # (start and end)
+    assert blamed(check(BLAME / "valid" / "LOG-7-prune-one-result.jsonl")) == []
+
+
 def test_REC_1_a_repair_with_the_wrong_code_is_blamed_on_REC_1_alone() -> None:
     """REC-1: a repair result saying TOOL_OUTCOME_UNKNOWN for a call never recorded has the
     wrong code (TOOL_NOT_STARTED would answer it rightly); it is REC-1, not also ADJ-2 (which

@@ -53,6 +53,7 @@ from loopspec.model.facts import (
 from loopspec.model.prefix import (
     ABORT_CODES,
     BLOCKING_EXIT_DECISIONS,
+    CALL_MARK,
     QUIET_IN_STEP,
     REPAIR_NOT_STARTED,
     REPAIR_OUTCOME_UNKNOWN,
@@ -453,7 +454,7 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         # rare, and its fold remembers the repair or the abort (REC-1, ABORT-1)
     prefix.expected_seq = seq + 1
     prefix.take_result(call_id, seq)
-    prefix.append_surface(seq, _RESULT)
+    prefix.append_surface(seq, _RESULT + (hash(call_id) & CALL_MARK))  # `result_kind`, inlined
     return True
 
 
