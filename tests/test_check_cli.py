@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -1325,6 +1326,76 @@ def test_LOG_8_a_line_cut_inside_a_literal_an_escape_or_a_number_is_a_torn_write
         "its JSON value ends: a write cut off, which the harness must drop whole before it "
         "appends again"
     )
+
+
+_PASTED: dict[str, tuple[Callable[[str], str], str]] = {
+    # (each read 'invalid JSON at column N: ...', the comments as a write a crash cut off and
+    # another event appended after it, the line number as two events on one line)
+    "colour codes": (
+        lambda line: f"\x1b[1;39m{line}\x1b[0m",
+        "the line holds a terminal's colour codes (ESC [ ... m) around its JSON: copied from a "
+        "coloured terminal (jq -C, a pager)? copy the file itself, or print it with jq -M",
+    ),
+    "a comment": (
+        lambda line: f"// {line}",
+        "the line is commented out (//): JSON has no comments, and a session log holds events "
+        "alone; delete the line, or its // to keep the event",
+    ),
+    "a shell comment": (
+        lambda line: f"#{line}",
+        "the line is commented out (#): JSON has no comments, and a session log holds events "
+        "alone; delete the line, or its # to keep the event",
+    ),
+    "a line number": (
+        lambda line: f"     4\t{line}",
+        "the line starts with 4 before its event: a line number (copied from cat -n, grep -n "
+        "or an editor's view?); delete it",
+    ),
+    "grep's line number": (
+        lambda line: f"4:{line}",
+        "the line starts with 4 before its event: a line number (copied from cat -n, grep -n "
+        "or an editor's view?); delete it",
+    ),
+    "typographic quotes": (
+        lambda line: line.replace('"', "\u201c", 2),
+        'a typographic quote \u201c at column 2 where JSON has a straight one ("): the line '
+        'went through a word processor or a chat; write it as "',
+    ),
+    "a Python dict": (
+        lambda line: repr(json.loads(line)),
+        "a single quote at column 2: the line is written as Python prints a dict ({'type': "
+        "...}), not JSON; write each event with json.dumps",
+    ),
+    "a no-break space": (
+        lambda line: line.replace(", ", ",\u00a0", 1),
+        "a no-break space (U+00A0) at column 25: JSON allows only spaces, tabs and line ends "
+        "between its tokens (the line went through a word processor or a web page?)",
+    ),
+    "a comma after it": (
+        lambda line: f"{line},",
+        "a comma after the event, at column {column} (left from a JSON array, or lines "
+        "joined?): a session log holds one event per line, and nothing after it; delete it",
+    ),
+}
+
+
+@pytest.mark.parametrize("pasted", _PASTED)
+def test_LOG_4_a_line_a_person_pasted_or_edited_says_what_to_undo(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, pasted: str
+) -> None:
+    """LOG-4: a line copied from a coloured terminal, commented out, numbered, curled by a
+    word processor, printed by Python or left with a comma read as JSON's parser words it
+    ('invalid JSON at column 2: Expecting property name enclosed in double quotes'), a
+    commented line as a torn write with an event appended (LOG-8), a numbered one as two
+    events on one line; each says what was done to it, and what to undo."""
+    edit, said = _PASTED[pasted]
+    lines = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
+    log = tmp_path / "pasted.jsonl"
+    log.write_text("".join([*lines[:3], edit(lines[3].rstrip()) + "\n", *lines[4:]]), "utf-8")
+    code, out = run(capsys, str(log))
+    assert code == 2
+    said = said.replace("{column}", str(len(lines[3].rstrip()) + 1))
+    assert out.splitlines()[0] == f"{log}:4: error invalid-json LOG-4: {said}"
 
 
 @pytest.mark.parametrize("bad", [', "isError": flase', ', "text": "a\\q"', ', "time": 1.x'])

@@ -218,6 +218,63 @@ def _looks_like_json(raw: bytes) -> bool:
     return raw.lstrip().startswith(b"{") and raw.rstrip().endswith(b"}")
 
 
+def _pasted_words(error: JSONDecodeError) -> str | None:
+    """What a person's copy or edit made of the line `error` is about, when the line shows
+    it, said so (None otherwise): a terminal's colour codes, a comment, a line number, a
+    typographic quote, a Python dict's repr, a space JSON does not allow, a comma after the
+    event. Each read as 'invalid JSON at column N' (or, the line number and the comment, as a
+    write cut off or two events on one line), which says nothing of what to undo."""
+    import re  # noqa: PLC0415 (only for a line that does not parse)
+
+    from loopspec.properties.typographic import CURLED_QUOTES  # noqa: PLC0415 (as re)
+
+    text = error.doc.rstrip("\r\n")
+    stripped = text.lstrip()
+    found = text[error.pos : error.pos + 1]
+    where = f"column {error.colno}"
+    if "\x1b[" in text:
+        return (
+            "the line holds a terminal's colour codes (ESC [ ... m) around its JSON: copied "
+            "from a coloured terminal (jq -C, a pager)? copy the file itself, or print it "
+            "with jq -M"
+        )
+    if stripped.startswith(("//", "#")):
+        marker = "//" if stripped.startswith("//") else "#"
+        return (
+            f"the line is commented out ({marker}): JSON has no comments, and a session log "
+            f"holds events alone; delete the line, or its {marker} to keep the event"
+        )
+    if (number := re.match(r"\s*(\d+)(?:[\s:|]\s*)(?=\{)", text)) is not None:
+        return (
+            f"the line starts with {number.group(1)} before its event: a line number (copied "
+            "from cat -n, grep -n or an editor's view?); delete it"
+        )
+    if found and found in CURLED_QUOTES:
+        return (
+            f'a typographic quote {found} at {where} where JSON has a straight one ("): the '
+            'line went through a word processor or a chat; write it as "'
+        )
+    if found == "'" and stripped.startswith("{'"):
+        return (
+            f"a single quote at {where}: the line is written as Python prints a dict "
+            "({'type': ...}), not JSON; write each event with json.dumps"
+        )
+    if found.isspace() and not found.isascii():
+        import unicodedata  # noqa: PLC0415 (as re)
+
+        name = unicodedata.name(found, "space").lower()
+        return (
+            f"a {name} (U+{ord(found):04X}) at {where}: JSON allows only spaces, tabs and line "
+            "ends between its tokens (the line went through a word processor or a web page?)"
+        )
+    if error.msg == "Extra data" and text[error.pos :].strip() == ",":
+        return (
+            f"a comma after the event, at {where} (left from a JSON array, or lines joined?): "
+            "a session log holds one event per line, and nothing after it; delete it"
+        )
+    return None
+
+
 def _glued_event(error: JSONDecodeError) -> tuple[int, bool] | None:
     """Where an event written whole starts on the line `error` is about, after something else:
     (its offset, whether what precedes it is a whole JSON value), or None. The events of the
@@ -427,6 +484,8 @@ def _unparsable(
                 f"{_NO_CRASH_OF_VERSION_1}"
             )
         report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-8")
+    elif _is_json_error(error) and (pasted := _pasted_words(error)) is not None:
+        report.fail(line, ErrorKind.INVALID_JSON, pasted, "LOG-5" if line == 1 else "LOG-4")
     elif _is_json_error(error) and (glued := _glued_event(error)) is not None:
         start, whole_before = glued
         if whole_before:
