@@ -361,3 +361,25 @@ def test_PROTO_1_a_schema_form_the_shaper_does_not_know_keeps_the_value(
         assert got is UNKNOWN
     else:
         assert got == shape
+
+
+def test_PROTO_1_of_events_breaking_the_schema_alike_the_first_is_named() -> None:
+    """PROTO-1: an answer whose every event lacks its `seq` (a loop writing `se`) is named at
+    the first of them, where jsonschema's ranking of siblings named the last, events/2, and a
+    reader of the loop looked at its third event."""
+    answer = {
+        "type": "observed",
+        "seq": 0,
+        "accepted": True,
+        "events": [
+            {"type": "turn/start", "se": 0, "time": 1, "data": {"turn": 1}},
+            {"type": "step/start", "se": 1, "time": 2, "data": {"turn": 1, "step": 1}},
+        ],
+        "commits": [2],
+        "executed": [],
+    }
+    wrong = process_target._most_specific_error(answer)
+    assert (list(wrong.absolute_path), wrong.message) == (
+        ["events", 0],
+        "'seq' is a required property",
+    )

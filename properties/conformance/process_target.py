@@ -463,9 +463,12 @@ def _most_specific_error(answer: object) -> Any:
     tagged: it names the wrong field and what was expected there), or None."""
     from jsonschema.exceptions import relevance  # noqa: PLC0415 (see `_validators`)
 
-    return _in_its_variant(
-        max(_validators().answer.iter_errors(answer), key=relevance, default=None)
-    )
+    def rank(error: Any) -> tuple[object, ...]:
+        # jsonschema ranks siblings by path, the last highest: three events without a seq were
+        # named at events/2. Of those alike, the first in the answer is named (max keeps it).
+        return tuple(None if isinstance(part, deque) else part for part in relevance(error))
+
+    return _in_its_variant(max(_validators().answer.iter_errors(answer), key=rank, default=None))
 
 
 # The members whose constant value tells a schema's variants apart.
