@@ -133,17 +133,20 @@ def refused(text: str, rule_id: str = NO_RULE_BROKEN) -> pytest.UsageError:
 
 
 STOPPED_AT_START_UP = (
-    "loopspec: the target did not start: stopping here, where every later saved case and the "
-    "random suite would start it again and fail alike"
+    "loopspec: the target never answered its first message: stopping here, where every later "
+    "saved case and the random suite would start it again and fail alike"
 )
-"""What pytest ends with after a loopspec test whose `--loopspec-cmd` process never got going."""
+"""What pytest ends with after a loopspec test whose `--loopspec-cmd` process never got going:
+it exited, or was still silent at the deadline, before its first answer."""
 
 
 def stop_when_not_started(session: pytest.Session, not_started: bool) -> None:
-    """Stop pytest after this test when its target never got going (`TargetError.at_start_up`):
-    a mistyped script failed every saved case and the random suite, each restarting the process
-    and printing the same words. (Found by starting it: a check before collecting would guess
-    which of the command's words are files, `node -r dotenv/config main.mjs`.)"""
+    """Stop pytest after this test when its target never got going
+    (`TargetError.never_got_going`): a mistyped script failed every saved case and the random
+    suite, each restarting the process and printing the same words, and a loop that hangs
+    before its first answer waited out the answer timeout in every one of them. (Found by
+    starting it: a check before collecting would guess which of the command's words are files,
+    `node -r dotenv/config main.mjs`.)"""
     if not_started:
         session.shouldfail = STOPPED_AT_START_UP
 

@@ -431,25 +431,43 @@ def test_PROTO_1_plugin_stops_once_when_the_target_cannot_be_loaded(
     assert "passed" not in out, out
 
 
-def test_PROTO_1_plugin_stops_after_the_first_test_whose_cmd_exits_at_start_up(
-    inner_pytest: InnerPytest,
+@pytest.mark.parametrize(
+    ("loop", "timeout", "first_says"),
+    [
+        (
+            "sh -c 'echo usage: loop --port N >&2; exit 1'",
+            "10",
+            ["the process exited at start-up", "stderr (tail): usage: loop --port N"],
+        ),
+        # Alive and silent: each later test waited out the whole answer timeout again.
+        (
+            "sh -c 'echo listening on 8080 >&2; exec sleep 60'",
+            "0.3",
+            ["no answer to reset within 0.3 s"],
+        ),
+    ],
+    ids=["exits", "hangs"],
+)
+def test_PROTO_1_plugin_stops_after_the_first_test_whose_cmd_exits_or_hangs_at_start_up(
+    inner_pytest: InnerPytest, loop: str, timeout: str, first_says: list[str]
 ) -> None:
     """PROTO-1: a --loopspec-cmd process that exits before its first answer (a mistyped
-    script, a usage line) failed every saved case and the random suite alike, each starting it
-    again. The first failure says why, once, and pytest stops there; the user's tests ran."""
+    script, a usage line), or is still silent at that answer's deadline, failed every saved case
+    and the random suite alike, each starting it again. The first failure says why, once, and
+    pytest stops there; the user's tests ran."""
     folder = inner_pytest.pytester.path
     _write_case(folder / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
     _write_case(folder / "loopspec-cases" / "case-TURN-2-1.json", "TURN-2", _ASKS)
     (folder / "test_mine.py").write_text("def test_mine():\n    pass\n", encoding="utf-8")
-    loop = "sh -c 'echo usage: loop --port N >&2; exit 1'"
-    done = inner_pytest(folder, loop, "--loopspec-cmd", 1, "-p", "no:randomly")  # no -x
+    more = ("-p", "no:randomly", f"--loopspec-answer-timeout={timeout}")  # no -x
+    done = inner_pytest(folder, loop, "--loopspec-cmd", 1, *more)
     out = done.stdout
     assert done.returncode == pytest.ExitCode.TESTS_FAILED, out + done.stderr
     assert "1 failed, 1 passed" in out, out
     # Counted among the failures' reports: under CI=true pytest's summary repeats each whole.
     reports = out.partition("short test summary info")[0]
-    assert reports.count("the process exited at start-up") == 1, out
-    assert reports.count("stderr (tail): usage: loop --port N") == 1, out
+    for said in first_says:
+        assert reports.count(said) == 1, out
     assert out.count("\nFAILED ") == 1, out
     assert f"! {pytest_plugin.STOPPED_AT_START_UP} !" in out, out
 

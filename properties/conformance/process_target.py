@@ -601,13 +601,21 @@ class ProcessTargetError(LoopSpecError):
 
     `at_start_up`: the process never got going (it could not be started, or exited before its
     first answer without writing one): its message is the whole sentence a person reads.
+    `hung_at_start_up`: it was alive and silent at its first message's deadline, never having
+    answered one; every later start would most likely wait alike.
     """
 
     def __init__(
-        self, message: str, rule_id: str = "PROTO-1", *, at_start_up: bool = False
+        self,
+        message: str,
+        rule_id: str = "PROTO-1",
+        *,
+        at_start_up: bool = False,
+        hung_at_start_up: bool = False,
     ) -> None:
         super().__init__(message, rule_id=rule_id)
         self.at_start_up = at_start_up
+        self.hung_at_start_up = hung_at_start_up
 
 
 def normalized(event: dict[str, Any]) -> dict[str, Any]:
@@ -1331,10 +1339,12 @@ class ProcessTarget:
         grace: float = 0.2,
         rule: str = "PROTO-1",
         files_missed: str = "",
+        hung: bool = False,
     ) -> NoReturn:
         """Raise `ProcessTargetError` describing `problem` under `rule`; the process is ended
         first. `files_missed`, the note of the command's files that are not there ending
-        `problem`, is kept after a setup problem's words that replace `problem`."""
+        `problem`, is kept after a setup problem's words that replace `problem`. `hung`: it was
+        alive and silent at the deadline."""
         process = self._process
         self._process = None
         # A program started with a curled quote in its words (`python3 \u2018x.py\u2019`)
@@ -1371,7 +1381,12 @@ class ProcessTarget:
                 at_start_up = line is None and not self.slowest
             tail = process.stderr_shown()
             parts.append(f"stderr (tail): {tail}" if tail else "stderr: (empty)")
-        raise ProcessTargetError("\n".join(parts), rule_id=rule, at_start_up=at_start_up)
+        raise ProcessTargetError(
+            "\n".join(parts),
+            rule_id=rule,
+            at_start_up=at_start_up,
+            hung_at_start_up=hung and not self.slowest,
+        )
 
     def _ended(self, ended: str, what: str) -> NoReturn:
         """Fail on a process that `ended` (its output, or its reading of its input) before
@@ -1473,12 +1488,14 @@ class ProcessTarget:
                         "with one (Python: print(...) ends its line, sys.stdout.write(...) does "
                         "not; Node: process.stdout.write(JSON.stringify(answer) + '\\n'))",
                         grace=0.0,
+                        hung=True,
                     )
                 unflushed = UNFLUSHED if waits else ""
                 fetching = "" if self.slowest else npx_silent_hint(self.argv, process.stderr_tail())
                 self._fail(
                     f"no answer to {what} within {timeout:g} s{unflushed}{died}{fetching}",
                     grace=0.0,
+                    hung=True,
                 )
             # It exited as the timeout struck (a child it left may hold its stdout): not a
             # hang. Its exit code and the last of its stderr say why it stopped.

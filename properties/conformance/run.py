@@ -187,7 +187,8 @@ class TargetError(LoopSpecError):
     `config` and `program` are, when it broke in a program, that program's configuration and
     its commands up to the one it broke on (the last): enough for a case that replays it.
     `at_start_up`: a `--cmd` process that never got going (`ProcessTargetError.at_start_up`),
-    which every later program would meet again.
+    which every later program would meet again; `hung_at_start_up`, one still silent at its
+    first message's deadline (`ProcessTargetError.hung_at_start_up`).
     """
 
     def __init__(
@@ -198,11 +199,18 @@ class TargetError(LoopSpecError):
         program: tuple[Command, ...] = (),
         rule_id: str = "PROTO-1",
         at_start_up: bool = False,
+        hung_at_start_up: bool = False,
     ) -> None:
         super().__init__(message, rule_id=rule_id)
         self.config = config
         self.program = program
         self.at_start_up = at_start_up
+        self.hung_at_start_up = hung_at_start_up
+
+    @property
+    def never_got_going(self) -> bool:
+        """The process never answered a message: every later start would fail alike."""
+        return self.at_start_up or self.hung_at_start_up
 
 
 class UnrepeatedDivergence(TargetError):
@@ -351,6 +359,7 @@ class TargetBreakage:
                 program=tuple(commands),
                 rule_id=rule,
                 at_start_up=at_start_up,
+                hung_at_start_up=isinstance(error, ProcessTargetError) and error.hung_at_start_up,
             )
             raise self.again() from error
 
@@ -364,6 +373,7 @@ class TargetBreakage:
             program=first.program,
             rule_id=first.rule_id,
             at_start_up=first.at_start_up,
+            hung_at_start_up=first.hung_at_start_up,
         )
 
 

@@ -191,7 +191,7 @@ def _replays(
         replay = replay_case(factory, case.config, case.commands, profile)
     except TargetError as broke:
         unusable = case_replay_error(name, case, broke)
-        stop_when_not_started(session, broke.at_start_up)
+        stop_when_not_started(session, broke.never_got_going)
     else:
         unusable = not_a_valid_program(name, case, profile, replay)
     if isinstance(unusable, UndeclaredCapability):

@@ -124,7 +124,7 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
     except UnrepeatedDivergence as not_again:  # reported and saved as conform does it
         unrepeated, report = not_again, not_again.report
     except TargetError as broke:
-        stop_when_not_started(request.session, broke.at_start_up)
+        stop_when_not_started(request.session, broke.never_got_going)
         rerun_case = functools.partial(rerun_command, request.config)
         broken = with_saved_program(broke, folder, target, None, rerun_case)
     finally:
