@@ -3527,8 +3527,9 @@ def _context_of_a_refused_outcome(
                 refused.append((number, refused_here))
     # The model holds it too (an accepted outcome's, queued or waiting for its result to
     # commit), or this command brings it: which one the target delivered is moot. One an
-    # accepted outcome carried that the model delivered already, or a crash lost, is not
-    # (the programs send every outcome for a call with the same context).
+    # accepted outcome carried that the model delivered already, or a crash lost, is not:
+    # conform's programs give an outcome for a settled call a context of its own
+    # (`swarm.refused_context`), but a case written by hand may repeat the accepted one's.
     if not refused or _holds_context(state, text) or _carries(program[-1:], text):
         return None
     number, refusal = refused[-1]
