@@ -323,8 +323,18 @@ def test_HOOK_4_a_hook_run_for_arguments_blank_to_javascript_alone_that_no_readi
             ),
             "EXE-5",
         ),
+        (
+            "hooks run for an unregistered tool's invalid call after a registered tool's",
+            UNREGISTERED_INPUT_UNJUDGED[1],
+            LoopConfig(tools=(READ,), hooks=(EVERY_TOOL,)),
+            (
+                SubmitUser(""),
+                _reply(("c1", "read", '{"limit":-Infinity}'), ("c2", "missing_tool", "[]")),
+            ),
+            "EXE-5",
+        ),
     ],
-    ids=["its only call", "before a valid call"],
+    ids=["its only call", "before a valid call", "after a registered tool's invalid call"],
 )
 def test_EXE_5_hooks_for_an_unregistered_tools_invalid_input_name_EXE_5(row: FreshBug) -> None:
     """EXE-5: a loop judging only a registered tool's input ran the hook for a call of an
@@ -332,7 +342,9 @@ def test_EXE_5_hooks_for_an_unregistered_tools_invalid_input_name_EXE_5(row: Fre
     judges every call's input, where they named only the invalid input. The rule is EXE-5, the
     clause the loop breaks ("no hook sees the call, also when the tool is not registered"),
     which its random programs name where no hook matches the call; it was HOOK-4, and was
-    still where a valid call's hook came next (seed 8 of 10, the hook run for the wrong call)."""
+    still where a valid call's hook came next (seed 8 of 10, the hook run for the wrong call),
+    or where a registered tool's invalid call came first (batch 16: its hook, which the loop
+    does not run, was the one named)."""
     assert_found(
         row,
         "though its tool missing_tool is not registered: EXE-5 (1) judges the input of every "

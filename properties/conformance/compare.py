@@ -3096,7 +3096,7 @@ def _missing(
                     f"{lacks}: a call's {_BLANK_TO_ONE_READER} no more hooks run, and the reply "
                     "is committed" + _unregistered_hint(config, want)
                 )
-            invalid = _hooked_invalid_call(config, want)
+            invalid = _hooked_invalid_call(config, want, command, probe)
             if isinstance(command, HookAnswers | ModelReplies) and invalid is not None:
                 # The target waits for hooks of a call no hook may see (it read as ORD-1); a
                 # loop judging a registered tool's input alone breaks EXE-5 (1), which its
@@ -3739,16 +3739,22 @@ def _hooked_names(config: LoopConfig | None, names: Sequence[object]) -> list[bo
     return [isinstance(name, str) and any(h.matches(name) for h in hooks) for name in names]
 
 
-def _hooked_invalid_call(config: LoopConfig | None, reply: Event) -> tuple[str, str] | None:
+def _hooked_invalid_call(
+    config: LoopConfig | None, reply: Event, command: Command, probe: Probe | None = None
+) -> tuple[str, str] | None:
     """The rule and `call ID's input is invalid (...)` for the first call of `reply` whose
     arguments the model finds invalid (not an object, or missing a key its tool requires:
     EXE-2) and that a PreToolUse hook matches by name: EXE-5 when its tool is not registered
-    (EXE-5 (1): no hook sees it, also then), else HOOK-4; None when there is none."""
+    (EXE-5 (1): no hook sees it, also then), else HOOK-4; None when there is none. Where the
+    reply holds both kinds, the call whose hook the target runs once its pending hook is
+    answered (a `probe`) is the one: a loop judging a registered tool's input alone skips the
+    first kind."""
     if config is None:
         return None
     content = _data(reply).get("message", {}).get("content") or ()
     calls = [b for b in content if isinstance(b, dict) and _is_call_block(b)]
     hooked = _hooked_names(config, [b.get("name") for b in calls])
+    found: list[tuple[object, str, str]] = []
     for block, matched in zip(calls, hooked, strict=True):
         if not matched:
             continue
@@ -3759,14 +3765,25 @@ def _hooked_invalid_call(config: LoopConfig | None, reply: Event) -> tuple[str, 
         problem = input_problem(call, config)
         if problem is not None and config.tool(call.name) is None:
             # A loop judging only a registered tool's input lets hooks see this call.
-            return "EXE-5", (
-                f"call {call.id}'s input is invalid ({problem}), though its tool {call.name} is "
-                "not registered: EXE-5 (1) judges the input of every call, registered tool or "
-                "not"
+            why = (
+                f"call {call.id}'s input is invalid ({problem}), though its tool {call.name} "
+                "is not registered: EXE-5 (1) judges the input of every call, registered tool "
+                "or not"
             )
-        if problem is not None:
-            return "HOOK-4", f"call {call.id}'s input is invalid ({problem})"
-    return None
+            found.append((call.id, "EXE-5", why))
+        elif problem is not None:
+            found.append((call.id, "HOOK-4", f"call {call.id}'s input is invalid ({problem})"))
+    if len({rule for _, rule, _ in found}) > 1 and probe is not None:
+        probed = (
+            probe(HookAnswers(Pass())) if isinstance(command, ModelReplies | HookAnswers) else None
+        )
+        ran = {
+            _data(event).get("callId")
+            for event in (probed.events if probed is not None else ())
+            if event.get("type") == "hook/invoked"
+        }
+        found = [each for each in found if each[0] in ran] or found
+    return found[0][1:] if found else None
 
 
 def _waits_as_javascript(config: LoopConfig | None, reply: Event) -> bool:
