@@ -226,6 +226,23 @@ def test_ADJ_4_a_context_queued_before_a_crash_is_said_to_be_lost() -> None:
     )
 
 
+def test_ADJ_4_an_empty_message_queued_before_a_crash_is_not_a_text_cut_at_0_units() -> None:
+    """ADJ-4: the same loop delivering an empty message queued before the crash, where the
+    next turn opens with a text holding a character past U+FFFF, was blamed TEXT-2 as that
+    text "cut at 0 UTF-16 units" (batches 12 and 17 of 10-29)."""
+    assert_found(
+        (
+            "an empty message queued before a crash delivered after repair",
+            CrashKeepsTheQueue,
+            LoopConfig(tools=(), max_parallel=1),
+            (SubmitUser(""), SubmitUser(""), Crash(), Recover(), SubmitUser("done \U0001f642")),
+            "ADJ-4",
+        ),
+        "which loses every message and context still queued",
+        lacks=("UTF-16",),
+    )
+
+
 class RunsTheModelsInput(ModelTarget):
     """The model, except that a body runs the model's own input, whatever a hook rewrote (the
     record, the history and the approval request hold the rewrite)."""

@@ -51,7 +51,9 @@ def how_text_changed(want: str, got: str) -> str | None:
     # As many UTF-16 units as `got` has (a pair cut in two leaves one unit, read as U+FFFD).
     count = len(got.encode("utf-16-le", "surrogatepass")) // 2
     cut = want.encode("utf-16-le")[: 2 * count].decode("utf-16-le", "replace")
-    if got == cut and any(ord(char) > 0xFFFF for char in want):
+    # Cut at 0 units is no text at all, which says nothing of UTF-16 (another message, the
+    # empty one a crash should have lost, read so).
+    if count and got == cut and any(ord(char) > 0xFFFF for char in want):
         return (
             f"{json.dumps(got)}, the text cut at {count} UTF-16 units (a character past U+FFFF "
             "is two)"
