@@ -165,8 +165,18 @@ GUARD = HookSpec("guard", "PreToolUse", "bash|write")
             (SubmitUser(""), calls("c1", "write", '{"file_path":"\\ud800","content":""}')),
             "the target commits the reply without running PreToolUse hook guard for call c1",
         ),
+        (
+            LoopConfig(tools=(WRITE,), hooks=(GUARD,)),
+            (SubmitUser(""), calls("c1", "write", '{"file_path":"","content":""}')),
+            "the target commits the reply without running PreToolUse hook guard for call c1",
+        ),
     ],
-    ids=["the next call's hook first", "the reply committed", "a lone surrogate taken"],
+    ids=[
+        "the next call's hook first",
+        "the reply committed",
+        "a lone surrogate taken",
+        "the first hook skipped, its call run",
+    ],
 )
 def test_HOOK_8_a_glob_matcher_skipping_a_hook_for_any_call_is_named_HOOK_8(
     config: LoopConfig, program: tuple[Command, ...], says: str
@@ -174,15 +184,37 @@ def test_HOOK_8_a_glob_matcher_skipping_a_hook_for_any_call_is_named_HOOK_8(
     """HOOK-8: the Tcl loop's glob matcher showed first as the next call's hook run (HOOK-4 on
     seeds 3, 8 and 9 of 10), as the reply committed with a hook to go (HOOK-4 on seed 4), and
     as a write call whose arguments hold a lone surrogate committed unhooked (EXE-2 on seed 1,
-    though the target took the arguments: no INVALID_TOOL_INPUT at the gate)."""
+    though the target took the arguments: no INVALID_TOOL_INPUT at the gate), and as the
+    session's first hook skipped (RW-3 on batches 10 and 14 of 10-29, a reply committed before
+    its hooks answer, though the target started the call's body, which no hook was left for)."""
     assert_found(("a glob matcher", GLOB_MATCHER[1], config, program, "HOOK-8"), says)
 
 
-def test_HOOK_4_hooks_run_out_of_order_are_not_a_matcher_skipping_one() -> None:
+@pytest.mark.parametrize(
+    "row",
+    [
+        HOOKS_OUT_OF_ORDER,
+        (
+            "hooks run out of configured order for a call holding a lone surrogate",
+            RunsHooksLastFirst,
+            LoopConfig(tools=(BASH,), hooks=(HookSpec("rewriter", "PreToolUse", "bash"), GUARD)),
+            (
+                SubmitUser(""),
+                calls("c1", "bash", '{"command":"rm -rf \\ud800build"}'),
+                HookAnswers(Pass()),
+            ),
+            "HOOK-4",
+        ),
+    ],
+    ids=["one call each", "a lone surrogate"],
+)
+def test_HOOK_4_hooks_run_out_of_order_are_not_a_matcher_skipping_one(row: FreshBug) -> None:
     """HOOK-4: a loop running hook final before hook late, which it runs next, shows the same
     first difference as one that skips late; the pending hooks answered tell them apart, and
-    this one stays HOOK-4's."""
-    assert_found(HOOKS_OUT_OF_ORDER, lacks=("the target skips hook",))
+    this one stays HOOK-4's. Nor is it a strict parser skipping a call whose arguments hold a
+    lone surrogate escape, which runs none of its hooks (EXE-2 on batch 24 of 10-29), where
+    this one runs another of that call's hooks first."""
+    assert_found(row, lacks=("the target skips hook", "lone surrogate"))
 
 
 _FAILED_OPEN = HookAudit(decision="error", duration_ms=60000.0)

@@ -2608,7 +2608,8 @@ def _changed(
                     )
                 )
             skipped_call = _skipped_as_strict_parser(want, program)
-            if skipped_call is not None:
+            # A target running another hook for that very call did not skip it.
+            if skipped_call is not None and _data(got).get("callId") != skipped_call:
                 return "EXE-2", (
                     f"{named}: call {skipped_call}'s arguments are a JSON object as EXE-2 reads "
                     f"them{_LONE_SURROGATE_WORDS}, so its PreToolUse hooks run"
@@ -3449,8 +3450,8 @@ def _matcher_read_as_a_glob(
     command: Command,
     program: Sequence[Command],
     events: Sequence[Event],
-) -> str | None:
-    """Words on the PreToolUse hook the model still asks about the reply in hand
+) -> tuple[str, str] | None:
+    """The call and words on the PreToolUse hook the model still asks about the reply in hand
     (`_hook_still_due`) where the target commits the reply, when that hook's matcher matches
     its call's tool as a regular expression but not as a glob (Tcl's `string match`, fnmatch:
     `.*` matches only names starting with a dot, `|` only itself) and the target ran it for no
@@ -3473,7 +3474,7 @@ def _matcher_read_as_a_glob(
         for e in events
     ):
         return None
-    return (
+    return call.id, (
         f"the target commits the reply without running PreToolUse hook {hook.handler_id} for "
         f"call {call.id}, whose matcher {spelled(hook.matcher)} matches the whole name of tool "
         f"{call.name}: a matcher is a regular expression over the whole tool name (a glob, such "
@@ -4101,10 +4102,11 @@ def _extra(
     config: LoopConfig | None = None,
     program: Sequence[Command] = (),
     probe: Probe | None = None,
+    started: frozenset[str] = frozenset(),
 ) -> tuple[str, str]:
     """`got`, which the target appends and the model does not; `target_events` and
     `model_events` are all each appended for this command; `config`, `program` and `probe`
-    as `classify`'s."""
+    as `classify`'s; `started` the calls whose bodies the target started in this command."""
     kind = str(got.get("type"))
     # By sound, not letter: "an assistant/message", but "a user/message".
     article = "an" if kind[:1] in ("a", "e", "i", "o") else "a"
@@ -4257,7 +4259,7 @@ def _extra(
             ):
                 # The target takes the arguments (no INVALID_TOOL_INPUT result at the gate):
                 # what it skipped is the hook, whose matcher it reads as a glob.
-                return "HOOK-8", f"{adds}: {glob_read}"
+                return "HOOK-8", f"{adds}: {glob_read[1]}"
             if strict is not None:
                 return "EXE-2", (
                     f"{adds}: call {strict}'s arguments are a JSON object as EXE-2 reads them"
@@ -4267,12 +4269,17 @@ def _extra(
             if isinstance(command, ModelReplies | HookAnswers) and skipped is not None:
                 rule, words = skipped
                 return rule, f"{adds}: {words} (the reply waits for it)"
-            if glob_read is not None and any(
-                e.get("type") == "hook/invoked" and _data(e).get("point") == "PreToolUse"
-                for e in history
+            if glob_read is not None and (
+                glob_read[0] in started
+                or any(
+                    e.get("type") == "hook/invoked" and _data(e).get("point") == "PreToolUse"
+                    for e in history
+                )
             ):
-                # A loop that ran PreToolUse hooks before runs them: it skipped this one.
-                return "HOOK-8", f"{adds}: {glob_read}"
+                # A loop that ran PreToolUse hooks before runs them, and one starting the call's
+                # body has none to run for it: it skipped this one (not a reply committed
+                # before its hooks answer, RW-3).
+                return "HOOK-8", f"{adds}: {glob_read[1]}"
             if isinstance(command, ModelReplies) and command.finish == "completed":
                 # A completed reply the model does not log at once is one whose calls
                 # PreToolUse hooks match: it is committed after the last hook has answered.
@@ -5586,6 +5593,7 @@ def classify(
                     config=config,
                     program=program,
                     probe=probe,
+                    started=frozenset(call_id for call_id, _arguments in actual.executed),
                 )
             case _:
                 assert_never(difference.relation)
