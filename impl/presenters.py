@@ -21,7 +21,7 @@ from typing import assert_never
 
 import attrs
 
-from loopspec.impl.text_shapes import console_block, read_title, split_exit_marker
+from loopspec.impl.text_shapes import console_block, file_title, read_title, split_exit_marker
 from loopspec.model.jsonvalue import JsonValue
 from loopspec.model.messages import ResultContentBlock, TextBlock
 from loopspec.model.views import (
@@ -144,7 +144,7 @@ def _write_call(arguments: JsonValue) -> ToolCallView:
     path = fields.text("file_path")
     # The old file is unknown at call time, so the diff is shown as a new file.
     diff = FileDiff(path, None, fields.text("content"))
-    return DiffCallView(f"Write {path}", (diff,), (FileLocation(path),))
+    return DiffCallView(file_title("Write", path), (diff,), (FileLocation(path),))
 
 
 def _write_result(arguments: JsonValue, result: StoredResult) -> ToolResultView | None:
@@ -155,7 +155,7 @@ def _write_result(arguments: JsonValue, result: StoredResult) -> ToolResultView 
     diffs = recorded_diffs(result.meta)
     if not diffs:
         diffs = (FileDiff(path, None, fields.text("content")),)
-    return DiffResultView(f"Write {path}", diffs)
+    return DiffResultView(file_title("Write", path), diffs)
 
 
 def _edit_fields(arguments: JsonValue) -> tuple[str, str, str]:
@@ -167,14 +167,16 @@ def _edit_fields(arguments: JsonValue) -> tuple[str, str, str]:
 def _edit_call(arguments: JsonValue) -> ToolCallView:
     path, old, new = _edit_fields(arguments)
     # An empty old_string creates the file: a diff without old text.
-    return DiffCallView(f"Edit {path}", (FileDiff(path, old or None, new),), (FileLocation(path),))
+    return DiffCallView(
+        file_title("Edit", path), (FileDiff(path, old or None, new),), (FileLocation(path),)
+    )
 
 
 def _edit_result(arguments: JsonValue, result: StoredResult) -> ToolResultView | None:
     path, _old, _new = _edit_fields(arguments)
     diffs = () if result.is_error else recorded_diffs(result.meta)
     # Without recorded hunks the applied change is unknown: show the raw content instead.
-    return DiffResultView(f"Edit {path}", diffs) if diffs else None
+    return DiffResultView(file_title("Edit", path), diffs) if diffs else None
 
 
 def _todo_call(arguments: JsonValue) -> ToolCallView:

@@ -79,11 +79,16 @@ def split_exit_marker(text: str) -> tuple[str, int | None, str | None]:
     return text, None, None
 
 
+def file_title(verb: str, path: str) -> str:
+    """`<verb> <path>`, a file card's title, or the verb alone for an empty path (no file)."""
+    return f"{verb} {path}" if path else verb
+
+
 def read_title(path: str, offset: int | None, limit: int | None) -> str:
     """`Read <path>` (`Read` for an empty path), with the line range of a limited read or the
     start of an offset one."""
     first = offset or 1
-    title = f"Read {path}" if path else "Read"
+    title = file_title("Read", path)
     if limit is not None:
         return f"{title} ({first} - {first + limit - 1})"
     if offset is not None:

@@ -28,6 +28,7 @@ from loopspec.model.jsonvalue import FrozenMap, JsonValue
 from loopspec.model.messages import ResultContentBlock, TextBlock
 from loopspec.model.pure.presentation import (
     fenced_console,
+    file_title,
     first_line,
     parse_exit_marker,
     read_title,
@@ -145,7 +146,9 @@ def _present_write_call(arguments: JsonValue) -> ToolCallView:
     path = required_str(fields, "file_path")
     # The presenter cannot read the old file, so the call-time diff is in new-file style.
     whole_file = FileDiff(path, None, required_str(fields, "content"))
-    return DiffCallView(title=f"Write {path}", diffs=(whole_file,), locations=(FileLocation(path),))
+    return DiffCallView(
+        title=file_title("Write", path), diffs=(whole_file,), locations=(FileLocation(path),)
+    )
 
 
 def _present_write_result(arguments: JsonValue, result: DurableResult) -> ToolResultView | None:
@@ -154,7 +157,7 @@ def _present_write_result(arguments: JsonValue, result: DurableResult) -> ToolRe
     fields = object_fields(arguments)
     path = required_str(fields, "file_path")
     diffs = diffs_from_meta(result.meta) or (FileDiff(path, None, required_str(fields, "content")),)
-    return DiffResultView(title=f"Write {path}", diffs=diffs)
+    return DiffResultView(title=file_title("Write", path), diffs=diffs)
 
 
 @attrs.frozen
@@ -180,7 +183,7 @@ def _present_edit_call(arguments: JsonValue) -> ToolCallView:
     # An empty old_string creates the file, which a diff shows as "no old text".
     diff = FileDiff(edit.path, edit.old_string or None, edit.new_string)
     return DiffCallView(
-        title=f"Edit {edit.path}", diffs=(diff,), locations=(FileLocation(edit.path),)
+        title=file_title("Edit", edit.path), diffs=(diff,), locations=(FileLocation(edit.path),)
     )
 
 
@@ -188,7 +191,7 @@ def _present_edit_result(arguments: JsonValue, result: DurableResult) -> ToolRes
     edit = _edit_args(arguments)
     # Without recorded hunks the applied change is unknown, so the raw content is shown instead.
     diffs = () if result.is_error else diffs_from_meta(result.meta)
-    return DiffResultView(title=f"Edit {edit.path}", diffs=diffs) if diffs else None
+    return DiffResultView(title=file_title("Edit", edit.path), diffs=diffs) if diffs else None
 
 
 def diffs_from_meta(meta: JsonValue) -> tuple[FileDiff, ...]:

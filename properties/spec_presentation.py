@@ -107,6 +107,16 @@ CALL_EXAMPLES = (
         '{"file_path": "b.py", "old_string": "", "new_string": "pass"}',
     ),
     CallExample(
+        "the empty path names no file: no space after Write",
+        "write",
+        '{"file_path": "", "content": "x"}',
+    ),
+    CallExample(
+        "the empty path names no file: no space after Edit",
+        "edit",
+        '{"file_path": "", "old_string": "a", "new_string": "b"}',
+    ),
+    CallExample(
         "todo list", "todo", '{"todos": [{"content": "Write tests", "status": "pending"}]}'
     ),
     CallExample(

@@ -358,6 +358,13 @@ CARDS: list[tuple[str, str, ToolOutcome]] = [
     ("bash", '{"command":"x"}', ToolSucceeded("a\n[exit code: 007]")),
     ("bash", '{"command":"y"}', ToolFailed("boom")),
     ("bash", '{"command":3}', ToolSucceeded("fallback")),
+    # (last: the mutant tests below name cards by their place)
+    ("write", '{"file_path":"","content":"x"}', ToolSucceeded("w")),
+    (
+        "edit",
+        '{"file_path":"","old_string":"a","new_string":"b"}',
+        ToolSucceeded("ok", meta={"diffs": [{"path": "", "newText": "b"}]}),
+    ),
 ]
 
 

@@ -20,6 +20,7 @@ from view_strategies import (
     well_formed_arguments,
 )
 
+from loopspec.impl.presenters import StoredResult, call_view, result_view
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.jsonvalue import FrozenMap, JsonValue, dumps, freeze, parse_arguments
 from loopspec.model.messages import OpaqueBlock, TextBlock
@@ -478,3 +479,28 @@ def test_VIEW_2_a_read_of_the_empty_path_is_titled_read_with_no_trailing_space(
     view = present_call("read", arguments)
     assert isinstance(view, GenericCallView)
     assert view.title == title
+
+
+@pytest.mark.parametrize(
+    ("tool", "fields", "title"),
+    [
+        ("write", {"content": "x"}, "Write"),
+        ("edit", {"old_string": "a", "new_string": "b"}, "Edit"),
+    ],
+)
+def test_VIEW_2_a_write_or_edit_of_the_empty_path_is_titled_with_no_trailing_space(
+    tool: str, fields: dict[str, object], title: str
+) -> None:
+    """VIEW-2: `{"file_path": ""}` names no file: Write and Edit cards, at call and at result,
+    were titled "Write " and "Edit " with a trailing space (Read's was mended before), by the
+    model and loopspec's loop alike; they are "Write" and "Edit", as SPEC's table now says."""
+    arguments = freeze({"file_path": ""} | fields)
+    meta = freeze({"diffs": [{"path": "", "newText": "b"}]})
+    call = present_call(tool, arguments)
+    result = present_result(tool, arguments, call, RAW, False, meta)
+    assert isinstance(call, DiffCallView)
+    assert isinstance(result, DiffResultView)
+    assert (call.title, result.title) == (title, title)
+    stored = StoredResult(RAW, False, meta)
+    assert call_view(tool, arguments) == call
+    assert result_view(tool, arguments, call, stored) == result

@@ -133,9 +133,14 @@ function splitMarker(text) {
   return { output: head, exitCode: code, signal };
 }
 
+// A file card's title: the verb alone for an empty path, which names no file.
+function fileTitle(verb, path) {
+  return path === "" ? verb : `${verb} ${path}`;
+}
+
 function readTitle(path, offset, limit) {
   const first = offset === null || offset === 0n ? 1n : offset;
-  const title = path === "" ? "Read" : `Read ${path}`; // an empty path names no file
+  const title = fileTitle("Read", path);
   if (limit !== null) return `${title} (${first} - ${first + limit - 1n})`;
   if (offset !== null) return `${title} (from line ${first})`;
   return title;
@@ -179,7 +184,7 @@ const CALL_VIEWS = {
     const fields = fieldsOf(args);
     const path = needString(fields, "file_path");
     const diff = { path, oldText: null, newText: needString(fields, "content") };
-    return { card: "diff", title: `Write ${path}`, diffs: [diff], locations: [{ path }] };
+    return { card: "diff", title: fileTitle("Write", path), diffs: [diff], locations: [{ path }] };
   },
   edit(args) {
     const fields = fieldsOf(args);
@@ -189,7 +194,7 @@ const CALL_VIEWS = {
     const after = needString(fields, "new_string");
     // An empty old_string creates the file: a diff without old text.
     const diff = { path, oldText: before === "" ? null : before, newText: after };
-    return { card: "diff", title: `Edit ${path}`, diffs: [diff], locations: [{ path }] };
+    return { card: "diff", title: fileTitle("Edit", path), diffs: [diff], locations: [{ path }] };
   },
   todo(args) {
     for (const item of needArray(fieldsOf(args), "todos")) {
@@ -255,7 +260,7 @@ const RESULT_VIEWS = {
     if (diffs.length === 0) {
       diffs = [{ path, oldText: null, newText: needString(fields, "content") }];
     }
-    return { card: "diff", title: `Write ${path}`, diffs };
+    return { card: "diff", title: fileTitle("Write", path), diffs };
   },
   edit(args, result) {
     const fields = fieldsOf(args);
@@ -265,7 +270,7 @@ const RESULT_VIEWS = {
     needString(fields, "new_string");
     // Without recorded hunks the applied change is unknown: show the raw content instead.
     const diffs = result.isError ? [] : metaDiffs(result.meta);
-    return diffs.length === 0 ? null : { card: "diff", title: `Edit ${path}`, diffs };
+    return diffs.length === 0 ? null : { card: "diff", title: fileTitle("Edit", path), diffs };
   },
 };
 

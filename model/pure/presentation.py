@@ -205,6 +205,19 @@ def first_line(offset: int | None) -> int:
     return offset or 1
 
 
+def file_title(verb: str, path: str) -> str:
+    """ "<verb> <path>", a file card's title ("Read a.txt", "Write notes.md"), or the verb alone
+    for the empty path, which names no file.
+
+    pre: verb and not verb.endswith(" ")
+    post: __return__.startswith(verb)
+    post: __return__ == verb or __return__ == verb + " " + path
+    post: (__return__ == verb) == (path == "")
+    post: not __return__.endswith(" ") or path.endswith(" ")
+    """
+    return f"{verb} {path}" if path else verb
+
+
 def read_title(path: str, offset: int | None, limit: int | None) -> str:
     """ "Read <path>" ("Read" alone for the empty path, which names no file), plus " (a - b)"
     for a limited read or " (from line a)" for an offset only.
@@ -216,7 +229,7 @@ def read_title(path: str, offset: int | None, limit: int | None) -> str:
     post: limit is None or __return__.endswith(" - " + str(first_line(offset) + limit - 1) + ")")
     post: not __return__.endswith(" ") or (path.endswith(" ") and limit is None and offset is None)
     """
-    title = f"Read {path}" if path else "Read"
+    title = file_title("Read", path)
     if limit is not None:
         first = first_line(offset)
         return f"{title} ({first} - {first + limit - 1})"
