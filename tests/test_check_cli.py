@@ -1276,6 +1276,29 @@ def test_LOG_8_a_line_cut_short_inside_the_log_is_named_a_torn_write(
     )
 
 
+@pytest.mark.parametrize(("width", "holding"), [(120, "line 5 holds"), (80, "lines 5 to 6 hold")])
+def test_LOG_4_an_event_wrapped_over_several_lines_is_no_torn_write(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, width: int, holding: str
+) -> None:
+    """LOG-4: a log copied from a terminal (or an editor) that wrapped a long line read as a
+    write a crash cut off at the wrap (LOG-8, 'the harness must drop it whole'): the lines
+    after it, which begin no event, hold the rest of it, and joined they are one event."""
+    lines = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
+    event = lines[3].rstrip()
+    assert len(event) == 232  # over 2 lines 120 wide, 3 lines 80 wide
+    wrapped = "".join(event[at : at + width] + "\n" for at in range(0, len(event), width))
+    log = tmp_path / "eve.jsonl"
+    log.write_text("".join([*lines[:3], wrapped, *lines[4:]]), encoding="utf-8")
+    code, out = run(capsys, str(log))
+    assert code == 2
+    assert out.splitlines()[0] == (
+        f"{log}:4: error invalid-json LOG-4: the line breaks off after {width} characters and "
+        f"{holding} the rest of its event: one event broken over several lines (wrapped by a "
+        "terminal or an editor, copied so?); join them, a session log holds each event on one "
+        "line"
+    )
+
+
 @pytest.mark.parametrize("indent", [2, "\t"], ids=["spaces", "a tab"])
 def test_LOG_4_an_event_re_indented_over_several_lines_is_no_torn_write(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, indent: int | str

@@ -550,12 +550,14 @@ class RestOfLog:
     lines follows it (the check does not read past a line it stops at, nor past blank lines it
     finds last)."""
 
-    __slots__ = ("more", "readline")
+    __slots__ = ("found", "more", "readline")
 
     def __init__(self, readline: Callable[[int], bytes]) -> None:
         self.readline = readline
-        # Whether a line that is not blank was found after it (and consumed).
+        # Whether a line that is not blank was found after it (and consumed), and what of it
+        # was read (`found`, until `next_line` hands it over).
         self.more = False
+        self.found = b""
 
     def only_blank(self) -> bool:
         """Whether nothing but blank lines is left to read; stops at the first that is not."""
@@ -563,9 +565,18 @@ class RestOfLog:
             return False
         while chunk := self.readline(1 << 16):
             if chunk.strip():
-                self.more = True
+                self.more, self.found = True, chunk
                 return False
         return True
+
+    def next_line(self) -> bytes:
+        """The next line after the one being read (its first 64 KiB), blank or not, read to
+        word an error about that one: the one `only_blank` found, if it found one."""
+        found, self.found = self.found, b""
+        line = found or self.readline(1 << 16)
+        if line.strip():
+            self.more = True
+        return line
 
     def skip_line(self) -> None:
         """Read past the rest of a line cut at the length bound, whose remainder is no line of

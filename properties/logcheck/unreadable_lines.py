@@ -218,6 +218,31 @@ def _looks_like_json(raw: bytes) -> bool:
     return raw.lstrip().startswith(b"{") and raw.rstrip().endswith(b"}")
 
 
+def _wrapped_over(raw: bytes, rest: RestOfLog) -> int:
+    """How many lines after the line `raw`, cut short, hold the rest of its event, when they
+    do: none of them begins an event of its own, and joined to it they make one JSON object (a
+    line a terminal or an editor wrapped); 0 otherwise."""
+    text = raw.rstrip(b"\r\n")
+    for count in range(1, _WRAPPED_LINES_AT_MOST + 1):
+        more = rest.next_line()
+        if not more.strip() or more.lstrip().startswith(b"{"):  # an event of its own
+            return 0
+        text += more.rstrip(b"\r\n")
+        try:
+            value, end = scan_json(text.decode(), 0)
+        except UnicodeDecodeError:
+            return 0
+        except SCAN_ERRORS:
+            continue
+        return count if type(value) is dict and not text[end:].strip() else 0
+    return 0
+
+
+_WRAPPED_LINES_AT_MOST = 64
+"""How many lines after a line cut short `_wrapped_over` reads to find the rest of its event:
+a terminal 80 columns wide breaks a line of 5,000 characters into 63."""
+
+
 def _pasted_words(error: JSONDecodeError) -> str | None:
     """What a person's copy or edit made of the line `error` is about, when the line shows
     it, said so (None otherwise): a terminal's colour codes, a comment, a line number, a
@@ -474,6 +499,20 @@ def _unparsable(
         # The value runs on past the line's end: a write cut off mid-line, and the harness went
         # on appending after it (the parser's column would be that of the newline's next line).
         length = len(raw.decode(errors="replace").rstrip())
+        if wrapped := _wrapped_over(raw, rest):
+            holding = (
+                f"line {line + 1} holds"
+                if wrapped == 1
+                else f"lines {line + 1} to {line + wrapped} hold"
+            )
+            broken = len(raw.rstrip(b"\r\n").decode(errors="replace"))  # (a space kept)
+            message = (
+                f"the line breaks off after {broken} characters and {holding} the rest of its "
+                "event: one event broken over several lines (wrapped by a terminal or an "
+                "editor, copied so?); join them, a session log holds each event on one line"
+            )
+            report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-4")
+            raise CannotCheckFurther
         message = (
             f"the line stops after {length} characters, before its JSON value ends: a write "
             "cut off, which the harness must drop whole before it appends again"
