@@ -479,6 +479,13 @@ def _ignore_the_cap(safe: tuple[bool, ...], running: tuple[bool, ...], gate: int
     return (safe[gate] and not earlier_exclusive) or not any(running)
 
 
+def _left_idle(command: Command, observed: Observation) -> Observation:
+    """A loop that opens the turn but stays idle, so it refuses the reply to its request."""
+    if isinstance(command, ModelReplies):
+        return Observation(False, refusal_message="ModelReplies is not accepted while idle")
+    return observed
+
+
 def _one_commit_per_event(command: Command, observed: Observation) -> Observation:
     return attrs.evolve(observed, commits=tuple(1 for _ in observed.events))
 
@@ -758,6 +765,11 @@ FAMILIES = (
                          {**e, "data": {**e["data"], "content": [
                              {**e["data"]["content"][0], "type": "tex"}]}})),
          NO_HOOKS, TEXT_REPLY),
+    # The reply's own call record read as an earlier reply's: "EXE-1: ... an earlier reply's
+    # call c1 does not make them repeats", of a program holding one reply.
+    Case("the reply refused by a loop left idle after the prompt", "ORD-1",
+         changed(_left_idle), NO_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)))),
     Case("a reply's role misspelt", "LOG-6",
          changed(_events(lambda e: e if e["type"] != "assistant/message" else
                          {**e, "data": {**e["data"], "message": {**e["data"]["message"],

@@ -4853,6 +4853,11 @@ def _post_hooks_counted_otherwise(
     return None
 
 
+def _before(history: Sequence[Event], observed: Observation) -> Sequence[Event]:
+    """`history` without the events `observed`, its last command's, appended."""
+    return history[: len(history) - len(observed.events)] if observed.accepted else history
+
+
 def _ids_used_before(
     reply: ModelReplies, history: Sequence[Event], program: Sequence[Command] = ()
 ) -> list[str]:
@@ -5002,8 +5007,12 @@ def _refusal_rule(
                         "changes nothing, so an outcome sent again after it is taken"
                     )
                 rule = "EXE-4"
-            case ModelReplies() if _ids_used_before(command, history, program):
-                used = ", ".join(_ids_used_before(command, history, program))
+            case ModelReplies() if _ids_used_before(
+                command, before := _before(history, expected), program
+            ):
+                # The history holds this reply's own records (the model accepted it): they
+                # are no earlier reply's, which read as EXE-1 for a loop left idle.
+                used = ", ".join(_ids_used_before(command, before, program))
                 return "EXE-1", (
                     f"{refused}: call ids are unique within one reply only, and this reply's "
                     f"are; an earlier reply's call {used} does not make them repeats (local "
