@@ -136,6 +136,52 @@ def test_a_case_file_given_to_check_is_named_for_what_it_is(
     )
 
 
+_PRINTED_LOG_WORDS = (
+    "error invalid-json LOG-5: the first line is a lone {lone}: a session log printed over "
+    "many lines (jq . prints it so), not JSON Lines (one event per line); `jq -c {events} FILE` "
+    "writes each event on one line"
+)
+
+
+@pytest.mark.parametrize(
+    ("printed", "said"),
+    [
+        (
+            lambda events: "".join(json.dumps(event, indent=2) + "\n" for event in events),
+            _PRINTED_LOG_WORDS.format(lone="'{'", events="."),
+        ),
+        (
+            lambda events: json.dumps(events, indent=2) + "\n",
+            _PRINTED_LOG_WORDS.format(lone="'['", events="'.[]'"),
+        ),
+        (
+            lambda events: json.dumps(events) + "\n",
+            "error bad-header LOG-5: the first line is a JSON array of 45 values, the session "
+            "header first: a log read into one array (jq -s, or a program that collected its "
+            "lines), not JSON Lines (one event per line); `jq -c '.[]' FILE` writes each on a "
+            "line of its own",
+        ),
+    ],
+    ids=["jq .", "jq -s .", "jq -cs ."],
+)
+def test_LOG_5_a_log_printed_over_many_lines_or_in_one_array_says_how_to_undo_it(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    printed: Callable[[list[Any]], str],
+    said: str,
+) -> None:
+    """LOG-5: a log pretty-printed (jq .) was named 'one JSON document over many lines' with a
+    case file's remedy (`loopspec replay`); one read into an array on one line (jq -cs .) as
+    a first line that is no header, 'nor is it an event (not a JSON object)'. Each says what
+    it is and the jq command that writes it back as JSON Lines."""
+    events = [json.loads(line) for line in VALID.read_text(encoding="utf-8").splitlines()]
+    log = tmp_path / "printed.jsonl"
+    log.write_text(printed(events), encoding="utf-8")
+    code, out = run(capsys, str(log))
+    assert code == 2
+    assert out.splitlines()[0] == f"{log}:1: {said}"
+
+
 def test_a_settings_file_given_to_check_is_no_torn_write(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

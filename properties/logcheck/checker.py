@@ -1604,6 +1604,15 @@ def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
         # Neither a header nor an event (nor a compact row), nor a transcript's or a rollout's
         # record (`foreign`): not a log check reads. Read as an event, the same line would be
         # blamed again (LOG-4) for what this error already says.
+        if isinstance(obj, list) and obj and isinstance(obj[0], dict) and is_header(obj[0]):
+            message = (
+                f"the first line is a JSON array of {len(obj)} values, the session header "
+                "first: a log read into one array (jq -s, or a program that collected its "
+                "lines), not JSON Lines (one event per line); `jq -c '.[]' FILE` writes each "
+                "on a line of its own"
+            )
+            report.fail(line, ErrorKind.BAD_HEADER, message, "LOG-5")
+            raise CannotCheckFurther
         if not isinstance(obj, dict):
             what = "not a JSON object"
         else:

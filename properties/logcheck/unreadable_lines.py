@@ -218,6 +218,15 @@ def _looks_like_json(raw: bytes) -> bool:
     return raw.lstrip().startswith(b"{") and raw.rstrip().endswith(b"}")
 
 
+def _opens_a_header(rest: RestOfLog) -> bool:
+    """Whether one of the three lines after a first line that is a lone '{' or '[' names the
+    session header's type: a log printed over many lines, not a case or settings file."""
+    import re  # noqa: PLC0415 (only for a line that does not parse)
+
+    header = re.compile(rb'\s*\{?\s*"type"\s*:\s*"session"')
+    return any(header.match(rest.next_line()) for _ in range(3))
+
+
 def _wrapped_over(raw: bytes, rest: RestOfLog) -> int:
     """How many lines after the line `raw`, cut short, hold the rest of its event, when they
     do: none of them begins an event of its own, and joined to it they make one JSON object (a
@@ -451,12 +460,21 @@ def _unparsable(
         report.fail(line, ErrorKind.INVALID_JSON, message, "SAFE-4")
     elif line == 1 and raw.strip() in (b"{", b"["):
         # An indented JSON document (a case file `conform` saved, a pretty-printed log).
-        message = (
-            f"the first line is a lone {raw.strip().decode()!r}: one JSON document over many "
-            "lines, not JSON Lines (one event per line); a case file is rerun with "
-            "`loopspec replay`"
-        )
-        report.fail(line, ErrorKind.INVALID_JSON, message)
+        lone = raw.strip().decode()
+        if _opens_a_header(rest):  # a log pretty-printed, as `jq .` (or `jq -s .`) prints one
+            events = "." if lone == "{" else "'.[]'"
+            message = (
+                f"the first line is a lone {lone!r}: a session log printed over many lines "
+                f"(jq . prints it so), not JSON Lines (one event per line); `jq -c {events} "
+                "FILE` writes each event on one line"
+            )
+            report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-5")
+        else:
+            message = (
+                f"the first line is a lone {lone!r}: one JSON document over many lines, not "
+                "JSON Lines (one event per line); a case file is rerun with `loopspec replay`"
+            )
+            report.fail(line, ErrorKind.INVALID_JSON, message)
     elif line == 1 and _is_json_error(error) and _stops_short(error):
         # A JSON document over many lines (a settings.json, a case file), far likelier than a
         # log whose first write was cut off and appended to after (LOG-8 below).
