@@ -100,11 +100,13 @@ MAX_MESSAGE_CHARS = 400
 
 
 def shorten(message: str) -> str:
-    """`message`, cut to `MAX_MESSAGE_CHARS`: messages quote log values, which can be huge."""
+    """`message`, cut to `MAX_MESSAGE_CHARS` with the words saying so (the bound the JSON
+    output's schema gives a message): messages quote log values, which can be huge."""
     if len(message) <= MAX_MESSAGE_CHARS:
         return message
-    rest = len(message) - MAX_MESSAGE_CHARS
-    return f"{message[:MAX_MESSAGE_CHARS]}... ({rest} more characters)"
+    # The note's length with the most digits the count of characters cut can have.
+    kept = MAX_MESSAGE_CHARS - len(f"... ({len(message)} more characters)")
+    return f"{message[:kept]}... ({len(message) - kept} more characters)"
 
 
 # Plain records and classes, not attrs classes nor NamedTuples: attrs (or typing) alone takes
