@@ -178,10 +178,10 @@ def test_PROTO_1_an_answer_holding_a_raw_control_character_is_told_to_escape_it(
         json.loads(line)
     said = _not_json_cause(line.encode(), refused.value)
     code = f"{ord(character):04x}"
-    assert said == (
+    assert said.startswith(
         f"a string in it holds U+{code.upper()} as itself, after "
         """'{"seq":2,"events":[{"text":"ab': JSON writes each character """
-        f"U+0000..U+001F in a string as an escape, \\u{code} (or \\n, \\t, \\r, \\b, \\f)"
+        f"U+0000..U+001F in a string as an escape, \\u{code} (or \\n, \\t, \\r, \\b, \\f); "
     )
     assert "debugging output" not in said
 

@@ -3411,6 +3411,20 @@ def _skipped_hook_rule(
     return None
 
 
+def _first_hook_due(config: LoopConfig | None, reply: ModelReplies) -> str:
+    """Words naming the first PreToolUse hook the model runs for `reply`, its matcher and the
+    call it matches: a loop committing the reply at once matched it with no hook (a bash and jq
+    loop's matcher test never matched), and the rule alone does not say which hook was due."""
+    due = [] if config is None else _due_hooks(config, reply, set())
+    if not due:
+        return ""
+    call, hook = due[0]
+    return (
+        f" (here hook {hook.handler_id}, matcher {spelled(hook.matcher)}, matches call "
+        f"{call.id}'s tool {call.name}: HOOK-8 says how a matcher matches)"
+    )
+
+
 def _hook_still_due(
     config: LoopConfig | None,
     command: Command,
@@ -3745,11 +3759,12 @@ def _hooked_invalid_call(
 ) -> tuple[str, str] | None:
     """The rule and `call ID's input is invalid (...)` for the first call of `reply` whose
     arguments the model finds invalid (not an object, or missing a key its tool requires:
-    EXE-2) and that a PreToolUse hook matches by name: EXE-5 when its tool is not registered
-    (EXE-5 (1): no hook sees it, also then), else HOOK-4; None when there is none. Where the
-    reply holds both kinds, the call whose hook the target runs once its pending hook is
-    answered (a `probe`) is the one: a loop judging a registered tool's input alone skips the
-    first kind."""
+    EXE-2) and that a PreToolUse hook matches by name: EXE-2 when they are an object to a
+    reader taking NaN, 1e400 or -0.0 as numbers, EXE-5 when its tool is not registered (EXE-5
+    (1): no hook sees it, also then), else HOOK-4; None when there is none. Where the reply
+    holds several kinds, the call whose hook the target runs once its pending hook is answered
+    (a `probe`) is the one: a loop judging a registered tool's input alone skips the EXE-5
+    kind."""
     if config is None:
         return None
     content = _data(reply).get("message", {}).get("content") or ()
@@ -3764,7 +3779,10 @@ def _hooked_invalid_call(
         except (KeyError, InvalidEventError):
             continue
         problem = input_problem(call, config)
-        if problem is not None and config.tool(call.name) is None:
+        if problem is not None and _object_only_when_lossy(call.arguments):
+            # A reader taking -0.0 or 1e400 as numbers (jq, json.loads) finds an object.
+            found.append((call.id, "EXE-2", f"call {call.id}'s arguments are {_LOSSY_JSON}"))
+        elif problem is not None and config.tool(call.name) is None:
             # A loop judging only a registered tool's input lets hooks see this call.
             why = (
                 f"call {call.id}'s input is invalid ({problem}), though its tool {call.name} "
@@ -4286,6 +4304,7 @@ def _extra(
                 return "RW-3", (
                     f"{adds}: a reply whose calls PreToolUse hooks match is committed, with its "
                     "calls' tool/call records, only after every one of those hooks has answered"
+                    f"{_first_hook_due(config, command)}"
                 )
             if isinstance(command, ModelReplies) and _holds_blank_text(command):
                 return "ABORT-2", (

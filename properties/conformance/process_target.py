@@ -683,7 +683,19 @@ def _not_json_cause(raw: bytes, error: ValueError) -> str:
         return (
             f"a string in it holds U+{code:04X} as itself, after {before!r}: JSON writes each "
             f"character U+0000..U+001F in a string as an escape, \\u{code:04x} (or \\n, \\t, "
-            "\\r, \\b, \\f)"
+            f"\\r, \\b, \\f){_ESCAPES_READ}"
+        )
+    if (
+        isinstance(error, json.JSONDecodeError)
+        and error.msg in ("Expecting ',' delimiter", "Expecting ':' delimiter")
+        and 0 < error.pos < len(error.doc)
+        and error.doc[error.pos - 1] == '"'
+        and text[:1] == "{"
+    ):
+        before = shown(error.doc[max(0, error.pos - 40) : error.pos], 40)
+        return (
+            f"a string in it ends at a quote its text goes on after, after {before!r}: JSON "
+            f'writes a " inside a string as \\"{_ESCAPES_READ}'
         )
     if (
         isinstance(error, json.JSONDecodeError)
@@ -711,6 +723,14 @@ def _not_json_cause(raw: bytes, error: ValueError) -> str:
     )
 
 
+# Where a JSON writer's escapes are lost after it: the shell printing its answer.
+_ESCAPES_READ = (
+    "; a writer that escapes it loses the escape where what prints its answer reads "
+    'backslashes (bash: echo -e "$answer", printf "$answer"): print the line as it is, '
+    "printf '%s\\n' \"$answer\""
+)
+
+
 def _refuse_constant(name: str) -> object:
     msg = f"{name} is not JSON"
     raise ValueError(msg)
@@ -731,6 +751,24 @@ def _answer_json(raw: bytes) -> Any:
 
 LONG_LINE_BYTES: Final = 1024
 """A message line longer than this is named beside a target that died on it (`long_line_note`)."""
+
+
+def backslashes_lost_note(message: dict[str, Any], stderr: str) -> str:
+    """A note for a target whose stderr quotes the message it died on with its backslashes
+    taken away (a shell's `read` without -r: `\\"` read as `"`, the line no JSON any more);
+    "" when it quotes none so."""
+    sent = json.dumps(message)
+    first = sent.find("\\")
+    if first < 0:
+        return ""
+    read = re.sub(r"\\(.)", r"\1", sent)
+    around = slice(max(0, first - 30), first + 30)
+    if read[around] not in stderr or sent[around] in stderr:
+        return ""
+    return (
+        " (its stderr quotes the message with its backslashes taken away, as a shell's read "
+        "without -r reads a line: read it with IFS= read -r line)"
+    )
 
 
 def long_line_note(message: dict[str, Any]) -> str:
@@ -758,6 +796,14 @@ UNFLUSHED = (
     "or it reads its input to the end before answering (Python's sys.stdin.read() or "
     "json.load(sys.stdin), Node's fs.readFileSync(0)), an end that comes only after shutdown: "
     "read one line, answer it, then read the next"
+)
+
+
+UNFLUSHED_BETWEEN = (
+    ", and every process of it waits to read, none of them loopspec's input: its answer sits "
+    "in the stdout buffer of a process it passes each message through (a coprocess or a pipe "
+    "stage), which waits for its next line; make that process flush each line (jq: "
+    "--unbuffered; sed: -u; grep: --line-buffered; awk: fflush(); python3: -u)"
 )
 
 
@@ -807,6 +853,13 @@ def _null_hint(wrong: Any) -> str:
             "; an empty list is written [], never null (Go's encoding/json writes a nil slice "
             "as null: make it with make([]T, 0) or []T{})"
         )
+    if _required_member(wrong):
+        # Leaving it out breaks the schema too: the member needs a value of its type.
+        member = wrong.absolute_path[-1]
+        return (
+            f"; {member} is required, a {wrong.validator_value}: write one, never null (a "
+            "default where your value may be missing, as jq's // gives)"
+        )
     return (
         "; a member with no value is left out, not written null (Rust's serde: "
         '#[serde(skip_serializing_if = "Option::is_none")])'
@@ -815,17 +868,29 @@ def _null_hint(wrong: Any) -> str:
 
 def _required_member(wrong: Any) -> bool:
     """Whether the member `wrong` is about is one its object's schema requires, so that leaving
-    it out is no answer either (False where the schema path cannot be followed, past a $ref)."""
+    it out is no answer either (False where the schema path cannot be followed). The path
+    goes on inside a `$ref`'s target (an event's members, `#/$defs/event`) without naming it."""
     if len(wrong.absolute_schema_path) < 3:
         return False
     *parent_path, properties, member, _ = wrong.absolute_schema_path
     schema: Any = FROM_IMPLEMENTATION
     for step in parent_path:
         try:
-            schema = schema[step]
+            schema = _referred(schema)[step]
         except (KeyError, IndexError, TypeError):
             return False
+    schema = _referred(schema)
     return properties == "properties" and member in schema.get("required", ())
+
+
+def _referred(schema: Any) -> Any:
+    """`schema`, or the schema its local `$ref` (`#/$defs/event`) names."""
+    while isinstance(schema, dict) and str(schema.get("$ref", "")).startswith("#/"):
+        target: Any = FROM_IMPLEMENTATION
+        for step in schema["$ref"][2:].split("/"):
+            target = target[step]
+        schema = target
+    return schema
 
 
 def _commits_hint(wrong: Any, answer: Any) -> str:
@@ -876,6 +941,29 @@ def _reads_its_input(popen: subprocess.Popen[bytes]) -> bool:
         except (OSError, ValueError, IndexError):
             continue  # gone, not Linux, or not ours to read: no hint
     return False
+
+
+def _every_process_reads(popen: subprocess.Popen[bytes]) -> bool:
+    """Whether every thread of the target and of each process it started is blocked in a read
+    or waits for a child (Linux: `/proc/PID/task/TID/syscall`), none reading loopspec's pipe
+    (`_reads_its_input`): a shell loop passing each message to a coprocess (jq, sed) waits to
+    read its answer, which sits in that coprocess's stdout buffer while it waits for its next
+    line. Nothing runs, so nothing will answer."""
+    pending, seen, reading = [popen.pid], set[int](), 0
+    while pending and len(seen) < 64:  # a target's own tree, not the machine's
+        pid = pending.pop()
+        seen.add(pid)
+        try:
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                call = task.joinpath("syscall").read_text().split()[:1]
+                if call not in (["0"], ["61"]):  # read, or wait4 (a subshell awaiting it)
+                    return False
+                reading += call == ["0"]
+                children = (task / "children").read_text().split()
+                pending.extend(int(child) for child in children if int(child) not in seen)
+        except (OSError, ValueError, IndexError):
+            return False  # gone, not Linux, or not ours to read: no hint
+    return reading > 1
 
 
 def _repeats_counted(lines: list[str]) -> list[str]:
@@ -1491,6 +1579,8 @@ class ProcessTarget:
                         hung=True,
                     )
                 unflushed = UNFLUSHED if waits else ""
+                if not waits and not died and _every_process_reads(process.popen):
+                    unflushed = UNFLUSHED_BETWEEN
                 fetching = "" if self.slowest else npx_silent_hint(self.argv, process.stderr_tail())
                 self._fail(
                     f"no answer to {what} within {timeout:g} s{unflushed}{died}{fetching}",
@@ -1526,7 +1616,9 @@ class ProcessTarget:
         took = time.monotonic() - sent
         if raw is None:
             ended = f"the process ended its output instead of answering {what}"
-            self._ended(ended + long_line_note(message), what)
+            process.settle(0.5)  # its last stderr, which may quote the message as it read it
+            lost = backslashes_lost_note(message, process.stderr_tail())
+            self._ended(ended + long_line_note(message) + lost, what)
         if len(raw) > MAX_LINE_BYTES:
             self._fail(f"the answer to {what} is longer than {MAX_LINE_BYTES} bytes", line=raw)
         try:

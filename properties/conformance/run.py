@@ -105,6 +105,7 @@ from loopspec.properties.conformance.process_target import (
     THREAD_DIED,
     UNENDED,
     UNFLUSHED,
+    UNFLUSHED_BETWEEN,
     ProcessTarget,
     ProcessTargetError,
 )
@@ -1688,7 +1689,7 @@ def with_wait_hint(text: str, option: str) -> str:
     breakages are compared on that message, and a saved case holds it for either reader. A
     target found waiting for its next message, its answer unflushed, gets none: waiting longer
     would not help it."""
-    if UNFLUSHED in text or UNENDED in text or THREAD_DIED in text:
+    if any(words in text for words in (UNFLUSHED, UNFLUSHED_BETWEEN, UNENDED, THREAD_DIED)):
         return text
     return _NO_ANSWER.sub(lambda said: f"{said[0]} (to wait longer: {option} S)", text, count=1)
 

@@ -54,8 +54,10 @@ def number_note(pairs: list[tuple[str, object, object]]) -> str | None:
                 f"note: the target has {got} where the model has the integer {want} (at "
                 f"{path}): it read the integer as a double and wrote it back with zeros, as "
                 "JavaScript's JSON.parse and JSON.stringify do, and Go's encoding/json into an "
-                "interface{} (a float64); keep every digit (JavaScript: a reviver reading the "
-                "number's source text, or BigInt; Go: json.Decoder's UseNumber)"
+                "interface{} (a float64), and jq 1.6 with any number; keep every digit "
+                "(JavaScript: a reviver reading the number's source text, or BigInt; Go: "
+                "json.Decoder's UseNumber; jq: 1.7 or later, which keeps the digits of a number "
+                "it does not compute with)"
             )
         if isinstance(want, float) and isinstance(got, int) and _as_double(got) == want:
             return (
