@@ -356,6 +356,17 @@ def result_content_plain(block: Mapping[str, Any]) -> bool:
     return True
 
 
+def _envelope_fault(kind: object, seq: object) -> str:
+    """What is wrong with an event's type or seq: each needs its JSON type, and a seq written
+    as a string of digits (a hand's edit, or a writer's template) is named with its number."""
+    if type(kind) is not str or not kind:
+        return "an event needs a non-empty string type and an integer seq"
+    if seq is None:
+        return "seq is missing; it must be an integer"
+    hint = f" (did you mean {seq}?)" if type(seq) is str and seq.isdigit() and seq.isascii() else ""
+    return f"seq must be an integer, not {spelled(seq)}{hint}"
+
+
 def fact_from_wire(obj: Mapping[str, Any]) -> Fact:
     """The fact of a parsed JSON event object, without building the event.
 
@@ -364,7 +375,7 @@ def fact_from_wire(obj: Mapping[str, Any]) -> Fact:
     kind = obj.get("type")
     seq = obj.get("seq")
     if type(kind) is not str or type(seq) is not int or not kind:
-        raise FactError("an event needs a non-empty string type and an integer seq")
+        raise FactError(_envelope_fault(kind, seq))
     if not _SEQ_LOW <= seq < SEQ_BOUND:
         raise FactError(f"seq {seq} is out of range")
     fact = Fact(kind, seq)

@@ -357,7 +357,7 @@ DAMAGE: dict[str, tuple[Callable[[list[dict[str, Any]]], Any], str]] = {
     ),
     "a seq that is no integer": (
         lambda rows: _row(rows, "hook/invoked").update(seq="3"),
-        "hook/invoked: an event needs a non-empty string type and an integer seq",
+        'hook/invoked: seq must be an integer, not "3" (did you mean 3?)',
     ),
     "an event of a type no rule reads": (
         lambda rows: rows.__setitem__(
