@@ -576,23 +576,22 @@ def test_throughput(dsh: ProcessTarget, capsys: pytest.CaptureFixture[str]) -> N
 def test_REC_2_loopspec_check_passes_on_the_logs_dsh_writes(
     dsh: ProcessTarget, tmp_path: Path
 ) -> None:
-    """REC-2, LOG-1, ADJ-1: every scenario's real dsh log, written to disk with its header,
-    passes `loopspec check` (the duplicate-id scenario breaks EXE-1 there on purpose)."""
-    for scenario in SCENARIOS:
-        if "duplicate-call-ids" in scenario.divergences:
-            continue
-        observations = _run(dsh, scenario.config, scenario.commands)
-        header = {
-            "type": "session",
-            "version": 0,
-            "id": scenario.name,
-            "createdAt": 0,
-            "cwd": str(tmp_path),
-        }
+    """REC-2, LOG-1, ADJ-1, EXE-1: every scenario's real dsh log, written to disk with its
+    header, passes `loopspec check`; the log of the duplicate-id case breaks EXE-1 there on
+    purpose (dsh's known duplicate-call-ids), which `check --known dsh` sets aside."""
+    case = json.loads((REGRESSIONS / "dsh-duplicate-call-ids.json").read_text(encoding="utf-8"))
+    runs = [(scenario.name, scenario.config, scenario.commands) for scenario in SCENARIOS]
+    runs.append(("duplicates/duplicate-call-ids", case["config"], case["commands"]))
+    (tmp_path / "duplicates").mkdir()
+    for name, config, commands in runs:
+        observations = _run(dsh, config, commands)
+        header = {"type": "session", "version": 0, "id": name, "createdAt": 0, "cwd": "/w"}
         lines = [json.dumps(header)] + [json.dumps(e) for o in observations for e in o.events]
-        path = tmp_path / f"{scenario.name}.jsonl"
+        path = tmp_path / f"{name}.jsonl"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert check_main(["check", str(tmp_path)]) == 0
+    assert check_main(["check", *map(str, sorted(tmp_path.glob("*.jsonl")))]) == 0
+    assert check_main(["check", str(tmp_path / "duplicates")]) == 1
+    assert check_main(["check", "--known", "dsh", str(tmp_path)]) == 0
 
 
 def _audited(verdict: Json, audit: Json) -> Json:
