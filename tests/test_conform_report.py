@@ -320,6 +320,30 @@ def test_MODEL_1_ABORT_3_HOOK_4_each_blame_matrix_and_mutant_program_creates_its
     assert program_exercises("HOOK-4", writes, invalid, presenting=True)
 
 
+def test_SCHED_1_ORD_3_STEP_4_a_case_of_a_tutorial_loop_missing_a_line_sets_up_its_rule() -> None:
+    """SCHED-1, ORD-3, STEP-4: the tutorial's loop with one line deleted (its calls never
+    started, never marked ready, or never recorded, so it ends the step at once) saved these
+    cases; the loop fixed, replay said each program no longer set up its rule, as if cut by
+    hand, where the tutorial promises "passes now". Conform's coverage still counts only the
+    rules' narrower situations (two bodies overlapping, a result held back)."""
+    config = LoopConfig(
+        tools=(ToolSpec("read", concurrency_safe=True, required_keys=("file_path",)),)
+    )
+    reply = (SubmitUser(""), ModelReplies((ToolCallBlock("c1", "read", '{"file_path":""}'),)))
+    finished = (*reply, ToolFinishes("c1", ToolSucceeded("")))
+    for rule, program in (("SCHED-1", reply), ("STEP-4", reply), ("ORD-3", finished)):
+        assert program_exercises(rule, config, program, presenting=False), rule
+    model, situations = ModelTarget(), Situations()
+    model.reset(config)
+    created = []
+    for command in finished:
+        before = model.state
+        assert before is not None
+        observed = model.apply(command)
+        created += situations.feed(command, before, model.state, observed)
+    assert {"SCHED-1", "ORD-3"}.isdisjoint(created)
+
+
 def _fresh_bug_rows() -> dict[str, tuple[LoopConfig, tuple[Command, ...], str]]:
     """Every fresh bug of the blame rounds (tests/test_blame_fresh_bugs*.py): its name, and the
     configuration, program and rule a wrong loop broke with it."""

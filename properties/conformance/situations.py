@@ -145,12 +145,16 @@ def _abort_cause(reason: object) -> object:
 class Situations:
     """Follows one program; says which rules' situations each command created.
 
-    `every_abort`: an aborted turn of the user's cause counts as ABORT-3's situation too. A loop
-    forgetting the cause shows there, so a replay asks it (`program_exercises`); conform's
-    coverage does not count it, a loop recording every abort as the user's keeping it right."""
+    `replaying`: what a replay asks of a program (`program_exercises`) and conform's coverage
+    does not count, since a loop can break the rule there but the rule's own situation is
+    narrower: an aborted turn of the user's cause (ABORT-3: a loop forgetting the cause shows
+    there, one recording every abort as the user's keeps it right), a body started (SCHED-1: a
+    loop starting none, the schedule letting it), a result committed (ORD-3: one committing
+    none) and a completed reply with calls (STEP-4: one ending the step at once). A case conform
+    saved from such a loop, replayed once the loop was fixed, read as cut by hand."""
 
-    def __init__(self, *, every_abort: bool = False) -> None:
-        self._every_abort = every_abort
+    def __init__(self, *, replaying: bool = False) -> None:
+        self._replaying = replaying
         self._abort_causes: set[str] = set()  # the causes of the turn's aborts, refused too
         self._decisions: dict[str, list[str]] = {}  # call id -> PreToolUse decisions
         self._supplied: dict[str, int] = {}  # call id -> inputs hooks supplied
@@ -211,6 +215,12 @@ class Situations:
         found += _results_held_back(before, after)
         found += self._refusals_sealed(after)
         found += presentation_situations(observation.presented or ())
+        if self._replaying:
+            found += ["SCHED-1"] if observation.executed else []
+            if any(event.get("type") == "tool/result" for event in observation.events):
+                found.append("ORD-3")
+            if isinstance(command, ModelReplies) and command.finish == "completed":
+                found.append("STEP-4")
         return found
 
     def _from_command(
@@ -357,7 +367,7 @@ class Situations:
         """Whether an aborted turn recording `cause` shows ABORT-3 broken by a loop taking
         another. One recording every abort as the user's keeps a user abort right: only another
         cause shows it, or another cause an abort refused while the turn drained carried."""
-        return self._every_abort or cause != "user" or bool(self._abort_causes - {cause})
+        return self._replaying or cause != "user" or bool(self._abort_causes - {cause})
 
     def _from_result(self, data: dict[str, object]) -> list[str]:
         message = data.get("message")
@@ -549,7 +559,7 @@ def program_exercises(
     model = ModelTarget()
     model.presenting = presenting
     model.reset(config)
-    situations = Situations(every_abort=True)
+    situations = Situations(replaying=True)
     for command in commands:
         before = model.state
         assert before is not None  # reset above
