@@ -210,3 +210,20 @@ def test_LOG_1_another_session_appended_without_its_header_is_no_copy(tmp_path: 
     found = [(f.violation.rule_id, f.violation.seq, f.line) for f in report.violations]
     assert found == [("LOG-1", 0, 46), ("TURN-1", 0, 46)], report.violations
     assert report.violations[0].violation.message.startswith("seq 0 where 44 was due")
+
+
+def test_LOG_1_a_copy_holding_compact_chunk_rows_is_one_LOG_1_line(tmp_path: Path) -> None:
+    """LOG-1: a harness's log (compact chunk rows among its events) with its last turn pasted
+    again: the copy stopped at its first row, whose chunks were then judged with the turn's
+    start left out, 'outside any turn' (TURN-3, 8 events), with a second LOG-1 and a REC-1 at
+    its turn/end. A row repeating its original, at the seqs it stands for, goes on the copy."""
+    lines = (FIXTURES / "valid" / "harness-written.jsonl").read_text().splitlines(keepends=True)
+    assert lines[78].startswith('{"type": "turn/start", "seq": 138,')
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join([*lines, *lines[78:]]))
+    (report,) = check_paths([str(path)])
+    assert [found.violation.rule_id for found in report.violations] == ["LOG-1"]
+    assert report.violations[0].violation.message.startswith(
+        "lines 94 to 108 repeat lines 79 to 93, the events of seqs 138 to 157 again"
+    )
+    assert report.events == 178  # every chunk of the copy's rows counted

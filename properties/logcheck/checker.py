@@ -1511,6 +1511,10 @@ def _check_lines(
                                 found = _beyond_the_hole(found)
                             report.record(line, found, limits)
                     else:
+                        # (a copy's row: its seqs are taken, `repeated_lines`)
+                        if repeats is not None and (copied := repeats.row_copied(obj, line)):
+                            events_past_lines += copied - 1
+                            continue
                         if quiet_run is None:
                             quiet_run = _quiet_run_reader()
                         # (`quick` stands for the quiet kind of chunks: theirs from the start.)

@@ -126,7 +126,7 @@ class _Original(PlainRecord):
         return (
             original is not None
             and line == self.copy_line
-            and original.get("seq") == seq
+            and _first_seq(original) == seq
             and _without_time(event) == _without_time(original)
         )
 
@@ -205,14 +205,33 @@ def _begun_again(
                 return False
             if (
                 original is not None
-                and copy.get("seq") == expected
+                and _first_seq(copy) == expected
                 and _without_time(copy) == _without_time(original)
             ):
-                expected += 1
+                expected += _span(copy)
                 continue
-            at = copy.get("seq")
+            at = _first_seq(copy)
             return type(at) is int and at == expected and at < due
     return False
+
+
+def _first_seq(event: dict[str, Any]) -> object:
+    """The seq of an event, or the first a compact chunk row stands for (`seq0`)."""
+    return event["seq"] if "seq" in event else event.get("seq0")
+
+
+def _span(event: dict[str, Any]) -> int:
+    """How many seqs the line `event` takes: one, or a compact row's chunks (its count when
+    it is no row check reads: a copy ends there)."""
+    if "seq" in event:
+        return 1
+    # Imported at a row: a log without them is checked without their module (`checker`).
+    from loopspec.properties.logcheck.compact_rows import COUNT_FIELDS  # noqa: PLC0415
+
+    kind, data = event.get("type"), event.get("data")
+    field = COUNT_FIELDS.get(kind) if type(kind) is str else None
+    items = data.get(field) if field is not None and type(data) is dict else None
+    return len(items) if type(items) is list else 0
 
 
 def _event(raw: bytes) -> dict[str, Any] | None:
@@ -344,6 +363,23 @@ class Repeats(PlainRecord):
         self._decided = (line, reading)
         return reading
 
+    def row_copied(self, row: object, line: int) -> int:
+        """How many chunks the compact row `row`, at `line`, stands for when it is the next
+        line of the copy found (then taken, none of them the rules'; a copy begins at an event
+        with a seq), else 0."""
+        original = self._original
+        if original is None or type(row) is not dict:
+            return 0
+        seq0 = row.get("seq0")
+        if type(seq0) is not int or not original.repeats(row, line, seq0):
+            return 0
+        span = _span(row)
+        if span:
+            original.advance()
+            self._decided = (line, _COPY_GOES_ON)
+            self._grow(seq0 + span - 1)
+        return span
+
     def close(self) -> None:
         """Stop reading the log again (the copy is over, or the check)."""
         if self._original is not None:
@@ -388,11 +424,12 @@ class Repeats(PlainRecord):
         found.violation = found.violation._replace(message=words)
 
     def _copy_words(self, last: int) -> str:
-        """What the LOG-1 of a copy says, read up to seq `last`."""
+        """What the LOG-1 of a copy says, read up to seq `last` (its original read past it)."""
         assert self._copy is not None
+        assert self._original is not None
         line, first, original, log_last = self._copy
-        count = last - first + 1
-        if count == 1:
+        count = self._original.copy_line - line  # (a compact row is one line of many seqs)
+        if last == first:
             what = f"line {line} repeats line {original}, the event of seq {first} again"
         else:
             what = (
