@@ -32,7 +32,22 @@ kept; the suite runs one bash for the process tests alone):
 - `read` without -r (the message's `\\"` read as `"`, jq dying on it): told only that the
   output ended; now that its stderr quotes the message without its backslashes;
 - a hook/result's durationMs written null where the answer had no audit: told that a member
-  with no value is left out, where a required one must have a value; now told that.
+  with no value is left out, where a required one must have a value; now told that;
+- a blocked success after an abort keeping its ABORTED error info: named EXE-4 on seed 2, in
+  words saying the body failed without a code; now DEC-3, as a blocked failure keeping its
+  own error info was since round 16.
+
+Of the 50 bugs (the shell's own: read without -r, jq without --unbuffered, echo -e and printf
+"$answer" printing the answer, big integers tagged too late; jq's: a lossy number let through,
+blank read as Oniguruma's \\s, a matcher without $ or without the i flag; and the loop's
+rules), 49 were found on both seeds; 40 by the rule written before the run on both, 2 (the
+lossy hook, HOOK-4, and the blocked ABORTED info, EXE-4) on one seed and now on both, and 7
+by a rule SPEC.md gives the situation the shrunk program shows: RW-1 for rewritten arguments
+holding jq's tag, EXE-4 for a meta integer read as a double (the same bug meeting meta
+first), EXE-5 for a required key given null, DEC-3 for contexts queued at the body's end
+(a blocked result's then delivered), DEC-1 and DEC-2 for the words they state, DEC-1 for an
+invalid call held for a slot (a denied one held too). The one missed, an infinity bound of
+1e400 where 1e309 is infinite already, passed both seeds: the programs draw 1e400 alone.
 """
 
 from __future__ import annotations
@@ -42,14 +57,26 @@ import subprocess
 import time
 from collections.abc import Callable
 
+import attrs
 import pytest
 from fresh_bugs import FreshBug, assert_found, planted
 
-from loopspec.model import handlers
-from loopspec.model.commands import ModelReplies, SubmitUser
+from loopspec.model import dispatch, handlers
+from loopspec.model.commands import (
+    Abort,
+    ModelReplies,
+    PostBlock,
+    PostVerdict,
+    SubmitUser,
+    ToolFailed,
+    ToolFinishes,
+    ToolSucceeded,
+)
 from loopspec.model.config import HookSpec, LoopConfig
+from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.rewrite import input_problem
+from loopspec.model.state import CallSlot, PreparedResult
 from loopspec.properties.conformance.process_target import (
     _every_process_reads,
     _most_specific_error,
@@ -219,3 +246,49 @@ def test_PROTO_1_a_required_number_written_null_is_told_to_have_a_value() -> Non
     wrong = _most_specific_error(answer)
     said = _null_hint(wrong)
     assert said.startswith("; durationMs is required, a number: write one, never null"), said
+
+
+_PREPARE_RESULT = dispatch.prepare_result
+
+
+def _keeps_aborted_info(
+    slot: CallSlot,
+    outcome: ToolSucceeded | ToolFailed,
+    post: tuple[tuple[HookSpec, PostVerdict], ...],
+    aborting: str | None,
+) -> PreparedResult:
+    """`prepare_result`, except that a success after an abort keeps its ABORTED error info
+    when a PostToolUse hook blocks it."""
+    result = _PREPARE_RESULT(slot, outcome, post, aborting)
+    blocked = any(isinstance(verdict, PostBlock) for _hook, verdict in post)
+    if aborting is not None and isinstance(outcome, ToolSucceeded) and blocked:
+        aborted = FrozenMap({"name": "AbortError", "code": "ABORTED"})
+        return attrs.evolve(result, error_info=aborted)
+    return result
+
+
+BLOCK_KEEPS_ABORTED_INFO: FreshBug = (
+    "a blocked success after an abort keeping its ABORTED error info",
+    planted(handlers, "prepare_result", _keeps_aborted_info, _keeps_aborted_info.__doc__ or ""),
+    LoopConfig(tools=TOOLS, hooks=(HookSpec("after-all", "PostToolUse", "*"),)),
+    (
+        SubmitUser(""),
+        ModelReplies((ToolCallBlock("c1", "read", '{"file_path":""}'),)),
+        Abort("user"),
+        ToolFinishes("c1", ToolSucceeded(""), (PostBlock(""),)),
+    ),
+    "DEC-3",
+)
+
+
+def test_DEC_3_a_blocked_success_after_an_abort_keeping_aborted_info_is_named_the_block() -> None:
+    """DEC-3: the jq loop, blocking a result, kept its error info; a success landing after an
+    abort (ABORTED) then blocked kept {AbortError, ABORTED}. The report named EXE-4 in words
+    saying the body failed without a code, which it did not (it succeeded); a block replaces
+    the result whole, and the words now say so."""
+    assert_found(
+        BLOCK_KEEPS_ABORTED_INFO,
+        'the target keeps the error info {"name": "AbortError", "code": "ABORTED"} of a success '
+        "that landed after the abort",
+        lacks=("failed without a code",),
+    )

@@ -1206,15 +1206,24 @@ def _body_error_words(want: Event, got: Event | None) -> str | None:
 
 def _failure_info_kept_by_a_block(want: Event, got: Event | None, command: Command) -> str | None:
     """The words for a blocked result that keeps the error info of a body that failed with a
-    code, its content the model's (the block reasons), where a block's result has none (DEC-3:
-    it replaces the body's result); None otherwise, as for a body that gave no code, whose
-    error info is wrong blocked or not (EXE-4)."""
+    code, or of a success an abort made ABORTED, its content the model's (the block reasons),
+    where a block's result has none (DEC-3: it replaces the body's result); None otherwise, as
+    for a body that gave no code, whose error info is wrong blocked or not (EXE-4)."""
     written = None if got is None else _data(got).get("error")
     if written is None or _data(want).get("error") is not None or _content(got) != _content(want):
         return None
     if not isinstance(command, ToolFinishes) or command.call_id != _call_id_of(want):
         return None
     outcome = command.outcome
+    if isinstance(outcome, ToolSucceeded) and isinstance(written, dict):
+        if written.get("code") != "ABORTED":
+            return None
+        # A success after the abort is an ABORTED error (ABORT-1) until its block replaces it.
+        return (
+            f"the target keeps the error info {json.dumps(written)} of a success that landed "
+            "after the abort (ABORT-1), on a result a PostToolUse hook blocked: a block "
+            "replaces the result whole, and the blocked result carries no error info"
+        )
     if not isinstance(outcome, ToolFailed) or outcome.code is None:
         return None
     return (
