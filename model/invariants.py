@@ -1142,8 +1142,15 @@ def _audited_after_every_result(
     prefix: Prefix, fact: Fact, rule: str, place: str
 ) -> Sequence[Violation]:
     """`rule`'s objection to a tool hook's hook/invoked `fact` naming no call once every call
-    of its step's reply has its result, if one has (a reply of no calls is the caller's)."""
+    of its step's reply has its result, if one has (a reply of no calls is the caller's). A
+    reply repeating an id (EXE-1) has a call of it awaiting its result until the id has as
+    many results as calls (dsh runs each: its hooks come after the first one's result)."""
     if prefix.reply_seq is None or not prefix.reply_calls.keys() <= prefix.results.keys():
+        return NO_VIOLATIONS
+    if prefix.repeated and any(
+        prefix.repeat_results.get(call_id, 0) < len(calls)
+        for call_id, calls in prefix.repeated.items()
+    ):
         return NO_VIOLATIONS
     last = max(prefix.results.values())
     msg = (
