@@ -20,7 +20,8 @@ kept; the suite runs one bash for the process tests alone):
   name the hook that was due, its matcher and the call it matches;
 - arguments holding -0.0 (or 1e400, NaN) read as an object by jq, so a PreToolUse hook runs
   for the call: named HOOK-4 ("call c1's input is invalid: the input must be a JSON object"),
-  now EXE-2 with the words of a lossy number, as a result for such a call already was;
+  where the reply waits for it and where its hook answers before a valid call's, now EXE-2
+  with the words of a lossy number, as a result for such a call already was;
 - jq run without --unbuffered in a bash coprocess: told only that no answer came within 10 s,
   and to wait longer (`--answer-timeout`); every process of the loop then waits to read, none
   of them loopspec's pipe (`_reads_its_input` looks at fd 0 alone), and the report now says the
@@ -64,7 +65,9 @@ from fresh_bugs import FreshBug, assert_found, planted
 from loopspec.model import dispatch, handlers
 from loopspec.model.commands import (
     Abort,
+    HookAnswers,
     ModelReplies,
+    Pass,
     PostBlock,
     PostVerdict,
     SubmitUser,
@@ -291,4 +294,33 @@ def test_DEC_3_a_blocked_success_after_an_abort_keeping_aborted_info_is_named_th
         'the target keeps the error info {"name": "AbortError", "code": "ABORTED"} of a success '
         "that landed after the abort",
         lacks=("failed without a code",),
+    )
+
+
+LOSSY_ARGUMENTS_HOOKED_FIRST: FreshBug = (
+    "arguments holding -0.0 read as an object, their hook run before a valid call's",
+    planted(handlers, "input_problem", _lossy_read_as_numbers, "-0.0 read as a number"),
+    LoopConfig(tools=TOOLS, hooks=(HookSpec("guard", "PreToolUse", "bash|write"),)),
+    (
+        SubmitUser(""),
+        ModelReplies(
+            (
+                ToolCallBlock("c1", "bash", '{"command":"","timeout":-0.0}'),
+                ToolCallBlock("c2", "bash", '{"command":""}'),
+            )
+        ),
+        HookAnswers(Pass()),
+    ),
+    "EXE-2",
+)
+
+
+def test_EXE_2_a_hook_run_for_lossy_arguments_before_a_valid_call_is_named_exe_2() -> None:
+    """EXE-2: seed 2 of the same bug drew a valid call after the lossy one, so the first
+    answer named c1 where the model's names c2: the report named HOOK-4 (a hook run for a call
+    with invalid input) as if any reader saw the input invalid; it names EXE-2 now."""
+    assert_found(
+        LOSSY_ARGUMENTS_HOOKED_FIRST,
+        "the target runs hook guard for call c1, whose arguments are JSON without a lossless value",
+        lacks=("HOOK-4",),
     )

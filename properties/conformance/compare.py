@@ -2598,6 +2598,13 @@ def _changed(
                     f"{named}: the call's {_BLANK_TO_ONE_READER} they decide whether its hooks run"
                 )
             invalid = _invalid_call_hooked(config, got, _reply_in_hand(command, program))
+            lossy = _lossy_call_hooked(got, _reply_in_hand(command, program))
+            if invalid is not None and lossy is not None:
+                # Its reader took -0.0, 1e400 or NaN as a number (jq, json.loads): EXE-2's.
+                return "EXE-2", (
+                    f"{named}: the target runs {hook_named(got)} for call {lossy}, whose "
+                    f"arguments are {_LOSSY_JSON}, so no PreToolUse hook runs for it"
+                )
             if invalid is not None:
                 # It read as the model's call skipped (EXE-5, when that call's tool is not
                 # registered; EXE-2, when its arguments hold a lone surrogate escape), where
@@ -3337,6 +3344,15 @@ def _invalid_call_hooked(
         return None
     unregistered = call.name if config.tool(call.name) is None else ""
     return f"call {call_id}, whose input is invalid ({problem})", unregistered
+
+
+def _lossy_call_hooked(invoked: Event | None, reply: ModelReplies | None) -> str | None:
+    """The id of the call of `reply` the target's hook/invoked `invoked` names when its
+    arguments are an object only to a reader taking NaN, 1e400 or -0.0 as numbers; else None."""
+    call_id = _data(invoked).get("callId")
+    calls = () if reply is None else reply.tool_calls
+    call = next((c for c in calls if c.id == call_id), None)
+    return call.id if call is not None and _object_only_when_lossy(call.arguments) else None
 
 
 def _reply_in_hand(command: Command, program: Sequence[Command]) -> ModelReplies | None:
