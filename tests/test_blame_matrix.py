@@ -421,6 +421,16 @@ def _no_reply_when_cut_off(command: Command, observed: Observation) -> Observati
     return attrs.evolve(observed, events=tuple(kept), commits=(len(kept),))
 
 
+def _prompt_not_logged(command: Command, observed: Observation) -> Observation:
+    """The user's prompt opens the turn but its user/message is left out (seqs contiguous)."""
+    if not isinstance(command, SubmitUser) or not observed.events:
+        return observed
+    kept = [json_copy(e) for e in observed.events if e["type"] != "user/message"]
+    first = observed.events[0]["seq"]
+    kept = [{**e, "seq": first + i} for i, e in enumerate(kept)]
+    return attrs.evolve(observed, events=tuple(kept), commits=(len(kept),))
+
+
 def _reply_held_after_its_hooks(command: Command, observed: Observation) -> Observation:
     """The reply is not committed when its last PreToolUse hook answers (the hook's audit is)."""
     if not isinstance(command, HookAnswers):
@@ -770,6 +780,9 @@ FAMILIES = (
     Case("the reply refused by a loop left idle after the prompt", "ORD-1",
          changed(_left_idle), NO_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)))),
+    # Blamed ADJ-4, "queued messages are delivered after the next step/start", nothing queued.
+    Case("the prompt opening a turn not logged", "TURN-1", changed(_prompt_not_logged),
+         NO_HOOKS, TEXT_REPLY),
     Case("a reply's role misspelt", "LOG-6",
          changed(_events(lambda e: e if e["type"] != "assistant/message" else
                          {**e, "data": {**e["data"], "message": {**e["data"]["message"],

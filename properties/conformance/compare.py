@@ -3013,6 +3013,17 @@ def _missing(
                 "queued and delivered after the next step/start, a repeat of the same text "
                 "too; the target delivers it once"
             )
+        case "user/message" if (
+            isinstance(command, SubmitUser)
+            and phase == "Idle"
+            and _source_of(want) == {"kind": "user"}
+        ):
+            # The prompt itself, opening the turn (no queue holds it): it read as ADJ-4,
+            # "queued messages are delivered after the next step/start".
+            return "TURN-1", (
+                f"{lacks}: what the user sends while no turn is open opens one, its turn/start "
+                "and step/start followed by the user's message"
+            )
         case "user/message":
             return "ADJ-4", (
                 f"{lacks}: queued messages are delivered after the next step/start"
