@@ -270,6 +270,7 @@ class Prefix:
         "hook_results",
         "interrupted_replies",
         "lapsed_approvals",
+        "lapsed_blamed",
         "lapsed_in_turn",
         "last_surface_seq",
         "last_time",
@@ -407,10 +408,14 @@ class Prefix:
         # seq, and whether an abort's result came in the step (its cancelled answer was due
         # then, ABORT-3). The model has none to answer then (a crash repair writes none, REC-1).
         self.lapsed_approvals: dict[str, tuple[str, int, bool]] = {}
-        # Of those, the open turn's whose call's result is an error, with no abort's result in
-        # their step: request -> its call and the step/end's seq. Only a crash leaves one so
-        # (its repair ends the turn interrupted, REC-1): a turn ending completed breaks DEC-2.
-        self.lapsed_in_turn: dict[str, tuple[str, int]] = {}
+        # Of those, the open turn's whose call's result is an error, not answered since:
+        # request -> its call, the step/end's seq, and whether an abort's result came in the
+        # step. Only a crash leaves one so (its repair ends the turn interrupted, REC-1): a turn
+        # ending otherwise breaks DEC-2, or ABORT-3 where the abort's cancelled answer was due.
+        self.lapsed_in_turn: dict[str, tuple[str, int, bool]] = {}
+        # The request a turn's end named so, while no answer came: a late one is that fault's
+        # (not blamed again).
+        self.lapsed_blamed: set[str] = set()
         # Calls whose approval was answered otherwise than allowed-once: that answer, its seq.
         self.refused_calls: dict[str, tuple[str, int]] = {}
         # The ids the step's reply repeats (EXE-1), with every block of each; and for those, the
@@ -644,6 +649,9 @@ class Prefix:
             self.reset_at = at
 
     def _fold_turn_end(self, fact: Fact) -> None:
+        if self.lapsed_in_turn and fact.reason_kind not in ("interrupted", None):
+            # (`lapsed_request_ends_turn_interrupted` names the first.)
+            self.lapsed_blamed.add(next(iter(self.lapsed_in_turn)))
         self.end_turn(fact.turn)
 
     def end_turn(self, turn: int | None) -> None:
@@ -733,12 +741,8 @@ class Prefix:
                 # (A call with no result is ADJ-3's at the turn's end, one that succeeded
                 # unanswered was blamed at its result: only a refused one is noted.)
                 result = self.results.get(call_id)
-                if (
-                    not aborted
-                    and result is not None
-                    and self.failed_results.get(call_id) == result
-                ):
-                    self.lapsed_in_turn[approval_id] = (call_id, step_end)
+                if result is not None and self.failed_results.get(call_id) == result:
+                    self.lapsed_in_turn[approval_id] = (call_id, step_end, aborted)
 
     def _fold_user(self, fact: Fact) -> None:
         if fact.surface is not None:
@@ -1012,10 +1016,17 @@ class Prefix:
                 self.refused_calls[call_id] = (str(outcome), seq)
             elif call_id:
                 self.approval_due.discard(call_id)
-        elif outcome == "allowed-once":
-            # An answer to no pending request (DEC-2 blames it) may be the one a call awaits,
-            # misnamed: that call's success is not blamed again as run unapproved.
-            self.approval_due.clear()
+        else:
+            if outcome == "allowed-once":
+                # An answer to no pending request (DEC-2 blames it) may be the one a call
+                # awaits, misnamed: that call's success is not blamed again as run unapproved.
+                self.approval_due.clear()
+            if self.lapsed_in_turn and approval_id in self.lapsed_in_turn:
+                # A request answered after its step (blamed at that answer) does not end its
+                # turn unanswered too.
+                del self.lapsed_in_turn[approval_id]
+            elif self.lapsed_blamed and approval_id in self.lapsed_blamed:
+                self.lapsed_blamed.discard(approval_id)
 
     def _fold_surface(self, fact: Fact) -> None:
         code = SURFACE_CODE[fact.type]

@@ -345,10 +345,12 @@ def test_ABORT_3_a_cancelled_approval_written_after_its_step_ended_is_named_ABOR
     """ABORT-3: the Perl loop wrote an abort's cancelled approval once the abort's other events
     were written, after the step and turn ended. The target's own log then answers a request
     outside its step, which the report named (DEC-2); ABORT-3 says where the answer goes, in
-    conform's report as in check's (`model.invariants.approval_shows_effective_input`)."""
+    conform's report as in check's, which names it first where the turn ends with the request
+    unanswered (`model.invariants.lapsed_request_ends_turn_interrupted`; the late answer is
+    blamed too, `approval_shows_effective_input`)."""
     assert_found(
         APPROVAL_CANCELLED_AFTER_THE_STEP,
-        "answers a request of call c1 whose step ended at seq 9",
+        "about call c1 left unanswered when its step ended (seq 9)",
         "an abort's cancelled approval is written when the abort lands, before the call's "
         "ABORTED_BEFORE_DISPATCH result",
     )

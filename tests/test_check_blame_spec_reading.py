@@ -521,6 +521,39 @@ def test_DEC_2_a_request_left_unanswered_at_its_step_s_end_ends_no_turn_complete
     assert "DEC-2" not in {rule for rule, _line in blamed(_checked([*left[:-1], interrupted]))}
 
 
+@pytest.mark.parametrize(
+    ("fixture", "rule", "line", "answer"),
+    [
+        ("DEC-2-request-left-unanswered-then-the-turn-ends-in-error", "DEC-2", 14, "rejected"),
+        ("ABORT-3-abort-leaves-a-request-unanswered", "ABORT-3", 12, "cancelled"),
+    ],
+    ids=["ends in error", "ends aborted"],
+)
+def test_DEC_2_ABORT_3_a_request_left_unanswered_ends_no_turn_in_error_or_aborted(
+    fixture: str, rule: str, line: int, answer: str
+) -> None:
+    """DEC-2, ABORT-3: a request left unanswered at its step's end ends only a turn a crash
+    repair closes (interrupted); check judged that of a turn ending completed alone. A refused
+    call whose rejection was never written, the next model request failing (the turn ends in
+    error), and an abort that wrote its ABORTED_BEFORE_DISPATCH result but not the cancelled
+    answer due before it, each passed; each is blamed at the turn's end. The answer written
+    before the call's result keeps every rule; written after the step, in the turn, it is
+    blamed there (ABORT-3 places an abort's), and not again at the turn's end; written after
+    the turn's end, it is that fault, not blamed again; ended interrupted (as a crash repair
+    ends it) the request is not blamed."""
+    rows = [json.loads(line) for line in (BLAME / "violations" / f"{fixture}.jsonl").open()]
+    report = _checked(rows)
+    assert blamed(report) == [(rule, line)]
+    assert report.violations[0].violation.related == (9,)  # the step's end
+    decided = {"type": "approval/decided", "seq": None, "time": rows[8]["time"]}
+    decided["data"] = {"id": "approval-c1", "outcome": answer}
+    assert blamed(_checked([*rows[:9], decided, *rows[9:]])) == []
+    assert blamed(_checked([*rows[:11], decided, *rows[11:]])) == [(rule, 12)]
+    assert blamed(_checked([*rows, decided])) == [(rule, line)]
+    interrupted = {**rows[-1], "data": {"turn": 1, "reason": {"kind": "interrupted"}}}
+    assert rule not in {found for found, _line in blamed(_checked([*rows[:-1], interrupted]))}
+
+
 def test_HOOK_4_a_reply_between_a_hook_s_invoked_and_its_result_is_blamed() -> None:
     """HOOK-4: a hook's audit pair is appended together (the model), or awaited before the
     model request or after the reply (dsh). A reply written between a PreToolUse hook's

@@ -155,7 +155,7 @@ def _turn_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # call is left unanswered (no step is open, so only those of closed steps), or it ends in
     # error. ABORT-2, REC-1: the turn is not closing after an interrupted reply or a crash
     # repair's result, and does not end interrupted (crash repair's end, timed by the event
-    # before it: rare, and read with the fact). DEC-2: no request lapsed in the turn.
+    # before it: rare, and read with the fact). DEC-2, ABORT-3: no request lapsed in the turn.
     try:
         data = obj["data"]
         turn, kind = data["turn"], data["reason"]["kind"]
@@ -174,7 +174,7 @@ def _turn_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         and not prefix.repaired  # a repaired turn ends interrupted (REC-1)
         and (prefix.aborted_result is None or kind == "aborted")  # ABORT-1
         and (not prefix.dangling or kind == "error")
-        and not prefix.lapsed_in_turn  # DEC-2, when it ends completed: rare, with the fact
+        and not prefix.lapsed_in_turn  # DEC-2 or ABORT-3: rare, read with the fact
     ):
         prefix.expected_seq = seq + 1
         prefix.end_turn(turn)
@@ -817,7 +817,7 @@ JUDGES: dict[str, CleanJudge] = {
         (
             *_ENVELOPE,
             "turn_end_closes_open_turn",
-            "lapsed_request_ends_no_completed_turn",
+            "lapsed_request_ends_turn_interrupted",
             "aborted_turn_ends_aborted",
             "every_shown_call_answered",
             "repair_results_match_call_state",
