@@ -58,6 +58,7 @@ from loopspec.model.commands import (
     ModelReplies,
     Pass,
     PostBlock,
+    PostPass,
     PostVerdict,
     SubmitUser,
     ToolFailed,
@@ -311,13 +312,41 @@ BLOCK_KEEPS_FAILURE_INFO: FreshBug = (
 )
 
 
-def test_DEC_3_a_blocked_failure_keeping_the_bodys_error_info_is_named_the_block() -> None:
+@pytest.mark.parametrize(
+    "row",
+    [
+        BLOCK_KEEPS_FAILURE_INFO,
+        (
+            "a blocked failure keeping the body's error info, its result held",
+            BLOCK_KEEPS_FAILURE_INFO[1],
+            BLOCK_KEEPS_FAILURE_INFO[2],
+            (
+                SubmitUser(""),
+                ModelReplies(
+                    (
+                        ToolCallBlock("c1", "read", '{"file_path":""}'),
+                        ToolCallBlock("c2", "grep", '{"pattern":""}'),
+                    )
+                ),
+                ToolFinishes("c2", ToolFailed("", "", "ToolError"), (PostBlock(""),)),
+                ToolFinishes("c1", ToolSucceeded(""), (PostPass(),)),
+            ),
+            "DEC-3",
+        ),
+    ],
+    ids=["its own outcome", "held behind an earlier call"],
+)
+def test_DEC_3_a_blocked_failure_keeping_the_bodys_error_info_is_named_the_block(
+    row: FreshBug,
+) -> None:
     """DEC-3: the C loop, declaring post-hooks, replaced a blocked failure's content and kept
     the body's {name, code} (code ""). The report named EXE-4 in words saying the body failed
     without a code, which it did not; a block replaces the result whole (DEC-3 now says its
-    error info too), and the words say so."""
+    error info too), and the words say so; also where the result commits once an earlier
+    call's does, on another command than its outcome (EXE-4 again on batches 18 and 29 of
+    10-29)."""
     assert_found(
-        BLOCK_KEEPS_FAILURE_INFO,
+        row,
         "the target keeps the failed body's error info, "
         '{"name": "ToolError", "code": ""}, on a result a PostToolUse hook blocked',
         lacks=("failed without a code",),

@@ -1204,17 +1204,28 @@ def _body_error_words(want: Event, got: Event | None) -> str | None:
     return f"the target {what} where the body failed with {json.dumps(wanted)}: {rule}"
 
 
-def _failure_info_kept_by_a_block(want: Event, got: Event | None, command: Command) -> str | None:
+def _failure_info_kept_by_a_block(
+    want: Event,
+    got: Event | None,
+    command: Command,
+    program: Sequence[Command] = (),
+    config: LoopConfig | None = None,
+) -> str | None:
     """The words for a blocked result that keeps the error info of a body that failed with a
     code, or of a success an abort made ABORTED, its content the model's (the block reasons),
     where a block's result has none (DEC-3: it replaces the body's result); None otherwise, as
-    for a body that gave no code, whose error info is wrong blocked or not (EXE-4)."""
+    for a body that gave no code, whose error info is wrong blocked or not (EXE-4). A result
+    held behind an earlier call's (ORD-3) commits on another command than its outcome, which
+    `program` replayed finds."""
     written = None if got is None else _data(got).get("error")
     if written is None or _data(want).get("error") is not None or _content(got) != _content(want):
         return None
-    if not isinstance(command, ToolFinishes) or command.call_id != _call_id_of(want):
-        return None
-    outcome = command.outcome
+    call_id = _call_id_of(want)
+    outcome = (
+        command.outcome
+        if isinstance(command, ToolFinishes) and command.call_id == call_id
+        else _outcome_taken(call_id, program, config)
+    )
     if isinstance(outcome, ToolSucceeded) and isinstance(written, dict):
         if written.get("code") != "ABORTED":
             return None
@@ -1231,6 +1242,24 @@ def _failure_info_kept_by_a_block(want: Event, got: Event | None, command: Comma
         "PostToolUse hook blocked: a block replaces the body's result whole, its {name, code} "
         "as its content and meta, and the blocked result carries no error info"
     )
+
+
+def _outcome_taken(
+    call_id: str | None, program: Sequence[Command], config: LoopConfig | None
+) -> object:
+    """The outcome of the last ToolFinishes for `call_id` that the model took, `program`
+    replayed on it (None without `config`, or when it took none)."""
+    if config is None:
+        return None
+    state, taken = LoopState(config), None
+    for sent in program:
+        try:
+            state = step(state, sent)
+        except TransitionRefused:
+            continue
+        if isinstance(sent, ToolFinishes) and sent.call_id == call_id:
+            taken = sent.outcome
+    return taken
 
 
 def _error_code(event: Event | None) -> object:
@@ -1371,9 +1400,11 @@ def _result_rule(
     history: Sequence[Event],
     *,
     config: LoopConfig | None = None,
+    program: Sequence[Command] = (),
 ) -> tuple[str, str]:
     """Which rule prescribes the result the model commits here (its text, error, meta);
-    `config`, when given, says which keys the call's tool requires."""
+    `config`, when given, says which keys the call's tool requires; `program` the commands up
+    to this one."""
     call_id = _call_id_of(want)
     code = (_data(want).get("error") or {}).get("code")
     text = json.dumps(_data(want).get("message", {}).get("content"))
@@ -1535,7 +1566,11 @@ def _result_rule(
     if code in ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL"):
         return "EXE-5", f"{about} differs: a call the tool cannot take ends as an {code} error"
     body_error = _body_error_words(want, got)
-    kept = _failure_info_kept_by_a_block(want, got, command) if situation.post_blocked else None
+    kept = (
+        _failure_info_kept_by_a_block(want, got, command, program, config)
+        if situation.post_blocked
+        else None
+    )
     if kept is not None:
         return "DEC-3", f"{about} differs in its error info: {kept}"
     if situation.post_blocked and body_error is not None:
@@ -2569,7 +2604,7 @@ def _changed(
             probed = _unregistered_input_probed(want, got, history, probe)
             if probed is not None:
                 return probed
-            return _result_rule(want, got, command, phase, history, config=config)
+            return _result_rule(want, got, command, phase, history, config=config, program=program)
         case "hook/invoked":
             if fields == ["matcher"]:  # the right hook for the right call, mislabelled
                 return "TEXT-2", f"{named}: a hook's audit names its configured matcher"
