@@ -1039,6 +1039,27 @@ def test_LOG_4_an_error_on_the_last_line_prints_by_line_as_it_stopped_nothing(
     assert "not checked past" not in out, out
 
 
+def test_LOG_5_two_logs_joined_into_one_file_are_named_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """LOG-5: two session logs joined into one file (`cat a b > c`) were told, at the second's
+    header, that a resumed session writes no header again: the header of another session (its
+    own id) names the two logs joined, and that each is checked on its own."""
+    lines = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
+    other = lines[0].replace('"id": "', '"id": "other-', 1)
+    joined = tmp_path / "joined.jsonl"
+    joined.write_text("".join([*lines, other, *lines[1:]]), encoding="utf-8")
+    code, out = run(capsys, str(joined))
+    assert code == 2
+    first_id = json.loads(lines[0])["id"]
+    assert out.splitlines()[0] == (
+        f"{joined}:{len(lines) + 1}: error bad-event LOG-5: a second session header, of another "
+        f'session (id "other-{first_id}", where line 1\'s is "{first_id}"): two logs joined '
+        "into one file (cat a b > c?); check each log on its own; nothing after this line is "
+        "checked"
+    )
+
+
 def test_LOG_5_a_header_written_again_on_resume_says_what_to_fix(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

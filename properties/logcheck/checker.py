@@ -258,6 +258,7 @@ class LogReport:
         "omitted_violations",
         "path",
         "rule_counts",
+        "session_id",
         "situations",
         "skipped",
         "unread_types",
@@ -268,6 +269,8 @@ class LogReport:
     def __init__(self, path: str) -> None:
         self.path = path
         self.version: int | None = None
+        # The header's `id` (a second header of another id is another log joined on).
+        self.session_id: object = None
         self.lines = 0
         # Whether an input error stopped the check with lines that are not blank left unread
         # after the one it names ("not checked past line N" says so only then).
@@ -915,6 +918,15 @@ def _bad_event(report: LogReport, obj: Any, line: int, error: Exception) -> NoRe
             message = (
                 "the session header, after events: a log opens with its header, on line 1, "
                 "before every event (line 1 is an event); nothing after this line is checked"
+            )
+        elif report.session_id is not None and obj.get("id") != report.session_id:
+            from loopspec.model.json_text import spelled  # noqa: PLC0415 (a broken log only)
+
+            message = (
+                f"a second session header, of another session (id {spelled(obj.get('id'))}, "
+                f"where line 1's is {spelled(report.session_id)}): two logs joined into one "
+                "file (cat a b > c?); check each log on its own; nothing after this line is "
+                "checked"
             )
         else:
             message = (
@@ -1594,6 +1606,7 @@ def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
             _take_version(report, version, line)
         return True
     if isinstance(obj, dict) and is_header(obj):
+        report.session_id = obj.get("id")
         version = usual_version(obj)
         if version is None:  # a header of another shape: the model's codec judges it
             from loopspec.model.errors import InvalidEventError  # noqa: PLC0415 (with the codec)
