@@ -54,6 +54,7 @@ invalid call held for a slot (a denied one held too). The one missed, an infinit
 from __future__ import annotations
 
 import json
+import platform
 import subprocess
 import time
 from collections.abc import Callable
@@ -86,6 +87,7 @@ from loopspec.properties.conformance.process_target import (
     _not_json_cause,
     _null_hint,
     _reads_its_input,
+    _waiting_calls,
     backslashes_lost_note,
 )
 from loopspec.properties.conformance.value_notes import number_note
@@ -324,3 +326,23 @@ def test_EXE_2_a_hook_run_for_lossy_arguments_before_a_valid_call_is_named_exe_2
         "the target runs hook guard for call c1, whose arguments are JSON without a lossless value",
         lacks=("HOOK-4",),
     )
+
+
+def test_PROTO_1_no_waiting_hint_on_a_machine_whose_system_calls_loopspec_does_not_know(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PROTO-1: the hints that a loop waits on its own buffer read /proc's system call numbers,
+    which were x86_64's alone: elsewhere a thread blocked in another call would have been read
+    as one reading. On an architecture loopspec does not know, no hint is given."""
+    script = 'coproc cat; IFS= read -r line <&"${COPROC[0]}"'
+    popen = subprocess.Popen(["bash", "-c", script], stdin=subprocess.PIPE)
+    try:
+        assert _settled(popen, _every_process_reads)  # this machine's numbers, known
+        monkeypatch.setattr(platform, "machine", lambda: "riscv64")
+        _waiting_calls.cache_clear()
+        assert not _every_process_reads(popen)
+    finally:
+        popen.kill()
+        popen.wait()
+        monkeypatch.undo()
+        _waiting_calls.cache_clear()

@@ -24,6 +24,7 @@ import heapq
 import itertools
 import json
 import os
+import platform
 import queue
 import re
 import shlex
@@ -916,12 +917,33 @@ def _commits_meaning(count: int | None) -> str:
     return f"{meaning}: for {count} event(s) written at once, [{count}]"
 
 
+class _WaitingCalls(NamedTuple):
+    """The numbers `/proc/PID/task/TID/syscall` starts with for a thread blocked in read, or
+    waiting for a child (wait4): the system call numbers differ by architecture."""
+
+    read: str
+    wait4: str
+
+
+# Linux's system call numbers where loopspec knows them; elsewhere no hint is given.
+_WAITING_CALLS: Final = {
+    "x86_64": _WaitingCalls(read="0", wait4="61"),
+    "aarch64": _WaitingCalls(read="63", wait4="260"),
+}
+
+
+@functools.cache
+def _waiting_calls() -> _WaitingCalls | None:
+    """This machine's read and wait4 numbers (None: an architecture loopspec does not know)."""
+    return _WAITING_CALLS.get(platform.machine())
+
+
 def _reads_its_input(popen: subprocess.Popen[bytes]) -> bool:
     """Whether the target, or a process it started, is blocked reading the pipe loopspec
     writes its messages to (Linux: `/proc/PID/task/TID/syscall` says read on fd 0 of that pipe,
     in any of its threads: a JVM reads in a thread of its own, its main one waiting to join
     it): it takes itself to have answered, so its answer is in a buffer it never flushed."""
-    if popen.stdin is None:
+    if popen.stdin is None or _waiting_calls() is None:
         return False
     try:
         pipe = os.fstat(popen.stdin.fileno()).st_ino
@@ -949,6 +971,9 @@ def _every_process_reads(popen: subprocess.Popen[bytes]) -> bool:
     (`_reads_its_input`): a shell loop passing each message to a coprocess (jq, sed) waits to
     read its answer, which sits in that coprocess's stdout buffer while it waits for its next
     line. Nothing runs, so nothing will answer."""
+    calls = _waiting_calls()
+    if calls is None:
+        return False
     pending, seen, reading = [popen.pid], set[int](), 0
     while pending and len(seen) < 64:  # a target's own tree, not the machine's
         pid = pending.pop()
@@ -956,9 +981,9 @@ def _every_process_reads(popen: subprocess.Popen[bytes]) -> bool:
         try:
             for task in Path(f"/proc/{pid}/task").iterdir():
                 call = task.joinpath("syscall").read_text().split()[:1]
-                if call not in (["0"], ["61"]):  # read, or wait4 (a subshell awaiting it)
+                if call not in ([calls.read], [calls.wait4]):  # a subshell awaits a child
                     return False
-                reading += call == ["0"]
+                reading += call == [calls.read]
                 children = (task / "children").read_text().split()
                 pending.extend(int(child) for child in children if int(child) not in seen)
         except (OSError, ValueError, IndexError):
@@ -981,8 +1006,11 @@ def _repeats_counted(lines: list[str]) -> list[str]:
 
 def _reads_fd_0(task: Path) -> bool:
     """Whether the thread `task` (`/proc/PID/task/TID`) is blocked in read(0, ...)."""
+    calls = _waiting_calls()
+    if calls is None:
+        return False
     try:
-        return task.joinpath("syscall").read_text().split()[:2] == ["0", "0x0"]
+        return task.joinpath("syscall").read_text().split()[:2] == [calls.read, "0x0"]
     except OSError:
         return False  # the thread ended meanwhile
 
