@@ -37,6 +37,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.model.rewrite import input_problem
 from loopspec.model.state import RUNNING, Dispatching, Rewriting
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.situation_sweep import SITUATIONS, settled_program
@@ -490,6 +491,57 @@ def test_SCHED_1_only_a_call_with_invalid_input_holds_its_place() -> None:
     replay = replay_case(RefusesEveryOutcome, gen.CONFIGS[1], [*passed, finished])
     assert replay.divergence is not None
     assert replay.divergence.rule_id == "EXE-4", replay.divergence.what
+
+
+class HoldsCallsBehindAnInvalidOne(ModelTarget):
+    """The model, but as dsh schedules: a call missing a required key keeps its place, so
+    finishing a later call is refused (EXE-4: no such running call) while a call before the
+    invalid one still runs."""
+
+    name = "holds-calls-behind-an-invalid-one"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._ahead: set[str] = set()  # the calls before the invalid one, still running
+        self._held: set[str] = set()
+
+    def apply(self, command: Command) -> Observation:
+        if isinstance(command, ModelReplies) and self.state is not None:
+            calls = command.tool_calls
+            invalid = [i for i, c in enumerate(calls) if input_problem(c, self.state.config)]
+            first = invalid[0] if invalid else len(calls)
+            self._ahead = {c.id for c in calls[:first]}
+            self._held = {c.id for c in calls[first + 1 :]}
+        if isinstance(command, ToolFinishes):
+            if command.call_id in self._held and self._ahead:
+                return Observation(False, refusal_rule="EXE-4", refusal_message="not running")
+            self._ahead.discard(command.call_id)
+        return super().apply(command)
+
+
+def test_SCHED_1_a_call_missing_a_required_key_holds_its_place_in_dsh() -> None:
+    """SCHED-1: dsh's `settled-call-holds-its-place` also holds later calls behind a call whose
+    arguments are an object missing a required key. The symptom read that from the model's
+    INVALID_TOOL_INPUT result, which the model logs only after the running call before it
+    (SCHED-2), so dsh refusing to finish the later call was blamed on SCHED-1 (found by
+    conform on dsh 0.1.0-rc.8: a `{}` read between two reads)."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies(
+            (
+                ToolCallBlock("c1", "read", gen.ARGUMENTS["read"][0]),
+                ToolCallBlock("c2", "read", "{}"),
+                ToolCallBlock("c3", "read", gen.ARGUMENTS["read"][1]),
+            )
+        ),
+        ToolFinishes("c3", ToolSucceeded("B")),
+        ToolFinishes("c1", ToolSucceeded("A")),
+    ]
+    replay = replay_case(HoldsCallsBehindAnInvalidOne, gen.CONFIGS[0], program, DSH)
+    assert replay.divergence is None, replay.divergence.what
+    assert "settled-call-holds-its-place" in replay.known
+    # Without the profile the refused outcome is a counterexample.
+    assert replay_case(HoldsCallsBehindAnInvalidOne, gen.CONFIGS[0], program).divergence
 
 
 class RefusesEveryOutcome(ModelTarget):

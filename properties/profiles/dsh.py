@@ -20,6 +20,7 @@ from loopspec.model.commands import Command, ModelReplies
 from loopspec.model.config import LoopConfig
 from loopspec.model.invariants import UNRUN_CALL_POST_HOOK
 from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, as_javascript_round_trips
+from loopspec.model.messages import ToolCallBlock
 from loopspec.model.prefix import REPEATED_CALL_ID
 from loopspec.model.rewrite import input_problem
 from loopspec.properties.conformance.json_values import blank_but_not_empty
@@ -869,18 +870,31 @@ def _settled_call_holds_its_place(command: Json, want: Obs, got: Obs, earlier: E
     calls = _last_reply_calls(model)
     ids = [block["id"] for block in calls]
     # Settled without running as dsh would still schedule it: its input, or its tool, is no
-    # valid one (a call a hook denied, or an approval rejected, holds no place in dsh).
+    # valid one (a call a hook denied, or an approval rejected, holds no place in dsh). Its
+    # input is read from the reply and the configuration: the model logs its result only in
+    # model order (SCHED-2), after the running calls before it, so not yet when a later call
+    # is held.
     settled = {
         result_call(e)
         for e in events_of(model)
         if e["type"] == "tool/result" and result_code(e) in _SETTLED_UNRUN
     }
     return any(
-        not _is_object_text(block.get("arguments")) or block["id"] in settled
+        _invalid_input(block, earlier.config) or block["id"] in settled
         for call_id in held
         if call_id in ids
         for block in calls[: ids.index(call_id)]
     )
+
+
+def _invalid_input(block: Json, config: LoopConfig) -> bool:
+    """Whether a reply's tool-call block (as logged) is one the model ends for its input:
+    arguments no JSON object to dsh either, or missing a required key (EXE-2)."""
+    arguments = block.get("arguments")
+    if not _is_object_text(arguments):
+        return True
+    call = ToolCallBlock(str(block["id"]), str(block["name"]), str(arguments))
+    return input_problem(call, config) is not None
 
 
 _SETTLED_UNRUN = frozenset({"INVALID_TOOL_INPUT", "UNKNOWN_TOOL"})
