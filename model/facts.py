@@ -297,7 +297,10 @@ def member_problem(holder: Mapping[str, Any], key: str, where: str, kind: str) -
     Every reader of a required member words it here, so an absent one says it is missing
     rather than being taken for one of the wrong type."""
     if key not in holder:
-        return f"{where}.{key} is missing; it must be {kind}"
+        # An object emptied whole (`"data": {}`, a hand's edit) is named as such: its first
+        # member missing says less.
+        emptied = f"{where} is an empty object, so " if not holder else ""
+        return f"{emptied}{where}.{key} is missing; it must be {kind}"
     why = integer_written_as_double(holder[key]) if kind == "an integer" else ""
     return f"{where}.{key} must be {kind}{why}"
 

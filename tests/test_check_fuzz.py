@@ -355,6 +355,11 @@ DAMAGE: dict[str, tuple[Callable[[list[dict[str, Any]]], Any], str]] = {
         lambda rows: _row(rows, "hook/invoked").update(seq=2**64),
         "seq 18446744073709551616 is out of range",
     ),
+    # An event's data emptied by hand: it read as its first member missing alone.
+    "an event's data emptied": (
+        lambda rows: _row(rows, "tool/call").update(data={}),
+        "tool/call: data is an empty object, so data.turn is missing; it must be an integer",
+    ),
     "a seq that is no integer": (
         lambda rows: _row(rows, "hook/invoked").update(seq="3"),
         'hook/invoked: seq must be an integer, not "3" (did you mean 3?)',
