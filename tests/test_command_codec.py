@@ -10,10 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from json_breaks import DROP, broken, places
 from jsonschema import Draft202012Validator
+from spec_helpers import PLAIN, results, run
 
-from loopspec.model.commands import Command
+from loopspec.model.commands import Command, ModelReplies, SubmitUser
 from loopspec.model.config import HookSpec, LoopConfig
 from loopspec.model.errors import InvalidEventError
+from loopspec.model.messages import ToolCallBlock
+from loopspec.model.wire import event_to_wire
 from loopspec.properties.conformance.command_codec import (
     ProtocolError,
     command_from_json,
@@ -317,3 +320,23 @@ def test_LOG_5_a_clock_start_no_session_header_can_record_is_refused_where_it_is
     with pytest.raises(InvalidEventError) as refused_by_the_model:
         LoopConfig(epoch_ms=epoch)
     assert refused_by_the_model.value.rule_id == "LOG-5"
+
+
+def test_PROTO_1_a_null_meta_in_an_outcome_is_no_meta() -> None:
+    """PROTO-1: `"meta": null` in a success is the outcome without `meta`, whose tool/result
+    has no `meta` member (the schema's words say so)."""
+    outcome = {"ok": True, "text": "a", "contexts": []}
+    finish = {"kind": "ToolFinishes", "callId": "c1", "post": []}
+    with_null = command_from_json({**finish, "outcome": {**outcome, "meta": None}})
+    assert with_null == command_from_json({**finish, "outcome": outcome})
+    state = run(
+        PLAIN,
+        [
+            SubmitUser("a"),
+            ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a"}'),)),
+            with_null,
+        ],
+    )
+    (result,) = [event_to_wire(e) for e in results(state.log)]
+    assert "meta" not in result["data"]
+    assert "null, like no meta, is none" in json.dumps(protocol_schema())

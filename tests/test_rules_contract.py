@@ -293,9 +293,12 @@ def test_SCHED_2_the_approval_is_asked_only_when_the_call_could_start() -> None:
             ModelReplies((READ, BASH)),
             HookAnswers(Ask()),
             ToolFinishes("c2", ToolSucceeded("A")),
+            ApprovalAnswers("allowed-once"),
         ],
     )
     assert any(isinstance(e, ApprovalAsked) for e in state.log)
+    # Nothing starts while it waits, so the cap still allows it: the answer starts it at once.
+    assert [e.call_id for e in state.executions] == ["c2", "c1"]
 
 
 @pytest.mark.parametrize("cause", ["user", "parent", "hook", "disposed"])

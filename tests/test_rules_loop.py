@@ -170,12 +170,12 @@ def test_STEP_3_results_belong_to_the_open_step() -> None:
 
 
 def test_STEP_4_max_tokens_drops_calls_and_ends_the_turn() -> None:
-    """STEP-4: a truncated reply keeps its text, runs nothing, ends the turn max-tokens."""
-    state = run(
-        PLAIN, [SubmitUser("a"), ModelReplies((TextBlock("partial"), READ_A), "max-tokens")]
-    )
+    """STEP-4: a truncated reply keeps its text and reasoning, blank blocks too (a cancelled one
+    drops them, ABORT-2), runs nothing, ends the turn max-tokens."""
+    kept = (TextBlock("partial"), TextBlock(" "), ReasoningBlock(""))
+    state = run(PLAIN, [SubmitUser("a"), ModelReplies((*kept, READ_A), "max-tokens")])
     reply = next(e for e in state.log if isinstance(e, AssistantMessageRecorded))
-    assert reply.message.content == (TextBlock("partial"),)
+    assert reply.message.content == kept
     assert calls(state.log) == []
     last = state.log[-1]
     assert isinstance(last, TurnEnded)
@@ -833,6 +833,17 @@ def test_ABORT_1_abort_drains_running_and_aborts_the_rest() -> None:
     assert last.reason_kind == "aborted"
     assert isinstance(state.phase, Idle)
     assert clean(state.log) == []
+
+
+def test_ABORT_1_a_failure_landing_after_the_abort_stays_the_bodys_failure() -> None:
+    """ABORT-1: only a success becomes ABORTED; a failure keeps its message and {name, code}."""
+    post = HookSpec("post", "PostToolUse", "read")
+    finish = ToolFinishes("c1", ToolFailed("disk full", "ENOSPC"), (PostContext("seen"),))
+    state = run(with_hooks(post), [SubmitUser("a"), ModelReplies((READ_A,)), Abort(), finish])
+    (result,) = results(state.log)
+    assert result.message.result.content == (TextBlock("Error: disk full"),)
+    assert result.error == {"name": "ToolError", "code": "ENOSPC"}
+    assert state.inbox[0].text == "seen", "its PostToolUse context waits for the next turn"
 
 
 def test_ABORT_1_abort_cancels_a_pending_approval() -> None:

@@ -210,7 +210,8 @@ MEANINGS: dict[tuple[type, str], str] = {
     (ToolSucceeded, "text"): "the body's output: the result's one text block",
     (ToolSucceeded, "contexts"): "messages for the model, queued when the result commits and "
     "delivered after the next step/start (ADJ-4)",
-    (ToolSucceeded, "meta"): "presentation meta the result carries (capability result-meta)",
+    (ToolSucceeded, "meta"): "presentation meta the result carries (capability result-meta); "
+    "null, like no meta, is none: the result then has no meta member",
     (ToolFailed, "message"): "what failed: the result is the error `Error: ` and this (TEXT-1)",
     (ToolFailed, "code"): "when given, the result's error.code (its error.name is errorName)",
     (ToolFailed, "error_name"): "the result's error.name when code is given; ToolError when left "
