@@ -216,6 +216,20 @@ def test_LOG_7_a_replace_of_one_node_names_it_as_start_and_end() -> None:
     assert "the same node to replace one" in spec_text("LOG-7")
 
 
+def test_LOG_4_a_compact_row_timed_before_the_epoch_is_refused_as_its_chunks_would_be() -> None:
+    """LOG-4: a compact row stands for its chunk events, the first timed `time0`, and an
+    event's time is whole milliseconds, 0 or more. A row whose writer left time0 at -1 (its
+    "not timed yet") passed check, which read no time0; it is refused at its line, as each of
+    its chunks written alone would be, and the row of the valid fixture keeps every rule."""
+    report = check(BLAME / "violations" / "LOG-4-compact-row-timed-before-the-epoch.jsonl")
+    assert (blamed(report), report.status) == ([("LOG-4", 5)], "error")
+    assert report.errors[0].message == (
+        "text-chunks: time0 -1 is below 0: its first chunk's time is milliseconds since the "
+        "Unix epoch, 0 or more, as an event's"
+    )
+    assert blamed(check(BLAME / "valid" / "STEP-3-compact-chunk-rows.jsonl")) == []
+
+
 @pytest.mark.parametrize("packed_at", [4096, 2], ids=["lists", "arrays"])
 def test_LOG_7_a_pruned_result_answering_another_call_is_blamed(
     monkeypatch: pytest.MonkeyPatch, packed_at: int

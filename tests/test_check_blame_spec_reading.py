@@ -241,7 +241,7 @@ def test_LOG_4_a_missing_member_says_it_is_missing_and_a_mistyped_one_what_it_mu
         with pytest.raises(FactError) as refused:
             fact_from_wire({"seq": 1, **obj})
         assert str(refused.value).startswith(want), (obj, str(refused.value))
-    row = {"type": "text-chunks", "seq0": 1, "data": {"step": 1, "texts": []}}
+    row = {"type": "text-chunks", "seq0": 1, "time0": 0, "data": {"step": 1, "texts": []}}
     with pytest.raises(CompactRowError, match=r"^text-chunks\.data\.turn is missing; it must"):
         compact_run(row)
     with pytest.raises(CompactRowError, match=r"^text-chunks\.seq0 must be an integer$"):
@@ -772,14 +772,17 @@ def test_LOG_1_a_compact_row_counted_as_one_seq_is_blamed_at_the_next_event() ->
 
 def test_STEP_3_compact_rows_as_SPEC_words_them_keep_every_rule() -> None:
     """STEP-3 with SPEC.md's compact chunk rows: rows of each type, with the members SPEC.md's
-    table lists and others it says are kept unread (`time0`, `index`, `dt`, a call's `id` and
-    `name`), an empty row standing for no event, in two steps, keep every rule; each item
-    counts as an event."""
+    table lists and others it says are kept unread (`index`, `dt`, a call's `id` and `name`),
+    an empty row standing for no event, in two steps, keep every rule; each item counts as an
+    event."""
     report = check(BLAME / "valid" / "STEP-3-compact-chunk-rows.jsonl")
     assert (blamed(report), report.status, report.events) == ([], "ok", 19)
     spec = _spec_words()
     assert "An empty array stands for no event." in spec
-    assert "(`time0`, `index`, `dt`, a call's `id` and `name`, ...) are kept and never read" in spec
+    assert (
+        "(`index`, `dt`, the gaps to the next chunks' times, a call's `id` and `name`, ...) "
+        "are kept and never read" in spec
+    )
 
 
 def test_STEP_3_a_compact_row_naming_another_step_is_blamed_once() -> None:
@@ -799,7 +802,7 @@ _COMPACT_TABLE_ROW = re.compile(r"^\| `([a-z-]+-chunks)` \| [^|]+ \| ([^|]+) \|$
 _MEMBER = re.compile(r"`([a-zA-Z0-9.]+)`: ([a-z]+)")
 # The value a row of the one-step log below gives each member SPEC.md lists, and one of
 # another JSON type.
-_ROW_VALUES: dict[str, object] = {"seq0": 3, "data.turn": 1, "data.step": 1}
+_ROW_VALUES: dict[str, object] = {"seq0": 3, "time0": 0, "data.turn": 1, "data.step": 1}
 _OTHER_TYPE = {"integer": "1", "array": "ab"}
 
 
@@ -866,7 +869,8 @@ def test_LOG_4_SPEC_s_compact_row_table_is_the_format_check_reads(tmp_path: Path
     could not write one from it. Its table (rendered from the reader's declarations) is held
     to the reader here: a row with just the members it lists, in its JSON types, stands for one
     chunk per item of its array; without any one of them, or with one of another JSON type, it
-    is refused as input naming LOG-4, at its line."""
+    is refused as input naming LOG-4, at its line; so is a row whose time0, its first chunk's
+    time, is below 0, as an event's would be (check passed any time0, reading none)."""
     rows = _spec_compact_rows()
     assert set(rows) == {"reasoning-chunks", "text-chunks", "tool-call-chunks"}
     for kind, members in rows.items():
@@ -880,6 +884,10 @@ def test_LOG_4_SPEC_s_compact_row_table_is_the_format_check_reads(tmp_path: Path
             for broken in (lacking, mistyped):
                 report = _streamed_as(tmp_path, _row(kind, broken))
                 assert (blamed(report), report.status) == ([("LOG-4", 5)], "error"), broken
+        # time0 is the first chunk's time: 0 or more, as an event's (it passed unread).
+        report = _streamed_as(tmp_path, _row(kind, {**values, "time0": -1}))
+        assert (blamed(report), report.status) == ([("LOG-4", 5)], "error"), kind
+        assert report.errors[0].message.startswith(f"{kind}: time0 -1 is below 0"), kind
 
 
 def test_RW_2_a_sidecar_naming_no_hook_is_a_violation_and_check_reads_on() -> None:

@@ -8,8 +8,11 @@ Recent dsh writers fold the stream deltas of one content block into a single row
 
 which stands for `len(texts)` consecutive `assistant/chunk` events with seqs `seq0, seq0 + 1, ...`.
 `reasoning-chunks` carries `texts` as well; `tool-call-chunks` carries `args` (and the call's `id`
-and `name`). The rules read only a chunk's seq, turn and step, so a row is fully described by
-`CompactRun`. Row types outside `COUNT_FIELDS` are not guessed at: they raise `CompactRowError`.
+and `name`). `time0` is the first chunk's time and `dt` the gaps to the next ones' (dsh's
+writer): the rules read only a chunk's seq, turn and step, so a row is fully described by
+`CompactRun`, but its time0 is held to LOG-4 as an event's time is (an integer, 0 or more), so
+that a row stands for chunks each of which could be written alone. Row types outside
+`COUNT_FIELDS` are not guessed at: they raise `CompactRowError`.
 `COUNT_FIELDS` and `RUN_INTEGERS` are the format: `compact_run` reads a row by them, and SPEC.md's
 table of compact rows is rendered from them (`loopspec.properties.spec_doc`).
 """
@@ -31,9 +34,10 @@ COUNT_FIELDS = {
     "text-chunks": "texts",
     "tool-call-chunks": "args",
 }
-# The integer members every compact row carries, as wire paths: the first seq, then the turn and
-# step each of its chunks names (in `CompactRun`'s order).
-RUN_INTEGERS = ("seq0", "data.turn", "data.step")
+# The integer members every compact row carries, as wire paths: the first seq, the first chunk's
+# time (whole milliseconds since the Unix epoch, 0 or more: LOG-4), then the turn and step each
+# of its chunks names.
+RUN_INTEGERS = ("seq0", "time0", "data.turn", "data.step")
 CHUNK_TYPE = "assistant/chunk"
 
 
@@ -87,7 +91,12 @@ def compact_run(obj: Mapping[str, Any]) -> CompactRun:
     items = data.get(COUNT_FIELDS[kind])
     if not isinstance(items, list):
         raise CompactRowError(f"{kind}.data.{COUNT_FIELDS[kind]} must be an array")
-    seq0, turn, step = (_whole(obj, path, kind) for path in RUN_INTEGERS)
+    seq0, time0, turn, step = (_whole(obj, path, kind) for path in RUN_INTEGERS)
+    if time0 < 0:
+        raise CompactRowError(
+            f"{kind}: time0 {time0} is below 0: its first chunk's time is milliseconds since "
+            "the Unix epoch, 0 or more, as an event's"
+        )
     # Refused as an `assistant/chunk` so numbered is (`fact_readers._numbered_from_one`): a
     # chunk of a step 0 was read on and blamed on STEP-3, where its event alone is refused under
     # STEP-1.
@@ -104,7 +113,7 @@ def quiet_run(obj: Any, prefix: Prefix) -> int:
     the expected one and it names the open turn and step. Otherwise 0, `prefix` untouched, and
     the checker reads the line as `compact_run` does."""
     try:
-        seq0, data = obj["seq0"], obj["data"]
+        seq0, time0, data = obj["seq0"], obj["time0"], obj["data"]
         items, turn, step = data[COUNT_FIELDS[obj["type"]]], data["turn"], data["step"]
     except (KeyError, TypeError):  # a member missing, no object, no row's type
         return 0
@@ -113,6 +122,8 @@ def quiet_run(obj: Any, prefix: Prefix) -> int:
         and items
         and type(seq0) is int
         and seq0 == prefix.expected_seq
+        and type(time0) is int
+        and time0 >= 0
         and type(turn) is int
         and type(step) is int
         and turn == prefix.open_turn
