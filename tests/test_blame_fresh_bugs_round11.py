@@ -221,6 +221,64 @@ def test_HOOK_2_a_pass_after_a_deny_that_runs_the_call_says_the_strictest_wins()
     )
 
 
+def test_HOOK_2_DEC_2_a_pass_after_an_ask_that_runs_the_call_unasked_names_the_merge() -> None:
+    """HOOK-2 (DEC-2): the same loop running a call one hook asked about and a later one
+    passed, unasked, was named DEC-2 (an ask decision asks) on batches 17, 18 and 24 of 10-29,
+    where it asks when the ask comes last, which a call sent after it shows (a loop never
+    asking stays DEC-2: test_blame_hook_merge_bugs's control)."""
+    assert_found(
+        (
+            "the last hook's answer taken as the merge, a pass after an ask",
+            LAST_ANSWER_WINS[1],
+            _two_hooks(READ),
+            (
+                SubmitUser("read it"),
+                calls("c1", "read", '{"file_path":"a.txt"}'),
+                HookAnswers(Ask()),
+                HookAnswers(Pass()),
+            ),
+            "HOOK-2",
+        ),
+        "hook first asked and hook final passed call c1 after it, and an ask outranks a pass",
+        "its hooks answering pass, then ask last, was asked about",
+    )
+
+
+def test_HOOK_2_a_deny_overruled_behind_a_call_awaiting_approval_is_told_by_rejecting_it() -> None:
+    """HOOK-2: the same loop applying an allowing hook's input to a call another hook denied,
+    held behind a call awaiting approval, was named HOOK-3 with words saying its log did not
+    show yet whether it denies the call (batch 26 of 10-29): the probe sent the earlier call a
+    success, which a call awaiting approval refuses; it now rejects that approval, and the
+    target runs the denied call."""
+    assert_found(
+        (
+            "the last hook's answer taken as the merge, behind a call awaiting approval",
+            LAST_ANSWER_WINS[1],
+            LoopConfig(
+                tools=(BASH, ToolSpec("write", required_keys=("file_path", "content"))),
+                hooks=(
+                    HookSpec("rewriter", "PreToolUse", "bash"),
+                    HookSpec("guard", "PreToolUse", "bash|write"),
+                ),
+            ),
+            (
+                SubmitUser(""),
+                ModelReplies(
+                    (
+                        *calls("c1", "write", '{"file_path":"","content":""}').blocks,
+                        *calls("c2", "bash", '{"command":""}').blocks,
+                    )
+                ),
+                HookAnswers(Ask()),
+                HookAnswers(Deny("")),
+                HookAnswers(Allow({"command": ""})),
+            ),
+            "HOOK-2",
+        ),
+        "once the calls before call c2 finished, the target ran it",
+    )
+
+
 _RESOLVE_CALL = rewrite.resolve_call
 
 

@@ -30,6 +30,7 @@ from loopspec.model.commands import (
     Abort,
     Allow,
     ApprovalAnswers,
+    Ask,
     Command,
     Crash,
     HookAnswers,
@@ -2993,6 +2994,28 @@ def _missing(
                         else ""
                     )
                 )
+            readings = [reading for _hook, reading, _supplied in answers]
+            before = history[: len(history) - len(model_events)]
+            passed = (
+                [
+                    hook
+                    for hook, reading, _supplied in answers[readings.index("ask") + 1 :]
+                    if reading == "pass"
+                ]
+                if asked
+                else []
+            )
+            if passed and _last_ask_asked(want, config, before, target_events, probe):
+                # A pass after the ask: a merge letting the last answer win runs the call
+                # unasked, and asks when the ask comes last (a probe); a loop never asking
+                # does neither.
+                return "HOOK-2", (
+                    f"{lacks}: {_named(asked)} asked and {_named(passed)} passed call "
+                    f"{call_id} after it, and an ask outranks a pass whatever their order "
+                    "(deny > ask > allow > pass), so the call waits for approval (a call sent "
+                    "after it to tell, its hooks answering pass, then ask last, was asked "
+                    "about: the loop asks, and its merge lets the last answer win)"
+                )
             return "DEC-2", f"{lacks}: an ask decision asks for approval before the call runs"
         case "approval/decided" if isinstance(command, Abort) and later:
             # Answered, but after the call's result: where ABORT-3 writes it.
@@ -4455,6 +4478,44 @@ def _refused_before(asked: Event, history: Sequence[Event]) -> tuple[str, str] |
     return None
 
 
+def _last_ask_asked(
+    asked: Event,
+    config: LoopConfig | None,
+    before: Sequence[Event],
+    target_events: Sequence[Event],
+    probe: Probe | None,
+) -> bool:
+    """Whether the target asks the user about the call of approval request `asked` made again,
+    its hooks answering pass but the last, which asks (a merge letting the last answer win
+    asks; a loop never asking does not): every call the target recorded without a result
+    settles first (`_settling`). False when it does not, or takes any of that otherwise.
+    `before` is the history before this command, `target_events` what the target appended."""
+    name, arguments = _data(asked).get("toolName"), _data(asked).get("arguments")
+    if probe is None or config is None or not isinstance(name, str):
+        return False
+    hooks = config.hooks_for(PRE_TOOL_USE, name)
+    if len(hooks) < 2:
+        return False
+    seen = [*before, *target_events]
+    records = {_call_id_of(e): e for e in seen if e.get("type") == "tool/call"}
+    for earlier, record in records.items():
+        if earlier is None or _result_for(earlier, seen):
+            continue
+        settled = probe(_settling(record, config, seen))
+        if settled is None or not settled.accepted:
+            return False
+        seen += settled.events
+    again = ToolCallBlock(f"{_call_id_of(asked)}-probe", name, str(arguments))
+    sent: list[Command] = [ModelReplies((again,))]
+    sent += [HookAnswers(Pass()) for _hook in hooks[:-1]] + [HookAnswers(Ask())]
+    for command in sent:
+        observed = probe(command)
+        if observed is None or not observed.accepted:
+            return False
+        seen += observed.events
+    return any(e.get("type") == "approval/asked" and _call_id_of(e) == again.id for e in seen)
+
+
 def _asked_instead(
     result: Event, model_events: Sequence[Event], target_events: Sequence[Event]
 ) -> Event | None:
@@ -4485,7 +4546,7 @@ def _rewrite_on_a_denial(
     the asking or allowing hook's). An earlier call holding the gate hides which: the target is
     sent those calls' finishes (`probe`), and when it still does not show, the report says so."""
     shown = "denied" if _result_for(call_id, target_events) else None
-    shown = shown or _merge_shown_by_probe(call_id, config, history, probe)
+    shown = shown or _merge_shown_by_probe(call_id, config, history, probe, target_events)
     if shown in ("asked", "ran"):
         done = "asked the user about it" if shown == "asked" else "ran it"
         return "HOOK-2", (
@@ -4553,19 +4614,21 @@ def _merge_shown_by_probe(
     config: LoopConfig | None,
     history: Sequence[Event],
     probe: Probe | None,
+    shown: Sequence[Event] = (),
 ) -> Literal["asked", "ran", "denied"] | None:
     """What the target does with `call_id` once each earlier call of its step still without a
-    result finishes (each sent as a success, its PostToolUse hooks passing): it asks the user
-    about it, runs it or denies it; None when it shows none of these (or cannot be probed)."""
+    result settles (`_settling`: a success, its PostToolUse hooks passing, or its approval
+    rejected where it waits for one): it asks the user about it, runs it or denies it; None
+    when it shows none of these (or cannot be probed). `shown` holds what the target appended
+    since `history` (an approval it asked for there)."""
     if probe is None or config is None or call_id is None:
         return None
+    seen: list[Event] = [*history, *shown]
     for record in _earlier_unanswered(call_id, history):
-        name = str(_data(record).get("name", ""))
-        post = tuple(PostPass() for _hook in config.hooks_for(POST_TOOL_USE, name))
-        earlier = _call_id_of(record) or ""
-        probed = probe(ToolFinishes(earlier, ToolSucceeded(""), post))
+        probed = probe(_settling(record, config, seen))
         if probed is None or not probed.accepted:
             continue
+        seen += probed.events
         if call_id in {started for started, _arguments in probed.executed}:
             return "ran"
         if any(
