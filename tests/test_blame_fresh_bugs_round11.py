@@ -538,6 +538,29 @@ def test_EXE_4_error_info_with_a_null_code_under_a_post_block_is_named_as_the_er
     )
 
 
+def test_DEC_3_error_info_of_its_own_on_a_blocked_failure_with_a_code_is_not_the_bodys() -> None:
+    """DEC-3: where the body failed with a code, the blocked result the loop gives error info
+    of its own (a null code) is DEC-3's, as a block's result carries none; the words said the
+    target kept the body's error info (batches 12, 13, 24 and 26 of 10-29), which differs."""
+    assert_found(
+        (
+            "a blocked failure with a code written with a null code",
+            NullErrorCode,
+            LoopConfig(tools=(READ,), hooks=(HookSpec("audit", "PostToolUse", "read"),)),
+            (
+                SubmitUser(""),
+                calls("c1", "read", '{"file_path":""}'),
+                ToolFinishes("c1", ToolFailed("", "EACCES", "PermissionError"), (PostBlock(""),)),
+            ),
+            "DEC-3",
+        ),
+        'the target writes the error info {"name": "PermissionError", "code": null} (the failed '
+        'body\'s is {"name": "PermissionError", "code": "EACCES"}) on a result a PostToolUse hook '
+        "blocked",
+        lacks=("keeps the failed body's error info",),
+    )
+
+
 PLAIN_QUOTES = planted(
     config_module,
     "quoted_keys",

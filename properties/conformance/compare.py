@@ -1238,10 +1238,18 @@ def _failure_info_kept_by_a_block(
         )
     if not isinstance(outcome, ToolFailed) or outcome.code is None:
         return None
+    body = {"name": outcome.error_name, "code": outcome.code}
+    # Error info of its own (a null code) is written where none belongs, not the body's kept.
+    kept = (
+        f"keeps the failed body's error info, {json.dumps(written)},"
+        if written == body
+        else f"writes the error info {json.dumps(written)} (the failed body's is "
+        f"{json.dumps(body)})"
+    )
     return (
-        f"the target keeps the failed body's error info, {json.dumps(written)}, on a result a "
-        "PostToolUse hook blocked: a block replaces the body's result whole, its {name, code} "
-        "as its content and meta, and the blocked result carries no error info"
+        f"the target {kept} on a result a PostToolUse hook blocked: a block replaces the "
+        "body's result whole, its {name, code} as its content and meta, and the blocked result "
+        "carries no error info"
     )
 
 
