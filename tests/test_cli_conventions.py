@@ -59,8 +59,10 @@ def test_a_console_script_written_before_the_program_s_start_moved_still_starts_
 def test_every_verb_help_says_what_it_does_and_its_exit_codes(
     verb: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each verb's own help has a description and an `exit status:` paragraph, and fits an
-    80-column terminal."""
+    """Each verb's own help has a description and an `exit status:` paragraph, fits an
+    80-column terminal, and sends no one to a page the installed package does not hold (the
+    wheel ships SPEC.md, not docs/ nor README: `conform --help`'s --seed said "see
+    docs/conform.md")."""
     monkeypatch.setenv("COLUMNS", "80")  # argparse wraps to the terminal it finds
     with pytest.raises(SystemExit) as done:
         main([verb, "--help"])
@@ -72,6 +74,9 @@ def test_every_verb_help_says_what_it_does_and_its_exit_codes(
     assert "; 130 Ctrl-C, 143 SIGTERM" in " ".join(shown.split())
     too_wide = [line for line in shown.splitlines() if len(line) > 80]
     assert too_wide == [], "help text wider than a terminal"
+    joined = " ".join(shown.split())
+    assert "docs/" not in joined
+    assert "README" not in joined
 
 
 @pytest.mark.parametrize("verb", [verb.name for verb in VERBS])

@@ -77,7 +77,7 @@ ACP's schema, a call's id not reused), RW-1 in part (a card still showing anothe
 permission request approved, another command than its terminal ran, or another change than the
 editor wrote), DEC-2 (a call run after its permission was refused, or before it was granted), ADJ-2
 (an update for a call never shown, or changing a card after its end) and ADJ-3 (a turn ended with a
-card unfinished): docs/check.md, "ACP recordings".
+card unfinished).
 
 Known divergences (for CI): both CLIs break RW-1 on every rewrite, so their logs fail the check
 whatever else happened. --known claude-code (or codex) sets aside, in that loop's logs, every rule

@@ -312,8 +312,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=int,
         default=None,
         metavar="S",
-        help="random seed: the same programs wherever this loopspec runs, see docs/conform.md"
-        " (default: a fixed, derandomized sequence)",
+        help="random seed: the same programs wherever this version of loopspec runs (default: "
+        "a fixed, derandomized sequence)",
     )
     conform.add_argument(
         "--max-seconds",

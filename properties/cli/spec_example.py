@@ -225,12 +225,12 @@ def no_example_line(rule: str) -> str:
     if rule in FOUND_ONLY_IN_ACP_RECORDINGS:
         found = (
             "`loopspec check` finds it only in an ACP recording (the messages an editor and an "
-            "ACP agent sent each other, docs/check.md), not in a loop's log"
+            "ACP agent sent each other, as `loopspec check --help` says), not in a loop's log"
         )
     elif rule in SHOWN_ONLY_IN_HARNESS_LOGS:
         found = (
             f"`loopspec check` finds it, in part, only in {SHOWN_ONLY_IN_HARNESS_LOGS[rule]} "
-            "(docs/check.md), never in a dsh log"
+            "(`loopspec check --help` says what it reads there), never in a dsh log"
         )
     elif rule in NAMED_ON_UNREADABLE_LINES:
         found = (
