@@ -7,7 +7,9 @@ Each log is the model's demo log (tests/fixtures/logs/valid/model-demo.jsonl) wi
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -227,3 +229,21 @@ def test_LOG_1_a_copy_holding_compact_chunk_rows_is_one_LOG_1_line(tmp_path: Pat
         "lines 94 to 108 repeat lines 79 to 93, the events of seqs 138 to 157 again"
     )
     assert report.events == 178  # every chunk of the copy's rows counted
+
+
+def test_LOG_1_a_copy_on_standard_input_from_a_file_is_one_LOG_1_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """LOG-1: `check - < log.jsonl` read a copy of turn 3 line by line (LOG-1 and TURN-1),
+    where `check log.jsonl` names it once: standard input from a file is read again too, from
+    where its log starts, without moving the check's own reading."""
+    rows = _rows()
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in [*rows, *rows[-8:]]))
+    with path.open("rb") as stdin:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(stdin))
+        (report,) = check_paths(["-"])
+    assert [found.violation.rule_id for found in report.violations] == ["LOG-1"]
+    assert report.violations[0].violation.message.startswith(
+        "lines 46 to 53 repeat lines 38 to 45, the events of seqs 36 to 43 again"
+    )

@@ -30,6 +30,8 @@ kind, not the line before, is judged as an event reusing a taken seq.
 
 from __future__ import annotations
 
+import io
+
 from loopspec.model import PlainRecord
 from loopspec.model.prefix import Prefix, Violation
 from loopspec.properties.logcheck import UNIT_KEY
@@ -42,12 +44,17 @@ from loopspec.properties.logcheck.checker import (
     shorten,
 )
 from loopspec.properties.logcheck.event_lines import may_carry, reopenable
+from loopspec.properties.logcheck.files import STDIN
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, BinaryIO
 
     from loopspec.properties.logcheck.files import LogSource
+
+    Opener = Callable[[], BinaryIO]
+    """The log read again from its start, a stream of its own (`_opener`)."""
 
 LOOKUPS = 8
 """How many times a log is read again to find where a seq was first written: each reading goes
@@ -105,6 +112,49 @@ def written_again(event: object, earlier: object, seq: int, prefix: Prefix) -> b
     return _kept_at(prefix, event, seq)
 
 
+def _opener(source: LogSource | None) -> Opener | None:
+    """How to read the log `source` names again from its start, a stream of its own: a file
+    opened again, or standard input redirected from a file (`check - < log.jsonl`) read from
+    where its log started without moving the check's own reading (`_ReadAt`); None for a pipe,
+    which cannot be read twice."""
+    if source is None:
+        return None
+    if reopenable(source.name):
+        return source.open
+    start = source.stdin_start
+    if source.name != STDIN or start is None:
+        return None
+    import sys  # noqa: PLC0415 (loaded by the interpreter at start: no cost)
+
+    from loopspec.properties.logcheck.streams import sniffed  # noqa: PLC0415 (as `files`)
+
+    try:
+        descriptor = sys.stdin.buffer.fileno()
+    except (OSError, ValueError):  # no descriptor (a test's bytes in memory): not read again
+        return None
+    return lambda: sniffed(io.BufferedReader(_ReadAt(descriptor, start)), owned=True)
+
+
+class _ReadAt(io.RawIOBase):
+    """A file descriptor's bytes from `offset` on, read with `os.pread`: a reading of its own,
+    which leaves the descriptor's offset (the check's reading of standard input) where it is."""
+
+    def __init__(self, descriptor: int, offset: int) -> None:
+        super().__init__()
+        self._descriptor, self._offset = descriptor, offset
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        import os  # noqa: PLC0415 (loaded by the interpreter at start: no cost)
+
+        data = os.pread(self._descriptor, len(buffer), self._offset)
+        buffer[: len(data)] = data
+        self._offset += len(data)
+        return len(data)
+
+
 class _Original(PlainRecord):
     """The lines a copy repeats, read again from the log's file in step with it: the one its
     copy's next line repeats (`event`, parsed; None when none is left before the copy's first
@@ -145,7 +195,7 @@ class _Original(PlainRecord):
 
 
 def _first_written(
-    source: LogSource, event: dict[str, Any], seq: int, *, before: int, size: int, due: int
+    source: Opener, event: dict[str, Any], seq: int, *, before: int, size: int, due: int
 ) -> _Original | None:
     """The log read again from its first line: where `seq` is first written, before line
     `before`, when that line is `event` again (its time aside) and the lines from `before` on
@@ -153,7 +203,7 @@ def _first_written(
     (lines read at most `size` bytes at a time, as the check reads them); None otherwise."""
     stream: BinaryIO | None
     try:
-        stream = source.open()
+        stream = source()
     except OSError:  # gone or changed since: judged as when it cannot be read again
         return None
     try:
@@ -184,16 +234,14 @@ def _first_written(
             stream.close()
 
 
-def _begun_again(
-    source: LogSource, first: int, stop: int, *, seq: int, due: int, size: int
-) -> bool:
+def _begun_again(source: Opener, first: int, stop: int, *, seq: int, due: int, size: int) -> bool:
     """Whether the lines from `stop` on, read in step with those from `first` on (the same
     events at the same seqs, from `seq`, their times aside), stop being the same at a line
     that carries the next seq, one already taken (below `due`): a numbering begun again whose
     first events are the same as where the log began (turn 1's start and its step's: another
     session's events appended without their header, say), not a copy. Judged as before (a
     LOG-1 at the first, what the rest break), they are not left out of the rules in part."""
-    with source.open() as originals, source.open() as copies:
+    with source() as originals, source() as copies:
         for _ in range(first - 1):
             originals.readline(size)
         for _ in range(stop - 1):
@@ -270,7 +318,7 @@ class Repeats(PlainRecord):
         self.due = -1
         self._report = report
         self._limits = limits
-        self._source = source if source is not None and reopenable(source.name) else None
+        self._source = _opener(source)
         self._lookups = LOOKUPS
         self._original: _Original | None = None
         self._copy: tuple[int, int, int, int] | None = None
