@@ -544,6 +544,51 @@ def test_SCHED_1_a_call_missing_a_required_key_holds_its_place_in_dsh() -> None:
     assert replay_case(HoldsCallsBehindAnInvalidOne, gen.CONFIGS[0], program).divergence
 
 
+class LeavesItsMessageWaitingAfterAnAbort(ModelTarget):
+    """The model, but the SubmitUser that opens the first turn after an aborted one, with a
+    message parked while the aborted turn drained, leaves its own message out of that turn:
+    dsh after an abort whose cause is `disposed` (no wake-up, dsh-agent-loop index.js:446)."""
+
+    name = "leaves-its-message-waiting-after-an-abort"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._aborted = False
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        self._aborted = self._aborted or isinstance(command, Abort)
+        events = list(observed.events)
+        messages = [e for e in events if e["type"] == "user/message"]
+        if not (isinstance(command, SubmitUser) and self._aborted and len(messages) > 1):
+            return observed  # no turn opened with a parked message besides its own
+        self._aborted = False
+        events.pop()  # its own user/message, the last event the model appended
+        return attrs.evolve(observed, events=tuple(events), commits=(len(events),))
+
+
+@pytest.mark.parametrize(("cause", "known"), [("disposed", True), ("user", False)])
+def test_ADJ_4_dsh_leaves_a_message_waiting_only_after_a_disposed_abort(
+    cause: str, known: bool
+) -> None:
+    """ADJ-4: dsh requests no wake-up after an abort whose cause is `disposed`, so a message
+    sent while that turn drained opens the next turn without the SubmitUser's own message
+    (`disposed-abort-input-waits`, found by conform on dsh 0.1.0-rc.8 and blamed ADJ-4 where
+    `aborted-body-context-kept` came along). After any other cause dsh opens that turn by
+    itself (`submit-while-aborting-starts-turn`): the same difference there is a bug."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "read", gen.ARGUMENTS["read"][0]),)),
+        Abort(cause),
+        SubmitUser("sent while the turn drains"),
+        ToolFinishes("c1", ToolSucceeded("A")),
+        SubmitUser("next"),
+    ]
+    replay = replay_case(LeavesItsMessageWaitingAfterAnAbort, gen.CONFIGS[0], program, DSH)
+    assert (replay.divergence is None) is known, replay.divergence
+    assert ("disposed-abort-input-waits" in replay.known) is known
+
+
 class RefusesEveryOutcome(ModelTarget):
     """The model, but every tool outcome is refused."""
 

@@ -719,9 +719,16 @@ def _aborted_context_kept(command: Json, want: Obs, got: Obs, earlier: Earlier) 
     def others(messages: list[tuple[str, str]]) -> list[tuple[str, str]]:
         return [m for m in messages if m[1] != "tool-context"]
 
-    if others(wanted) != others(seen):
-        return False
-    # The contexts that differ are ones the aborted turn's calls deferred, none older.
+    return others(wanted) == others(seen) and _only_aborted_turn_contexts_differ(
+        wanted, seen, earlier
+    )
+
+
+def _only_aborted_turn_contexts_differ(
+    wanted: list[tuple[str, str]], seen: list[tuple[str, str]], earlier: Earlier
+) -> bool:
+    """Whether the tool contexts that differ are ones the aborted turn's calls deferred, none
+    older (aborted-body-context-kept)."""
     opened = _last_taken(earlier, lambda sent, obs: _opens_turn(obs))
     settled = {
         text
@@ -729,7 +736,9 @@ def _aborted_context_kept(command: Json, want: Obs, got: Obs, earlier: Earlier) 
         if sent["kind"] == "ToolFinishes"
         for text in _deferred_texts(sent)
     }
-    differ = (Counter(wanted) - Counter(seen)) + (Counter(seen) - Counter(wanted))
+    contexts = [m for m in wanted if m[1] == "tool-context"]
+    delivered = [m for m in seen if m[1] == "tool-context"]
+    differ = (Counter(contexts) - Counter(delivered)) + (Counter(delivered) - Counter(contexts))
     return all(text in settled for text, _ in differ)
 
 
@@ -957,6 +966,31 @@ def _starts_turn_after_abort(command: Json, want: Obs, got: Obs, earlier: Earlie
     return any(plugin == "user" and text in sent for text, plugin in user_texts(got))
 
 
+def _disposed_abort_input_waits(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
+    """After a turn aborted as `disposed`, the SubmitUser that opens the next turn opens it in
+    dsh with only the messages sent while the aborted turn drained, its own left waiting; the
+    model delivers both. Tool contexts may differ as aborted-body-context-kept says."""
+    if command["kind"] != "SubmitUser" or not (_opens_turn(want) and _opens_turn(got)):
+        return False
+    aborted = _last_taken(earlier, lambda sent, obs: sent["kind"] == "Abort")
+    if aborted < 0 or earlier.commands[aborted].get("cause") != "disposed":
+        return False
+    if _last_turn_end(earlier.model) != "aborted":
+        return False
+    sent = _queued_after(earlier, aborted)
+    wanted, seen = user_texts(want), _labelled_as_model(user_texts(got))
+
+    def typed(messages: list[tuple[str, str]]) -> list[str]:
+        return [text for text, plugin in messages if plugin == "user"]
+
+    return (
+        bool(sent)
+        and typed(wanted) == [*sent, str(command["text"])]
+        and typed(seen) == sent
+        and _only_aborted_turn_contexts_differ(wanted, seen, earlier)
+    )
+
+
 # Applied in this order: the cuts first, then the per-event erasers, the flattening last.
 DIVERGENCES: tuple[KnownDivergence, ...] = (
     KnownDivergence(
@@ -1103,6 +1137,16 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         "dsh opens that turn by itself the moment the aborted one ends. The model parks the "
         "message until the next SubmitUser opens a turn.",
         symptom=_starts_turn_after_abort,
+    ),
+    KnownDivergence(
+        "disposed-abort-input-waits",
+        ("ADJ-4",),
+        "After an abort whose cause is 'disposed', a message sent while the aborted turn "
+        "drained gets no wake-up (dsh-agent-loop requests one for every other cause): it waits "
+        "in the inbox, and the next SubmitUser opens a turn with it while that SubmitUser's own "
+        "message waits for the turn to end and then opens one by itself. The model opens the "
+        "next turn with both, the parked message first.",
+        symptom=_disposed_abort_input_waits,
     ),
     KnownDivergence(
         "repair-unstarted-call",
