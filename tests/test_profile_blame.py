@@ -37,7 +37,7 @@ from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.model.state import Rewriting
 from loopspec.model.wire import block_to_wire
 from loopspec.properties.conformance.compare import Divergence
-from loopspec.properties.conformance.profile_check import ProfileChecker
+from loopspec.properties.conformance.profile_check import ProfileChecker, _overlap_difference
 from loopspec.properties.conformance.run import load_case, replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.profiles import PROFILES
@@ -317,6 +317,20 @@ def test_SCHED_1_calls_run_together_under_a_profile_show_which_in_the_diff() -> 
     assert "observations are the same" not in diff
     assert '- "ranTogether": []' in diff
     assert '"c2"' in diff
+    assert "calls c1 and c2 ran at the same time in the target, not in the model" in (
+        found.divergence.what
+    )
+
+
+def test_SCHED_1_calls_the_model_alone_ran_together_are_said_to_be_the_model_s() -> None:
+    """SCHED-1: where the model ran two calls together and the target one after the other (a
+    Claude Code call of a concurrency-safe tool it read as not read-only), the report said
+    'calls ran at the same time in the target, not in the model' all the same."""
+    model = [{"accepted": True, "overlapping": [["c4#2", "c5"]]}]
+    target = [{"accepted": True, "overlapping": []}]
+    said = _overlap_difference(model, target, 0)
+    assert said is not None
+    assert said.startswith("calls c4#2 and c5 ran at the same time in the model, not in the "), said
 
 
 class EmptiesResults(ModelTarget):

@@ -519,10 +519,22 @@ def _overlap_difference(model: Run, target: Run, position: int) -> str | None:
         return None
     if {**want, "overlapping": None} != {**got, "overlapping": None}:
         return None
-    return (
-        f"calls ran at the same time in the target, not in the model: "
-        f"model {want.get('overlapping')}, target {got.get('overlapping')}"
-    )
+    wanted, seen = want.get("overlapping") or [], got.get("overlapping") or []
+    # Name the side that ran them together: either loop may be the one that did.
+    sides = [
+        f"calls {_together(only)} ran at the same time in the {loop}, not in the {other}"
+        for only, loop, other in (
+            ([group for group in seen if group not in wanted], "target", "model"),
+            ([group for group in wanted if group not in seen], "model", "target"),
+        )
+        if only
+    ]
+    said = "; ".join(sides) or "calls ran at the same time in other groups"
+    return f"{said}: model {wanted}, target {seen}"
+
+
+def _together(groups: list[list[str]]) -> str:
+    return "; ".join(" and ".join(group) for group in groups)
 
 
 def _as_observation(run: Run, position: int, originals: Mapping[str, str]) -> Observation:
