@@ -1311,6 +1311,8 @@ def _check_lines(
                                 )
                                 if taken & HOLE_BEGINS:
                                     hole_line = line
+                                if taken & COMMIT_BROKEN:  # not whole: nothing copies it
+                                    commit_first = None
                                 if taken & COMMIT_BEGINS:
                                     commit_before, commit_first = commit_first, obj
                                 units_open = units.is_open()
@@ -1332,6 +1334,8 @@ def _check_lines(
                             )
                             if taken & HOLE_BEGINS:
                                 hole_line = line
+                            if taken & COMMIT_BROKEN:  # not whole: nothing copies it
+                                commit_first = None
                             if taken & COMMIT_BEGINS:
                                 commit_before, commit_first = commit_first, obj
                             units_open = units.is_open()
@@ -1374,6 +1378,8 @@ def _check_lines(
                                 )
                                 if taken & HOLE_BEGINS:
                                     hole_line = line
+                                if taken & COMMIT_BROKEN:  # not whole: nothing copies it
+                                    commit_first = None
                                 if taken & COMMIT_BEGINS:
                                     commit_before, commit_first = commit_first, obj
                                 units_open = units.is_open()
@@ -1739,12 +1745,15 @@ def _take_unit(
     taken = COMMIT_BEGINS if units.begins_at(line) else 0
     if not found:
         return taken, repeats
+    if units.broke_off_at == line:
+        taken |= COMMIT_BROKEN
     report.record(line, found, limits)
     return (taken | HOLE_BEGINS if units.broken_line == line else taken), repeats
 
 
 HOLE_BEGINS = 1
 COMMIT_BEGINS = 2
+COMMIT_BROKEN = 4
 """What `_take_unit` found at a line, as bits."""
 
 

@@ -110,6 +110,9 @@ class CommitUnits:
         # was due; a commit begun without its first events); 0 before any. Only the general
         # path sets it.
         self.broken_line = 0
+        # The line that last closed a commit broken off (0 before any): that commit is not
+        # whole, so no later line is a copy of it (the checker's `repeated_lines`).
+        self.broke_off_at = 0
 
     def take(
         self, obj: Mapping[str, Any], line: int, seq: object, kind: object
@@ -345,7 +348,7 @@ class CommitUnits:
             marker[0] == 1 or (marker[1] == self._size and marker[0] > self._position + 1)
         ):
             self.broken_line = line
-        self._close_broken()
+        self._close_broken(line)
         return [] if blamed else [Violation(RULE, seq, message, related)]
 
     def _malformed(self, obj: Mapping[str, Any], line: int, seq: int) -> Violation:
@@ -361,14 +364,15 @@ class CommitUnits:
                 f" after {self._position} of its {self._size} events"
             )
             related = (self._first_seq,)
-            self._close_broken()
+            self._close_broken(line)
         return Violation(RULE, seq, message, related)
 
-    def _close_broken(self) -> None:
+    def _close_broken(self, line: int) -> None:
         """Close the open commit, cut short (the cut one, from now on, unless it is the rest of
         that one already): its reply's calls without a record so far are blamed with it."""
         if not self._continues_cut:
             self._cut = (self._size, set(range(self._first_position, self._position + 1)))
+        self.broke_off_at = line
         self._blamed = True
         self._reply_recorded(0, 0)
         self._size = self._position = 0
