@@ -366,7 +366,11 @@ def _envelope_fault(kind: object, seq: object) -> str:
         return "an event needs a non-empty string type and an integer seq"
     if seq is None:
         return "seq is missing; it must be an integer"
-    hint = f" (did you mean {seq}?)" if type(seq) is str and seq.isdigit() and seq.isascii() else ""
+    hint = ""
+    if type(seq) is str and seq.isdigit() and seq.isascii():
+        from loopspec.model.near_miss import offered  # noqa: PLC0415 (a hand's edit alone)
+
+        hint = offered(seq)
     return f"seq must be an integer, not {spelled(seq)}{hint}"
 
 

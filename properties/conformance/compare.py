@@ -2488,9 +2488,12 @@ def _changed(
                 f"{named}: the target leaves out a context a PostToolUse hook of a blocked result "
                 "gave; a block drops the body's own contexts, never its hooks'"
             )
-        case "user/message" if not moved and _block_types(want) == ["text"] != _block_types(got):
+        case "user/message" if (
+            not moved and _block_types(want) == ["text"] and _holds_no_text_alone(got)
+        ):
             # The message in its place, its content no text block (the tutorial's loop writing
             # {"type": "tex"}): TEXT-2's, where the fallback below read a queue's order (ADJ-4).
+            # (Text blocks merged into one message stay ADJ-4's: contexts given as one.)
             return "TEXT-2", (
                 f"{named}: a message of the user's or a queued context is one text block, where "
                 f"the target's blocks are {json.dumps(_block_types(got))}"
@@ -3686,6 +3689,13 @@ def _block_types(message: Event) -> list[object] | None:
     if not isinstance(content, list):
         return None
     return [block.get("type") if isinstance(block, dict) else None for block in content]
+
+
+def _holds_no_text_alone(message: Event) -> bool:
+    """Whether a user/message's content is no list of text blocks: no list, an empty one, or a
+    block of another type (several text blocks are contexts merged, ADJ-4's)."""
+    types = _block_types(message)
+    return not types or any(kind != "text" for kind in types)
 
 
 def _empty_context(message: Event) -> bool:
