@@ -165,32 +165,33 @@ SITUATIONS = (
     "failed request with an empty code",
 )
 OFTEN_SINCE_SESSION_27 = {
-    "three PreToolUse hooks on one call": 1,
+    "three PreToolUse hooks on one call": 2,
     "input of the last of three hooks after another hook's": 2,
     "call id an earlier step used": 0,
-    "deny with a reason of only whitespace": 8,
-    "ask with a reason of only whitespace": 10,
-    "block with a reason of only whitespace": 2,
+    "deny with a reason of only whitespace": 6,
+    "ask with a reason of only whitespace": 9,
+    "block with a reason of only whitespace": 1,
     "arguments holding NaN": 0,
     "arguments holding Infinity": 0,
     "arguments holding -Infinity": 0,
     "arguments holding 1e400": 0,
     **{f"path {where} in a title": 0 for where in TITLE_PATHS.values()},
-    "path inside the session cwd through empty and . segments in a title": 1,
+    "path inside the session cwd through empty and . segments in a title": 0,
     "failed request with code RATE_LIMITED": 7,
-    "failed request with code UNKNOWN": 1,
+    "failed request with code UNKNOWN": 0,
     **dict.fromkeys(SURROGATE_PLACES.values(), 0),
     "missing required keys Python's repr writes other than in plain quotes": 0,
     "failed request with an empty code": 2,
 }
 # How often a situation of OFTEN must be reached: half the least count of fixed batches 0 to
 # MINIMUM_BATCHES - 1, rounded down (the least of 20 is their 5th percentile), set when the
-# draws last changed (session 35: aims first at running batches). A change of the draws moves
-# every batch, and a minimum read off one batch failed the next change where the situation was
-# as common as before; half the least fails where it became half as common as its least. 0
-# where the least batch had none or one: such a situation need only be reached in one of three
-# batches (below). `benchmarks/bench_reach.py` prints each count and minimum, and the table as
-# re-set; a group below (a comprehension) takes its members' least minimum.
+# draws last changed (session 36: an outcome aimed at a call asking for approval, an
+# unregistered tool called with [], an exit-2 audit on denies without a reason). A change of
+# the draws moves every batch, and a minimum read off one batch failed the next change where
+# the situation was as common as before; half the least fails where it became half as common
+# as its least. 0 where the least batch had none or one: such a situation need only be reached
+# in one of three batches (below). `benchmarks/bench_reach.py` prints each count and minimum,
+# and the table as re-set; a group below (a comprehension) takes its members' least minimum.
 MINIMUM_BATCHES = 20
 
 
@@ -205,23 +206,23 @@ def minimum_over(counts: Iterable[int]) -> int:
 # after thousands of programs, or never).
 OFTEN = {
     "bash result blocked by two PostToolUse hooks": 0,
-    "unacceptable rewrite": 1,
-    "abort while a denied call has passed busy slots": 0,
+    "unacceptable rewrite": 3,
+    "abort while a denied call has passed busy slots": 2,
     # A loop that trims the JavaScript way needed up to 99 examples to be caught when these
     # came in 5 and 12 programs of the first batch (issue #15: about 10 at most).
-    "arguments blank to Python's strip alone": 24,
-    "arguments blank to JavaScript's trim alone": 18,
+    "arguments blank to Python's strip alone": 15,
+    "arguments blank to JavaScript's trim alone": 14,
     # A loop that reads only the empty string as {} (real dsh) passed every program while every
     # tool required a key: blank arguments then ended the call unrun in the model too.
-    "blank arguments a body starts with": 8,
+    "blank arguments a body starts with": 7,
     # A loop that dropped queued input when the model request failed was never caught on two
     # seeds of three (200 examples), when such a failure came in 2 programs of 200; one that
     # left an approval unanswered on abort, on one seed of three, when 1 or 2 programs of 200
     # aborted over one. Typed input is now aimed at the awaited request, and aborts at pending
     # approvals (the first batch had 3, 5 and 3 before).
     "failed request with input queued": 1,
-    "reply without calls with input queued": 5,
-    "abort while an approval is pending": 1,
+    "reply without calls with input queued": 3,
+    "abort while an approval is pending": 0,
     # A loop that queued a batch's contexts as its calls settled (not in model order) passed
     # 200 programs on four seeds of six while every body deferred the same text, so no two
     # bodies' contexts told their order (none of 600 programs); each call's own text now does.
@@ -229,34 +230,34 @@ OFTEN = {
     # A loop that joined an allowing hook's reason into a deny's or an ask's, queued a body's
     # empty context, or worded an empty failure message its own way passed 200 programs on
     # every seed while no program had one (the first batch now has 20, 34 and 36).
-    "allow with a reason beside a deny or an ask": 6,
+    "allow with a reason beside a deny or an ask": 3,
     "empty tool context": 7,
-    "failed request with an empty message": 8,
+    "failed request with an empty message": 12,
     # A loop that named every failed body ToolError passed 200 programs on every seed while
     # every failure was one (the first batch now has 20).
     "failure with a code and an error name of its own": 2,
     # A Go loop that read a body's empty code as none (`if code != ""`, a string's zero value)
     # passed 200 programs on both seeds while no failure reported one (the first batch now has
     # 25).
-    "failure with an empty code": 2,
+    "failure with an empty code": 1,
     # A loop that wrote an empty text block for a PostToolUse block without a reason passed
     # every program while every block gave one; blocks are rare (the first batch has 6).
-    "PostToolUse block without a reason": 2,
+    "PostToolUse block without a reason": 3,
     # Loops that refused a lone surrogate escape in arguments (a strict JSON parser), read -0.0
     # as a number, rounded a hook's integer past 2^53 to a double (JavaScript's JSON.parse) or
     # ran a call's hooks sorted by id passed 200 programs while no program had one (a call's
     # hooks were always configured in id order); the first batch now has 63, 17, 36 and 32.
-    "arguments holding a lone surrogate escape": 31,
-    "arguments holding an integer past 2^53": 6,
+    "arguments holding a lone surrogate escape": 22,
+    "arguments holding an integer past 2^53": 3,
     "arguments holding a double written with an exponent": 13,
-    "arguments holding a negative zero": 1,
-    "rewrite holding an integer past 2^53": 10,
-    "rewrite holding a double written with an exponent": 6,
+    "arguments holding a negative zero": 0,
+    "rewrite holding an integer past 2^53": 13,
+    "rewrite holding a double written with an exponent": 7,
     "call whose PreToolUse hooks are configured out of id order": 5,
     # A loop that read a result's meta with JavaScript's JSON.parse, or wrote its numbers with
     # 15 significant digits, passed 200 programs while every meta was {"lines": 3}.
-    "result meta holding an integer past 2^53": 20,
-    "result meta holding a double of more than 15 significant digits": 20,
+    "result meta holding an integer past 2^53": 11,
+    "result meta holding a double of more than 15 significant digits": 11,
     # A loop that NFC-normalised text, wrote it as Latin-1 or UCS-2, dropped characters past
     # U+FFFF or cut text counting UTF-16 units passed every program while every text was ASCII.
     **{
@@ -273,7 +274,7 @@ OFTEN = {
     # queueing its context (MODEL-3), needed a median of 40 programs while 6 of the first
     # batch's had one; aimed at running batches (session 34), 22 and 50.5, and first in each
     # (`swarm.first_aim`), 1 and 1.
-    "outcome for a settled call": 4,
+    "outcome for a settled call": 13,
 }
 
 

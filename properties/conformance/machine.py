@@ -395,16 +395,16 @@ class ConformanceMachine(RuleBasedStateMachine):
             # brought it in 2 programs of 600; three of five, the disruptions last, in 4 of
             # 200 (Hypothesis draws the least index more often): now first.
             choices = ("disrupt", "disrupt", *choices)
-        elif self.swarm.aborts and swarming.approval_pending(self.phase):
-            # An abort while a call waits for approval (see `disrupt`): three steps of five
-            # disrupted there, not one of three.
-            choices = (*choices, "disrupt", "disrupt")
         elif (aim := swarming.first_aim(self.swarm, self.phase, self.aimed_batches)) is not None:
             # A disruption aimed at a running batch, each kind once per batch: first, so the
             # simplest continuation of a program sends it (see `swarming.first_aim`).
             choices = ("disrupt", *choices)
             assert isinstance(self.phase, Dispatching)
             self.aimed_batches.add((*swarming.batch_key(self.phase), aim))
+        elif self.swarm.aborts and swarming.approval_pending(self.phase):
+            # An abort while a call waits for approval (see `disrupt`): three steps of five
+            # disrupted there, not one of three.
+            choices = (*choices, "disrupt", "disrupt")
         elif swarming.batch_aims(self.swarm, self.phase, self.aimed_batches):
             # A disruption aimed at the running batch: two steps of four disrupted there.
             choices = (*choices, "disrupt")
@@ -545,7 +545,9 @@ class ConformanceMachine(RuleBasedStateMachine):
         kind = self.drawn_disruption(choose) if aim is None else aim
         command: Command | None = None
         if kind == "settled" and isinstance(self.phase, Dispatching):
-            settled = [s.call_id for s in self.phase.slots if s.status != RUNNING]
+            # A call waiting for its approval first (`swarming.first_aim`), then model order.
+            slots = sorted(self.phase.slots, key=lambda slot: slot.status != ASKING)
+            settled = [s.call_id for s in slots if s.status != RUNNING]
             if settled:
                 call_id = swarming.pick(choose, settled)
                 command = ToolFinishes(call_id, swarming.settled_call_outcome(choose, call_id))

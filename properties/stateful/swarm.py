@@ -367,16 +367,33 @@ CONFIGS = tuple(
 # which EXE-2 reads as a string holding it (a strict parser such as Perl's JSON::PP refuses it);
 # an integer past 2^64, kept exact (JavaScript's JSON.parse rounds it to a double); a double
 # written with an exponent, which must stay that double (not the 301 digits of its exact value).
-# No generated program had any.
+# No generated program had any. The integer's call carries a description too (VIEW-2: its card's
+# content, never its title), where only some `ls` calls had one, and a loop titling a bash card
+# with it needed a median of 45.5 programs (batches 0-19).
 EXACTING_ARGUMENTS = {
     '{"pattern":"x","path":"src"}': '{"pattern":"x\\ud800","path":"src"}',
-    '{"command":"echo hi"}': '{"command":"echo hi","timeout":98765432109876543210}',
+    '{"command":"echo hi"}': (
+        '{"command":"echo hi","timeout":98765432109876543210,"description":"Say hi"}'
+    ),
     '{"file_path":"b.txt","offset":3}': '{"file_path":"b.txt","offset":3,"limit":1e300}',
 }
 
 
+# An unregistered tool's call whose arguments are no object (EXE-5 (1): its input is judged, no
+# hook sees it, as a registered tool's): in four of its calls of nine, where only a malformed
+# draw gave one (one of its calls in fourteen), and a loop judging only a registered tool's input
+# needed a median of 167.5 programs (batches 0-19), missing on 8. `[]`, which PHP's
+# `json_decode(..., true)` reads as `{}` does.
+UNREGISTERED_ARGUMENTS = {"missing_tool": ['{"x":1}', "[]"]}
+
+
 def _arguments_for(name: str) -> list[str]:
-    pool = gen.ARGUMENTS.get(name) or PARTIAL_ARGUMENTS.get(name) or ['{"x":1}']
+    pool = (
+        UNREGISTERED_ARGUMENTS.get(name)
+        or gen.ARGUMENTS.get(name)
+        or PARTIAL_ARGUMENTS.get(name)
+        or ['{"x":1}']
+    )
     return [EXACTING_ARGUMENTS.get(arguments, arguments) for arguments in pool]
 
 
@@ -694,8 +711,13 @@ _PASS_AUDIT = HookAudit(exit_code=0, stderr_summary="ok\n", duration_ms=3.5)
 
 
 def pre_audit(verdict: PreVerdict) -> HookAudit | None:
-    """The audit a PreToolUse answer comes with: an exit-2 deny's for the deny "no"."""
-    return _EXIT_2_DENY if isinstance(verdict, Deny) and verdict.reason == "no" else None
+    """The audit a PreToolUse answer comes with: an exit-2 deny's for the deny "no" and a deny
+    without a reason (an exit-2 hook that wrote nothing to stderr). Only "no" had one, which
+    one deny in twelve gave, and a loop recording the answer's word (`deny`) where the audit's
+    is `block`, or the reason as the audit's stderr, needed a median of 48 programs."""
+    if isinstance(verdict, Deny) and verdict.reason in ("no", ""):
+        return _EXIT_2_DENY
+    return None
 
 
 # An allow's reason is only logged (a real hook's permissionDecisionReason on allow): the audit's
@@ -721,13 +743,14 @@ def _blank_reason(position: int) -> str:
 
 def _deny(choose: Choose, swarm: Swarm, call: ToolCallBlock, *, hook_index: int) -> Deny:
     """A deny: without a reason in every deny of a program with `silent_denials` on, but those
-    of every third call (c2, c5, ...), which give a reason of only whitespace; in the other
-    programs a deny drawn without a reason gives one of only whitespace for every other hook of
-    a call. Tied to draws already made; a call's hooks that all deny without a reason still
-    come in every program with silent denials on."""
+    of every third call (c3, c6, ...), which give a reason of only whitespace (not c2, whose
+    deny a simplest continuation sends: a mutant wording a deny without a reason its own way
+    needed 14 programs); in the other programs a deny drawn without a reason gives one of only
+    whitespace for every other hook of a call. Tied to draws already made; a call's hooks that
+    all deny without a reason still come in every program with silent denials on."""
     number = int(call.id[1:]) if call.id[1:].isdigit() else 0
     if swarm.silent_denials:
-        return Deny(reason=_blank_reason(number // 3) if number % 3 == 2 else "")
+        return Deny(reason=_blank_reason(number // 3) if number % 3 == 0 else "")
     reason = pick(choose, _DENY_REASONS)
     if not reason and (number + hook_index) % 2:
         reason = _blank_reason(number)
@@ -1056,7 +1079,9 @@ def first_aim(swarm: Swarm, phase: object, aimed: Aimed) -> str | None:
     """The disruption a step in `phase` puts first, each kind once per batch (`aimed` holds
     the batch's call ids and the kind, for those made), of those the swarm has on: an outcome
     for a settled call where one finished and another still runs (EXE-4, MODEL-3; refused, it
-    changes nothing), then an abort where a call has yet to pass the gate (ABORT-1: it is
+    changes nothing), or for a call waiting for its approval (EXE-4: its body has not run; a
+    loop looking the call up among those asking too needed a median of 119.5 programs), then an
+    abort where a call has yet to pass the gate (ABORT-1: it is
     answered unstarted), then, with `crashed_batches` on, a crash while the last call runs, the
     others' results written (REC-1: repair writes its result).
     First, so the simplest continuation of each new random prefix among Hypothesis's first
@@ -1071,13 +1096,17 @@ def first_aim(swarm: Swarm, phase: object, aimed: Aimed) -> str | None:
     settled = RUNNING in statuses and any(status in (READY, COMMITTED) for status in statuses)
     if (
         swarm.settled_outcomes
-        and settled
+        and (settled or ASKING in statuses)
         and not later_call_waits(phase)
         and (*key, "settled") not in aimed
     ):
         return "settled"
+    # Not while an approval is pending: the conformance machine's step aims its own aborts
+    # there, and the simplest continuation answers the approval (an abort first ended such a
+    # batch before a later call's deny showed: denied calls' mutants needed 7 to 11 programs).
     at_the_gate = phase.aborting is None and phase.gate < len(phase.slots)
-    if swarm.aborts and at_the_gate and (*key, "abort") not in aimed:
+    held = approval_pending(phase)
+    if swarm.aborts and at_the_gate and not held and (*key, "abort") not in aimed:
         return "abort"
     # The last call running, every other result written: the rest of the batch as it was.
     last = statuses.count(RUNNING) == 1 and statuses.count(COMMITTED) == len(statuses) - 1
