@@ -42,6 +42,7 @@ from loopspec.model.commands import (
     HookAnswers,
     ModelFails,
     ModelReplies,
+    Pass,
     PostBlock,
     PostContext,
     SubmitUser,
@@ -49,7 +50,7 @@ from loopspec.model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, LoopConfig
+from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, HookSpec, LoopConfig
 from loopspec.model.dispatch import prepare_result
 from loopspec.model.errors import TransitionRefused
 from loopspec.model.events import ToolCallRecorded
@@ -843,6 +844,20 @@ def test_ABORT_1_EXE_4_MODEL_3_REC_1_each_aim_at_a_running_batch_comes_first_onc
     assert swarming.first_aim(_swarm(), settled, aimed) == "crash"
     aimed.add(("c1", "c2", "crash"))
     assert swarming.first_aim(_swarm(), settled, aimed) is None
+
+
+def test_EXE_4_ABORT_1_an_outcome_is_aimed_first_at_a_call_awaiting_approval_and_no_abort() -> None:
+    """EXE-4: a step where a call waits for its approval puts an outcome for that call first,
+    once per batch (a loop taking it as the call's body's needed a median of 119.5 programs);
+    ABORT-1: no abort first there, where the approval pending keeps the calls after it at the
+    gate, so the simplest continuation answers the approval and a later call's deny shows."""
+    gated = LoopConfig(tools=(READ,), hooks=(HookSpec("gate", "PreToolUse", "read"),))
+    asking = _stepped(gated, *TWO_READS, HookAnswers(Ask()), HookAnswers(Pass())).phase
+    assert swarming.approval_pending(asking)
+    aimed: swarming.Aimed = set()
+    assert swarming.first_aim(_swarm(), asking, aimed) == "settled"
+    aimed.add(("c1", "c2", "settled"))
+    assert swarming.first_aim(_swarm(), asking, aimed) is None
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
