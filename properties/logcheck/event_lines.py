@@ -25,7 +25,8 @@ from loopspec.properties.logcheck.files import STDIN, LogSource
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
-    from typing import BinaryIO
+    from collections.abc import Iterator
+    from typing import Any, BinaryIO
 
 
 def place_events(
@@ -95,21 +96,8 @@ def _seq_lines(
 ) -> dict[int, list[int]]:
     """Each wanted seq's lines, in order, among the first `last_line` lines of `stream`
     (counted as the checker counts them: a read of at most `max_line_bytes + 1` bytes each)."""
-    size = max_line_bytes + 1
-    readline = stream.readline
     lines: dict[int, list[int]] = {}
-    for line in range(1, last_line + 1):
-        raw = readline(size)
-        if not raw:
-            break
-        if not may_carry(raw, wanted):
-            continue
-        try:
-            obj, _end = scan_json(raw.decode(), 0)
-        except SCAN_ERRORS:
-            continue
-        if type(obj) is not dict:
-            continue
+    for line, obj in carrying_lines(stream, wanted, last_line, max_line_bytes + 1):
         seq = obj.get("seq")
         if type(seq) is int:
             if seq in wanted:
@@ -118,6 +106,27 @@ def _seq_lines(
             for covered in _row_seqs(obj, wanted):
                 lines.setdefault(covered, []).append(line)
     return lines
+
+
+def carrying_lines(
+    stream: BinaryIO, wanted: set[int], last_line: int, size: int
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line, object) of each of the first `last_line` lines of `stream` that may carry a
+    wanted seq (`may_carry`) and is a JSON object, lines read at most `size` bytes at a time
+    (as the checker reads them); a line that is no JSON is passed over."""
+    readline = stream.readline
+    for line in range(1, last_line + 1):
+        raw = readline(size)
+        if not raw:
+            return
+        if not may_carry(raw, wanted):
+            continue
+        try:
+            obj, _end = scan_json(raw.decode(), 0)
+        except SCAN_ERRORS:  # (a UnicodeDecodeError is a ValueError)
+            continue
+        if type(obj) is dict:
+            yield line, obj
 
 
 def may_carry(raw: bytes, wanted: set[int]) -> bool:

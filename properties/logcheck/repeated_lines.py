@@ -43,7 +43,7 @@ from loopspec.properties.logcheck.checker import (
     scan_json,
     shorten,
 )
-from loopspec.properties.logcheck.event_lines import may_carry, reopenable
+from loopspec.properties.logcheck.event_lines import carrying_lines, reopenable
 from loopspec.properties.logcheck.files import STDIN
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
@@ -207,18 +207,8 @@ def _first_written(
     except OSError:  # gone or changed since: judged as when it cannot be read again
         return None
     try:
-        readline, wanted = stream.readline, {seq}
-        for line in range(1, before):
-            raw = readline(size)
-            if not raw:
-                break
-            if not may_carry(raw, wanted):
-                continue
-            try:
-                value, _end = scan_json(raw.decode(), 0)
-            except (*SCAN_ERRORS, UnicodeDecodeError):
-                continue
-            if type(value) is dict and type(value.get("seq")) is int and value["seq"] == seq:
+        for line, value in carrying_lines(stream, {seq}, before - 1, size):
+            if type(value.get("seq")) is int and value["seq"] == seq:
                 if _without_time(value) != _without_time(event) or _begun_again(
                     source, line, before, seq=seq, due=due, size=size
                 ):
