@@ -138,8 +138,8 @@ def test_a_case_file_given_to_check_is_named_for_what_it_is(
 
 _PRINTED_LOG_WORDS = (
     "error invalid-json LOG-5: the first line is a lone {lone}: a session log printed over "
-    "many lines (jq . prints it so), not JSON Lines (one event per line); `jq -c {events} FILE` "
-    "writes each event on one line"
+    "many lines ({printer} prints it so), not JSON Lines (one event per line); `jq -c {events} "
+    "FILE` writes each event on one line"
 )
 
 
@@ -148,11 +148,11 @@ _PRINTED_LOG_WORDS = (
     [
         (
             lambda events: "".join(json.dumps(event, indent=2) + "\n" for event in events),
-            _PRINTED_LOG_WORDS.format(lone="'{'", events="."),
+            _PRINTED_LOG_WORDS.format(lone="'{'", printer="jq .", events="."),
         ),
         (
             lambda events: json.dumps(events, indent=2) + "\n",
-            _PRINTED_LOG_WORDS.format(lone="'['", events="'.[]'"),
+            _PRINTED_LOG_WORDS.format(lone="'['", printer="jq -s .", events="'.[]'"),
         ),
         (
             lambda events: json.dumps(events) + "\n",
@@ -1486,6 +1486,24 @@ def test_LOG_4_a_line_a_person_pasted_or_edited_says_what_to_undo(
     assert code == 2
     said = said.replace("{column}", str(len(lines[3].rstrip()) + 1))
     assert out.splitlines()[0] == f"{log}:4: error invalid-json LOG-4: {said}"
+
+
+def test_LOG_4_a_raw_escape_a_writer_left_inside_a_string_is_no_pasted_colour(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """LOG-4: a writer passing a command's coloured output on unescaped leaves a raw ESC inside
+    a string: the line was told it held a terminal's colour codes around its JSON, copied from a
+    coloured terminal, and to print it with jq -M, false of a line no one pasted."""
+    lines = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
+    wrong = lines[3].rstrip()[:-1] + ', "output": "\x1b[31mred\x1b[0m"}'
+    log = tmp_path / "escape.jsonl"
+    log.write_text("".join([*lines[:3], wrong + "\n", *lines[4:]]), "utf-8")
+    code, out = run(capsys, str(log))
+    assert code == 2
+    first = out.splitlines()[0]
+    assert first.startswith(f"{log}:4: error invalid-json LOG-4: "), first
+    assert "colour codes" not in first, first
+    assert "control character" in first, first
 
 
 @pytest.mark.parametrize("bad", [', "isError": flase', ', "text": "a\\q"', ', "time": 1.x'])

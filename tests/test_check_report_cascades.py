@@ -214,15 +214,24 @@ def test_LOG_1_another_session_appended_without_its_header_is_no_copy(tmp_path: 
     assert report.violations[0].violation.message.startswith("seq 0 where 44 was due")
 
 
-def test_LOG_1_a_copy_holding_compact_chunk_rows_is_one_LOG_1_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("retimed", [False, True], ids=["pasted", "written again later"])
+def test_LOG_1_a_copy_holding_compact_chunk_rows_is_one_LOG_1_line(
+    tmp_path: Path, retimed: bool
+) -> None:
     """LOG-1: a harness's log (compact chunk rows among its events) with its last turn pasted
     again: the copy stopped at its first row, whose chunks were then judged with the turn's
     start left out, 'outside any turn' (TURN-3, 8 events), with a second LOG-1 and a REC-1 at
-    its turn/end. A row repeating its original, at the seqs it stands for, goes on the copy."""
+    its turn/end. A row repeating its original, at the seqs it stands for, goes on the copy.
+    Written again by a writer resuming, its rows' times (time0, dt) differ as its events' do,
+    and are set aside alike: they read as a numbering begun again (LOG-1 and TURN-1)."""
     lines = (FIXTURES / "valid" / "harness-written.jsonl").read_text().splitlines(keepends=True)
     assert lines[78].startswith('{"type": "turn/start", "seq": 138,')
+    copy = lines[78:]
+    if retimed:
+        copy = [_later(line) for line in copy]
+        assert any('"time0"' in line for line in copy)
     path = tmp_path / "log.jsonl"
-    path.write_text("".join([*lines, *lines[78:]]))
+    path.write_text("".join([*lines, *copy]))
     (report,) = check_paths([str(path)])
     assert [found.violation.rule_id for found in report.violations] == ["LOG-1"]
     assert report.violations[0].violation.message.startswith(
@@ -247,3 +256,14 @@ def test_LOG_1_a_copy_on_standard_input_from_a_file_is_one_LOG_1_line(
     assert report.violations[0].violation.message.startswith(
         "lines 46 to 53 repeat lines 38 to 45, the events of seqs 36 to 43 again"
     )
+
+
+def _later(line: str) -> str:
+    """`line`'s event an hour later: its time, or a compact row's time0 and gaps."""
+    event = json.loads(line)
+    for key in ("time", "time0"):
+        if key in event:
+            event[key] += 3_600_000
+    if "seq0" in event and "dt" in event["data"]:
+        event["data"]["dt"] = [gap + 1 for gap in event["data"]["dt"]]
+    return json.dumps(event) + "\n"

@@ -353,7 +353,9 @@ def log_violations(
             # As check says of such a line (section 10 makes `time` required): the facts the
             # rules read take none, and the comparison ignores times, so it read as TURN-1's
             # "turn/start differs in its envelope".
-            found.append(Violation("LOG-4", at, f"{event.get('type')}.time is missing"))
+            kind = event.get("type")
+            missing = f"{kind}.time" if type(kind) is str and kind else "the event's time"
+            found.append(Violation("LOG-4", at, f"{missing} is missing"))
         try:
             fact = fact_from_wire(event)
         except FactError as error:
@@ -5717,7 +5719,7 @@ def classify(
                     "TURN-1",
                     f"the target's own log breaks TURN-1 at its seq {first.seq}: {said}",
                 )
-            at = f"its seq {first.seq}" if first.seq >= 0 else "an event with no seq"
+            at = f"its seq {first.seq}" if first.seq >= 0 else "an event with no integer seq"
             return first.rule_id, (
                 f"the target's own log breaks {first.rule_id} at {at}: {first.message}"
             )

@@ -856,9 +856,11 @@ def _null_hint(wrong: Any) -> str:
         )
     if _required_member(wrong):
         # Leaving it out breaks the schema too: the member needs a value of its type.
-        member = wrong.absolute_path[-1]
+        member, kind = wrong.absolute_path[-1], wrong.validator_value
+        # By sound: "an integer", "an object" (the schema's types), "a string", "a number".
+        article = "an" if str(kind)[:1] in ("a", "e", "i", "o", "u") else "a"
         return (
-            f"; {member} is required, a {wrong.validator_value}: write one, never null (a "
+            f"; {member} is required, {article} {kind}: write one, never null (a "
             "default where your value may be missing, as jq's // gives)"
         )
     return (
@@ -970,7 +972,8 @@ def _every_process_reads(popen: subprocess.Popen[bytes]) -> bool:
     or waits for a child (Linux: `/proc/PID/task/TID/syscall`), none reading loopspec's pipe
     (`_reads_its_input`): a shell loop passing each message to a coprocess (jq, sed) waits to
     read its answer, which sits in that coprocess's stdout buffer while it waits for its next
-    line. Nothing runs, so nothing will answer."""
+    line. Nothing runs, so nothing will answer (two threads reading at least: one alone may be
+    a loop reading its input another way)."""
     calls = _waiting_calls()
     if calls is None:
         return False
@@ -988,7 +991,7 @@ def _every_process_reads(popen: subprocess.Popen[bytes]) -> bool:
                 pending.extend(int(child) for child in children if int(child) not in seen)
         except (OSError, ValueError, IndexError):
             return False  # gone, not Linux, or not ours to read: no hint
-    return reading > 1
+    return not pending and reading > 1  # (a tree past the cap, not all read: no hint)
 
 
 def _repeats_counted(lines: list[str]) -> list[str]:

@@ -63,7 +63,13 @@ itself again at each."""
 
 
 def _without_time(event: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in event.items() if key != "time"}
+    """`event` with its times left out: an event's `time`; a compact row's `time0` and the
+    chunks' `data.dt` (a writer resuming writes its copy at other times)."""
+    kept = {key: value for key, value in event.items() if key not in ("time", "time0")}
+    data = kept.get("data")
+    if "seq0" in event and type(data) is dict and "dt" in data:
+        kept["data"] = {key: value for key, value in data.items() if key != "dt"}
+    return kept
 
 
 def _kept_at(prefix: Prefix, event: dict[str, Any], seq: int) -> bool:

@@ -266,7 +266,8 @@ def _pasted_words(error: JSONDecodeError) -> str | None:
     stripped = text.lstrip()
     found = text[error.pos : error.pos + 1]
     where = f"column {error.colno}"
-    if "\x1b[" in text:
+    # Around the JSON (jq -C begins each line with one), not an ESC a writer left in a string.
+    if stripped.startswith("\x1b["):
         return (
             "the line holds a terminal's colour codes (ESC [ ... m) around its JSON: copied "
             "from a coloured terminal (jq -C, a pager)? copy the file itself, or print it "
@@ -462,11 +463,11 @@ def _unparsable(
         # An indented JSON document (a case file `conform` saved, a pretty-printed log).
         lone = raw.strip().decode()
         if _opens_a_header(rest):  # a log pretty-printed, as `jq .` (or `jq -s .`) prints one
-            events = "." if lone == "{" else "'.[]'"
+            events, printed = (".", "jq .") if lone == "{" else ("'.[]'", "jq -s .")
             message = (
                 f"the first line is a lone {lone!r}: a session log printed over many lines "
-                f"(jq . prints it so), not JSON Lines (one event per line); `jq -c {events} "
-                "FILE` writes each event on one line"
+                f"({printed} prints it so), not JSON Lines (one event per line); `jq -c "
+                f"{events} FILE` writes each event on one line"
             )
             report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-5")
         else:
