@@ -48,6 +48,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from suite_cpu_plugin import OUT_VARIABLE
 
@@ -88,29 +89,45 @@ def run_file(test_file: str, scratch: Path, *, cov: bool = True) -> dict[str, ob
 
     With `cov` false the file runs without `--cov`: the difference is what coverage's tracer
     costs the file (a `no_cover` test already runs untraced either way)."""
-    env = pytest_environment(ROOT, scratch)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", *(["--cov", "--cov-report="] if cov else []), test_file],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    reap_everything()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    lines = done.stdout.strip().splitlines()
+    cover = ["--cov", "--cov-report="] if cov else []
+    argv = [sys.executable, "-m", "pytest", *cover, test_file]
+    spent = _pytest_spending(argv, ROOT, pytest_environment(ROOT, scratch))
     return {
         "file": test_file,
         "cov": cov,
-        "user": round(after.ru_utime - before.ru_utime, 2),
-        "sys": round(after.ru_stime - before.ru_stime, 2),
-        "wall": round(time.monotonic() - started, 1),
-        "exit": done.returncode,
-        "summary": lines[-1] if lines else "",
+        "user": round(spent.user, 2),
+        "sys": round(spent.sys, 2),
+        "wall": round(spent.wall, 1),
+        "exit": spent.exit,
+        "summary": spent.summary,
     }
+
+
+class _Spent(NamedTuple):
+    """What one pytest run and all it started cost, and how it ended."""
+
+    user: float
+    sys: float
+    wall: float
+    exit: int
+    summary: str  # pytest's last line ("" when it printed none)
+
+
+def _pytest_spending(argv: list[str], cwd: Path, env: dict[str, str]) -> _Spent:
+    """Run pytest as `argv` in `cwd`; its CPU and its descendants' (those left behind reaped)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    reap_everything()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    lines = done.stdout.strip().splitlines()
+    return _Spent(
+        after.ru_utime - before.ru_utime,
+        after.ru_stime - before.ru_stime,
+        time.monotonic() - started,
+        done.returncode,
+        lines[-1] if lines else "",
+    )
 
 
 def load(path: Path) -> dict[str, dict[str, object]]:
@@ -191,23 +208,15 @@ def run_per_test(tree: Path, files: list[str], scratch: Path, out: Path) -> tupl
             [str(ROOT / "benchmarks"), *filter(None, [os.environ.get("PYTHONPATH")])]
         ),
     }
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(
+    spent = _pytest_spending(
         [
             *(str(tree / ".venv" / "bin" / "python"), "-m", "pytest", "--cov", "--cov-report="),
             *("-p", "suite_cpu_plugin", "-p", "no:randomly", *present),
         ],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
+        tree,
+        env,
     )
-    reap_everything()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    spent = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    lines = done.stdout.strip().splitlines()
-    return spent, lines[-1] if lines else f"exit {done.returncode}"
+    return spent.user + spent.sys, spent.summary or f"exit {spent.exit}"
 
 
 def load_per_test(path: Path) -> dict[str, float]:

@@ -153,16 +153,18 @@ def test_DEC_1_a_log_redirected_to_stdin_from_a_file_names_every_events_line() -
 
 
 def test_DEC_1_stdin_read_again_starts_where_its_log_started(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """DEC-1: standard input a file whose log starts past a first part another program read
     (`(read header; loopspec check -) < file`) is read again from there, not from the file's
     first byte (the lines would be counted from a line of no log)."""
     before = b"a line another program read\n" * 3
-    stdin = io.BytesIO(before + DEC_1.read_bytes())
-    stdin.read(len(before))
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(stdin))
-    code, out = _check(capsys, "--format", "json", "-")
+    log = tmp_path / "after-a-header.jsonl"
+    log.write_bytes(before + DEC_1.read_bytes())
+    with log.open("rb") as stdin:
+        stdin.read(len(before))
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(stdin))
+        code, out = _check(capsys, "--format", "json", "-")
     assert code == 1
     assert _dec_1(json.loads(out)["logs"][0]["violations"])["event_lines"] == [
         RESULT_LINE,

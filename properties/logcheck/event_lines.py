@@ -20,13 +20,18 @@ clean run; save the log to a file to see the others.
 
 from __future__ import annotations
 
+import io
+
 from loopspec.properties.logcheck.checker import SCAN_ERRORS, LogReport, scan_json
 from loopspec.properties.logcheck.files import STDIN, LogSource
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from typing import Any, BinaryIO
+
+    Opener = Callable[[], BinaryIO]
+    """The log read again from its start, a stream of its own (`log_opener`)."""
 
 
 def place_events(
@@ -38,8 +43,8 @@ def place_events(
     """Set `event_lines` of every violation in `report` (a dsh log's), reading the log again:
     `stream` from its start when it can seek, else `source` opened again when it is a file (a
     compressed one's stream cannot seek back), or standard input from where its log started
-    when it is a file; when none can be read again (a pipe), only each offending event's line
-    is set."""
+    when it is a file (`log_opener`, as a copy is found); when none can be read again (a
+    pipe), only each offending event's line is set."""
     found_all = report.violations
     wanted = {seq for found in found_all for seq in found.events[1:]}
     occurrences: dict[int, list[int]] = {}
@@ -48,13 +53,9 @@ def place_events(
             if stream.seekable():
                 stream.seek(0)
                 occurrences = _seq_lines(stream, wanted, report.lines, max_line_bytes)
-            elif source is not None and reopenable(source.name):
-                with source.open() as again:
+            elif (opener := log_opener(source)) is not None:
+                with opener() as again:
                     occurrences = _seq_lines(again, wanted, report.lines, max_line_bytes)
-            elif source is not None and source.stdin_start is not None:
-                occurrences = _stdin_seq_lines(
-                    source.stdin_start, wanted, report.lines, max_line_bytes
-                )
         except OSError:  # gone or changed since: the seqs alone are still right
             occurrences = {}
     for found in found_all:
@@ -72,23 +73,47 @@ def reopenable(name: str) -> bool:
     return name != STDIN and os.path.isfile(name)
 
 
-def _stdin_seq_lines(
-    start: int, wanted: set[int], last_line: int, max_line_bytes: int
-) -> dict[int, list[int]]:
-    """`_seq_lines` of standard input, a file, read again from `start` (decompressed as the
-    check read it), then put back where the check left it: a `-` named again reads on from
-    there, as it did."""
+def log_opener(source: LogSource | None) -> Opener | None:
+    """How to read the log `source` names again from its start, a stream of its own: a file
+    opened again, or standard input redirected from a file (`check - < log.jsonl`) read from
+    where its log started without moving the check's own reading (`_ReadAt`); None for a pipe,
+    which cannot be read twice."""
+    if source is None:
+        return None
+    if reopenable(source.name):
+        return source.open
+    start = source.stdin_start
+    if source.name != STDIN or start is None:
+        return None
     import sys  # noqa: PLC0415 (loaded by the interpreter at start: no cost)
 
     from loopspec.properties.logcheck.streams import sniffed  # noqa: PLC0415 (as `files`)
 
-    stdin = sys.stdin.buffer
-    left_at = stdin.tell()
-    stdin.seek(start)
     try:
-        return _seq_lines(sniffed(stdin, owned=False), wanted, last_line, max_line_bytes)
-    finally:
-        stdin.seek(left_at)
+        descriptor = sys.stdin.buffer.fileno()
+    except (OSError, ValueError):  # no descriptor (a test's bytes in memory): not read again
+        return None
+    return lambda: sniffed(io.BufferedReader(_ReadAt(descriptor, start)), owned=True)
+
+
+class _ReadAt(io.RawIOBase):
+    """A file descriptor's bytes from `offset` on, read with `os.pread`: a reading of its own,
+    which leaves the descriptor's offset (the check's reading of standard input) where it is."""
+
+    def __init__(self, descriptor: int, offset: int) -> None:
+        super().__init__()
+        self._descriptor, self._offset = descriptor, offset
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        import os  # noqa: PLC0415 (loaded by the interpreter at start: no cost)
+
+        data = os.pread(self._descriptor, len(buffer), self._offset)
+        buffer[: len(data)] = data
+        self._offset += len(data)
+        return len(data)
 
 
 def _seq_lines(

@@ -30,8 +30,6 @@ kind, not the line before, is judged as an event reusing a taken seq.
 
 from __future__ import annotations
 
-import io
-
 from loopspec.model import PlainRecord
 from loopspec.model.prefix import Prefix, Violation
 from loopspec.properties.logcheck import UNIT_KEY
@@ -43,18 +41,14 @@ from loopspec.properties.logcheck.checker import (
     scan_json,
     shorten,
 )
-from loopspec.properties.logcheck.event_lines import carrying_lines, reopenable
-from loopspec.properties.logcheck.files import STDIN
+from loopspec.properties.logcheck.event_lines import carrying_lines, log_opener
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any, BinaryIO
 
+    from loopspec.properties.logcheck.event_lines import Opener
     from loopspec.properties.logcheck.files import LogSource
-
-    Opener = Callable[[], BinaryIO]
-    """The log read again from its start, a stream of its own (`_opener`)."""
 
 LOOKUPS = 8
 """How many times a log is read again to find where a seq was first written: each reading goes
@@ -116,49 +110,6 @@ def written_again(event: object, earlier: object, seq: int, prefix: Prefix) -> b
     ):
         return True
     return _kept_at(prefix, event, seq)
-
-
-def _opener(source: LogSource | None) -> Opener | None:
-    """How to read the log `source` names again from its start, a stream of its own: a file
-    opened again, or standard input redirected from a file (`check - < log.jsonl`) read from
-    where its log started without moving the check's own reading (`_ReadAt`); None for a pipe,
-    which cannot be read twice."""
-    if source is None:
-        return None
-    if reopenable(source.name):
-        return source.open
-    start = source.stdin_start
-    if source.name != STDIN or start is None:
-        return None
-    import sys  # noqa: PLC0415 (loaded by the interpreter at start: no cost)
-
-    from loopspec.properties.logcheck.streams import sniffed  # noqa: PLC0415 (as `files`)
-
-    try:
-        descriptor = sys.stdin.buffer.fileno()
-    except (OSError, ValueError):  # no descriptor (a test's bytes in memory): not read again
-        return None
-    return lambda: sniffed(io.BufferedReader(_ReadAt(descriptor, start)), owned=True)
-
-
-class _ReadAt(io.RawIOBase):
-    """A file descriptor's bytes from `offset` on, read with `os.pread`: a reading of its own,
-    which leaves the descriptor's offset (the check's reading of standard input) where it is."""
-
-    def __init__(self, descriptor: int, offset: int) -> None:
-        super().__init__()
-        self._descriptor, self._offset = descriptor, offset
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        import os  # noqa: PLC0415 (loaded by the interpreter at start: no cost)
-
-        data = os.pread(self._descriptor, len(buffer), self._offset)
-        buffer[: len(data)] = data
-        self._offset += len(data)
-        return len(data)
 
 
 class _Original(PlainRecord):
@@ -314,7 +265,7 @@ class Repeats(PlainRecord):
         self.due = -1
         self._report = report
         self._limits = limits
-        self._source = _opener(source)
+        self._source = log_opener(source)
         self._lookups = LOOKUPS
         self._original: _Original | None = None
         self._copy: tuple[int, int, int, int] | None = None
