@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Final
 
+from loopspec.impl.json_fault_words import parser_fault
 from loopspec.impl.system_words import system_reason
 from loopspec.model.errors import NO_RULE_BROKEN
 from loopspec.model.json_location import line_and_column, offset_past_depth
@@ -137,7 +138,8 @@ def not_json(path: object, error: json.JSONDecodeError, what: str, reason: str =
     in place of the parser's own words when the caller knows better). An empty file says so:
     the parser's "Expecting value: column 1" sent its reader looking for a fault on line 1.
     What a hand edit leaves is said as that edit: a comma before a closing bracket, a string's
-    quote left unescaped (the parser named the bracket, or a missing delimiter)."""
+    quote left unescaped (the parser named the bracket, or a missing delimiter), and the
+    parser's other refusals as `parser_fault` says them."""
     if not error.doc.strip():
         return f"{path}: the {what} is empty"
     if not reason:
@@ -155,7 +157,7 @@ def not_json(path: object, error: json.JSONDecodeError, what: str, reason: str =
                 'a string\'s closing quote (") is followed by more text: a " inside a '
                 'string is written \\"'
             )
-    said = reason or error.msg
+    said = reason or parser_fault(error, what)
     return f"{path}:{error.lineno}: the {what} is not JSON: {said}: column {error.colno}"
 
 

@@ -190,8 +190,8 @@ def test_PROTO_1_a_curled_quote_inside_a_message_is_not_blamed_for_another_fault
     missing) is named in the parser's words, not blamed on the quotes."""
     broken = BO_S_CASE.replace('"text": "tidy up"', '"text": "\u201ctidy\u201d" "up"')
     assert _replay_refusal(broken, tmp_path, monkeypatch, capsys) == (
-        "loopspec: error: bo.json:16: the case file is not JSON: Expecting ',' delimiter: "
-        "column 24\n"
+        "loopspec: error: bo.json:16: the case file is not JSON: no comma (,) between this "
+        "member or item and the one before it: add one: column 24\n"
     )
     # The same quotes in a case with no other fault replay: they are the user's text.
     Path("bo.json").write_text(broken.replace('" "up"', ' up"'), encoding="utf-8")
@@ -282,8 +282,49 @@ NO_COMMENTS = (
             "bo.json:15: the case file is not JSON: a single quote ('), where JSON needs a "
             'straight double quote ("): column 7',
         ),
+        (
+            # A member added by hand without the comma after the one before it.
+            BO_S_CASE.replace('"version": 1,', '"version": 1'),
+            "bo.json:4: the case file is not JSON: no comma (,) between this member or item and "
+            "the one before it: add one: column 3",
+        ),
+        (
+            BO_S_CASE.replace('"maxParallel": 10', '"maxParallel": None'),
+            "bo.json:8: the case file is not JSON: None is not JSON's spelling: write null: "
+            "column 20",
+        ),
+        (
+            BO_S_CASE.replace('"rule": "EXE-5"', 'rule: "EXE-5"'),
+            "bo.json:4: the case file is not JSON: a member's name without its double quotes: "
+            'write "rule": column 3',
+        ),
+        (
+            BO_S_CASE.replace('"version": 1,', '"version": 1,,'),
+            "bo.json:3: the case file is not JSON: two commas in a row: delete one: column 16",
+        ),
+        (
+            BO_S_CASE.replace('"tidy up"', '"tidy\tup"'),
+            "bo.json:16: the case file is not JSON: a tab inside a string: write it as \\t: "
+            "column 20",
+        ),
+        (
+            BO_S_CASE.replace('"tidy up"', '"tidy C:\\Users\\bo"'),
+            "bo.json:16: the case file is not JSON: a backslash (\\) that starts no escape (a "
+            "Windows path?): write each backslash inside a string as \\\\: column 23",
+        ),
     ],
-    ids=["line-comment", "block-comment", "hash-comment", "single-quotes"],
+    ids=[
+        "line-comment",
+        "block-comment",
+        "hash-comment",
+        "single-quotes",
+        "comma-left-out",
+        "python-none",
+        "unquoted-name",
+        "two-commas",
+        "tab-typed",
+        "windows-path",
+    ],
 )
 def test_PROTO_1_a_note_or_quote_written_into_a_case_by_hand_is_named(
     tmp_path: Path,
@@ -307,6 +348,7 @@ def test_PROTO_1_a_script_named_as_the_case_is_not_told_to_delete_its_comment(
     case. A comment is named only inside the case's braces."""
     script = "// the loop\nimport { main } from './main.mjs';\n"
     said = _replay_refusal(script, tmp_path, monkeypatch, capsys)
-    assert (
-        said == "loopspec: error: bo.json:1: the case file is not JSON: Expecting value: column 1\n"
+    assert said == (
+        "loopspec: error: bo.json:1: the case file is not JSON: a case file starts with {, and "
+        "this file does not: is it the right file?: column 1\n"
     )

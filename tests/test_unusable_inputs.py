@@ -246,7 +246,8 @@ def test_SAFE_4_a_scenario_hooks_spec_or_case_file_that_is_no_JSON_text_is_named
         (["run", str(latin1)], f"{latin1}:2: the scenario {bad_byte}"),
         (
             ["run", str(_scenario(tmp_path)), "--hooks", str(broken), "--log", str(log)],
-            f"{broken}:2: the hooks file is not JSON: Expecting value: column 1",
+            f"{broken}:2: the hooks file is not JSON: the text ends before the hooks file does: "
+            "was it cut short?: column 1",
         ),
         (["spec", "--check", str(latin1)], f"{latin1}:2: the spec file {bad_byte}"),
         (["replay", str(latin1)], f"{latin1}:2: the case file {bad_byte}"),
@@ -338,7 +339,10 @@ def test_a_transcript_given_as_a_scenario_or_hooks_file_is_named_for_what_it_is(
     stray.write_text('{"turns": []}\n}\n', encoding="utf-8")
     assert main(["run", str(stray)]) == 2
     said = capsys.readouterr().err
-    assert said.startswith(f"loopspec: error: {stray}:2: the scenario is not JSON: Extra data")
+    assert said.startswith(
+        f"loopspec: error: {stray}:2: the scenario is not JSON: more follows the end of the "
+        "scenario's JSON: delete it"
+    )
 
 
 def test_SAFE_4_json_past_its_bounds_names_SAFE_4_in_a_scenario_hooks_or_case_file(

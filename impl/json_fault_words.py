@@ -1,0 +1,89 @@
+"""What a JSON parser's refusal of a hand-edited file means, said as the edit and its mend.
+
+Python's parser names what it expected where it stopped ("Expecting ',' delimiter",
+"Expecting value", "Invalid \\escape"), not what the person typed there: a comma left out
+between two members, Python's `True`, a name without its quotes, a tab or a Windows path's
+backslash inside a string. Each refusal is said here as the edit, with what to type instead;
+one this module does not know keeps the parser's words.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Final
+
+# A word where JSON takes a value or a member's name: an identifier, as a person types one.
+_BARE_WORD: Final = re.compile(r"[A-Za-z_$][\w$.-]*")
+# Python's (and other languages') spellings of JSON's three literals.
+_LITERALS: Final = {
+    "True": "true",
+    "False": "false",
+    "None": "null",
+    "TRUE": "true",
+    "FALSE": "false",
+    "NULL": "null",
+    "Null": "null",
+    "nil": "null",
+    "undefined": "null",
+}
+
+
+def parser_fault(error: json.JSONDecodeError, what: str) -> str:
+    """The words for `error`, the parser's refusal of the user's `what` ("case file"), at the
+    place it stopped; the parser's own message when no edit explains it."""
+    text, at = error.doc, error.pos
+    rest = text[at:]
+    if error.msg.startswith("Expecting"):
+        if not rest.strip():
+            return f"the text ends before the {what} does: was it cut short?"
+        if at == len(text) - len(text.lstrip()) and not rest.startswith(("{", "[")):
+            # The first thing in the file is no JSON at all: a script or notes in its place.
+            return f"a {what} starts with {{, and this file does not: is it the right file?"
+    word = _BARE_WORD.match(text, at)
+    if error.msg.startswith("Expecting ',' delimiter"):
+        return "no comma (,) between this member or item and the one before it: add one"
+    if error.msg.startswith("Expecting ':' delimiter"):
+        return "a colon (:) is missing between a member's name and its value: add it"
+    if error.msg.startswith("Expecting property name"):
+        if rest.startswith(","):
+            return "two commas in a row: delete one"
+        if word is not None:
+            name = word.group()
+            return f'a member\'s name without its double quotes: write "{name}"'
+        return 'a member\'s name, in double quotes ("name"), belongs here'
+    if error.msg.startswith("Expecting value"):
+        if word is not None and word.group() in _LITERALS:
+            spelt = word.group()
+            return f"{spelt} is not JSON's spelling: write {_LITERALS[spelt]}"
+        if word is not None:
+            return f'a bare word ({word.group()}): a string is written in double quotes, "..."'
+        if rest.startswith(","):
+            return "a value is missing before this comma (two commas in a row?)"
+        return "a value belongs here"
+    if error.msg.startswith("Invalid control character"):
+        return _control_character(text[at])
+    if error.msg.startswith("Invalid \\escape"):
+        return (
+            "a backslash (\\) that starts no escape (a Windows path?): write each backslash "
+            "inside a string as \\\\"
+        )
+    if error.msg.startswith("Invalid \\uXXXX escape"):
+        return "\\u not followed by four hexadecimal digits"
+    if error.msg.startswith("Unterminated string"):
+        return 'a string without its closing double quote (")'
+    if error.msg.startswith("Extra data"):
+        return f"more follows the end of the {what}'s JSON: delete it"
+    return error.msg
+
+
+def _control_character(character: str) -> str:
+    """A control character typed inside a string, which JSON writes as an escape."""
+    if character == "\t":
+        return "a tab inside a string: write it as \\t"
+    if character in "\r\n":
+        return "a line break inside a string: write it as \\n"
+    return (
+        f"a control character (U+{ord(character):04X}) inside a string: write it as "
+        f"\\u{ord(character):04x}"
+    )
