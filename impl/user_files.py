@@ -31,6 +31,7 @@ from loopspec.model.repeated_keys import RepeatedKey, given_twice, repeated_key
 MAX_JSON_DEPTH: Final = 200
 """Arrays and objects nested deeper than this are refused (a loop's documents need a dozen)."""
 _CHUNK: Final = 1 << 16
+_MIB: Final = 1 << 20
 STDIN_NAME: Final = "-"
 """The name that reads standard input (`loopspec replay -`, as `loopspec check -`), and names
 it in messages."""
@@ -90,9 +91,10 @@ def file_kind(mode: int) -> str:
     return "a regular file"
 
 
-def read_user_file(path: Path, *, cap: int, what: str = "file") -> bytes:
+def read_user_file(path: Path, *, cap: int, what: str = "file", too_large: str = "") -> bytes:
     """The bytes of `path`, a regular file or a pipe (or standard input, a socket too, named
-    `-` or by a path), at most `cap` of them."""
+    `-` or by a path), at most `cap` of them; `too_large` ends the refusal of a larger one,
+    saying what to do ("; a case conform saves is ...")."""
     standard_input = str(path) == STDIN_NAME
     if sys.stdin is None and (standard_input or str(path) in STDIN_PATHS):
         # Closed when loopspec started (`<&-`): descriptor 0 may since be a pipe loopspec made
@@ -118,7 +120,10 @@ def read_user_file(path: Path, *, cap: int, what: str = "file") -> bytes:
         message = refused_by_system(path, f"read the {what}", error)
         raise UserFileError(message, unreadable=True) from error
     if len(data) > cap:
-        raise UserFileError(f"{path}: the {what} is larger than {cap} bytes")
+        raise UserFileError(
+            f"{path}: the {what} is larger than {cap} bytes ({cap / _MIB:g} MiB), the most "
+            f"loopspec reads{too_large}"
+        )
     return bytes(data)
 
 

@@ -38,6 +38,7 @@ from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import process_target
 from loopspec.properties.conformance.case_format import BUNDLED_IMPL, CASE_MEMBERS
 from loopspec.properties.conformance.case_portable import portable
+from loopspec.properties.conformance.case_text import holds_a_case
 from loopspec.properties.conformance.command_codec import config_to_json
 from loopspec.properties.conformance.compare import Divergence
 from loopspec.properties.conformance.run import (
@@ -1498,8 +1499,9 @@ def test_SAFE_4_a_case_file_that_cannot_be_read_names_no_rule_and_a_device_names
     """SAFE-4, PROTO-1: a missing case file, a path with no case file, or a folder without
     one breaks no rule, and replay says so without a tag, as `check` reports a missing log
     ("error unreadable", no rule); each was tagged [PROTO-1], the driver protocol's rule. A
-    device where a case file should be is refused unread under SAFE-4, the rule that says so;
-    only what the file holds is PROTO-1's."""
+    device where a case file should be is refused unread under SAFE-4, the rule that says so,
+    and so is a file past the cap, saying what the cap is and that a case is kilobytes; only
+    what the file holds is PROTO-1's."""
     missing = tmp_path / "missing.json"
     assert main(["replay", str(missing)]) == 2
     said = f"loopspec: error: {missing}: cannot read the case file: no such file or directory\n"
@@ -1514,6 +1516,22 @@ def test_SAFE_4_a_case_file_that_cannot_be_read_names_no_rule_and_a_device_names
     assert main(["replay", os.devnull]) == 2
     device = f"loopspec: error: [SAFE-4] {os.devnull}: the case file is a character device, "
     assert capsys.readouterr().err.startswith(device)
+    # Over the cap, it said the bound in bytes alone: now what the bound is, and what to do.
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as sparse:
+        sparse.truncate(16 * 1024 * 1024 + 1)
+    assert main(["replay", str(huge)]) == 2
+    assert capsys.readouterr().err == (
+        f"loopspec: error: [SAFE-4] {huge}: the case file is larger than 16777216 bytes (16 MiB), "
+        "the most loopspec reads; a case conform saves is a few kilobytes: is this the file you "
+        "meant?\n"
+    )
+    # Named to pytest as a path, such a file is a case by its head (pytest said "not found").
+    assert not holds_a_case(huge)
+    huge.write_text('{"loopspec": "case", "version": 1,', encoding="utf-8")
+    with huge.open("r+b") as sparse:
+        sparse.truncate(16 * 1024 * 1024 + 1)
+    assert holds_a_case(huge)
 
 
 def test_replay_of_a_folder_writes_one_json_document_a_ci_step_validates(

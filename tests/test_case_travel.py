@@ -246,15 +246,35 @@ def test_PROTO_1_a_case_the_first_conform_wrote_still_replays(
             "this reads as a hooks settings file: `loopspec run SCENARIO --hooks SETTINGS` "
             "runs those hooks",
         ),
+        (
+            {"format": "loopspec-conform/1", "divergence": {"case": "cases/case-ADJ-4-0.json"}},
+            "this is the report `loopspec conform --format json` writes: the case it saved is "
+            "cases/case-ADJ-4-0.json, named from the folder conform ran in: replay that file",
+        ),
+        (
+            {"format": "loopspec-replay/1", "case": "alice-case.json", "diverges": True},
+            "this is the report `loopspec replay --format json` writes of alice-case.json: "
+            "replay that file",
+        ),
+        (
+            {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "case file"},
+            "this is a JSON Schema, as `loopspec schema` prints one, not a case",
+        ),
+        (
+            {"type": "turn/start", "seq": 0, "time": 1700000000000, "data": {"turn": 1}},
+            "this is one line of a session log or transcript: `loopspec check` reads a log",
+        ),
     ],
-    ids=["scenario", "settings"],
+    ids=["scenario", "settings", "conform-report", "replay-report", "schema", "log-line"],
 )
 def test_PROTO_1_a_run_input_sent_as_a_case_says_what_reads_it(
     omar: Path, capsys: pytest.CaptureFixture[str], document: dict[str, object], said: str
 ) -> None:
     """PROTO-1: a hook bug found with `loopspec run --harness claude-code` travels as its
     scenario and hooks settings (run writes no case); replayed, either was told only that
-    `$.loopspec` is missing. The error says what the file is and which command runs it."""
+    `$.loopspec` is missing. So were a conform or replay report (`--format json`) attached to
+    a bug in its case's place, a JSON Schema and a log's line. The error says what the file is
+    and which command reads it (or where its case is)."""
     shared = omar / "hooks-bug.json"
     shared.write_text(json.dumps(document), encoding="utf-8")
     assert main(["replay", str(shared)]) == 2

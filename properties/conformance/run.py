@@ -2030,6 +2030,10 @@ CASE_FILE_CAP = 16 * 1024 * 1024
 """Bytes a case file may hold (rule SAFE-4); the shrunk programs conform saves are kilobytes."""
 
 
+# What a case file over the cap is likely to be: not one conform saved.
+_TOO_LARGE = "; a case conform saves is a few kilobytes: is this the file you meant?"
+
+
 def load_case(path: Path) -> Case:
     """A case file's recorded target, configuration, commands and profile.
 
@@ -2038,7 +2042,7 @@ def load_case(path: Path) -> Case:
     the line it is on (a case is edited by hand: a JSON path alone is hard to find).
     """
     try:
-        data = read_user_file(path, cap=CASE_FILE_CAP, what="case file")
+        data = read_user_file(path, cap=CASE_FILE_CAP, what="case file", too_large=_TOO_LARGE)
     except UserFileError as error:
         if error.unreadable:
             raise CaseFileUnreadable(str(error)) from error
@@ -2147,9 +2151,20 @@ class _CaseFault(LoopSpecError):
 
 def _not_a_case(document: dict[str, Any]) -> str:
     """What else a shared file without the case marker may be, and what reads it: `loopspec
-    run`'s inputs travel with hook bugs, and neither is a case (run writes none)."""
+    run`'s inputs travel with hook bugs, and neither is a case (run writes none); a report
+    conform or replay wrote with --format json is attached to a bug in the case's place, and
+    a log's one line, or a schema, is sent for one."""
     if "loopspec" in document:
         return ""
+    report = _a_report(document)
+    if report:
+        return report
+    if isinstance(document.get("$schema"), str):
+        return " (this is a JSON Schema, as `loopspec schema` prints one, not a case)"
+    if isinstance(document.get("type"), str) and ("seq" in document or "sessionId" in document):
+        return " (this is one line of a session log or transcript: `loopspec check` reads a log)"
+    if document.get("type") == "session":
+        return " (this is a session log's header line: `loopspec check` reads a log)"
     if "turns" in document:
         return (
             " (this is a scenario: `loopspec run SCENARIO --hooks SETTINGS` runs it, "
@@ -2160,6 +2175,33 @@ def _not_a_case(document: dict[str, Any]) -> str:
             " (this reads as a hooks settings file: `loopspec run SCENARIO --hooks SETTINGS` "
             "runs those hooks)"
         )
+    return ""
+
+
+def _a_report(document: dict[str, Any]) -> str:
+    """What a `--format json` report named as a case says of itself, and where its case is:
+    " (this is ...)", or "" for a document that is no such report."""
+    form = document.get("format")
+    divergence = document.get("divergence")
+    saved = divergence.get("case") if isinstance(divergence, dict) else None
+    if form == "loopspec-conform/1":
+        where = (
+            f"the case it saved is {shown(saved, 120)}, named from the folder conform ran in: "
+            "replay that file"
+            if isinstance(saved, str)
+            else "it found no divergence and saved no case"
+        )
+        return f" (this is the report `loopspec conform --format json` writes: {where})"
+    if form == "loopspec-replay/1":
+        case = document.get("case")
+        of = f" of {shown(case, 120)}" if isinstance(case, str) else ""
+        return f" (this is the report `loopspec replay --format json` writes{of}: replay that file)"
+    if form == "loopspec-replay-cases/1":
+        return " (this is the report `loopspec replay --format json` writes of several cases)"
+    if form == "loopspec-check/1":
+        return " (this is the report `loopspec check --format json` writes of logs)"
+    if isinstance(form, str) and form.startswith("loopspec-"):
+        return f" (this is a {shown(form, 40)} report, which loopspec writes with --format json)"
     return ""
 
 
