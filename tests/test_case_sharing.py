@@ -1141,6 +1141,25 @@ def test_PROTO_1_a_case_s_cmd_whose_program_is_not_here_says_how_to_name_your_co
     ), first
 
 
+def test_PROTO_1_a_profile_case_replayed_without_loopspec_s_repository_says_where_its_adapter_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: a profile's case records the real harness's adapter from loopspec's repository
+    (`examples/dsh-adapter/run.sh`); replayed with that --cmd where the installed package alone
+    is, it was told to "name your copy of the loop, --cmd PATH/TO/run.sh", a copy no reader of
+    a dsh case has. It names the repository, what to install, and --bundled."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["replay", str(DSH_CASE), "--cmd", "examples/dsh-adapter/run.sh"]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.endswith(
+        "; the case records the command it was found with, examples/dsh-adapter/run.sh, an "
+        "adapter in loopspec's repository (its examples/ folder), which the installed package "
+        "does not hold: replay it from a clone of loopspec, the harness installed there (`npm ci` "
+        "in the adapter's folder, `make harnesses` for Claude Code and Codex), or with --bundled "
+        "on loopspec's bundled loop"
+    ), first
+
+
 @pytest.mark.parametrize("dead_before_reset", [False, True], ids=["as-it-runs", "exited-first"])
 def test_PROTO_1_a_cmd_path_split_at_its_space_says_to_quote_it(
     tmp_path: Path,

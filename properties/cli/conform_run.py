@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, assert_never
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple, assert_never
 
 import attrs
 
@@ -1757,6 +1757,10 @@ def case_replay_error(
     return TargetError(f"{where}: {said}", config=at.config, program=at.program, rule_id=at.rule_id)
 
 
+# The real harnesses' adapters, as a profile's case records them (from the repository's root).
+_REPOSITORY_ADAPTER: Final = re.compile(r"(?:\./)?examples/[\w.-]+-adapter/run\.sh")
+
+
 def _own_copy_words(case: Case, named: dict[str, str], broke: TargetError) -> str:
     """Where a shared case's recorded `--cmd`, replayed as recorded, could not start its script
     here (a setup error, no rule broken): that the command is where the case was found, and the
@@ -1776,6 +1780,16 @@ def _own_copy_words(case: Case, named: dict[str, str], broke: TargetError) -> st
     if not missing:
         return ""
     script = missing[0]
+    if case.profile is not None and _REPOSITORY_ADAPTER.fullmatch(script):
+        # A profile's case (tests/regressions/) replayed from the installed package, which does
+        # not hold the adapter: "name your copy of the loop" named none the reader has.
+        return (
+            f"; the case records the command it was found with, {script}, an adapter in "
+            "loopspec's repository (its examples/ folder), which the installed package does "
+            "not hold: replay it from a clone of loopspec, the harness installed there (`npm "
+            "ci` in the adapter's folder, `make harnesses` for Claude Code and Codex), or "
+            "with --bundled on loopspec's bundled loop"
+        )
     copy = [f"PATH/TO/{os.path.basename(word)}" if word == script else word for word in argv]
     return (
         f"; the case records the command it was found with, in a folder holding {script}: "
