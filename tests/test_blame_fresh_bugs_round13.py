@@ -70,6 +70,7 @@ from mutants import MUTANTS, MutantTarget
 from loopspec.model import dispatch, handlers, messages, rewrite
 from loopspec.model.commands import (
     Abort,
+    Allow,
     Ask,
     Command,
     Deny,
@@ -87,7 +88,7 @@ from loopspec.model.draft import Draft
 from loopspec.model.events import ApprovalDecided
 from loopspec.model.jsonvalue import EMPTY, JsonValue, parse_arguments
 from loopspec.model.messages import ToolCallBlock
-from loopspec.model.state import ASKING, READY, WAITING, Dispatching, HookVote
+from loopspec.model.state import ASKING, DENY, READY, WAITING, Dispatching, HookVote
 from loopspec.properties.conformance import process_target
 from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.run import (
@@ -412,27 +413,108 @@ def test_DEC_1_an_abort_finding_a_call_a_hook_denied_and_another_asked_about() -
     )
 
 
-def test_HOOK_3_HOOK_2_an_asking_hooks_input_refused_beside_a_deny_says_how_to_tell() -> None:
-    """HOOK-3: a merge letting an ask outrank a deny judged hook rewriter's input, given with
-    its ask, and refused it, where hook guard's deny discards it (seed 5 of the round's batches
-    ended so). A loop keeping a denied call's rewrite does the same; the words gave both
-    readings, and now name the asking hook and the program that tells them apart."""
-    row: FreshBug = (
-        "an ask's invalid input judged beside a deny",
-        AskOutranksDeny,
-        GUARDED_BASH,
+_real_resolve_call = rewrite.resolve_call
+
+
+def _judged_beside_a_deny(
+    call: ToolCallBlock, votes: tuple[HookVote, ...], config: LoopConfig
+) -> rewrite.Resolution:
+    """A denied call refused for the input its other hooks supplied, where that is refused."""
+    resolved = _real_resolve_call(call, votes, config)
+    if resolved.decision != DENY:
+        return resolved
+    others = tuple(vote for vote in votes if not isinstance(vote.verdict, Deny))
+    kept = _real_resolve_call(call, others, config)
+    return kept if kept.decision == DENY and kept.reason != resolved.reason else resolved
+
+
+JUDGES_BESIDE_A_DENY = planted(
+    rewrite,
+    "resolve_call",
+    _judged_beside_a_deny,
+    "The model, except that an input other hooks supplied is judged beside a deny (HOOK-3).",
+)
+
+
+@pytest.mark.parametrize(
+    ("bug", "rule", "says"),
+    [
         (
-            SubmitUser(""),
-            calls("c1", "bash", '{"command":""}'),
-            *_answers(Deny(""), Ask(updated_input={})),
+            AskOutranksDeny,
+            "HOOK-2",
+            "Hook rewriter, whose input the target refuses, asked: the target's merge lets the "
+            "ask outrank the deny, as the same call sent after it to tell shows",
         ),
-        "HOOK-3",
-    )
+        (
+            JUDGES_BESIDE_A_DENY,
+            "HOOK-3",
+            "the target keeps a denied call's rewrite and judges it (the same call sent after it "
+            "to tell, the same hooks answering alike but the asking one supplying no input, was "
+            "denied",
+        ),
+    ],
+    ids=["an ask outranking the deny", "a denied call's rewrite judged"],
+)
+def test_HOOK_3_HOOK_2_an_asking_hooks_input_refused_beside_a_deny_is_told_by_a_probe(
+    bug: type[ModelTarget], rule: str, says: str
+) -> None:
+    """HOOK-2, HOOK-3: a merge letting an ask outrank a deny judged hook rewriter's input, given
+    with its ask, and refused it, where hook guard's deny discards it (batches 4, 5, 13 and 19
+    of 0-19 ended so); a loop keeping a denied call's rewrite and judging it does the same.
+    The report named HOOK-3 for both, saying a valid input would tell; a probe now sends the
+    same call again, the asking hook supplying no input: the first loop asks the user (HOOK-2,
+    the rule it breaks), the second denies the call (HOOK-3)."""
     assert_found(
-        row,
-        "Hook rewriter, whose input the target refuses, asked: a loop whose merge lets an ask "
-        "outrank a deny (HOOK-2",
-        "one where the asking hook's input is valid does: the first loop asks the user",
+        (
+            "an ask's invalid input judged beside a deny",
+            bug,
+            GUARDED_BASH,
+            (
+                SubmitUser(""),
+                calls("c1", "bash", '{"command":""}'),
+                *_answers(Deny(""), Ask(updated_input={})),
+            ),
+            rule,
+        ),
+        says,
+    )
+
+
+def test_HOOK_2_an_ask_outranking_a_deny_applies_an_earlier_hooks_input_behind_a_running_call() -> (
+    None
+):
+    """HOOK-2: a merge letting an ask outrank a deny applied the asking hook's input to call c2
+    and asked the user about it, while call c1 ran; the input is an earlier hook's than the
+    last allowing one's, so the report named HOOK-3 (a rewrite other than the last won: batch 4
+    of 0-19). A denied call keeps the model's arguments whatever hook's input is applied, and
+    the target asked about it: the merge is the bug."""
+    rewritten = {"file_path": "safe.txt", "content": "new"}
+    assert_found(
+        (
+            "an ask outranking a deny, its input applied behind a running call",
+            AskOutranksDeny,
+            LoopConfig(
+                tools=(ToolSpec("grep", concurrency_safe=True, required_keys=("pattern",)), WRITE),
+                hooks=(
+                    EVERY_TOOL,
+                    HookSpec("everything", "PreToolUse", "*"),
+                    HookSpec("final", "PreToolUse", "*"),
+                ),
+                max_parallel=1,
+            ),
+            (
+                SubmitUser(""),
+                _reply(
+                    ("c1", "grep", '{"pattern":""}'),
+                    ("c2", "write", '{"file_path":"","content":""}'),
+                ),
+                *_answers(Pass(), Pass(), Pass(), Deny(""), Ask(updated_input=rewritten)),
+                *_answers(Allow(updated_input=rewritten)),
+            ),
+            "HOOK-2",
+        ),
+        "but hook late denied call c2",
+        "once the calls before call c2 finished, the target asked the user about it",
     )
 
 

@@ -309,12 +309,13 @@ def test_SCHED_1_a_call_started_over_the_cap_says_what_the_cap_is() -> None:
     assert "for fewer than maxParallel (2 here) to run" in what, what
 
 
-def test_HOOK_3_a_denied_call_refused_for_a_hook_s_input_names_the_rewrite_not_the_reason() -> None:
-    """HOOK-3, HOOK-2: a loop that merged a deny and an ask to an ask judged the asking hook's
-    input, which its tool cannot take, and denied the call for it: "Error: hook guard rewrote
-    the input of bash: ...". The report read DEC-1, "a denied call's result is ... the reasons
-    of the denying hook", sending its author to how reasons are joined. The input should never
-    have been judged: it names HOOK-3 and the merge (HOOK-2) beside it."""
+def test_HOOK_2_a_call_refused_for_an_asking_hooks_input_beside_a_deny_names_the_merge() -> None:
+    """HOOK-2: a loop that merged a deny and an ask to an ask judged the asking hook's input,
+    which its tool cannot take, and denied the call for it: "Error: hook guard rewrote the
+    input of bash: ...". The report read DEC-1, "a denied call's result is ... the reasons of
+    the denying hook", sending its author to how reasons are joined; then HOOK-3, the input
+    never to be judged. A probe making the call again, the asking hook with no input, is asked
+    about: the merge is what the loop got wrong."""
     program: list[Command] = [
         SubmitUser(""),
         ModelReplies((_bash_call("c1"),)),
@@ -324,7 +325,7 @@ def test_HOOK_3_a_denied_call_refused_for_a_hook_s_input_names_the_rewrite_not_t
     replay = replay_case(AskOutranksDeny, GUARDED_BASH, program)
     assert replay.divergence is not None
     what = replay.divergence.what
-    assert replay.divergence.rule_id == "HOOK-3", what
+    assert replay.divergence.rule_id == "HOOK-2", what
     assert "the target refuses an input a hook supplied" in what, what
     assert "but hook rewriter denied call c1: a deny discards every rewrite" in what, what
-    assert "(HOOK-2: deny > ask > allow > pass)" in what, what
+    assert "the target's merge lets the ask outrank the deny" in what, what

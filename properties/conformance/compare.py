@@ -16,6 +16,7 @@ difference no rule prescribes is reported as a gap in SPEC (`NO_RULE`), never gu
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import json
 import math
 import re
@@ -33,6 +34,7 @@ from loopspec.model.commands import (
     Ask,
     Command,
     Crash,
+    Deny,
     HookAnswers,
     ModelFails,
     ModelReplies,
@@ -40,6 +42,7 @@ from loopspec.model.commands import (
     PostBlock,
     PostContext,
     PostPass,
+    PreVerdict,
     Recover,
     SubmitUser,
     ToolFailed,
@@ -1412,10 +1415,13 @@ def _result_rule(
     *,
     config: LoopConfig | None = None,
     program: Sequence[Command] = (),
+    target_events: Sequence[Event] = (),
+    probe: Probe | None = None,
 ) -> tuple[str, str]:
     """Which rule prescribes the result the model commits here (its text, error, meta);
     `config`, when given, says which keys the call's tool requires; `program` the commands up
-    to this one."""
+    to this one; `target_events` what the target appended for it, and `probe` sends it more
+    where only that tells two bugs apart."""
     call_id = _call_id_of(want)
     code = (_data(want).get("error") or {}).get("code")
     text = json.dumps(_data(want).get("message", {}).get("content"))
@@ -1622,6 +1628,22 @@ def _result_rule(
             "deny discards every rewrite, so no input is judged and the result is the denial, "
             f"{json.dumps(_result_text(want))}"
         )
+        merged = _merge_without_the_askers_input(call_id, history, target_events, config, probe)
+        if asked and merged == "asked":
+            return "HOOK-2", (
+                f"{said}. Hook {asked[0]}, whose input the target refuses, asked: the target's "
+                "merge lets the ask outrank the deny, as the same call sent after it to tell "
+                "shows (its hooks answering alike, the asking one with no input: the target "
+                "asked the user about it), where a deny outranks every other answer (deny > "
+                "ask > allow > pass) and discards every input a hook supplied"
+            )
+        if asked and merged == "denied":
+            return "HOOK-3", (
+                f"{said}: the target keeps a denied call's rewrite and judges it (the same call "
+                "sent after it to tell, the same hooks answering alike but the asking one "
+                f"supplying no input, was denied, so the merge is right: the input hook "
+                f"{asked[0]} supplied is what the deny must discard)"
+            )
         if asked:
             # The refused input is an ask's: a merge letting the ask win goes on with it just
             # as a loop keeping a denied call's rewrite does; a valid input would tell.
@@ -1815,6 +1837,19 @@ def _arguments_rule(
             and bool(_data(e).get("rewrite"))
             for e in (got, *target_events)
         )
+        denying = [hook for hook, reading, _ in _pre_answers(call_id, history) if reading == "deny"]
+        if denying and call_id in theirs and theirs[call_id] != situation.original:
+            # Any input applied to a denied call is the bug, whichever hook's it is: one asking
+            # or allowing won the merge (HOOK-2), or the denial kept it (HOOK-3). Read as an
+            # earlier rewrite winning, an ask outranking the deny was sent to HOOK-3's order.
+            said = (
+                f"the call's arguments in the {where} are a hook's input, but "
+                f"{_named(denying)} denied call {call_id}: a deny discards every rewrite, so a "
+                "denied call keeps the model's own arguments"
+            )
+            return _rewrite_on_a_denial(
+                call_id, said, target_events, history, config=config, probe=probe
+            )
         if len(situation.supplied) >= 2 and _applied_earlier_rewrite(want, got, situation, rewrote):
             return "HOOK-3", "a rewrite other than the last one in configured order won" + (
                 _earlier_winner(call_id, situation, theirs)
@@ -1850,16 +1885,6 @@ def _arguments_rule(
         # runs it unrefused applied the last input to execution alone (RW-1).
         if judged is not None and _refused_earlier_rewrite(call_id, situation, shown):
             return "HOOK-3", f"the call's arguments in the {where} are the model's: {judged}"
-        denying = [hook for hook, reading, _ in _pre_answers(call_id, history) if reading == "deny"]
-        if denying and call_id in theirs and theirs[call_id] != situation.original:
-            said = (
-                f"the call's arguments in the {where} are a hook's input, but "
-                f"{_named(denying)} denied call {call_id}: a deny discards every rewrite, so a "
-                "denied call keeps the model's own arguments"
-            )
-            return _rewrite_on_a_denial(
-                call_id, said, target_events, history, config=config, probe=probe
-            )
         if situation.supplied or situation.rewritten:
             # The model's own arguments kept: a later answer may have erased the input.
             kept = call_id in theirs and theirs[call_id] == situation.original
@@ -2251,27 +2276,18 @@ def _winner_shown_by_probe(
         return None
     if not isinstance(applied, dict):
         return None
-    seen: list[Event] = []
-    for record in [e for e in history if e.get("type") == "tool/call"]:
-        earlier = _call_id_of(record)
-        if earlier is None or _result_for(earlier, [*history, *seen]):
-            continue
-        settled = probe(_settling(record, config, [*history, *seen]))
-        if settled is None or not settled.accepted:
-            return None
-        seen += settled.events
-    again = f"{call_id}-probe"
-    sent: list[Command] = [ModelReplies((ToolCallBlock(again, name, json.dumps(applied)),))]
     inputs = {hook: {**applied, "probe": hook} for hook in suppliers}
-    for hook in config.hooks_for(PRE_TOOL_USE, name):
-        verdict = Allow(inputs[hook.handler_id]) if hook.handler_id in inputs else Pass()
-        sent.append(HookAnswers(verdict))
-    for command in sent:
-        observed = probe(command)
-        if observed is None or not observed.accepted:
-            return None
-        seen += observed.events
-    made = next((e for e in seen if e.get("type") == "tool/call" and _call_id_of(e) == again), None)
+    verdicts = [
+        Allow(inputs[hook.handler_id]) if hook.handler_id in inputs else Pass()
+        for hook in config.hooks_for(PRE_TOOL_USE, name)
+    ]
+    again = ToolCallBlock(f"{call_id}-probe", name, json.dumps(applied))
+    seen = _call_sent_again(again, verdicts, history, config, probe)
+    if seen is None:
+        return None
+    made = next(
+        (e for e in seen if e.get("type") == "tool/call" and _call_id_of(e) == again.id), None
+    )
     ran = thaw(parse_arguments(str(_data(made).get("arguments")))) if made is not None else None
     return next((hook for hook, value in inputs.items() if value == ran), None)
 
@@ -2618,7 +2634,17 @@ def _changed(
             probed = _unregistered_input_probed(want, got, history, probe)
             if probed is not None:
                 return probed
-            return _result_rule(want, got, command, phase, history, config=config, program=program)
+            return _result_rule(
+                want,
+                got,
+                command,
+                phase,
+                history,
+                config=config,
+                program=program,
+                target_events=target_events,
+                probe=probe,
+            )
         case "hook/invoked":
             if fields == ["matcher"]:  # the right hook for the right call, mislabelled
                 return "TEXT-2", f"{named}: a hook's audit names its configured matcher"
@@ -4516,24 +4542,76 @@ def _last_ask_asked(
     hooks = config.hooks_for(PRE_TOOL_USE, name)
     if len(hooks) < 2:
         return False
-    seen = [*before, *target_events]
+    again = ToolCallBlock(f"{_call_id_of(asked)}-probe", name, str(arguments))
+    verdicts: list[PreVerdict] = [*(Pass() for _hook in hooks[:-1]), Ask()]
+    seen = _call_sent_again(again, verdicts, [*before, *target_events], config, probe)
+    return seen is not None and _approval_asked_for(again.id, seen)
+
+
+def _merge_without_the_askers_input(
+    call_id: str | None,
+    history: Sequence[Event],
+    target_events: Sequence[Event],
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> Literal["asked", "denied"] | None:
+    """What the target does with call `call_id` made again (`_call_sent_again`), its hooks
+    answering as before but each asking one with no input: it asks the user about it (its merge
+    lets an ask outrank a deny, HOOK-2) or denies it (the merge is right: a loop judging an
+    asking hook's input beside a deny keeps a denied call's rewrite, HOOK-3). None when it
+    shows neither, or cannot be probed. `history` is the model's, this command's included."""
+    name, arguments = (_recorded(call_id, field, history) for field in ("name", "arguments"))
+    if probe is None or config is None or not isinstance(name, str):
+        return None
+    readings = {hook: reading for hook, reading, _supplied in _pre_answers(call_id, history)}
+    words: dict[str | None, PreVerdict] = {"deny": Deny("probe"), "ask": Ask()}
+    verdicts = [
+        words.get(readings.get(hook.handler_id), Pass())
+        for hook in config.hooks_for(PRE_TOOL_USE, name)
+    ]
+    again = ToolCallBlock(f"{call_id}-probe", name, str(arguments))
+    seen = _call_sent_again(again, verdicts, [*history, *target_events], config, probe)
+    if seen is None:
+        return None
+    if _approval_asked_for(again.id, seen):
+        return "asked"
+    return "denied" if _result_for(again.id, seen) else None
+
+
+def _call_sent_again(
+    again: ToolCallBlock,
+    verdicts: Sequence[PreVerdict],
+    events: Sequence[Event],
+    config: LoopConfig,
+    probe: Probe,
+) -> list[Event] | None:
+    """What the target appends when every call recorded in `events` without a result settles
+    (`_settling`), then a reply makes the call `again` (opening a turn first where the target
+    takes no reply: its turn ended) and its PreToolUse hooks answer `verdicts` in turn: a
+    probe telling two bugs apart by a call of their own. None when the target takes any of
+    that otherwise."""
+    seen = [*events]
     records = {_call_id_of(e): e for e in seen if e.get("type") == "tool/call"}
     for earlier, record in records.items():
         if earlier is None or _result_for(earlier, seen):
             continue
         settled = probe(_settling(record, config, seen))
         if settled is None or not settled.accepted:
-            return False
+            return None
         seen += settled.events
-    again = ToolCallBlock(f"{_call_id_of(asked)}-probe", name, str(arguments))
-    sent: list[Command] = [ModelReplies((again,))]
-    sent += [HookAnswers(Pass()) for _hook in hooks[:-1]] + [HookAnswers(Ask())]
-    for command in sent:
-        observed = probe(command)
+    replied = probe(ModelReplies((again,)))
+    if replied is not None and not replied.accepted:  # no reply awaited: the turn ended
+        opened = probe(SubmitUser("probe"))
+        if opened is None or not opened.accepted:
+            return None
+        seen += opened.events
+        replied = probe(ModelReplies((again,)))
+    answered = (probe(HookAnswers(verdict)) for verdict in verdicts)  # each sent in turn
+    for observed in itertools.chain([replied], answered):
         if observed is None or not observed.accepted:
-            return False
+            return None
         seen += observed.events
-    return any(e.get("type") == "approval/asked" and _call_id_of(e) == again.id for e in seen)
+    return seen
 
 
 def _asked_instead(
@@ -4565,6 +4643,12 @@ def _rewrite_on_a_denial(
     it asks the user about the call or runs it, its merge not a deny (the input it applied is
     the asking or allowing hook's). An earlier call holding the gate hides which: the target is
     sent those calls' finishes (`probe`), and when it still does not show, the report says so."""
+    if _approval_asked_for(call_id, target_events):
+        return "HOOK-2", (
+            f"{said}: the target asks the user about it, so it did not merge its hooks' "
+            "answers to a deny (deny > ask > allow > pass), and applied the input of a hook "
+            "that did not deny"
+        )
     shown = "denied" if _result_for(call_id, target_events) else None
     shown = shown or _merge_shown_by_probe(call_id, config, history, probe, target_events)
     if shown in ("asked", "ran"):
@@ -4585,6 +4669,10 @@ def _rewrite_on_a_denial(
 
 def _result_for(call_id: str | None, events: Sequence[Event]) -> bool:
     return any(e.get("type") == "tool/result" and _call_id_of(e) == call_id for e in events)
+
+
+def _approval_asked_for(call_id: str | None, events: Sequence[Event]) -> bool:
+    return any(e.get("type") == "approval/asked" and _call_id_of(e) == call_id for e in events)
 
 
 def _settling(record: Event, config: LoopConfig, events: Sequence[Event]) -> Command:
