@@ -62,7 +62,12 @@ from loopspec.properties.conformance.run import (
 )
 from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
 from loopspec.properties.harnesses import conform_driver
-from loopspec.properties.harnesses.cli_wire import decoded_call, shell_command_of, tool_command
+from loopspec.properties.harnesses.cli_wire import (
+    SAFE_TOOL_PROGRAM,
+    decoded_call,
+    shell_command_of,
+    tool_command,
+)
 from loopspec.properties.harnesses.conform_driver import (
     Prompt,
     Reply,
@@ -625,10 +630,28 @@ def test_TEXT_2_an_exit_2_deny_the_cli_records_as_a_deny_is_known(harness: str) 
     assert any(e["data"].get("decision") == "block" for e in expected.events if "data" in e)
 
 
-@pytest.mark.parametrize("arguments", ['{"command":"ls"}', "not json", "", 'it\'s "quoted"'])
-def test_a_call_travels_through_the_shell_command_and_back(arguments: str) -> None:
-    """The adapter's shell command carries a call's tool name and arguments unchanged."""
-    command = tool_command(Path("/tmp/bin/loopspec-tool"), "c1", "read", arguments)
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        '{"command":"ls"}',
+        "not json",
+        "",
+        'it\'s "quoted"',
+        '{"pattern":"it\'s","\\t":2}',
+        '{"a":"it\'s","b":"d\u00e9j\u00e0 $(x) ;#*"}',
+        "hex:6127",
+    ],
+)
+@pytest.mark.parametrize("program", [Path("/tmp/bin/loopspec-tool"), SAFE_TOOL_PROGRAM])
+def test_a_call_travels_through_the_shell_command_and_back(
+    program: Path | str, arguments: str
+) -> None:
+    """The adapter's shell command carries a call's tool name and arguments unchanged, never
+    a `'` quoted as `'"'"'`: Claude Code 2.1.332 ran a `tac` command alone (not read-only)
+    whose quoted arguments held a `'` and, after it, a `\\`, `$`, `;`, `#`, `*`, or a
+    non-ASCII letter (seen 2026-12-06: a false SCHED-1 on a reply of two reads)."""
+    command = tool_command(program, "c1", "read", arguments)
+    assert "'\"'\"'" not in command
     assert decoded_call(command) == ("read", arguments)
     assert decoded_call("echo hi") is None
     assert shell_command_of({"cmd": command}) == command

@@ -39,11 +39,13 @@ kernel allows it, and with every proxy variable pointing at a closed port):
 Parallel calls: Claude Code runs a reply's calls together only when it reads their commands as
 read-only, so a call of a concurrency-safe tool reaches it as `tac CALL NAME ARGUMENTS`, `tac`
 being the blocking tool program first on the CLI's PATH (Claude Code 2.1.332 reads `tac`, `rev`
-and `nl` commands as read-only; an absolute path it does not). The adapter sets its cap,
-`CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, to the configuration's, which a headless run does not
-honour (three ran at once under 2: SCHED-1 of its profile); under a cap of 1 every call runs the
-absolute path, so calls run one at a time there as in the model. Codex runs every shell call of
-a reply at once whatever its tool, and has no cap (the profile's known SCHED-1).
+and `nl` commands as read-only; an absolute path it does not; arguments holding a `'` travel
+as hex, `cli_wire.argument_word`, since quoted they could make the command look unsafe to it).
+The adapter sets its cap, `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, to the configuration's, which
+a headless run does not honour (three ran at once under 2: SCHED-1 of its profile); under a
+cap of 1 every call runs the absolute path, so calls run one at a time there as in the model.
+Codex runs every shell call of a reply at once whatever its tool, and has no cap (the profile's
+known SCHED-1).
 
 PostToolUse contexts and blocks, as the logs show them: Claude Code writes a
 `hook_additional_context` attachment after the result and sends its rendered system reminder
@@ -157,6 +159,7 @@ from loopspec.properties.harnesses.cli_wire import (
     CLAUDE_ABORT_NOTICE,
     SAFE_TOOL_PROGRAM,
     TOOL_PROGRAM,
+    arguments_of_word,
     decoded_call,
     shell_command_of,
     tagged_context,
@@ -1230,7 +1233,10 @@ class Session:
         return None
 
     def _executed(self) -> list[tuple[str, str]]:
-        return [(str(w.request["call"]), str(w.request["arguments"])) for w in self._tools()]
+        return [
+            (str(w.request["call"]), arguments_of_word(str(w.request["arguments"])))
+            for w in self._tools()
+        ]
 
     def _executed_count(self) -> int:
         return len(self._tools())
