@@ -124,7 +124,7 @@ def test_a_case_file_given_to_check_is_named_for_what_it_is(
 ) -> None:
     """A case file (indented JSON) given to check: the error says the file is one JSON document,
     not JSON Lines, and where a case goes (it read 'invalid JSON at column 1: Expecting
-    property name enclosed in double quotes')."""
+    property name enclosed in double quotes'); so does a case on one line."""
     case = tmp_path / "case-ORD-3-0.json"
     case.write_text(json.dumps({"loopspec": "case", "version": 1}, indent=2), encoding="utf-8")
     code, out = run(capsys, str(case))
@@ -132,6 +132,14 @@ def test_a_case_file_given_to_check_is_named_for_what_it_is(
     assert out.splitlines()[0] == (
         f"{case}:1: error invalid-json: the first line is a lone '{{': one JSON document over "
         "many lines, not JSON Lines (one event per line); a case file is rerun with "
+        "`loopspec replay`"
+    )
+    # Written on one line (`jq -c`), it was told only what a log's header is.
+    case.write_text(json.dumps({"loopspec": "case", "version": 1}) + "\n", encoding="utf-8")
+    code, out = run(capsys, str(case))
+    assert code == 2
+    assert out.splitlines()[0].endswith(
+        "so the rest of the file is not read; it is a loopspec case file: a case is rerun with "
         "`loopspec replay`"
     )
 

@@ -1646,6 +1646,9 @@ def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
             f"; nor is it an event ({what}), nor a record of a Claude Code transcript or a Codex"
             " rollout, so the rest of the file is not read"
         )
+        if isinstance(obj, dict) and obj.get("loopspec") == "case":
+            # A case written on one line (`jq -c`), which the lone-'{' words never met.
+            message += "; it is a loopspec case file: a case is rerun with `loopspec replay`"
         report.fail(line, ErrorKind.BAD_HEADER, message, "LOG-5")
         raise CannotCheckFurther
     report.fail(line, ErrorKind.BAD_HEADER, message, "LOG-5")
