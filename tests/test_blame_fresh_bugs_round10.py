@@ -483,20 +483,20 @@ UNKNOWN_UNCHECKED = reading_input(
                     )
                 ),
             ),
-            "EXE-2",
-            "or it checks no input of a tool that is not registered, which shows the same here",
+            "EXE-5",
+            "the target checks no input of such a tool (a reply calling missing_tool with []",
             "",
         ),
     ],
-    ids=["told by a probe", "while a call runs"],
+    ids=["told by a probe", "while a call runs, told once it settles"],
 )
 def test_EXE_5_an_unknown_tools_input_left_unchecked_is_told_from_a_misreading(
     program: tuple[Command, ...], rule: str, says: str, lacks: str
 ) -> None:
     """EXE-5: a probe calling the tool with [] tells a loop checking no input of a tool that is
     not registered from one reading these arguments otherwise (which was said of it: JavaScript's
-    trim, or a lossy JSON reader); where no probe can tell (the batch still runs), the words say
-    both."""
+    trim, or a lossy JSON reader); where the batch still runs, its calls settle first (the
+    words said both readings, EXE-2 first, where the probe now tells)."""
     bug = (
         "no input of an unknown tool checked",
         UNKNOWN_UNCHECKED,

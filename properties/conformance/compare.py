@@ -1359,15 +1359,21 @@ _LOOP_ERROR_CODES = frozenset(
 
 
 def _unregistered_input_probed(
-    want: Event, got: Event, history: Sequence[Event], probe: Probe | None
+    want: Event,
+    got: Event,
+    history: Sequence[Event],
+    probe: Probe | None,
+    *,
+    target_events: Sequence[Event] = (),
+    config: LoopConfig | None = None,
 ) -> tuple[str, str] | None:
     """The rule and words for a call of a tool that is not registered answered UNKNOWN_TOOL
-    where the model finds its input invalid, told by a probe: a reply calling that tool with
-    `[]` (JSON, and no object to any reader). Answered UNKNOWN_TOOL again, the target checks no
-    input of such a tool, whatever the arguments (EXE-5; read as a reader's parse of these,
-    EXE-2); answered INVALID_TOOL_INPUT, it checks them, and read these arguments as an object:
-    blank as JavaScript's trim reads them, or lossy JSON (EXE-2; read as EXE-5 where blank).
-    None when it is not so or cannot be told."""
+    where the model finds its input invalid, told by a probe (`_unregistered_call_judged`): a
+    reply calling that tool with `[]` (JSON, and no object to any reader). Answered
+    UNKNOWN_TOOL again, the target checks no input of such a tool, whatever the arguments
+    (EXE-5; read as a reader's parse of these, EXE-2); answered INVALID_TOOL_INPUT, it checks
+    them, and read these arguments as an object: blank as JavaScript's trim reads them, or lossy
+    JSON (EXE-2; read as EXE-5 where blank). None when it is not so or cannot be told."""
     if probe is None or _error_code(want) != "INVALID_TOOL_INPUT":
         return None
     if _error_code(got) != "UNKNOWN_TOOL":
@@ -1376,18 +1382,19 @@ def _unregistered_input_probed(
     name, original = (_recorded(call_id, field, history) for field in ("name", "arguments"))
     if not isinstance(name, str):
         return None
-    after = probe(ModelReplies((ToolCallBlock(f"{call_id}-probe", name, "[]"),)))
-    answered = {_error_code(e) for e in after.events} if after is not None else set()
-    told = f"a reply calling {name} with [] after it, sent to tell, was answered"
+    judged = _unregistered_call_judged(
+        call_id, name, [*history, *target_events], config=config, probe=probe
+    )
     about = f"the result of call {call_id} differs"
-    if "UNKNOWN_TOOL" in answered:
+    if judged in ("unknown", "hooked"):
         return "EXE-5", (
             f"{about}: invalid input is reported before an unknown tool: arguments that are not "
             "a JSON object are invalid input whatever the tool, one that is not registered too "
-            f"(EXE-5 (1)), and the target checks no input of such a tool ({told} UNKNOWN_TOOL "
-            "too)"
+            f"(EXE-5 (1)), and the target checks no input of such a tool "
+            f"({_UNREGISTERED_PROBE_SHOWS[judged].format(name=name)})"
         )
-    if "INVALID_TOOL_INPUT" not in answered:
+    told = f"a reply calling {name} with [] after it, sent to tell, was answered"
+    if judged != "invalid":
         return None
     if _blank_to_javascript_only(original):
         read = (
@@ -2631,7 +2638,9 @@ def _changed(
                     f"the target commits the result of call {_call_id_of(got)} where the model "
                     f"commits call {_call_id_of(want)}'s (results commit in the reply's order)"
                 )
-            probed = _unregistered_input_probed(want, got, history, probe)
+            probed = _unregistered_input_probed(
+                want, got, history, probe, target_events=target_events, config=config
+            )
             if probed is not None:
                 return probed
             return _result_rule(
@@ -2668,12 +2677,18 @@ def _changed(
                     f"{named}: the target runs {hook_named(got)}, whose matcher {partly} does not "
                     "match the whole name of any configured tool, only part of one"
                 )
+            in_hand = _reply_in_hand(command, program)
+            invalid = _invalid_call_hooked(config, got, in_hand)
+            lossy = _lossy_call_hooked(got, in_hand)
+            unjudged = _unregistered_input_unjudged(
+                invalid, got, in_hand, [*history, *target_events], config=config, probe=probe
+            )
+            if unjudged is not None:
+                return "EXE-5", f"{named}: {unjudged}"
             if _hooks_follow_javascript(want, got, program, config):
                 return "EXE-2", (
                     f"{named}: the call's {_BLANK_TO_ONE_READER} they decide whether its hooks run"
                 )
-            invalid = _invalid_call_hooked(config, got, _reply_in_hand(command, program))
-            lossy = _lossy_call_hooked(got, _reply_in_hand(command, program))
             if invalid is not None and lossy is not None:
                 # Its reader took -0.0, 1e400 or NaN as a number (jq, json.loads): EXE-2's.
                 return "EXE-2", (
@@ -3452,6 +3467,39 @@ def _invalid_call_hooked(
         return None
     unregistered = call.name if config.tool(call.name) is None else ""
     return f"call {call_id}, whose input is invalid ({problem})", unregistered
+
+
+def _unregistered_input_unjudged(
+    invalid: tuple[str, str] | None,
+    invoked: Event,
+    reply: ModelReplies | None,
+    events: Sequence[Event],
+    *,
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> str | None:
+    """Why the target's hook/invoked `invoked` breaks EXE-5 (1), when it names a call of
+    `reply` whose input the model finds invalid (`invalid`: `_invalid_call_hooked`) of a tool
+    that is not registered, whose arguments a reader may take for an object (lossy JSON, or
+    blank to JavaScript's trim alone: EXE-2's readings), and a probe shows the target judges
+    no input of such a tool, [] neither (`_unregistered_call_judged`; `events` what it logged).
+    None otherwise."""
+    call_id = _data(invoked).get("callId")
+    call = next((c for c in reply.tool_calls if c.id == call_id), None) if reply else None
+    if invalid is None or not invalid[1] or call is None:
+        return None
+    if not (_object_only_when_lossy(call.arguments) or _blank_to_javascript_only(call.arguments)):
+        return None
+    words, name = invalid
+    shown = _unregistered_call_judged(call.id, name, events, config=config, probe=probe)
+    if shown not in ("unknown", "hooked"):
+        return None
+    return (
+        f"the target runs {hook_named(invoked)} for {words}, though its tool {name} is not "
+        "registered: EXE-5 (1) judges the input of every call, registered tool or not, and "
+        "no PreToolUse hook runs for a call with invalid input; the target judges no input of "
+        f"such a tool ({_UNREGISTERED_PROBE_SHOWS[shown].format(name=name)})"
+    )
 
 
 def _lossy_call_hooked(invoked: Event | None, reply: ModelReplies | None) -> str | None:
@@ -4576,6 +4624,65 @@ def _merge_without_the_askers_input(
     if _approval_asked_for(again.id, seen):
         return "asked"
     return "denied" if _result_for(again.id, seen) else None
+
+
+def _unregistered_call_judged(
+    call_id: str | None,
+    name: str,
+    events: Sequence[Event],
+    *,
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> Literal["invalid", "unknown", "hooked"] | None:
+    """How the target answers a call of `name`, a tool that is not registered, whose input no
+    reader takes for an object: its pending PreToolUse hooks answer pass, then a reply calls
+    `name` with `[]` (`_call_sent_again`, `events` what the target logged). "invalid": its
+    result is INVALID_TOOL_INPUT, as EXE-5 (1) says; "unknown": UNKNOWN_TOOL; "hooked": a hook
+    runs for it (the last two judge no input of such a tool). Without `config`, the reply
+    alone is sent. None when none of these shows."""
+    if probe is None:
+        return None
+    again = ToolCallBlock(f"{call_id}-probe", name, "[]")
+    if config is None:  # nothing to settle calls with: the reply alone
+        replied = probe(ModelReplies((again,)))
+        seen = list(replied.events) if replied is not None else []
+    else:
+        passed = _pending_hooks_passed(probe)
+        seen = _call_sent_again(again, (), [*events, *passed], config, probe) or []
+        if seen and not _result_for(again.id, seen):  # it may wait on the call's hooks
+            seen += _pending_hooks_passed(probe)
+    mine = [e for e in seen if _call_id_of(e) == again.id]
+    if any(str(e.get("type")).startswith("hook/") for e in mine):
+        return "hooked"
+    codes = {_error_code(e) for e in mine}
+    return (
+        "unknown"
+        if "UNKNOWN_TOOL" in codes
+        else "invalid"
+        if "INVALID_TOOL_INPUT" in codes
+        else None
+    )
+
+
+_UNREGISTERED_PROBE_SHOWS = {
+    "unknown": "a reply calling {name} with [] after it, sent to tell, was answered UNKNOWN_TOOL",
+    "hooked": "a reply calling {name} with [] after it, sent to tell, had its hooks run",
+}
+
+
+def _pending_hooks_passed(probe: Probe) -> list[Event]:
+    """What the target appends as each PreToolUse hook it waits on answers pass, until it takes
+    no more hook answers (at most `_PENDING_HOOKS_PASSED`): its step goes on to its calls."""
+    seen: list[Event] = []
+    for _pending in range(_PENDING_HOOKS_PASSED):
+        passed = probe(HookAnswers(Pass()))
+        if passed is None or not passed.accepted:
+            break
+        seen += passed.events
+    return seen
+
+
+_PENDING_HOOKS_PASSED = 32
 
 
 def _call_sent_again(
