@@ -721,9 +721,11 @@ def test_SAFE_1_a_case_keeps_only_the_last_name_of_a_path_outside_home_and_folde
     assert "each <path> put back as the folder it stands for" in document["summary"]
     lines = "\n".join(counterexample_lines(_failed_report(), saved, {"cmd": cmd}))
     assert f"rerun: loopspec replay {saved} --cmd {shlex.quote(cmd)}" in lines
-    # Her own command or Bob's /opt/bob/main.mjs: the case cannot tell which is its loop.
+    # Her own command, Bob's /opt/bob/main.mjs or his copy in his own folder (it was "not
+    # this replay's command", "as conform was given it"): the case cannot tell which is its loop.
     bobs = "/usr/bin/env node /opt/bob/main.mjs --log /dev/null"
-    for typed in (cmd, bobs):
+    bobs_here = "/usr/bin/env node mine/main.mjs --log /dev/null"
+    for typed in (cmd, bobs, bobs_here):
         header = replay_header(str(saved), {"cmd": typed}, load_case(saved), profile_note=None)
         assert header[1] == (
             f"  the case was found on --cmd {shlex.quote(recorded)}, which may be this replay's "

@@ -362,11 +362,23 @@ def same_target(recorded: dict[str, str], named: dict[str, str]) -> bool:
 
 def _same_but_for_folders(recorded: dict[str, str], named: dict[str, str]) -> bool:
     """Whether the --cmd replayed reads as the case's once its paths outside the working and
-    home folders are cut to their last names (`shared`): the same loop, or another one whose
-    file has that name. The case cannot tell."""
+    home folders are cut to their last names (`shared`), or where the case has `<path>/NAME`,
+    any path of that last name (a receiver's copy in their own folder, `./loop/main.mjs`): the
+    same loop, or another one whose file has that name. The case cannot tell."""
     if "cmd" not in recorded or "cmd" not in named:
         return False
-    return _command_key(recorded["cmd"]) == _command_key(shared(named["cmd"]))
+    ours, theirs = _command_key(recorded["cmd"]), _command_key(shared(named["cmd"]))
+    return len(ours) == len(theirs) and all(map(_same_but_for_folder, ours, theirs))
+
+
+def _same_but_for_folder(recorded: str, named: str) -> bool:
+    """Whether a word of the case's --cmd reads as the replay's: the same, or `<path>/NAME` (a
+    Windows path's `<path>\\NAME`) and a path whose last name is NAME."""
+    for separator in ("/", "\\"):
+        kept = recorded.removeprefix(ELSEWHERE + separator)
+        if kept != recorded:
+            return named.replace("\\", "/").rsplit("/", 1)[-1] == kept
+    return recorded == named
 
 
 def _command_key(command: str) -> tuple[str, ...]:
