@@ -124,8 +124,8 @@ def _wire_surface(fact: Fact, obj: Mapping[str, Any]) -> None:
     elif op is not None:
         shapes = '"append" or {"op": "replace", "start": <seq>, "end": <seq>}'
         raise FactError(f"unknown surfaceOp {spelled(op)}: it is {shapes}", "LOG-2")
-    sources = obj.get("sourceEventSeqs")
-    if sources is not None:
+    if "sourceEventSeqs" in obj:  # null too is no array (log_layout.NULL_IS_ABSENT)
+        sources = obj["sourceEventSeqs"]
         if not isinstance(sources, list):
             raise FactError("sourceEventSeqs must be an array of integers", "LOG-2")
         for source in sources:

@@ -13,7 +13,8 @@ the classes cannot say is stated once here:
 - wire keys that are not the camelCase of the field (`RENAMED`) and the order a message writes
   its members in (`MEMBER_ORDER`);
 - which optional values are left out: a field that may be None when it is None, a flag (a bool
-  defaulting to False) unless it is true (`LogField.omitted_when`);
+  defaulting to False) unless it is true (`LogField.omitted_when`), and which are read as left
+  out when written null (`NULL_IS_ABSENT`);
 - what is kept verbatim (`VERBATIM`): the unknown members of an object, beside the known ones;
 - the rule each refusal carries (`SHAPE_RULE`, `FIELD_RULE`);
 - what the classes' validators refuse, restated for the schema (`MINIMUM`, `NON_EMPTY`,
@@ -235,6 +236,13 @@ Shape = Literal[
     "sources",
 ]
 NEVER = "never"  # `omitted_when` of a member always written
+# The shapes of optional members whose null reads as left out, by every reader of the format
+# (the model's, check's, the schema `loopspec schema` prints for conform): an object whose members
+# the format leaves open (`usage`, `error`), any JSON (`meta`, `updatedInput`, whose None is no
+# value: dsh writes a tool's null presentation meta as `"meta": null`), and a tool-result block's
+# `isError`. Any other member written null is refused: a string, an integer, an array, a flag, a
+# nested object (LOG-4, or the member's rule).
+NULL_IS_ABSENT: frozenset[Shape] = frozenset({"object", "json", "bool"})
 
 
 @attrs.frozen
@@ -249,6 +257,11 @@ class LogField:
     omitted_when: object  # the value written by leaving the member out (None, False), or NEVER
     rule: RuleId  # the rule a refusal of it carries
     target: type | None  # the class of a "message" or "nested" value
+
+    @property
+    def null_is_absent(self) -> bool:
+        """Whether the member written null is read as left out (`NULL_IS_ABSENT`)."""
+        return self.optional and self.shape in NULL_IS_ABSENT
 
 
 @attrs.frozen
@@ -415,3 +428,10 @@ def surface_fields(cls: type) -> tuple[LogField, ...]:
 
 EVENT_LAYOUTS: dict[type, EventLayout] = {cls: event_layout(cls) for cls in EVENT_CLASSES}
 HEADER: LogObject = log_object(SessionHeader)
+# Per event type, the `data` members whose null reads as left out (`NULL_IS_ABSENT`): what a
+# comparer of wire events drops before it compares (conform's `process_target.normalized`).
+NULL_IS_ABSENT_IN_DATA: dict[str, frozenset[str]] = {
+    layout.type: absent
+    for layout in EVENT_LAYOUTS.values()
+    if (absent := frozenset(f.wire for f in layout.data.fields if f.null_is_absent))
+}

@@ -368,12 +368,14 @@ class _Generator:
             case "flag":
                 return f"_flag({obj}, {key}, {where}, {rule})"
             case "bool":
+                assert field.null_is_absent, field  # `_opt_bool` reads null as left out
                 return f"_opt_bool({obj}, {key}, {where}, {rule})"
             case "object":
-                if field.optional:
+                if field.null_is_absent:
                     return f"_opt_map({obj}, {key}, {where})"
                 return f"_map({obj}.get({key}), {path}{scalar_rule})"
             case "json":
+                assert field.null_is_absent, field  # `_opt_json` reads null as left out
                 return f"_opt_json({obj}, {key}, {where})"
             case "strings":
                 return f"_strings({obj}, {key}, {where}, {rule})"

@@ -29,7 +29,8 @@ _WRONG = {dict: ("boom", 7, [1]), bool: ("yes", 1, {}), int: ("3", 1.5, True), s
 
 def test_LOG_4_the_optional_members_checked_are_the_catalogues() -> None:
     """The table check reads is every optional member of a plain JSON type the wire types
-    give an event (any-JSON members, `meta` and `updatedInput`, take every value)."""
+    give an event (any-JSON members, `meta` and `updatedInput`, take every value), null read as
+    left out where the layout says (`NULL_IS_ABSENT`)."""
     derived = {
         (layout.type, field.wire, _JSON_TYPE[field.shape])
         for layout in EVENT_LAYOUTS.values()
@@ -42,6 +43,14 @@ def test_LOG_4_the_optional_members_checked_are_the_catalogues() -> None:
         for key, json_type, _ in rows
     }
     assert table == {row for row in derived if row[:2] not in _READ_BY_READERS}
+    # check reads null as left out for an object alone, as the layout says every reader does.
+    null_is_absent = {
+        (layout.type, field.wire)
+        for layout in EVENT_LAYOUTS.values()
+        for field in layout.data.fields
+        if field.null_is_absent and field.shape in _JSON_TYPE
+    }
+    assert {(kind, key) for kind, key, json_type in table if json_type is dict} == null_is_absent
 
 
 _CASES = [

@@ -3,7 +3,8 @@
 `$defs/messages`).
 
 Every member's schema comes from its layout field: its shape (integer, string, object, blocks,
-message, ...), whether the wire may leave it out, what is left out rather than written null,
+message, ...), whether the wire may leave it out, whether null reads as left out (an optional
+object or payload: `usage`, `error`, `meta`, `updatedInput`; the decoder writes it back left out),
 the bounds the classes' validators enforce (`MINIMUM`, `NON_EMPTY`, `ENUMS`), the words the
 loop writes where any is read (`WRITTEN_WORDS`, a description), and each event's
 envelope (surface metadata only on the three surface types). Only descriptions are prose here.
@@ -13,18 +14,18 @@ reads real dsh logs too. They agree on every event but where they differ on purp
 
 Stricter than the decoder (the schema rejects, the decoder reads):
 - a message's `id` and `role` are required (a real log may leave either out; the decoder gives
-  the message its role) and so is a tool-result block's `isError`;
+  the message its role) and so is a tool-result block's `isError` (null, which the decoder
+  reads as left out, too);
 - a message's `source` has the shape its kind says (user, plugin, model, tool), and a message
   holds only the blocks a loop writes: text in a user message and a tool result, text,
-  reasoning and tool calls in an assistant message (the decoder keeps any block as opaque);
-- an optional object or payload (`usage`, `error`, `meta`, `updatedInput`, `isError`) is left
-  out, never null (the decoder reads null as left out, so writing it back drops it);
-- an integer written with a zero fraction (`3.0`) is an integer to JSON Schema; the decoder,
-  like dsh, wants `seq`, `turn`, ... written as integers (only `time` may be a whole float).
+  reasoning and tool calls in an assistant message (the decoder keeps any block as opaque).
 
 Looser than the decoder (the schema cannot say it; the decoder refuses):
 - a tool result message's `source.callId` must be its block's `toolCallId` (LOG-6): JSON Schema
-  cannot compare two members.
+  cannot compare two members;
+- an integer written with a zero fraction (`3.0`) is an integer to JSON Schema; the decoder,
+  like dsh, wants `seq`, `turn`, ... written as integers (only `time` may be a whole float), and
+  conform blames such a line on LOG-4, as check does.
 
 `tests/test_log_schema.py` holds the two to exactly this: a valid line broken in one place is
 accepted by the schema only if the decoder reads it back unchanged, and read by the decoder but
@@ -61,6 +62,7 @@ from loopspec.properties.conformance.schema_shapes import described, tagged
 
 _STRING: dict[str, Any] = {"type": "string"}
 _JSON: dict[str, Any] = {"description": "any JSON value"}
+_NULL_WORDS = "null, like leaving it out, is none"
 
 # Prose only: what a member means, where its type does not say it.
 DESCRIPTIONS: dict[tuple[type, str], str] = {
@@ -152,8 +154,6 @@ def field_schema(owner: type, field: LogField) -> dict[str, Any]:
                 schema.update(required=["kind"], properties={"kind": kind})
         case "json":
             schema = dict(_JSON)
-            if field.omitted_when is None:
-                schema = {"not": {"type": "null"}, "description": "any JSON value but null"}
         case "strings":
             schema = {"type": "array", "items": _bounded(dict(_STRING), owner, field.name)}
             if (owner, field.name) in NON_EMPTY:
@@ -177,6 +177,13 @@ def field_schema(owner: type, field: LogField) -> dict[str, Any]:
             assert_never(field.shape)
     schema = _bounded(schema, owner, field.name)
     why = DESCRIPTIONS.get((owner, field.name))
+    if field.null_is_absent and (owner, field.name) not in TARGET_REQUIRED:
+        # As every reader takes it (`log_layout.NULL_IS_ABSENT`); a member a target must write
+        # is refused null, as it is refused left out.
+        if "type" in schema:
+            schema = {**schema, "type": [schema["type"], "null"]}
+        said = why or schema.get("description")
+        why = f"{said}; {_NULL_WORDS}" if said else _NULL_WORDS
     if (owner, field.name) in WRITTEN_WORDS:
         # Not an enum: a reader takes any non-empty word here (a harness may write its own).
         words = ", ".join(sorted(WRITTEN_WORDS[(owner, field.name)]))

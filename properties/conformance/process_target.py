@@ -47,6 +47,7 @@ from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import NO_RULE_BROKEN, InvalidEventError, LoopSpecError
 from loopspec.model.json_text import spelled, too_long_integer
+from loopspec.model.log_layout import NULL_IS_ABSENT_IN_DATA
 from loopspec.model.repeated_keys import repeated_key
 from loopspec.properties.conformance.case_portable import portable
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
@@ -620,7 +621,8 @@ class ProcessTargetError(LoopSpecError):
 
 
 def normalized(event: dict[str, Any]) -> dict[str, Any]:
-    """`event` without what implementations may choose freely: `time` and message ids.
+    """`event` without what implementations may choose freely: `time` and message ids; and
+    without a member written null that every reader takes as left out (`"meta": null`).
 
     Message ids sit in `data.message.id` (assistant messages, tool results) and, for
     `user/message`, whose data is the message itself, in `data.id`.
@@ -629,6 +631,9 @@ def normalized(event: dict[str, Any]) -> dict[str, Any]:
     data = out.get("data")
     if isinstance(data, dict):
         data = dict(data)
+        for key in NULL_IS_ABSENT_IN_DATA.get(out.get("type", ""), ()):
+            if key in data and data[key] is None:
+                del data[key]
         message = data.get("message")
         if isinstance(message, dict):
             data["message"] = {k: v for k, v in message.items() if k != "id"}

@@ -89,7 +89,7 @@ _new = object.__new__
 
 
 def _cites_earlier(sources: object, seq: int, may_be_empty: bool) -> bool:
-    """Whether a `sourceEventSeqs` value (not None) reads as sources and keeps LOG-2: integers,
+    """Whether a `sourceEventSeqs` value reads as sources and keeps LOG-2: integers,
     distinct, each of an earlier event, and none at all only where `may_be_empty`."""
     if type(sources) is not list:
         return False
@@ -260,11 +260,7 @@ def _user_message(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         and surface == "append"
         # (Tested before it is read, here and below, for a member most events leave out: a
         # test costs less than a `get`.)
-        and (
-            "sourceEventSeqs" not in obj
-            or (sources := obj["sourceEventSeqs"]) is None
-            or _cites_earlier(sources, seq, False)
-        )
+        and ("sourceEventSeqs" not in obj or _cites_earlier(obj["sourceEventSeqs"], seq, False))
         # ADJ-1: no call of the step's reply awaits a result.
         and (prefix.reply_seq is None or prefix.reply_calls.keys() <= prefix.results.keys())
         and prefix.messages_wait_after is None
@@ -310,11 +306,7 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or type(source) is not dict
     ):
         return False
-    if (
-        "sourceEventSeqs" in obj
-        and (sources := obj["sourceEventSeqs"]) is not None
-        and not _cites_earlier(sources, seq, True)
-    ):
+    if "sourceEventSeqs" in obj and not _cites_earlier(obj["sourceEventSeqs"], seq, True):
         return False
     calls: dict[str, tuple[int, CallFact]] = {}
     try:
