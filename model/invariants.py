@@ -902,25 +902,51 @@ def lapsed_request_ends_turn_interrupted(prefix: Prefix, fact: Fact) -> Sequence
     kind = fact.reason_kind
     if kind == "interrupted" or kind is None:  # (no kind: TURN-5's)
         return NO_VIOLATIONS
-    approval_id, (call_id, step_end, aborted) = next(iter(prefix.lapsed_in_turn.items()))
     ends = f"turn {fact.turn} ends {_TURN_ENDS.get(kind, f'with reason kind {kind!r}')} with "
-    left = (
-        f"approval/asked {approval_id} about call {call_id} left unanswered when its step "
-        f"ended (seq {step_end})"
-    )
-    if aborted:
-        # (ABORT-3 as where the answer comes late, after the turn's end too, as conform names
-        # it: which of the two a log shows, its end does not yet tell.)
+    found: list[Violation] = []
+    # Every request the turn left so, in one sentence per rule: a turn ending on two named
+    # only the first (an abort's step's apart, ABORT-3's words).
+    for in_aborted_step in (False, True):
+        lapsed = [
+            (approval_id, call_id, step_end)
+            for approval_id, (call_id, step_end, aborted) in prefix.lapsed_in_turn.items()
+            if aborted == in_aborted_step
+        ]
+        if not lapsed:
+            continue
+        step_ends = tuple(dict.fromkeys(step_end for _, _, step_end in lapsed))
+        left = _lapsed_words(lapsed, step_ends)
+        if in_aborted_step:
+            # (ABORT-3 as where the answer comes late, after the turn's end too, as conform
+            # names it: which of the two a log shows, its end does not yet tell.)
+            msg = (
+                f"{ends}{left}, a step an abort ended: an abort's cancelled approval is written "
+                "when the abort lands, before the call's ABORTED_BEFORE_DISPATCH result"
+            )
+            found.append(Violation("ABORT-3", fact.seq, msg, step_ends))
+            continue
         msg = (
-            f"{ends}{left}, a step an abort ended: an abort's cancelled approval is written when "
-            "the abort lands, before the call's ABORTED_BEFORE_DISPATCH result"
+            f"{ends}{left}: a request is answered in its call's step, and only a crash leaves "
+            "one unanswered, its repair ending the turn interrupted"
         )
-        return [Violation("ABORT-3", fact.seq, msg, (step_end,))]
-    msg = (
-        f"{ends}{left}: a request is answered in its call's step, and only a crash leaves one "
-        "unanswered, its repair ending the turn interrupted"
-    )
-    return [Violation("DEC-2", fact.seq, msg, (step_end,))]
+        found.append(Violation("DEC-2", fact.seq, msg, step_ends))
+    return found
+
+
+def _lapsed_words(lapsed: list[tuple[str, str, int]], step_ends: tuple[int, ...]) -> str:
+    """The requests `lapsed` (approval id, call id, its step's end) as left unanswered."""
+    if len(lapsed) == 1:
+        ((approval_id, call_id, step_end),) = lapsed
+        return (
+            f"approval/asked {approval_id} about call {call_id} left unanswered when its step "
+            f"ended (seq {step_end})"
+        )
+    named = [f"{approval_id} about call {call_id}" for approval_id, call_id, _ in lapsed]
+    listed = f"{', '.join(named[:-1])} and {named[-1]}"
+    if len(step_ends) == 1:
+        return f"approval/asked {listed} left unanswered when their step ended (seq {step_ends[0]})"
+    seqs = ", ".join(map(str, step_ends))
+    return f"approval/asked {listed} left unanswered when their steps ended (seqs {seqs})"
 
 
 # How a sentence says a turn ended, by the kinds the loop writes (TURN-5).

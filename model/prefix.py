@@ -650,8 +650,8 @@ class Prefix:
 
     def _fold_turn_end(self, fact: Fact) -> None:
         if self.lapsed_in_turn and fact.reason_kind not in ("interrupted", None):
-            # (`lapsed_request_ends_turn_interrupted` names the first.)
-            self.lapsed_blamed.add(next(iter(self.lapsed_in_turn)))
+            # (`lapsed_request_ends_turn_interrupted` names them all.)
+            self.lapsed_blamed.update(self.lapsed_in_turn)
         self.end_turn(fact.turn)
 
     def end_turn(self, turn: int | None) -> None:

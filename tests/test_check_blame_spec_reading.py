@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 from blame_logs import BLAME, blamed, check
@@ -552,6 +553,34 @@ def test_DEC_2_ABORT_3_a_request_left_unanswered_ends_no_turn_in_error_or_aborte
     assert blamed(_checked([*rows, decided])) == [(rule, line)]
     interrupted = {**rows[-1], "data": {"turn": 1, "reason": {"kind": "interrupted"}}}
     assert rule not in {found for found, _line in blamed(_checked([*rows[:-1], interrupted]))}
+
+
+def test_DEC_2_every_request_a_turn_left_unanswered_is_named_at_its_end() -> None:
+    """DEC-2: the turn's end named only the first of two requests left unanswered when their
+    step ended (approval-c1), and an answer to the second written after the turn's end was then
+    blamed as a fault of its own; the end names both, once, and neither answer is blamed again."""
+    path = BLAME / "violations" / "DEC-2-request-left-unanswered-then-the-turn-ends-in-error.jsonl"
+    rows = [json.loads(line) for line in path.open()]
+
+    def for_c2(row: dict[str, Any]) -> dict[str, Any]:
+        text = json.dumps(row).replace('"c1"', '"c2"').replace("approval-c1", "approval-c2")
+        return {**json.loads(text), "seq": 100 + row["seq"]}  # renumbered below, cited alike
+
+    reply = json.loads(json.dumps(rows[4]))
+    reply["data"]["message"]["content"].append(for_c2(rows[4])["data"]["message"]["content"][0])
+    c2_result = for_c2(rows[9])
+    c2_result["sourceEventSeqs"] = [104]  # its tool/call's
+    both = [*rows[:4], reply, rows[5], for_c2(rows[5]), *rows[6:9], *map(for_c2, rows[6:9])]
+    both += [rows[9], c2_result, *rows[10:]]
+    report = _checked(both)
+    assert blamed(report) == [("DEC-2", 19)]
+    assert (
+        "with approval/asked approval-c1 about call c1 and approval-c2 about call c2 left "
+        "unanswered when their step ended (seq 14)"
+    ) in report.violations[0].violation.message
+    decided = {"type": "approval/decided", "seq": None, "time": rows[-1]["time"]}
+    decided["data"] = {"id": "approval-c2", "outcome": "rejected"}
+    assert blamed(_checked([*both, decided])) == [("DEC-2", 19)]
 
 
 def test_HOOK_4_a_reply_between_a_hook_s_invoked_and_its_result_is_blamed() -> None:
