@@ -163,6 +163,14 @@ _PRINTED_LOG_WORDS = (
             _PRINTED_LOG_WORDS.format(lone="'['", printer="jq -s .", events="'.[]'"),
         ),
         (
+            lambda events: "".join(json.dumps(e, indent=2, sort_keys=True) + "\n" for e in events),
+            _PRINTED_LOG_WORDS.format(lone="'{'", printer="jq .", events="."),
+        ),
+        (
+            lambda events: json.dumps(events, indent=2, sort_keys=True) + "\n",
+            _PRINTED_LOG_WORDS.format(lone="'['", printer="jq -s .", events="'.[]'"),
+        ),
+        (
             lambda events: json.dumps(events) + "\n",
             "error bad-header LOG-5: the first line is a JSON array of 45 values, the session "
             "header first: a log read into one array (jq -s, or a program that collected its "
@@ -170,7 +178,7 @@ _PRINTED_LOG_WORDS = (
             "line of its own",
         ),
     ],
-    ids=["jq .", "jq -s .", "jq -cs ."],
+    ids=["jq .", "jq -s .", "jq -S .", "jq -S -s .", "jq -cs ."],
 )
 def test_LOG_5_a_log_printed_over_many_lines_or_in_one_array_says_how_to_undo_it(
     tmp_path: Path,
@@ -179,9 +187,10 @@ def test_LOG_5_a_log_printed_over_many_lines_or_in_one_array_says_how_to_undo_it
     said: str,
 ) -> None:
     """LOG-5: a log pretty-printed (jq .) was named 'one JSON document over many lines' with a
-    case file's remedy (`loopspec replay`); one read into an array on one line (jq -cs .) as
-    a first line that is no header, 'nor is it an event (not a JSON object)'. Each says what
-    it is and the jq command that writes it back as JSON Lines."""
+    case file's remedy (`loopspec replay`), and so was one printed with its keys sorted (jq -S
+    .: the header's type after its createdAt, cwd and id); one read into an array on one line
+    (jq -cs .) as a first line that is no header, 'nor is it an event (not a JSON object)'.
+    Each says what it is and the jq command that writes it back as JSON Lines."""
     events = [json.loads(line) for line in VALID.read_text(encoding="utf-8").splitlines()]
     log = tmp_path / "printed.jsonl"
     log.write_text(printed(events), encoding="utf-8")
@@ -1351,16 +1360,23 @@ def test_LOG_8_a_line_cut_short_inside_the_log_is_named_a_torn_write(
     )
 
 
-@pytest.mark.parametrize(("width", "holding"), [(120, "line 5 holds"), (80, "lines 5 to 6 hold")])
+@pytest.mark.parametrize(
+    ("width", "holding"),
+    [(120, "line 5 holds"), (80, "lines 5 to 6 hold"), (66, "lines 5 to 7 hold")],
+    ids=["120 wide", "80 wide", "just before a nested {"],
+)
 def test_LOG_4_an_event_wrapped_over_several_lines_is_no_torn_write(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, width: int, holding: str
 ) -> None:
     """LOG-4: a log copied from a terminal (or an editor) that wrapped a long line read as a
     write a crash cut off at the wrap (LOG-8, 'the harness must drop it whole'): the lines
-    after it, which begin no event, hold the rest of it, and joined they are one event."""
+    after it, which begin no event, hold the rest of it, and joined they are one event. A line
+    the wrap began with a nested object's '{' was taken for an event of its own: only a whole
+    object on its line is one."""
     lines = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
     event = lines[3].rstrip()
-    assert len(event) == 232  # over 2 lines 120 wide, 3 lines 80 wide
+    assert len(event) == 232  # over 2 lines 120 wide, 3 lines 80 wide, 4 lines 66 wide
+    assert event[66] == "{"  # 66 wide, the second line opens with the content's first block
     wrapped = "".join(event[at : at + width] + "\n" for at in range(0, len(event), width))
     log = tmp_path / "eve.jsonl"
     log.write_text("".join([*lines[:3], wrapped, *lines[4:]]), encoding="utf-8")

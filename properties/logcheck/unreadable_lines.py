@@ -218,13 +218,35 @@ def _looks_like_json(raw: bytes) -> bool:
     return raw.lstrip().startswith(b"{") and raw.rstrip().endswith(b"}")
 
 
-def _opens_a_header(rest: RestOfLog) -> bool:
-    """Whether one of the three lines after a first line that is a lone '{' or '[' names the
-    session header's type: a log printed over many lines, not a case or settings file."""
+def _opens_a_header(rest: RestOfLog, lone: bytes) -> bool:
+    """Whether the first object printed after a first line that is a lone '{' or '[' (`lone`,
+    as read) names the session header's type among its lines, up to its closing brace: a log
+    printed over many lines, not a case or settings file. Its type may come late: `jq -S .`
+    sorts it after createdAt, cwd and id (at most `_HEADER_LINES_AT_MOST` lines are read)."""
     import re  # noqa: PLC0415 (only for a line that does not parse)
 
     header = re.compile(rb'\s*\{?\s*"type"\s*:\s*"session"')
-    return any(header.match(rest.next_line()) for _ in range(3))
+    # The indentation of the first object's braces: the first line's, or the next line's
+    # after a lone '[' (None until read); its closing brace is the first '}' no deeper.
+    opened = _indentation(lone) if lone.strip() == b"{" else None
+    for _ in range(_HEADER_LINES_AT_MOST):
+        line = rest.next_line()
+        if not line or header.match(line):
+            return bool(line)
+        if opened is None:
+            opened = _indentation(line)
+        elif line.lstrip().startswith(b"}") and _indentation(line) <= opened:
+            return False
+    return False
+
+
+def _indentation(line: bytes) -> int:
+    return len(line) - len(line.lstrip())
+
+
+_HEADER_LINES_AT_MOST = 64
+"""How many lines of a log printed over many lines `_opens_a_header` reads for the header's
+type: a header's members, one a line, with room for a few nested ones."""
 
 
 def _wrapped_over(raw: bytes, rest: RestOfLog) -> int:
@@ -234,7 +256,7 @@ def _wrapped_over(raw: bytes, rest: RestOfLog) -> int:
     text = raw.rstrip(b"\r\n")
     for count in range(1, _WRAPPED_LINES_AT_MOST + 1):
         more = rest.next_line()
-        if not more.strip() or more.lstrip().startswith(b"{"):  # an event of its own
+        if not more.strip() or _whole_object(more):  # an event of its own
             return 0
         text += more.rstrip(b"\r\n")
         try:
@@ -245,6 +267,18 @@ def _wrapped_over(raw: bytes, rest: RestOfLog) -> int:
             continue
         return count if type(value) is dict and not text[end:].strip() else 0
     return 0
+
+
+def _whole_object(line: bytes) -> bool:
+    """Whether the line `line` is a JSON object by itself (an event of its own), where a line
+    that merely opens with '{' may hold the rest of a wrapped event: a nested object's, the
+    wrap just before its brace."""
+    try:
+        text = line.strip().decode()
+        value, end = scan_json(text, 0) if text.startswith("{") else (None, 0)
+    except SCAN_ERRORS:  # (a UnicodeDecodeError is a ValueError)
+        return False
+    return type(value) is dict and end == len(text)
 
 
 _WRAPPED_LINES_AT_MOST = 64
@@ -462,7 +496,7 @@ def _unparsable(
     elif line == 1 and raw.strip() in (b"{", b"["):
         # An indented JSON document (a case file `conform` saved, a pretty-printed log).
         lone = raw.strip().decode()
-        if _opens_a_header(rest):  # a log pretty-printed, as `jq .` (or `jq -s .`) prints one
+        if _opens_a_header(rest, raw):  # a log pretty-printed, as `jq .` (or `jq -s .`) prints one
             events, printed = (".", "jq .") if lone == "{" else ("'.[]'", "jq -s .")
             message = (
                 f"the first line is a lone {lone!r}: a session log printed over many lines "
