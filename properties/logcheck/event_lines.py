@@ -144,14 +144,20 @@ def carrying_lines(
         raw = readline(size)
         if not raw:
             return
-        if not may_carry(raw, wanted):
-            continue
-        try:
-            obj, _end = scan_json(raw.decode(), 0)
-        except SCAN_ERRORS:  # (a UnicodeDecodeError is a ValueError)
-            continue
-        if type(obj) is dict:
+        if may_carry(raw, wanted) and (obj := line_object(raw)) is not None:
             yield line, obj
+
+
+def line_object(raw: bytes) -> dict[str, Any] | None:
+    """The JSON object the line `raw` holds, as the check reads one; None when it holds none
+    (no JSON, not UTF-8, another value, or no line: the log ended). The one reader of lines
+    read again (`carrying_lines`, and `repeated_lines` reading an original in step with its
+    copy)."""
+    try:
+        value, _end = scan_json(raw.decode(), 0)
+    except SCAN_ERRORS:  # (a UnicodeDecodeError is a ValueError)
+        return None
+    return value if type(value) is dict else None
 
 
 def may_carry(raw: bytes, wanted: set[int]) -> bool:

@@ -33,19 +33,16 @@ from __future__ import annotations
 from loopspec.model import PlainRecord
 from loopspec.model.prefix import Prefix, Violation
 from loopspec.properties.logcheck import UNIT_KEY
-from loopspec.properties.logcheck.checker import (
-    SCAN_ERRORS,
-    FoundViolation,
-    Limits,
-    LogReport,
-    scan_json,
-    shorten,
-)
-from loopspec.properties.logcheck.event_lines import carrying_lines, log_opener
+from loopspec.properties.logcheck.checker import FoundViolation, Limits, LogReport, shorten
+from loopspec.properties.logcheck.event_lines import carrying_lines, line_object, log_opener
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
-    from typing import Any, BinaryIO
+    from typing import Any, BinaryIO, Literal
+
+    CopyReading = Literal["not a copy", "copy begins", "copy goes on"]
+    """`Repeats.copy_reading`'s answers: a closed set of words (an enum would import enum and
+    functools on check's path for every log reusing a seq)."""
 
     from loopspec.properties.logcheck.event_lines import Opener
     from loopspec.properties.logcheck.files import LogSource
@@ -145,7 +142,7 @@ class _Original(PlainRecord):
         if self.line >= self.stop:
             return
         # (the copy ends where its original is no event)
-        self.event = _event(self.stream.readline(self.size))
+        self.event = line_object(self.stream.readline(self.size))
 
     def close(self) -> None:
         self.stream.close()
@@ -195,7 +192,8 @@ def _begun_again(source: Opener, first: int, stop: int, *, seq: int, due: int, s
             copies.readline(size)
         expected = seq
         for _ in range(first, stop):
-            copy, original = _event(copies.readline(size)), _event(originals.readline(size))
+            copy = line_object(copies.readline(size))
+            original = line_object(originals.readline(size))
             if copy is None:  # the log ends, or its next line is no event: a copy ends there
                 return False
             if (
@@ -229,15 +227,6 @@ def _span(event: dict[str, Any]) -> int:
     return len(items) if type(items) is list else 0
 
 
-def _event(raw: bytes) -> dict[str, Any] | None:
-    """The event on the line `raw`, None when it holds none (or the log ended)."""
-    try:
-        value, _end = scan_json(raw.decode(), 0)
-    except (*SCAN_ERRORS, UnicodeDecodeError):
-        return None
-    return value if type(value) is dict else None
-
-
 class Repeats(PlainRecord):
     """Per log (its `report`, kept to `limits`): where the last repetition LOG-1 named began,
     and the seq then due (a run of lines written again is named once); of a commit found
@@ -269,7 +258,7 @@ class Repeats(PlainRecord):
         self._lookups = LOOKUPS
         self._original: _Original | None = None
         self._copy: tuple[int, int, int, int] | None = None
-        self._decided: tuple[int, int] = (0, _NOT_A_COPY)
+        self._decided: tuple[int, CopyReading] = (0, "not a copy")
         self._rest: tuple[int, list[int]] | None = None
         # The commit written again: its copy's first seq and type, the k of that line, the
         # commit's n and first seq, and the log's last seq then.
@@ -295,17 +284,23 @@ class Repeats(PlainRecord):
         if self._is_rest(event, seq):
             self._grow(seq)
             return True
-        reading = self.copy_reading(event, line, seq, prefix)
-        if reading != _NOT_A_COPY:
-            assert self._original is not None
-            self._original.advance()
-            if reading == _COPY_BEGINS:
+        match self.copy_reading(event, line, seq, prefix):
+            case "copy begins":
+                self._advance_original()
                 self._rest, self._run = None, None
                 self.due = prefix.expected_seq
                 self._record(line, Violation("LOG-1", seq, self._copy_words(seq)))
-            else:
+                return True
+            case "copy goes on":
+                self._advance_original()
                 self._grow(seq)
-            return True
+                return True
+            case "not a copy":
+                pass
+            case never:
+                from typing import assert_never  # noqa: PLC0415 (never run: a closed set)
+
+                assert_never(never)
         place = _place_in_last_commit(event, seq, prefix, last_commit)
         if place is not None:
             position, size = place
@@ -333,30 +328,37 @@ class Repeats(PlainRecord):
         self._record(line, Violation("LOG-1", seq, message))
         return True
 
-    def copy_reading(self, event: dict[str, Any], line: int, seq: int, prefix: Prefix) -> int:
+    def copy_reading(
+        self, event: dict[str, Any], line: int, seq: int, prefix: Prefix
+    ) -> CopyReading:
         """Whether `event`, at `line` and `seq`, a seq already taken, is the next line of the
-        copy found (`_COPY_GOES_ON`) or the first of a copy (`_COPY_BEGINS`: its original
-        found, `_first_written`), or neither (`_NOT_A_COPY`, the copy before it over). Asked
-        of a line twice (a version-1 log's reader of commits asks first), it reads once."""
+        copy found ("copy goes on") or the first of a copy ("copy begins": its original found,
+        `_first_written`), or neither ("not a copy", the copy before it over). Asked of a line
+        twice (a version-1 log's reader of commits asks first), it reads once."""
         decided_line, reading = self._decided
         if decided_line == line:
             return reading
         original = self._original
         if original is not None and original.repeats(event, line, seq):
-            reading = _COPY_GOES_ON
+            reading = "copy goes on"
         else:
             self.close()
-            reading = _NOT_A_COPY
+            reading = "not a copy"
             if self._source is not None and self._lookups:
                 self._lookups -= 1
                 size = self._limits.max_line_bytes + 1
                 due = prefix.expected_seq
                 found = _first_written(self._source, event, seq, before=line, size=size, due=due)
                 if found is not None:
-                    self._original, reading = found, _COPY_BEGINS
+                    self._original, reading = found, "copy begins"
                     self._copy = (line, seq, found.line, prefix.expected_seq - 1)
         self._decided = (line, reading)
         return reading
+
+    def _advance_original(self) -> None:
+        """Read the copy's next original line (the copy found goes on past this line)."""
+        assert self._original is not None
+        self._original.advance()
 
     def row_copied(self, row: object, line: int) -> int:
         """How many chunks the compact row `row`, at `line`, stands for when it is the next
@@ -371,7 +373,7 @@ class Repeats(PlainRecord):
         span = _span(row)
         if span:
             original.advance()
-            self._decided = (line, _COPY_GOES_ON)
+            self._decided = (line, "copy goes on")
             self._grow(seq0 + span - 1)
         return span
 
@@ -485,7 +487,7 @@ def copied(
         return False
     if repeats.continues(event, seq):
         return True
-    if repeats.copy_reading(event, line, seq, prefix) != _NOT_A_COPY:
+    if repeats.copy_reading(event, line, seq, prefix) != "not a copy":
         return True
     return _place_in_last_commit(event, seq, prefix, last_commit) is not None or written_again(
         event, earlier, seq, prefix
@@ -519,6 +521,3 @@ def _place_in_last_commit(
 
 
 _KEPT_TYPES = frozenset({"assistant/message", "tool/call", "tool/result"})
-
-_NOT_A_COPY, _COPY_BEGINS, _COPY_GOES_ON = 0, 1, 2
-"""`Repeats.copy_reading`'s answers."""
