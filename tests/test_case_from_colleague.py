@@ -7,6 +7,7 @@ the case from his folder and hides his token as `<hidden>`.
 from __future__ import annotations
 
 import io
+import os
 import shlex
 import socket
 import subprocess
@@ -218,6 +219,14 @@ def test_PROTO_1_a_case_copied_from_a_chat_replays_from_standard_input(
         "file, not standard input\n",
     )
     assert list(ana.iterdir()) == []
+    # Nor beside a pipe (`<(gunzip -c case.json.gz)`) or a device: it replayed and cut the case,
+    # then said it "was not saved in /dev/fd". Refused first (a FIFO here would block the test).
+    assert main(["replay", os.devnull, "--reduce"]) == 2
+    assert capsys.readouterr().err == (
+        "loopspec: error: --reduce saves the cut-down case beside the case file: "
+        f"{os.devnull} is a character device, not a file in a folder: save the case in a file "
+        "and name that\n"
+    )
     # Typed at a terminal, the case would wait for an end of file few know to type.
     monkeypatch.setattr(sys, "stdin", _Terminal())
     assert main(["replay", "-"]) == 2

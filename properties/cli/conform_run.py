@@ -25,7 +25,7 @@ import attrs
 
 import loopspec
 from loopspec.impl.system_words import system_reason
-from loopspec.impl.user_files import STDIN_NAME, shown
+from loopspec.impl.user_files import STDIN_NAME, file_kind, shown
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError, tagged
@@ -1286,9 +1286,30 @@ def run_replay(args: argparse.Namespace) -> int:
         # what the cutting made.
         print("loopspec: error: --reduce takes one case file", file=sys.stderr)
         return 2
+    if args.reduce and (kind := _no_file_beside(named[0])):
+        # Checked before replaying: `replay <(gunzip -c case.json.gz) --reduce` replayed and cut
+        # the case, then said it "was not saved in /dev/fd: no such file or directory".
+        piped = " (a <(...) pipe?)" if kind == "a FIFO" else ""
+        print(
+            "loopspec: error: --reduce saves the cut-down case beside the case file: "
+            f"{named[0]} is {kind}{piped}, not a file in a folder: save the case in a file and "
+            "name that",
+            file=sys.stderr,
+        )
+        return 2
     if len(named) > 1 or _is_folder(named[0]):
         return replay_all(args, case_files(named))
     return _replay_one(args, named[0])
+
+
+def _no_file_beside(path: str) -> str:
+    """What `path` is when it is neither a regular file nor a folder (a FIFO, a device), which
+    nothing can be saved beside: "" otherwise, or when it names nothing (the read says so)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return ""
+    return "" if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else file_kind(mode)
 
 
 STDIN_CASE = STDIN_NAME
