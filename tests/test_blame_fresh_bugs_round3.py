@@ -514,7 +514,7 @@ PROGRAMS: list[FreshBug] = [
         IgnoresSuppliedInputs,
         ONE_PRE_HOOK,
         _hooked(read_call("c1"), HookAnswers(Allow(updated_input={"file_path": "b"}))),
-        "RW-1",
+        "RW-2",
     ),
     (
         "a refused input that is no object recorded as the call's arguments",

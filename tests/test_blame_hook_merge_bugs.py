@@ -220,15 +220,18 @@ OTHER_INPUT_THEN_PASS = _program(
 
 @pytest.mark.parametrize(
     ("program", "rule"),
-    [(IDENTITY_THEN_PASS, "RW-2"), (OTHER_INPUT_THEN_PASS, "RW-1")],
+    [(IDENTITY_THEN_PASS, "RW-2"), (OTHER_INPUT_THEN_PASS, "HOOK-3")],
     ids=["an identity input left unrecorded", "another input not applied"],
 )
 def test_HOOK_3_an_input_a_later_passthrough_erased_names_the_passthrough(
     program: list[Command], rule: str
 ) -> None:
-    """RW-2, RW-1, HOOK-3: an input left out after a later hook passed is reported with that
-    hook (the rule stays: a loop that drops an identity input's sidecar, or ignores every
-    input, shows the same here); one hook alone names no other."""
+    """RW-2, HOOK-3: an input left out after a later hook passed is reported with that hook: a
+    loop that drops an identity input's sidecar shows the same as one that ignores every input
+    (RW-2); another input, kept out of every reader and the run, is the passthrough's erasure
+    (HOOK-3, the words saying a loop ignoring every input reads so too). One hook alone names
+    no other: its input went nowhere (RW-2, round 18's Claude Code #79321, where RW-1 was
+    named though every reader agreed)."""
     assert replay_case(ModelTarget, TWO_PRE_HOOKS, program).divergence is None
     replay = replay_case(PassthroughErasesRewrite, TWO_PRE_HOOKS, program)
     assert replay.divergence is not None
@@ -237,7 +240,7 @@ def test_HOOK_3_an_input_a_later_passthrough_erased_names_the_passthrough(
     assert hint in replay.divergence.what, replay.divergence.what
     alone = replay_case(IgnoresSuppliedInputs, ONE_PRE_HOOK, program[:3])
     assert alone.divergence is not None
-    assert alone.divergence.rule_id == rule, alone.divergence.what
+    assert alone.divergence.rule_id == "RW-2", alone.divergence.what
     assert "HOOK-3" not in alone.divergence.what, alone.divergence.what
 
 

@@ -147,7 +147,7 @@ def test_HOOK_3_a_rewrite_kept_on_a_denied_call_held_at_the_gate_stays_HOOK_3(
 
 
 class IgnoresEveryInput(ModelTarget):
-    """The model, except that no hook's input is ever applied (RW-1 broken)."""
+    """The model, except that no hook's input is ever applied (RW-2 broken)."""
 
     def apply(self, command: Command) -> Observation:
         with pytest.MonkeyPatch.context() as patch:
@@ -155,21 +155,23 @@ class IgnoresEveryInput(ModelTarget):
             return super().apply(command)
 
 
-def test_RW_1_the_report_names_the_event_that_carries_the_wrong_arguments() -> None:
-    """RW-1: "the call's arguments in the model history are not the effective ones" named
+def test_RW_2_the_report_names_the_event_that_carries_the_wrong_arguments() -> None:
+    """RW-2: "the call's arguments in the model history are not the effective ones" named
     SPEC's reader, not the event a loop's author finds in their code: it names
-    assistant/message too (and tool/call beside "the audit record")."""
+    assistant/message too (and tool/call beside "the audit record"). A loop that applies no
+    hook's input keeps the model's arguments in every reader and the run: RW-2 since round 18
+    (RW-1 was named, though nothing disagreed)."""
     program: list[Command] = [
         SubmitUser(""),
         ModelReplies((_bash_call("c1"),)),
-        HookAnswers(Allow({"command": "ls"})),
         HookAnswers(Pass()),
+        HookAnswers(Allow({"command": "ls"})),
     ]
     replay = replay_case(IgnoresEveryInput, GUARDED_BASH, program)
     assert replay.divergence is not None
     what = replay.divergence.what
-    assert replay.divergence.rule_id == "RW-1", what
-    assert "arguments in the model history (assistant/message) are not the effective" in what
+    assert replay.divergence.rule_id == "RW-2", what
+    assert "arguments in the model history (assistant/message), its tool/call and" in what
 
 
 _ANSWER_APPROVAL = dispatch.answer_approval

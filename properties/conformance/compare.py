@@ -927,6 +927,14 @@ def _misread_input(result: Event, events: Sequence[Event]) -> tuple[str, str] | 
     value = parse_arguments(raw) if isinstance(raw, str) else None
     if not isinstance(value, FrozenMap):
         return None
+    if _input_problem(result) == "not an object" and not str(raw).strip():
+        # Blank text is no JSON: json.loads of it raised here, a traceback where a loop reading
+        # "" as no object was to be told (round 18's Brave #56601).
+        return "EXE-2", (
+            f"call {call_id}'s arguments are blank ({json.dumps(raw)}), which EXE-2 reads as {{}}, "
+            "a JSON object, so the call is not invalid input and its body starts (a call of a "
+            "tool taking no arguments is often sent so)"
+        )
     if _input_problem(result) == "not an object":
         surrogate = (
             _LONE_SURROGATE_WORDS
@@ -1517,6 +1525,15 @@ def _result_rule(
             "after an abort is not reported as one: it becomes an ABORTED error, "
             f"{json.dumps(_result_text(want))}, where the target keeps the success"
         )
+    if code in ("ABORTED_BEFORE_DISPATCH", "ABORTED") and their_code == code:
+        # The abort's verdict, in other words: "after an abort it is an ABORTED error" told a
+        # loop whose result is one to reread the drain (round 18, Claude Code #86001: a call
+        # interrupted while it ran, told the user rejected it). The texts are TEXT-1's.
+        return "TEXT-1", (
+            f"{about} differs: the target ends it as the {code} error it is (ABORT-1), but not "
+            f"as SPEC.md section 9 words it: the text {json.dumps(_result_text(want))}"
+            + _approval_words_for_an_abort(got)
+        )
     if code in ("ABORTED_BEFORE_DISPATCH", "ABORTED"):
         return "ABORT-1", f"{about} differs: after an abort it is an {code} error"
     if code in ("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED") and their_code == code:
@@ -1765,6 +1782,21 @@ def _result_rule(
     return "EXE-4", f"{about} differs from its settled outcome"
 
 
+def _approval_words_for_an_abort(got: Event | None) -> str:
+    """Words saying the target's text is an approval's answer, when it is one ("" otherwise):
+    an abort stops a call, which no one rejected, and the model reading it so apologizes for
+    a refusal that never came."""
+    text = _result_text(got) if got is not None else ""
+    for outcome, words in APPROVAL_DENIALS.items():
+        before, _, after = words.partition("{tool}")
+        if text.startswith(ERROR_PREFIX + before) and text.endswith(after):
+            return (
+                f", where the target's is the words of an approval answered {outcome}: the "
+                "abort stopped the call, nobody refused it"
+            )
+    return ""
+
+
 def _meta_kept_by_a_block(want: Event, got: Event | None) -> str:
     """Words saying a blocked result carries none of the body's meta, when the target's keeps
     it ("" otherwise): the block replaces the result whole (DEC-3)."""
@@ -1816,10 +1848,12 @@ def _arguments_rule(
     config: LoopConfig | None = None,
     *,
     probe: Probe | None = None,
+    executed: Sequence[tuple[str, str]] = (),
 ) -> tuple[str, str]:
     """Arguments differ in the audit record or the history: a rewrite, or how they parse.
 
-    `target_events` is what the target appended for this command (its tool/call sidecars);
+    `target_events` is what the target appended for this command (its tool/call sidecars) and
+    `executed` the bodies it ran in it;
     `config` the program's (None: not known), whose tools judge the inputs hooks supplied;
     `probe` tells a denied call's merge from its rewrite where an earlier call holds the gate.
     """
@@ -1914,6 +1948,27 @@ def _arguments_rule(
                     "with every digit and a number with a fraction or an exponent as the same "
                     "double (write the number's own text back)"
                 )
+            merged_in = None if kept else _merged_into_original(situation, theirs.get(call_id))
+            if merged_in is not None:
+                return "RW-2", (
+                    f"the call's arguments in the {where} are {_named(situation.suppliers[-1:])}'s "
+                    f"input merged into the model's arguments ({merged_in}): a hook's input "
+                    "replaces the call's whole input, recorded as the JSON value it gave"
+                )
+            if kept and _every_reader_kept(call_id, situation, target_events, executed):
+                # Nothing disagrees (RW-1 holds): the input a hook supplied went nowhere.
+                if erased:
+                    return "HOOK-3", (
+                        f"the call's arguments in the {where} are the model's, and the target "
+                        f"runs them{erased}; a loop applying no hook's input at all reads so "
+                        "too (RW-2)"
+                    )
+                return "RW-2", (
+                    f"the call's arguments in the {where}, its tool/call and the arguments it "
+                    f"runs with are the model's, where {_named(situation.suppliers[-1:])} "
+                    "supplied an input: an input a hook supplied is either applied and recorded "
+                    "(a rewrite sidecar naming the hook) or the call is refused, never dropped"
+                )
             return (
                 "RW-1",
                 f"the call's arguments in the {where} are not the effective (rewritten) ones"
@@ -1923,6 +1978,50 @@ def _arguments_rule(
         f"the call's arguments in the {where} differ from the model's raw arguments "
         "(every reader takes them as the model wrote them)"
     )
+
+
+def _merged_into_original(situation: _Situation, applied: object) -> str | None:
+    """The keys of the model's own arguments a target kept beside the last input a hook
+    supplied, when its arguments are that input merged into them (a patch, not a replacement:
+    Claude Code #30770 asked for one); None otherwise."""
+    if not situation.supplied or not isinstance(applied, _Parsed):
+        return None
+    given, original = situation.supplied[-1], situation.original
+    if not isinstance(given, dict) or not isinstance(original, _Parsed):
+        return None
+    if not isinstance(original.value, dict) or _Parsed({**original.value, **given}) != applied:
+        return None
+    kept = [key for key in original.value if key not in given]
+    if not kept:
+        return None
+    return "the keys " + ", ".join(json.dumps(key) for key in kept) + " kept from the model's"
+
+
+def _every_reader_kept(
+    call_id: str | None,
+    situation: _Situation,
+    target_events: Sequence[Event],
+    executed: Sequence[tuple[str, str]],
+) -> bool:
+    """Whether the target's tool/call for `call_id` (when it wrote one in this command), its
+    approval request (when it asked) and the body it ran in this command all hold the model's
+    own arguments: every reader agrees (RW-1), the hook's input applied nowhere. False when
+    the call neither ran nor was asked about in this command: an input applied to execution
+    alone cannot be told apart."""
+    ran = [as_run_value(arguments) for ran_id, arguments in executed if ran_id == call_id]
+    readers = [
+        _as_value(_data(event).get("arguments"))
+        for event in target_events
+        if event.get("type") in ("tool/call", "approval/asked")
+        and _data(event).get("callId") == call_id
+    ]
+    asked = any(
+        event.get("type") == "approval/asked" and _data(event).get("callId") == call_id
+        for event in target_events
+    )
+    if len(ran) > 1 or not (ran or asked):
+        return False
+    return all(value == situation.original for value in (*ran, *readers))
 
 
 def _slot_free_for(
@@ -2459,6 +2558,7 @@ def _changed(
     config: LoopConfig | None = None,
     program: Sequence[Command] = (),
     probe: Probe | None = None,
+    executed: Sequence[tuple[str, str]] = (),
 ) -> tuple[str, str]:
     kind = str(want.get("type"))
     mine, theirs = _data(normalized_event(want)), _data(normalized_event(got))
@@ -2564,7 +2664,9 @@ def _changed(
                     if isinstance(command, ModelReplies) and command.finish != "completed":
                         return "STEP-4", f"{named}: a reply that did not complete keeps no calls"
                     return "ORD-2", f"{named}: the reply's calls differ"
-                return _arguments_rule(want, got, history, target_events, config, probe=probe)
+                return _arguments_rule(
+                    want, got, history, target_events, config, probe=probe, executed=executed
+                )
             if "interrupted" in fields or isinstance(command, Abort):
                 return "ABORT-2", f"{named}: an interrupted reply keeps only its delivered text"
             if isinstance(command, ModelReplies) and command.finish == "cancelled":
@@ -2584,7 +2686,9 @@ def _changed(
             if "callId" in fields or "name" in fields:
                 return "ORD-2", f"{named}: each call of the reply is recorded once, in order"
             if "arguments" in fields:
-                return _arguments_rule(want, got, history, target_events, config, probe=probe)
+                return _arguments_rule(
+                    want, got, history, target_events, config, probe=probe, executed=executed
+                )
             situation = _situation(_call_id_of(want), history)
             rewrote = bool(_data(got).get("rewrite"))
             if len(situation.supplied) >= 2 and _applied_earlier_rewrite(
@@ -3185,6 +3289,23 @@ def _missing(
                     "blank arguments are): the call ends as an INVALID_TOOL_INPUT error and its "
                     "body never starts, where a loop reading a false-ish value as no arguments "
                     "(JSON.parse(raw) ?? {}, json.loads(raw) or {}) starts it"
+                )
+            if (
+                _error_code(want) == "INVALID_TOOL_INPUT"
+                and _call_id_of(want) in started
+                and isinstance(raw, str)
+                and raw.strip()
+                and not isinstance(_as_value(raw), _Parsed)
+            ):
+                # Text no JSON reader parses, run as {} (round 18's HolmesGPT #906 review: a
+                # parse error caught and replaced with an empty object): how the arguments were
+                # read is what is wrong, not the order calls are judged in (it read as EXE-5).
+                return "EXE-2", (
+                    f"{lacks} for call {_call_id_of(want)}: its arguments {spelled(raw)} are no "
+                    "JSON, which EXE-2 keeps as the raw string, no JSON object: the call ends as "
+                    "an INVALID_TOOL_INPUT error and its body never starts, where a loop reading "
+                    "text it cannot parse as {} (a parse error caught, an empty object put in "
+                    "its place) starts it"
                 )
             rule, _ = _result_rule(want, None, command, phase, history)
             if rule == "EXE-4":
@@ -5862,7 +5983,12 @@ def classify(
             and difference.want.get("type") in ("assistant/message", "tool/call")
         ):
             arguments = _arguments_rule(
-                difference.want, difference.got, history, actual.events, config
+                difference.want,
+                difference.got,
+                history,
+                actual.events,
+                config,
+                executed=actual.executed,
             )
             if arguments[0] == "HOOK-6":
                 return arguments
@@ -5944,6 +6070,7 @@ def classify(
                     config=config,
                     program=program,
                     probe=probe,
+                    executed=actual.executed,
                 )
             case "missing":
                 assert want is not None

@@ -444,6 +444,16 @@ def _left_out(want: Item, where: str, history: Sequence[Event]) -> tuple[str, st
         )
     if not record and _card(want).get("kind") == "other" and not repaired:
         return "VIEW-3", f"{due}; a call no presenter renders still gets the generic card"
+    if _presented_at(want) == "tool/result" and not repaired:
+        # The card's end left out: the editor shows the call running though its result is in
+        # the history, as check names an ACP recording's card no update ended (round 18:
+        # Hermes #114395, a denied or blocked call's card left in_progress). PROTO-1 told the
+        # author the wire was wrong.
+        return "ADJ-3", (
+            f"{due}: no update gives the card completed or failed, so the editor shows call "
+            f"{call_id} running though its result is in the history (a call that never ran, "
+            "denied, refused or failed, gets its update too, carrying the result's text)"
+        )
     return "PROTO-1", (
         f"{due} (presented carries, command by command, a message for each tool event the "
         "command appended, in log order)"
