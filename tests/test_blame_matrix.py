@@ -699,6 +699,11 @@ class Case:
         return self.also_breaks | {self.broken}
 
 
+def _renamed(members: dict[str, Any], key: str, spelt: str) -> dict[str, Any]:
+    """`members` with `key` written as `spelt`, in its place."""
+    return {(spelt if name == key else name): value for name, value in members.items()}
+
+
 def changed(
     change: Change, patches: Callable[[], list[Any]] | None = None
 ) -> Callable[[], ModelTarget]:
@@ -769,6 +774,16 @@ FAMILIES = (
     Case("the user's message role misspelt", "LOG-6",
          changed(_events(lambda e: e if e["type"] != "user/message" else
                          {**e, "data": {**e["data"], "role": "use"}})), NO_HOOKS, TEXT_REPLY),
+    # A member's key misspelt, a member a reader does without (a role, an id): blamed ADJ-4,
+    # "queued messages are delivered FIFO", of a turn's opening message, and STEP-4 of a reply.
+    Case("the user's message role key misspelt", "LOG-4",
+         changed(_events(lambda e: e if e["type"] != "user/message" else
+                         {**e, "data": _renamed(e["data"], "role", "rol")})), NO_HOOKS, TEXT_REPLY),
+    Case("a reply's id key misspelt", "LOG-4",
+         changed(_events(lambda e: e if e["type"] != "assistant/message" else
+                         {**e, "data": {**e["data"], "message": _renamed(e["data"]["message"],
+                                                                        "id", "Id")}})),
+         NO_HOOKS, TEXT_REPLY),
     # Blamed ADJ-4, "queued messages are delivered FIFO", with nothing queued.
     Case("the user's message in a block of another type", "TEXT-2",
          changed(_events(lambda e: e if e["type"] != "user/message" else

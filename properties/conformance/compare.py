@@ -1797,6 +1797,46 @@ def _approval_words_for_an_abort(got: Event | None) -> str:
     return ""
 
 
+_MESSAGE_KINDS = frozenset({"user/message", "assistant/message", "tool/result"})
+
+
+def _message_of(event: Event) -> dict[str, Any]:
+    """The message an event of `_MESSAGE_KINDS` carries: a user/message's data is the message
+    itself, the others hold it as `data.message`."""
+    data = _data(event)
+    if event.get("type") == "user/message":
+        return data
+    message = data.get("message")
+    return message if isinstance(message, dict) else {}
+
+
+def _member_left_out(want: Event, got: Event) -> str | None:
+    """Words on a member the model's message holds and the message `got` carries lacks (`role`
+    or `id`: a reader gives a message its role, and an id is free, so neither is missed at
+    reading), and on the keys it holds in its place, which no message has (a key misspelt).
+    None when it lacks none."""
+    mine, theirs = _message_of(want), _message_of(got)
+    missing = sorted(set(mine) - set(theirs))
+    unknown = sorted(set(theirs) - set(mine))
+    if not missing:
+        return None
+    where = "message" if want.get("type") == "user/message" else "message (data.message)"
+    held = (
+        f" and holds {_listed(unknown)}, which no message has (a key misspelt?)" if unknown else ""
+    )
+    return (
+        f"the target's {where} lacks {_listed(missing)}{held}: a message's members are "
+        f"{_listed(sorted(mine))}, each required of a conformance target (`loopspec schema`; "
+        "LOG-4: an event missing a field is refused)"
+    )
+
+
+def _listed(keys: Sequence[str]) -> str:
+    """`keys` quoted, joined with commas and a last `and`."""
+    quoted = [json.dumps(key) for key in keys]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
+
+
 def _meta_kept_by_a_block(want: Event, got: Event | None) -> str:
     """Words saying a blocked result carries none of the body's meta, when the target's keeps
     it ("" otherwise): the block replaces the result whole (DEC-3)."""
@@ -2579,6 +2619,11 @@ def _changed(
         )
         if wrong_source is not None:
             return wrong_source
+    left_out = _member_left_out(want, got) if kind in _MESSAGE_KINDS else None
+    if left_out is not None:
+        # A member left out (or written under a misspelt key): the message's members, not the
+        # queue's order (ADJ-4) nor the reply's blocks (STEP-4), which these were read as.
+        return "LOG-4", f"{named}: {left_out}"
     moved = _delivered_elsewhere(want, got, history, target_events)
     if kind in ("user/message", "assistant/message") and not moved:
         how = message_text_change(
