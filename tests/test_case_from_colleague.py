@@ -74,17 +74,28 @@ def test_SAFE_1_bo_s_rerun_line_pasted_in_another_folder_says_where_the_case_is_
     assert main(["replay", saved]) == 0
 
 
+@pytest.mark.parametrize(
+    ("typed", "hint"),
+    [
+        ("../Downloads/case-EXE-5-0", "did you mean ../Downloads/case-EXE-5-0.json?"),
+        # Copied from Markdown, or with the sentence's comma.
+        ("`../Downloads/case-EXE-5-0.json`", "did you mean ../Downloads/case-EXE-5-0.json?"),
+        ("../Downloads/case-EXE-5-0.json,", "did you mean ../Downloads/case-EXE-5-0.json?"),
+        # The summary's command pasted whole, its placeholder with it.
+        ("CASE", "CASE, in a case's summary, stands for the case file: name the file"),
+    ],
+    ids=["no-ending", "backquoted", "with-comma", "summary-placeholder"],
+)
 def test_PROTO_1_a_case_named_without_its_json_ending_is_named_with_it(
-    ana: Path, capsys: pytest.CaptureFixture[str]
+    ana: Path, capsys: pytest.CaptureFixture[str], typed: str, hint: str
 ) -> None:
     """PROTO-1: Ana names Bo's case without its `.json` (as a file manager shows the name):
     replay said a `rerun:` line names the case from another folder, which sent her elsewhere;
-    it names the file she meant."""
-    typed = "../Downloads/case-EXE-5-0"
+    it names the file she meant. So with the path copied from prose (in backquotes, or with
+    a comma), and the summary's `loopspec replay CASE ...` pasted with CASE in it."""
     assert main(["replay", typed]) == 2
     assert capsys.readouterr().err == (
-        f"loopspec: error: {typed}: cannot read the case file: no such file or directory (did "
-        f"you mean {typed}.json?)\n"
+        f"loopspec: error: {typed}: cannot read the case file: no such file or directory ({hint})\n"
     )
 
 

@@ -53,6 +53,7 @@ from loopspec.properties.conformance.compare import (
 from loopspec.properties.conformance.run import (
     REDUCE_REPLAYS,
     REDUCE_SECONDS,
+    SUMMARY_CASE,
     Case,
     CaseFileFault,
     CaseFileUnreadable,
@@ -1376,6 +1377,12 @@ def _named_from_elsewhere(given: str) -> str:
         return ""
     if os.path.lexists(f"{given}.json"):  # a name as a file manager shows it, its ending hidden
         return offered(f"{given}.json")
+    if given == SUMMARY_CASE:  # a case's summary pasted whole: "loopspec replay CASE ..."
+        return " (CASE, in a case's summary, stands for the case file: name the file)"
+    # Copied from prose around it: Markdown's backquotes, the sentence's comma or full stop.
+    unwrapped = given.strip("`'\"").rstrip(".,;:").strip("`'\"")
+    if unwrapped and unwrapped != given and os.path.lexists(unwrapped):
+        return offered(unwrapped)
     if Path(given).is_absolute():
         return ""
     return (

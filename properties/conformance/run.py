@@ -1943,6 +1943,10 @@ def case_fields(
     }
 
 
+SUMMARY_CASE = "CASE"
+"""What a case's summary writes for the case file in the replay command it gives."""
+
+
 def _how_to_replay(recorded: dict[str, str], rule: str) -> str:
     """A saved case's `summary`: what loopspec found (conform, or replay --reduce cutting a case
     down) and the command that replays the case. A case is often sent alone, attached to a bug
@@ -1960,12 +1964,12 @@ def _how_to_replay(recorded: dict[str, str], rule: str) -> str:
             back = f", {words}" if words else ""
             return (
                 f"loopspec saw the loop it ran as {named} {found} on this program; "
-                f"replay it with `loopspec replay CASE {named}`, CASE this file and the "
-                f"--{option} naming your copy of the loop{back}"
+                f"replay it with `loopspec replay {SUMMARY_CASE} {named}`, {SUMMARY_CASE} this "
+                f"file and the --{option} naming your copy of the loop{back}"
             )
     return (
         f"loopspec saw its bundled implementation {found} on this program; replay it "
-        "with `loopspec replay CASE`, CASE this file"
+        f"with `loopspec replay {SUMMARY_CASE}`, {SUMMARY_CASE} this file"
     )
 
 
