@@ -575,7 +575,9 @@ def test_ADJ_4_dsh_leaves_a_message_waiting_only_after_a_disposed_abort(
     sent while that turn drained opens the next turn without the SubmitUser's own message
     (`disposed-abort-input-waits`, found by conform on dsh 0.1.0-rc.8 and blamed ADJ-4 where
     `aborted-body-context-kept` came along). After any other cause dsh opens that turn by
-    itself (`submit-while-aborting-starts-turn`): the same difference there is a bug."""
+    itself (`submit-while-aborting-starts-turn`): the same difference there is a bug, whose
+    words name the prompt's own message left out (they said "a message queued while the last
+    turn ran ... is parked", of the message the target did deliver)."""
     program: list[Command] = [
         SubmitUser("hi"),
         ModelReplies((ToolCallBlock("c1", "read", gen.ARGUMENTS["read"][0]),)),
@@ -587,6 +589,10 @@ def test_ADJ_4_dsh_leaves_a_message_waiting_only_after_a_disposed_abort(
     replay = replay_case(LeavesItsMessageWaitingAfterAnAbort, gen.CONFIGS[0], program, DSH)
     assert (replay.divergence is None) is known, replay.divergence
     assert ("disposed-abort-input-waits" in replay.known) is known
+    if replay.divergence is not None:  # named as the prompt's own, not as the parked one
+        assert 'the prompt\'s own message, "next": the messages the last turn left queued' in (
+            replay.divergence.what
+        )
 
 
 class RefusesEveryOutcome(ModelTarget):

@@ -3248,6 +3248,16 @@ def _missing(
                 f"{lacks}: a PostToolUse block drops the body's own contexts, never its hooks' "
                 "contexts, which wait for the next step/start"
             )
+        case "user/message" if (
+            ended := _parking_turn_end(model_events, history)
+        ) is not None and _prompts_own(want, command, model_events):
+            # The prompt's own message, after those the last turn parked: it read as a parked
+            # message ("a message queued while the last turn ran"), which the target delivered.
+            return "ADJ-4", (
+                f"{lacks}: the prompt's own message, {_message_words(want)}: the messages the "
+                f"last turn left queued (it ended {ended} before another step/start) open this "
+                "turn's first step, and the prompt's own message follows them, never left out"
+            )
         case "user/message" if (ended := _parking_turn_end(model_events, history)) is not None:
             return "ADJ-4", (
                 f"{lacks}: a message queued while the last turn ran, which ended {ended} before "
@@ -5749,6 +5759,20 @@ def _message_text(message: Event) -> str | None:
     content = _data(message).get("content")
     texts = [b.get("text") for b in content or [] if isinstance(b, dict)]
     return texts[0] if len(texts) == 1 and isinstance(texts[0], str) else None
+
+
+def _prompts_own(message: Event, command: Command, model_events: Sequence[Event]) -> bool:
+    """Whether the user/message `message` is the prompt `command` sends, opening a turn: the
+    last user/message the model appends for it, of the prompt's text and the user's source
+    (messages parked before it come first)."""
+    messages = [e for e in model_events if e.get("type") == "user/message"]
+    return (
+        isinstance(command, SubmitUser)
+        and bool(messages)
+        and messages[-1] == message
+        and _source_of(message) == {"kind": "user"}
+        and _message_text(message) == command.text
+    )
 
 
 def _whitespace_only(message: Event) -> bool:
