@@ -431,7 +431,8 @@ def _target_arguments(parser: argparse.ArgumentParser, *, bundled: bool = False)
         "started in the current folder; split into words as a shell would, but run by none "
         "(~ is expanded, $VAR and pipes are not; `env NAME=VALUE cmd` sets a variable). A "
         "case's recorded --cmd and a rerun: line name the loop from the folder and home "
-        "conform ran in, and <hidden> where a secret was",
+        "conform ran in, and <hidden> where a secret was; the case writes a path elsewhere "
+        "as <path>/NAME, its last name alone",
     )
     parser.add_argument(
         "--answer-timeout",
