@@ -443,6 +443,25 @@ def test_DEC_1_codex_ignoring_a_reasonless_deny_and_refusing_a_hook_s_input_is_k
     _excused_or_blamed(checker, found, excused=known, key="DEC-1", rule="DEC-1")
 
 
+@pytest.mark.parametrize(("reason", "known"), [("", True), ("no", False)])
+def test_DEC_1_codex_running_a_call_an_exit_2_deny_without_a_reason_denied_is_known(
+    reason: str, known: bool
+) -> None:
+    """DEC-1: a PreToolUse deny without a reason audited as an exit-2 block (the model's
+    hook/result says `block`) is one Codex ignores as it does a JSON one: the call runs. conform
+    on Codex (seed 3702) blamed that on DEC-1 once the draws gave such denies an exit-2 audit;
+    a deny saying why whose call runs is still blamed on DEC-1."""
+    config = LoopConfig(tools=TOOLS, hooks=(HookSpec("audit"),))
+    exit_2 = HookAudit(decision="block", exit_code=2, duration_ms=12.5)
+    program: tuple[Command, ...] = (
+        SubmitUser("go"),
+        ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),)),
+        HookAnswers(Deny(reason), exit_2),
+    )
+    checker, found = _fed_refused_rewrite(PROFILES["codex"], config, program, "{}")
+    _excused_or_blamed(checker, found, excused=known, key="DEC-1", rule="DEC-1")
+
+
 @pytest.mark.parametrize(
     ("name", "first", "known"),
     [

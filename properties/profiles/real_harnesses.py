@@ -206,18 +206,35 @@ def _shell_input(value: object) -> bool:
     return isinstance(value, dict) and isinstance(value.get("command"), str)
 
 
+def _pre_tool_use_denial(event: Event) -> bool:
+    """Whether `event` is the model's record of a PreToolUse hook denying a call: `deny`, or
+    `block` where its audit is an exit-2 deny's (`_hook_audit_core`)."""
+    decision = event["data"].get("decision") if event["type"] == "hook/result" else None
+    return decision in ("deny", "block") and is_hook_at(event, "PreToolUse")
+
+
 def _denied_call_ran(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """DEC-1 (Codex): a call the model's PreToolUse hooks denied, none of them with a reason
     (an empty or blank one), ran in the CLI's run, or was refused there for an input a hook
     supplied in its own words (`_CODEX_REWRITE_REFUSED`: it ignored the deny and took the
     rewrite, HOOK-3's last to finish, which no shell runs). A call a hook denied saying why
-    still never runs there, nor is refused so."""
+    still never runs there, nor is refused so. An exit-2 deny's record holds its stderr, not
+    the reason the adapter hands the CLI: the model's result, `Error: denied` for a call no
+    hook gave a reason, says that too."""
     reasons: dict[str, list[str]] = {}
+    results: dict[str, str] = {}
     for event in _all_events(earlier.model, want):
-        if event["type"] == "hook/result" and event["data"].get("decision") == "deny":
+        if _pre_tool_use_denial(event):
             reason = str(event["data"].get("stderrSummary") or "")
             reasons.setdefault(str(event["data"].get("callId")), []).append(reason)
-    unreasoned = {call for call, given in reasons.items() if not any(r.strip() for r in given)}
+        elif event["type"] == "tool/result":
+            results[result_call(event)] = result_text(event).removeprefix("Error: ").strip()
+    unreasoned = {
+        call
+        for call, given in reasons.items()
+        if not any(r.strip() for r in given)
+        and results.get(call, "") in ("", DENIED_WITHOUT_REASON)
+    }
     refused = {
         result_call(event)
         for event in (got["events"] if got["accepted"] else [])
@@ -1108,9 +1125,7 @@ def _one_denial_reason(pair: Pair) -> Pair:
     unreasoned = {
         str(e["data"].get("callId"))
         for e in events_of(model)
-        if e["type"] == "hook/result"
-        and e["data"].get("decision") == "deny"
-        and not e["data"].get("stderrSummary")
+        if _pre_tool_use_denial(e) and not e["data"].get("stderrSummary")
     }
 
     def change(event: Event) -> Event:
