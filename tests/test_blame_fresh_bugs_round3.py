@@ -79,6 +79,7 @@ from loopspec.model.commands import (
     ModelFails,
     ModelReplies,
     Pass,
+    PostBlock,
     PostContext,
     Recover,
     SubmitUser,
@@ -418,6 +419,9 @@ ONE_PRE_HOOK = LoopConfig(
 )
 ASKED = LoopConfig(tools=(READ,), hooks=(HookSpec("late", "PreToolUse", ".*"),))
 POST_HOOKED = LoopConfig(tools=(READ,), hooks=(HookSpec("after", "PostToolUse"),))
+POST_HOOKED_TWICE = LoopConfig(
+    tools=(READ,), hooks=(HookSpec("after", "PostToolUse"), HookSpec("review", "PostToolUse"))
+)
 GREP_CALL = ToolCallBlock("c1", "grep", '{"pattern":"x"}')
 
 
@@ -566,6 +570,19 @@ PROGRAMS: list[FreshBug] = [
         ),
         "ADJ-4",
     ),
+    # The same loop beside a block (seed 32 of 30-49): a block keeps its hooks' contexts, so
+    # a probe tells the loop trimming it from one dropping them (DEC-3, which it read as).
+    (
+        "a blocked result's whitespace-only hook context dropped",
+        TrimsContexts,
+        POST_HOOKED_TWICE,
+        (
+            SubmitUser("hi"),
+            ModelReplies((read_call("c1"),)),
+            ToolFinishes("c1", ToolSucceeded("a"), (PostBlock("no"), PostContext(" "))),
+        ),
+        "ADJ-4",
+    ),
     (
         "a deny's result with an allowing hook's reason",
         DeniesWithEveryReason,
@@ -694,6 +711,12 @@ def test_ADJ_4_a_whitespace_context_is_delivered_untrimmed() -> None:
         PROGRAMS,
         "a whitespace-only PostToolUse context",
         "a context of only whitespace is not empty",
+    )
+    assert_report_says(
+        PROGRAMS,
+        "a blocked result's whitespace-only hook context",
+        "a context of only whitespace is not empty",
+        "also loses this context given with no block",
     )
 
 

@@ -874,6 +874,11 @@ FAMILIES = (
           ToolFinishes("c1", ToolSucceeded("a"), (PostPass(), PostContext("note"))),
           ToolFinishes("c2", ToolSucceeded("b"), (PostBlock("no"), PostContext("note"))),
           ToolFinishes("c3", ToolSucceeded("c", ("later",))))),
+    # ... also one of only whitespace, which a probe shows the target keeps without a block.
+    Case("a block drops its hooks' contexts, one of only whitespace", "DEC-3",
+         _BlockDropsHookContextsLater, TWO_POST_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
+          ToolFinishes("c1", ToolSucceeded("a"), (PostBlock("no"), PostContext(" "))))),
     Case("a block keeps the body's contexts", "DEC-3",
          changed(_blocked_contexts(keep_body=True)), TWO_POST_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),

@@ -2650,6 +2650,15 @@ def _changed(
             return _turn_end_rule(want, got, command, phase)
         case "user/message" if _context_of_a_block(got, command, hooks=False):
             return "DEC-3", f"{named}: a PostToolUse block drops the body's own contexts"
+        case "user/message" if (
+            _left_out(want, target_events, history)
+            and (
+                _context_of_a_block(want, command, hooks=True)
+                or _lost_after_a_block_with_context(want, history)
+            )
+            and _blank_context_trimmed(want, command, history, config, probe)
+        ):
+            return "ADJ-4", _WHITESPACE_CONTEXT.format(lacks=named) + _TRIMMED_TOO
         case "user/message" if _left_out(want, target_events, history) and (
             _context_of_a_block(want, command, hooks=True)
             or _lost_after_a_block_with_context(want, history)
@@ -3241,6 +3250,12 @@ def _missing(
                     )
                 return "ABORT-1", f"{lacks}: an abort answers pending approvals cancelled"
             return "DEC-2", lacks
+        case "user/message" if (
+            _context_of_a_block(want, command, hooks=True)
+            or _lost_after_a_block_with_context(want, history)
+        ) and _blank_context_trimmed(want, command, history, config, probe):
+            # Lost beside a block, but a blank context lost without one too: the loop trims.
+            return "ADJ-4", _WHITESPACE_CONTEXT.format(lacks=lacks) + _TRIMMED_TOO
         case "user/message" if _context_of_a_block(
             want, command, hooks=True
         ) or _lost_after_a_block_with_context(want, history):
@@ -3265,11 +3280,7 @@ def _missing(
                 "user's own message" + _after_abort_note(want, ended)
             )
         case "user/message" if _whitespace_only(want):
-            return "ADJ-4", (
-                f"{lacks}: a context of only whitespace is not empty, so it is queued and "
-                'delivered as given, untrimmed, after the next step/start (only "" is no '
-                "context)"
-            )
+            return "ADJ-4", _WHITESPACE_CONTEXT.format(lacks=lacks)
         case "user/message" if _message_text(want) in _FALSE_TO_SOME:
             return "ADJ-4", (
                 f"{lacks}: a context {spelled(_message_text(want))}, false to some languages "
@@ -4046,6 +4057,59 @@ def _lost_after_a_block_with_context(message: Event, history: Sequence[Event]) -
         if event.get("type") == "hook/result" and data.get("point") == "PostToolUse":
             said.setdefault(data.get("callId"), set()).add(data.get("decision"))
     return any({"block", "allow"} <= decisions for decisions in said.values())
+
+
+def _blank_context_trimmed(
+    want: Event,
+    command: Command,
+    history: Sequence[Event],
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> bool:
+    """Whether `want`, a context of only whitespace lost at the step/start `command` opened,
+    is lost for its blankness, told by a probe: the call of `command`'s tool made again with
+    the same arguments, its PreToolUse hooks passing, its first PostToolUse hook giving that
+    context and none blocking. A loop that trims contexts (ADJ-4) loses it again; one that
+    drops a blocked result's hook contexts (DEC-3) delivers it. False when it cannot be told."""
+    if probe is None or config is None or not isinstance(command, ToolFinishes):
+        return False
+    text = _message_text(want)
+    if text is None or not _whitespace_only(want):
+        return False
+    record = next(
+        (
+            e
+            for e in reversed(history)
+            if e.get("type") == "tool/call" and _call_id_of(e) == command.call_id
+        ),
+        None,
+    )
+    name, arguments = _data(record).get("name"), _data(record).get("arguments")
+    if not isinstance(name, str) or not isinstance(arguments, str):
+        return False
+    post = config.hooks_for(POST_TOOL_USE, name)
+    if not post:
+        return False
+    again = ToolCallBlock(f"{command.call_id}-probe", name, arguments)
+    sent: list[Command] = [
+        ModelReplies((again,)),
+        *(HookAnswers(Pass()) for _hook in config.hooks_for(PRE_TOOL_USE, name)),
+        ToolFinishes(
+            again.id, ToolSucceeded(""), (PostContext(text), *(PostPass() for _ in post[1:]))
+        ),
+    ]
+    seen: list[Event] = []
+    for probing in sent:
+        observed = probe(probing)
+        if observed is None or not observed.accepted:
+            return False
+        seen += observed.events
+    opened = [i for i, e in enumerate(seen) if e.get("type") == "step/start"]
+    if not opened:
+        return False
+    return not any(
+        e.get("type") == "user/message" and _message_text(e) == text for e in seen[opened[-1] + 1 :]
+    )
 
 
 def _result_follows(audit: Event, events: Sequence[Event]) -> bool:
@@ -5773,6 +5837,16 @@ def _prompts_own(message: Event, command: Command, model_events: Sequence[Event]
         and _source_of(message) == {"kind": "user"}
         and _message_text(message) == command.text
     )
+
+
+_WHITESPACE_CONTEXT = (
+    "{lacks}: a context of only whitespace is not empty, so it is queued and delivered as "
+    'given, untrimmed, after the next step/start (only "" is no context)'
+)
+_TRIMMED_TOO = (
+    "; a PostToolUse block drops the body's own contexts, never its hooks', and the target "
+    "also loses this context given with no block (a call sent to tell, a hook giving it)"
+)
 
 
 def _whitespace_only(message: Event) -> bool:
