@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import sys
 from pathlib import Path
@@ -276,8 +277,38 @@ def parse_user_json(data: bytes | str, *, max_depth: int = MAX_JSON_DEPTH) -> ob
         # printed later.
         json.dumps(value, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
-        raise UserFileError("JSON holds a lone surrogate (\\uD800-\\uDFFF), not text") from None
+        raise UserFileError(
+            "JSON holds a lone surrogate (\\uD800-\\uDFFF), not text", at=_lone_surrogate_at(text)
+        ) from None
     return value
+
+
+# A string's escapes, one at a time: `\\` whole, so that `\\ud800` (a backslash, then text) is
+# not read as an escape.
+_ESCAPE: Final = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
+
+
+def _lone_surrogate_at(text: str) -> tuple[int, int] | None:
+    """The line and column of the first lone surrogate in JSON `text`: a `\\uD800`-`\\uDBFF`
+    escape not followed by a `\\uDC00`-`\\uDFFF` one, or one of those after no such, or
+    (in text not read from UTF-8) the character itself; None where none is found."""
+    pending: int | None = None  # the offset of a high surrogate's escape awaiting its low half
+    for escape in _ESCAPE.finditer(text):
+        code = int(escape.group(1), 16) if escape.group(1) else None
+        if pending is not None:
+            paired = escape.start() == pending + 6 and code is not None and code >= 0xDC00
+            if not (paired and code is not None and code <= 0xDFFF):
+                return line_and_column(text, pending)
+            pending = None  # its pair: one character written as two escapes
+            continue
+        if code is not None and 0xD800 <= code <= 0xDBFF:
+            pending = escape.start()
+        elif code is not None and 0xDC00 <= code <= 0xDFFF:
+            return line_and_column(text, escape.start())
+    if pending is not None:
+        return line_and_column(text, pending)
+    raw = re.search("[\ud800-\udfff]", text)
+    return None if raw is None else line_and_column(text, raw.start())
 
 
 def _nested_too_deeply(text: str, max_depth: int) -> UserFileError:

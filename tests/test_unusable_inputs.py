@@ -355,7 +355,8 @@ def test_SAFE_4_json_past_its_bounds_names_SAFE_4_in_a_scenario_hooks_or_case_fi
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 300 + "]" * 300, encoding="utf-8")
     surrogate = tmp_path / "surrogate.json"
-    surrogate.write_text('{"a": "\\ud800"}', encoding="utf-8")
+    # On line 2, after a character written as two escapes, and a backslash before "ud800".
+    surrogate.write_text('{"b": "\\ud83d\\ude00\\\\ud800",\n "a": "\\ud800"}', encoding="utf-8")
     log = tmp_path / "out.jsonl"
     scenario = str(_scenario(tmp_path))
     nested = "JSON nested deeper than 200 levels"
@@ -364,7 +365,9 @@ def test_SAFE_4_json_past_its_bounds_names_SAFE_4_in_a_scenario_hooks_or_case_fi
         (["run", str(deep)], f"{deep}:1: the scenario is refused: {nested}: column 201"),
         (["run", scenario, "--hooks", str(deep)], f"{deep}:1: the hooks file is refused: {nested}"),
         (["replay", str(deep)], f"{deep}:1: the case file is refused: {nested}: column 201"),
-        (["run", str(surrogate)], f"{surrogate}: the scenario is refused: JSON holds a lone"),
+        # At its escape, as the bracket (it named no line).
+        (["run", str(surrogate)], f"{surrogate}:2: the scenario is refused: JSON holds a lone"),
+        (["replay", str(surrogate)], f"{surrogate}:2: the case file is refused: JSON holds a"),
     ]:
         assert main([*argv, *(["--log", str(log)] if argv[0] == "run" else [])]) == 2
         assert capsys.readouterr().err.startswith(f"loopspec: error: [SAFE-4] {said}")
