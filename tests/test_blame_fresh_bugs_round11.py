@@ -60,6 +60,7 @@ from loopspec.model.commands import (
     Pass,
     PostBlock,
     PostPass,
+    PreVerdict,
     SubmitUser,
     ToolFailed,
     ToolFinishes,
@@ -221,25 +222,51 @@ def test_HOOK_2_a_pass_after_a_deny_that_runs_the_call_says_the_strictest_wins()
     )
 
 
-def test_HOOK_2_DEC_2_a_pass_after_an_ask_that_runs_the_call_unasked_names_the_merge() -> None:
+def _hooks_named(tool: ToolSpec, *names: str) -> LoopConfig:
+    """`tool` alone, judged by a PreToolUse hook of each of `names`, in that order."""
+    return LoopConfig(
+        tools=(tool,), hooks=tuple(HookSpec(n, "PreToolUse", tool.name) for n in names)
+    )
+
+
+@pytest.mark.parametrize(
+    ("config", "answers", "says"),
+    [
+        (
+            _two_hooks(READ),
+            (Ask(), Pass()),
+            "hook first asked and hook final passed call c1 after it, and an ask outranks a pass",
+        ),
+        (
+            _hooks_named(READ, "first", "second", "third", "final"),
+            (Ask(), Pass(), Ask(), Pass()),
+            "hooks first, third asked and hook final passed call c1 after it, and an ask "
+            "outranks a pass",
+        ),
+    ],
+    ids=["one ask, then a pass", "a pass between two asks, and one after the last"],
+)
+def test_HOOK_2_DEC_2_a_pass_after_an_ask_that_runs_the_call_unasked_names_the_merge(
+    config: LoopConfig, answers: tuple[PreVerdict, ...], says: str
+) -> None:
     """HOOK-2 (DEC-2): the same loop running a call one hook asked about and a later one
     passed, unasked, was named DEC-2 (an ask decision asks) on batches 17, 18 and 24 of 10-29,
     where it asks when the ask comes last, which a call sent after it shows (a loop never
-    asking stays DEC-2: test_blame_hook_merge_bugs's control)."""
+    asking stays DEC-2: test_blame_hook_merge_bugs's control). The passes named are those after
+    the last ask, whose last one the loop let win (they counted from the first ask)."""
     assert_found(
         (
             "the last hook's answer taken as the merge, a pass after an ask",
             LAST_ANSWER_WINS[1],
-            _two_hooks(READ),
+            config,
             (
                 SubmitUser("read it"),
                 calls("c1", "read", '{"file_path":"a.txt"}'),
-                HookAnswers(Ask()),
-                HookAnswers(Pass()),
+                *(HookAnswers(answer) for answer in answers),
             ),
             "HOOK-2",
         ),
-        "hook first asked and hook final passed call c1 after it, and an ask outranks a pass",
+        says,
         "its hooks answering pass, then ask last, was asked about",
     )
 

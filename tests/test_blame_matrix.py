@@ -1186,6 +1186,26 @@ def test_ADJ_4_an_extra_user_message_is_named_with_its_article() -> None:
     )
 
 
+@pytest.mark.parametrize("content", ["hi", None], ids=["its text", "null"])
+def test_LOG_4_a_user_message_whose_content_is_no_list_names_what_it_is(content: object) -> None:
+    """LOG-4: an in-process loop writing a message's content as its text (or null), where its
+    own log is not read first, was told "the target's blocks are null"; the words now say the
+    member's type, as the target's own log is read, and what the target wrote."""
+    want: Event = {
+        "type": "user/message",
+        "seq": 2,
+        "data": {"role": "user", "content": [{"type": "text", "text": "hi"}],
+                 "source": {"kind": "user"}, "id": "m2"},
+    }  # fmt: skip
+    got: Event = {**want, "data": {**want["data"], "content": content}}
+    rule, what = compare._changed(want, got, SubmitUser("hi"), "Idle", [want], target_events=[got])
+    assert rule == "LOG-4", what
+    assert (
+        f"data.content must be an array of blocks, where the target's is {json.dumps(content)}"
+        in what
+    )
+
+
 @pytest.mark.no_cover
 def test_MODEL_1_the_unchanged_model_passes_every_program_of_the_matrix() -> None:
     """MODEL-1: control: without its change, no program of the matrix diverges."""

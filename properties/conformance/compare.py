@@ -59,6 +59,7 @@ from loopspec.model.facts import (
     Fact,
     FactError,
     fact_from_wire,
+    member_problem,
 )
 from loopspec.model.invariants import (
     DENY_DISCARDS_REWRITES,
@@ -1950,10 +1951,16 @@ def _arguments_rule(
             )
         refused = _refusal_applied(call_id, situation, theirs, where)
         judged = _replaced_input_judged(call_id, situation, theirs, history, config)
-        # Both read the target's result for the call: fetched once, where both may apply.
+        # Both read the target's result for the call: fetched once, where either reads it (a
+        # deny keeps `_acceptable_input_refused` from it, and `judged` is the other's).
+        reads_the_result = (
+            refused is None
+            and _kept_the_models_arguments(call_id, situation, theirs)
+            and ("deny" not in situation.hook_decisions or judged is not None)
+        )
         shown = (
             _shown_once_settled(call_id, target_events, config, probe)
-            if refused is None and _kept_the_models_arguments(call_id, situation, theirs)
+            if reads_the_result
             else target_events
         )
         if refused is None:
@@ -2667,6 +2674,13 @@ def _changed(
                 f"{named}: the target leaves out a context a PostToolUse hook of a blocked result "
                 "gave; a block drops the body's own contexts, never its hooks'"
             )
+        case "user/message" if _block_types(want) is not None and _block_types(got) is None:
+            # No list at all (an in-process loop's content written as its text): the member's
+            # type, as the target's own log is read (it said "the target's blocks are null").
+            return "LOG-4", (
+                f"{named}: {member_problem(_data(got), 'content', 'data', 'an array')} of "
+                f"blocks, where the target's is {_excerpt_json(_data(got).get('content'))}"
+            )
         case "user/message" if (
             not moved and _block_types(want) == ["text"] and _holds_no_text_alone(got)
         ):
@@ -3208,15 +3222,10 @@ def _missing(
                 )
             readings = [reading for _hook, reading, _supplied in answers]
             before = history[: len(history) - len(model_events)]
-            passed = (
-                [
-                    hook
-                    for hook, reading, _supplied in answers[readings.index("ask") + 1 :]
-                    if reading == "pass"
-                ]
-                if asked
-                else []
-            )
+            # The passes after the last ask: a merge letting the last answer win took one of
+            # them (one between two asks lost to the later ask).
+            last_ask = len(readings) - readings[::-1].index("ask") if asked else len(readings)
+            passed = [hook for hook, reading, _supplied in answers[last_ask:] if reading == "pass"]
             if passed and _last_ask_asked(want, config, before, target_events, probe):
                 # A pass after the ask: a merge letting the last answer win runs the call
                 # unasked, and asks when the ask comes last (a probe); a loop never asking
@@ -3944,6 +3953,12 @@ def _contexts_of(finished: ToolFinishes) -> tuple[str, ...]:
     own = finished.outcome.contexts if isinstance(finished.outcome, ToolSucceeded) else ()
     hooks = tuple(verdict.text for verdict in finished.post if isinstance(verdict, PostContext))
     return (*own, *hooks)
+
+
+def _excerpt_json(value: object, limit: int = 80) -> str:
+    """`value` as JSON, cut after `limit` characters."""
+    text = json.dumps(value)
+    return text if len(text) <= limit else f"{text[:limit]}..."
 
 
 def _block_types(message: Event) -> list[object] | None:

@@ -747,7 +747,9 @@ def _deny(choose: Choose, swarm: Swarm, call: ToolCallBlock, *, hook_index: int)
     deny a simplest continuation sends: a mutant wording a deny without a reason its own way
     needed 14 programs); in the other programs a deny drawn without a reason gives one of only
     whitespace for every other hook of a call. Tied to draws already made; a call's hooks that
-    all deny without a reason still come in every program with silent denials on."""
+    all deny without a reason still come in every program with silent denials on. A call id
+    with no number after its first character (the programs' ids are c1, c2, ...; a case edited
+    by hand may hold another) counts as call 0: a multiple of three, its denies whitespace."""
     number = int(call.id[1:]) if call.id[1:].isdigit() else 0
     if swarm.silent_denials:
         return Deny(reason=_blank_reason(number // 3) if number % 3 == 0 else "")
