@@ -775,3 +775,17 @@ def test_HOOK_4_each_hooked_call_of_a_reply_is_asked_whatever_order_its_hooks_ra
     quick = check_stream("hooked", io.BytesIO(data))
     assert ("HOOK-4", len(events) + 1) in blamed(quick)  # the reply's line
     assert quick == check_stream("hooked", io.BytesIO(data), quick=False)
+
+
+def test_LOG_4_REC_1_times_going_backwards_across_a_resume_break_no_rule() -> None:
+    """LOG-4: times follow no order (SPEC says so; dsh stamps each append with its clock, which
+    a resume on another machine may find behind): the demo log with its second turn timed an
+    hour before its first keeps every rule, as check judges it."""
+    rows = [json.loads(line) for line in (FIXTURES / "valid" / "model-demo.jsonl").open()]
+    second_turn = next(i for i, row in enumerate(rows) if row.get("data") == {"turn": 2})
+    for row in rows[second_turn:]:
+        row["time"] -= 3_600_000
+    text = "".join(json.dumps(row) + "\n" for row in rows)
+    report = check_stream("resumed.jsonl", io.BytesIO(text.encode()))
+    assert (report.errors, report.violations, report.notices) == ([], [], [])
+    assert "Times follow no order: an event timed before the one before it" in spec_document()
