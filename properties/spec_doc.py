@@ -40,7 +40,12 @@ from loopspec.model.messages import (
 from loopspec.model.transitions import render_table
 from loopspec.model.wire import SURFACE_TYPES, event_data_to_wire
 from loopspec.model.wording import render_wording
-from loopspec.properties.logcheck.compact_rows import CHUNK_TYPE, COUNT_FIELDS, RUN_INTEGERS
+from loopspec.properties.logcheck.compact_rows import (
+    CHUNK_TYPE,
+    COUNT_FIELDS,
+    GAPS,
+    RUN_INTEGERS,
+)
 
 
 def render_invariants() -> str:
@@ -219,6 +224,7 @@ def render_compact_rows() -> str:
     ]
     for kind, count_field in COUNT_FIELDS.items():
         members = [f"`{path}`: integer" for path in RUN_INTEGERS]
+        members.append(f"`data.{GAPS}`: array of integers")
         members.append(f"`data.{count_field}`: array")
         stands_for = f"one `{CHUNK_TYPE}` per item of `data.{count_field}`"
         lines.append(f"| `{kind}` | {stands_for} | {'; '.join(members)} |")

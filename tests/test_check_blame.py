@@ -230,6 +230,49 @@ def test_LOG_4_a_compact_row_timed_before_the_epoch_is_refused_as_its_chunks_wou
     assert blamed(check(BLAME / "valid" / "STEP-3-compact-chunk-rows.jsonl")) == []
 
 
+_NO_GAPS = object()
+
+
+@pytest.mark.parametrize(
+    ("gaps", "said"),
+    [
+        ("1", "text-chunks.data.dt must be an array of integers"),
+        ([1, 1.5], "text-chunks.data.dt must be an array of integers"),
+        (_NO_GAPS, "text-chunks.data.dt is missing; it must be an array of integers"),
+        (
+            [0, -1700000000006],
+            "text-chunks: data.dt times its last chunk at -1 (time0 1700000000005 and every "
+            "gap), below 0: a chunk's time is milliseconds since the Unix epoch, 0 or more, as "
+            "an event's",
+        ),
+        ([0, -5, 1], None),  # a clock set back a little: no rule orders times
+    ],
+    ids=["a string", "a fraction", "missing", "a chunk before the epoch", "a gap back"],
+)
+def test_LOG_4_a_compact_row_s_gaps_time_its_chunks_as_events(
+    gaps: object, said: str | None
+) -> None:
+    """LOG-4: a row's `dt` gives each chunk after its first a time, time0 plus the gaps before
+    it, and an event's time is an integer, 0 or more. check read no `dt`: a row of gaps "1" or
+    1.5, or one timing its last chunk before the epoch, passed though those chunks written
+    alone are refused; each is an input error at its line. A gap back in time breaks no rule."""
+    lines = (BLAME / "valid" / "STEP-3-compact-chunk-rows.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in lines]
+    row = rows[5]  # text-chunks, three chunks from time0 1700000000005
+    if gaps is _NO_GAPS:
+        del row["data"]["dt"]
+    else:
+        row["data"]["dt"] = gaps
+    text = "".join(json.dumps(each) + "\n" for each in rows)
+    report = check_stream("gaps.jsonl", io.BytesIO(text.encode()))
+    if said is None:
+        assert (report.errors, report.violations) == ([], [])
+        return
+    assert [(error.line, error.rule_id, error.message) for error in report.errors] == [
+        (6, "LOG-4", said)
+    ]
+
+
 @pytest.mark.parametrize("packed_at", [4096, 2], ids=["lists", "arrays"])
 def test_LOG_7_a_pruned_result_answering_another_call_is_blamed(
     monkeypatch: pytest.MonkeyPatch, packed_at: int
