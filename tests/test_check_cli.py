@@ -124,7 +124,8 @@ def test_a_case_file_given_to_check_is_named_for_what_it_is(
 ) -> None:
     """A case file (indented JSON) given to check: the error says the file is one JSON document,
     not JSON Lines, and where a case goes (it read 'invalid JSON at column 1: Expecting
-    property name enclosed in double quotes'); so does a case on one line."""
+    property name enclosed in double quotes'), a header nested in it or not; so does a case on one
+    line."""
     case = tmp_path / "case-ORD-3-0.json"
     case.write_text(json.dumps({"loopspec": "case", "version": 1}, indent=2), encoding="utf-8")
     code, out = run(capsys, str(case))
@@ -134,6 +135,10 @@ def test_a_case_file_given_to_check_is_named_for_what_it_is(
         "many lines, not JSON Lines (one event per line); a case file is rerun with "
         "`loopspec replay`"
     )
+    # A session header nested in it is none of its own members: no log printed over many lines.
+    nested = {"loopspec": "case", "version": 1, "log": [{"type": "session", "version": 0}]}
+    case.write_text(json.dumps(nested, indent=2), encoding="utf-8")
+    assert run(capsys, str(case))[1].splitlines()[0].endswith("rerun with `loopspec replay`")
     # Written on one line (`jq -c`), it was told only what a log's header is.
     case.write_text(json.dumps({"loopspec": "case", "version": 1}) + "\n", encoding="utf-8")
     code, out = run(capsys, str(case))

@@ -220,23 +220,31 @@ def _looks_like_json(raw: bytes) -> bool:
 
 def _opens_a_header(rest: RestOfLog, lone: bytes) -> bool:
     """Whether the first object printed after a first line that is a lone '{' or '[' (`lone`,
-    as read) names the session header's type among its lines, up to its closing brace: a log
-    printed over many lines, not a case or settings file. Its type may come late: `jq -S .`
-    sorts it after createdAt, cwd and id (at most `_HEADER_LINES_AT_MOST` lines are read)."""
+    as read) names the session header's type among its own members, up to its closing brace: a
+    log printed over many lines, not a case or settings file (a nested member is not looked at).
+    Its type may come late: `jq -S .` sorts it after createdAt, cwd and id (at most
+    `_HEADER_LINES_AT_MOST` lines are read)."""
     import re  # noqa: PLC0415 (only for a line that does not parse)
 
     header = re.compile(rb'\s*\{?\s*"type"\s*:\s*"session"')
     # The indentation of the first object's braces: the first line's, or the next line's
-    # after a lone '[' (None until read); its closing brace is the first '}' no deeper.
+    # after a lone '[' (None until read); its closing brace is the first '}' no deeper. Its own
+    # members are as deep as its first.
     opened = _indentation(lone) if lone.strip() == b"{" else None
+    members = None
     for _ in range(_HEADER_LINES_AT_MOST):
         line = rest.next_line()
-        if not line or header.match(line):
-            return bool(line)
-        if opened is None:
-            opened = _indentation(line)
-        elif line.lstrip().startswith(b"}") and _indentation(line) <= opened:
+        if not line:
             return False
+        indentation = _indentation(line)
+        if opened is None:  # the line opening the first object, its type maybe on it
+            opened = indentation
+        elif line.lstrip().startswith(b"}") and indentation <= opened:
+            return False
+        elif members is None:
+            members = indentation
+        if indentation in (opened, members) and header.match(line):
+            return True
     return False
 
 
