@@ -758,15 +758,29 @@ def test_SAFE_1_a_case_keeps_only_the_last_name_of_a_path_outside_home_and_folde
             "loopspec: error: unrecognized arguments: --reduce (--reduce is replay's "
             "option: conform cuts its counterexamples down itself)",
         ),
+        (
+            # A colleague's case given to conform, as if it replayed one.
+            ["conform", "alice case.json", "--impl", "mine:make"],
+            "loopspec: error: unrecognized arguments: alice case.json (conform takes no file: "
+            "it draws programs of its own; loopspec replay (a case file) reads it: loopspec "
+            "replay 'alice case.json')",
+        ),
     ],
-    ids=["examples-to-replay", "reduce-to-conform"],
+    ids=["examples-to-replay", "reduce-to-conform", "case-to-conform"],
 )
 def test_PROTO_1_an_option_of_conform_given_to_replay_says_whose_it_is(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, argv: list[str], said: str
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    argv: list[str],
+    said: str,
 ) -> None:
     """PROTO-1: Carol, who had learnt conform, asked replay for `--examples 5` and was told
     only "unrecognized arguments: --examples 5", as if replay could draw more programs under
-    another name. The error says whose option it is and what replay does instead."""
+    another name. The error says whose option it is and what replay does instead; and a case
+    file given to conform, which named the file alone, says which verb reads it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "alice case.json").write_text("{}", encoding="utf-8")
     monkeypatch.setenv("COLUMNS", "80")
     with pytest.raises(SystemExit) as done:
         main(argv)

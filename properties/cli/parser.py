@@ -289,6 +289,26 @@ def _other_verbs_option(verb: str, extra: Sequence[str]) -> str:
     return "" if given is None else f" ({given} is {options[given]})"
 
 
+def _conform_given_a_file(verb: str, extra: Sequence[str]) -> str:
+    """` (conform takes no file: ...)` when `conform case.json` left a file unrecognized: a
+    shared case is rerun by replay, and argparse named the word alone."""
+    if verb != "conform":
+        return ""
+    import os  # noqa: PLC0415 -- only for this message, as in `_cmd_split`
+    import shlex  # noqa: PLC0415
+
+    given = next((word for word in extra if not word.startswith("-") and os.path.isfile(word)), "")
+    if not given:
+        return ""
+    logged = given.endswith((".jsonl", ".jsonl.zst", ".jsonl.gz"))
+    reader = "loopspec check (a session log)" if logged else "loopspec replay (a case file)"
+    verb_of = "check" if logged else "replay"
+    return (
+        f" (conform takes no file: it draws programs of its own; {reader} reads it: "
+        f"loopspec {verb_of} {shlex.quote(given)})"
+    )
+
+
 def parse(arguments: Sequence[str], verb: str | None) -> argparse.Namespace:
     """`arguments` parsed, `verb`'s module alone imported; a usage error exits (status 2)."""
     parser = build_parser(verb)
@@ -305,8 +325,10 @@ def parse(arguments: Sequence[str], verb: str | None) -> argparse.Namespace:
             verb_parser.error(f"{dashed}{dashed_option_hint(dashed)}")
         if split is not None:
             verb_parser.error(split)
-        other = _other_verbs_option(args.command, extra) or _log_given_a_file(
-            args.command, arguments, extra
+        other = (
+            _other_verbs_option(args.command, extra)
+            or _log_given_a_file(args.command, arguments, extra)
+            or _conform_given_a_file(args.command, extra)
         )
         verb_parser.error(f"unrecognized arguments: {' '.join(extra)}{curled}{other}")
     return args
