@@ -69,6 +69,7 @@ from loopspec.model.commands import (
 from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, HookSpec, LoopConfig, ToolSpec
 from loopspec.model.events import RewriteSidecar
 from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.messages import ToolCallBlock
 from loopspec.model.pure.decisions import RANK_DENY, RANK_PASS, merged_rank
 from loopspec.model.state import DENY
 from loopspec.properties.conformance.compare import DivergenceFound
@@ -542,6 +543,38 @@ def test_EXE_4_error_info_with_a_null_code_is_named_as_the_error_info() -> None:
         'the target writes {"name": "ToolError", "code": null} as tool/result.error where the '
         "body failed without a code",
         lacks=["a failed body's result is Error: <message>"],
+    )
+
+
+def test_DEC_1_error_info_written_on_a_denial_committed_with_a_failure_is_named_so() -> None:
+    """DEC-1: the loop writing {name, code} on every error result writes it on a denied call's
+    result committed with the failed call's before it; the words say the error info differs,
+    where they spoke of the text Error: <reason> (seeds 36 and 40 of 30-49)."""
+    assert_found(
+        (
+            "error info written on a denial committed with a failure",
+            NullErrorCode,
+            LoopConfig(
+                tools=(READ, BASH),
+                hooks=(HookSpec("guard", "PreToolUse", "bash"),),
+                max_parallel=2,
+            ),
+            (
+                SubmitUser(""),
+                ModelReplies(
+                    (
+                        ToolCallBlock("c1", "read", '{"file_path":""}'),
+                        ToolCallBlock("c2", "bash", '{"command":""}'),
+                    )
+                ),
+                HookAnswers(Deny("")),
+                ToolFinishes("c1", ToolFailed("", code="EACCES", error_name="PermissionError")),
+            ),
+            "DEC-1",
+        ),
+        'differs in its error info: the target writes {"name": "PermissionError", "code": null}',
+        "carries no error info",
+        lacks=["the reason the non-empty reasons"],
     )
 
 

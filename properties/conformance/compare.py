@@ -1684,6 +1684,21 @@ def _result_rule(
             f"{said}; a loop judges it when its merge does not make the call denied (HOOK-2: "
             "deny > ask > allow > pass) or it keeps a denied call's rewrite"
         )
+    if (
+        "deny" in situation.hook_decisions
+        and got_error is not None
+        and _data(want).get("error") is None
+        and _content(got) == _content(want)
+    ):
+        # Worded as the denial it is, with error info added (a loop writing {name, code} on
+        # every error result): the words below spoke of the text, which is right.
+        denying = [hook for hook, reading, _ in _pre_answers(call_id, history) if reading == "deny"]
+        return "DEC-1", (
+            f"{about} differs in its error info: the target writes {json.dumps(got_error)} as "
+            f"tool/result.error, but the denying {_named(denying)} denied call {call_id}, which "
+            "never ran: a denied call's result is one text block Error: <reason> and carries "
+            "no error info"
+        )
     if "deny" in situation.hook_decisions and their_code == "ABORTED_BEFORE_DISPATCH":
         # Denied, yet found unstarted by the abort: the target held the denied call at the
         # gate until a slot was free (its words read as a wrong reason).
