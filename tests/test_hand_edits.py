@@ -125,7 +125,10 @@ EDITS: dict[str, tuple[str, Callable[[str], str], str]] = {
     "case: an object for a string": (
         "case",
         _edit('"arguments": "{\\"command\\":\\"ls\\"}"', '"arguments": {"command": "ls"}'),
-        "[PROTO-1] FILE:82: $.commands[1].blocks[1].arguments must be a string, not an object",
+        # A call's arguments written as the object: said as the string the model writes.
+        "[PROTO-1] FILE:82: $.commands[1].blocks[1].arguments must be a string, not an object: "
+        "a call's arguments are the model's raw text, the JSON written as a string, "
+        '"{\\"command\\": \\"ls\\"}"',
     ),
     "case: a list around the case": (
         "case",

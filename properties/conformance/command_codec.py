@@ -165,6 +165,16 @@ def _object(value: object, path: str) -> Mapping[str, Any]:
     return value
 
 
+def _raw(value: object, path: str) -> str:
+    """What to write for a call's arguments given as JSON, not as the string the model wrote
+    (a case written by hand): that string, shown whole when short."""
+    if not path.endswith(".arguments") or not isinstance(value, dict | list):
+        return ""
+    written = json.dumps(json.dumps(value, ensure_ascii=False), ensure_ascii=False)
+    shown = written if len(written) <= 80 else "a string"
+    return f": a call's arguments are the model's raw text, the JSON written as a string, {shown}"
+
+
 def _spelled(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
@@ -184,7 +194,7 @@ def _decode_value(value: object, annotation: str, path: str) -> object:
         return value  # the class freezes it and refuses what JSON cannot carry
     if annotation == "str":
         if not isinstance(value, str):
-            raise ProtocolError(f"{path} must be a string{given_instead(value)}")
+            raise ProtocolError(f"{path} must be a string{given_instead(value)}{_raw(value, path)}")
         return value
     if annotation in ("int", "float"):
         exact = annotation == "int"
