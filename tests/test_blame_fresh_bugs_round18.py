@@ -328,6 +328,21 @@ FIXED: tuple[FreshBug, ...] = (
         _read_hooked(Allow(updated_input=_to("b.txt")), Pass()),
         "HOOK-3",
     ),
+    # The same, the call held behind an earlier one: the probe lets it run (seeds 1 and 2).
+    (
+        "a passthrough erases the rewrite of a call that waits",
+        planted(rewrite, "winning_rewrite", _last_answer_decides, "the last answer decides"),
+        LoopConfig(tools=TOOLS, hooks=(HookSpec("first"), HookSpec("second"))),
+        (
+            SubmitUser(""),
+            TWO_BASH,
+            HookAnswers(Pass()),
+            HookAnswers(Pass()),
+            HookAnswers(Allow(updated_input=FrozenMap({"command": "z"}))),
+            HookAnswers(Pass()),
+        ),
+        "HOOK-3",
+    ),
     # github.com/anthropics/claude-code/issues/30770 (a patch asked for; the docs replace)
     (
         "a hook's input merged into the model's arguments",
@@ -503,11 +518,12 @@ def test_MODEL_1_a_reported_bug_of_a_real_harness_is_blamed_on_the_rule_it_break
     [
         (FIXED[0], ("its tool/call and the arguments it runs with are the model's", "dropped")),
         (FIXED[1], ("hook second answered after hook first without an input", "(RW-2)")),
-        (FIXED[2], ('merged into the model\'s arguments (the keys "limit" kept',)),
-        (FIXED[3], ('the text "Error: tool call aborted"', "approval answered rejected")),
-        (FIXED[4], ("no update gives the card completed or failed",)),
-        (FIXED[5], ('call c1\'s arguments are blank ("")',)),
-        (FIXED[6], ("are no JSON, which EXE-2 keeps as the raw string",)),
+        (FIXED[2], ("hook second answered after hook first without an input", "(RW-2)")),
+        (FIXED[3], ('merged into the model\'s arguments (the keys "limit" kept',)),
+        (FIXED[4], ('the text "Error: tool call aborted"', "approval answered rejected")),
+        (FIXED[5], ("no update gives the card completed or failed",)),
+        (FIXED[6], ('call c1\'s arguments are blank ("")',)),
+        (FIXED[7], ("are no JSON, which EXE-2 keeps as the raw string",)),
     ],
     ids=names(FIXED),
 )  # fmt: skip

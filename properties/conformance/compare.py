@@ -1967,14 +1967,16 @@ def _arguments_rule(
         refused = _refusal_applied(call_id, situation, theirs, where)
         judged = _replaced_input_judged(call_id, situation, theirs, history, config)
         # Both read the target's result for the call: fetched once, where either reads it (a
-        # deny keeps `_acceptable_input_refused` from it, and `judged` is the other's).
+        # deny keeps `_acceptable_input_refused` from it, and `judged` is the other's); the
+        # bodies it starts meanwhile tell whether a hook's input reached the run (RW-1).
         reads_the_result = (
             refused is None
             and _kept_the_models_arguments(call_id, situation, theirs)
             and ("deny" not in situation.hook_decisions or judged is not None)
         )
+        probed_runs: list[tuple[str, str]] = []
         shown = (
-            _shown_once_settled(call_id, target_events, config, probe)
+            _shown_once_settled(call_id, target_events, config, probe, probed_runs)
             if reads_the_result
             else target_events
         )
@@ -2017,7 +2019,9 @@ def _arguments_rule(
                     f"input merged into the model's arguments ({merged_in}): a hook's input "
                     "replaces the call's whole input, recorded as the JSON value it gave"
                 )
-            if kept and _every_reader_kept(call_id, situation, target_events, executed):
+            if kept and _every_reader_kept(
+                call_id, situation, target_events, (*executed, *probed_runs)
+            ):
                 # Nothing disagrees (RW-1 holds): the input a hook supplied went nowhere.
                 if erased:
                     return "HOOK-3", (
@@ -2209,13 +2213,15 @@ def _shown_once_settled(
     target_events: Sequence[Event],
     config: LoopConfig | None,
     probe: Probe | None,
+    ran: list[tuple[str, str]] | None = None,
 ) -> list[Event]:
     """`target_events`, and where they hold no result for `call_id`, what the target appends
     once the calls before it settle (`_once_earlier_calls_settle`): a refusal held behind an
-    earlier call still running (ORD-3) is fetched so, once (a second probe finds them settled)."""
+    earlier call still running (ORD-3) is fetched so, once (a second probe finds them settled).
+    `ran` gathers the bodies the target starts meanwhile."""
     shown = list(target_events)
     if not _result_for(call_id, shown):
-        shown += _once_earlier_calls_settle(call_id, target_events, config, probe)
+        shown += _once_earlier_calls_settle(call_id, target_events, config, probe, ran)
     return shown
 
 
@@ -5069,11 +5075,12 @@ def _once_earlier_calls_settle(
     target_events: Sequence[Event],
     config: LoopConfig | None,
     probe: Probe | None,
+    ran: list[tuple[str, str]] | None = None,
 ) -> list[Event]:
     """What the target appends once each call it recorded before `call_id` in `target_events`,
     still without a result there, succeeds (its PostToolUse hooks passing), or is rejected when
     it waits for its approval, until `call_id`'s result is in: where a call refused at the gate
-    commits its result (ORD-3)."""
+    commits its result (ORD-3). `ran`, when given, gathers the bodies it starts meanwhile."""
     if probe is None or config is None:
         return []
     records = [e for e in target_events if e.get("type") == "tool/call"]
@@ -5089,6 +5096,8 @@ def _once_earlier_calls_settle(
         if probed is None or not probed.accepted:
             continue
         seen += probed.events
+        if ran is not None:
+            ran.extend(probed.executed)
         if _result_for(call_id, seen):
             break
     return seen
