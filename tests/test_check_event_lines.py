@@ -17,7 +17,7 @@ import pytest
 
 from loopspec.model.prefix import Violation
 from loopspec.properties.cli.main import main
-from loopspec.properties.logcheck.checker import FoundViolation, LogReport
+from loopspec.properties.logcheck.checker import FoundViolation, LogReport, check_stream
 from loopspec.properties.logcheck.event_lines import place_events
 
 FIXTURES = Path(__file__).parent / "fixtures" / "logs"
@@ -113,6 +113,43 @@ def test_LOG_1_a_seq_only_a_later_line_carries_is_named_there_and_one_none_carri
         stream.read()  # where the check left it
         place_events(report, stream, 1 << 20)
     assert report.violations[0].event_lines == (4, 3, 5, 6, None)
+
+
+class _Pipe(io.BytesIO):
+    """A log read once, as from a pipe: it cannot seek back."""
+
+    def seekable(self) -> bool:
+        return False
+
+
+_DEMO = (FIXTURES / "valid" / "model-demo.jsonl").read_bytes().splitlines(keepends=True)
+
+
+@pytest.mark.parametrize(
+    ("lines", "seq", "said"),
+    [
+        ([*_DEMO[:13], *_DEMO[14:]], 13, ": no line carries seq 12 (a line deleted, or a seq"),
+        ([*_DEMO[:13], *_DEMO[15:]], 14, ": no line carries seqs 12 to 13 (a line deleted"),
+        (
+            [*_DEMO[:13], *_DEMO[14:20], _DEMO[13], *_DEMO[20:]],
+            13,
+            ": seq 12 comes later, at line 20 (lines out of order)",
+        ),
+    ],
+    ids=["deleted", "two deleted", "moved"],
+)
+def test_LOG_1_a_gap_says_whether_any_line_carries_the_seq_it_skipped(
+    lines: list[bytes], seq: int, said: str
+) -> None:
+    """LOG-1: a line deleted from the demo log read `seq 13 where 12 was due`, which did not
+    say that no line carries seq 12 (nor, for a line moved, that it comes later). Read from a
+    pipe, which cannot be read again to look, the words stay as they were."""
+    log = b"".join(lines)
+    gap = check_stream("log", io.BytesIO(log)).violations[0].violation
+    assert (gap.rule_id, gap.seq) == ("LOG-1", seq)
+    assert gap.message.startswith(f"seq {seq} where 12 was due{said}")
+    piped = check_stream("log", _Pipe(log)).violations[0].violation
+    assert piped.message == f"seq {seq} where 12 was due"
 
 
 def _check_stdin(stdin: Any, *argv: str) -> subprocess.CompletedProcess[str]:

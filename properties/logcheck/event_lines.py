@@ -9,7 +9,9 @@ may carry a wanted seq (`may_carry`) are parsed.
 Which line a seq names: the offending event's is the violation's own line. Any other seq is
 looked for on the event lines (a compact chunk row covers `seq0 ..`): a broken log may carry
 it on several, and the one named is the last before the violation's line, the event the check
-had read when it judged, else the first after it. A seq on no line read has no line.
+had read when it judged, else the first after it. A seq on no line read has no line. The seqs
+a LOG-1 gap skipped (`seq 13 where 12 was due`) are looked for too: its words then say whether
+any line carries them (a line deleted) or the first comes later (lines out of order).
 
 Standard input redirected from a file (`check - < log.jsonl`) is read again from where its log
 started, and put back where the check left it. A pipe (`zstdcat log.zst | check -`, a FIFO)
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import io
 
-from loopspec.properties.logcheck.checker import SCAN_ERRORS, LogReport, scan_json
+from loopspec.properties.logcheck.checker import SCAN_ERRORS, FoundViolation, LogReport, scan_json
 from loopspec.properties.logcheck.files import STDIN, LogSource
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
@@ -47,7 +49,10 @@ def place_events(
     pipe), only each offending event's line is set."""
     found_all = report.violations
     wanted = {seq for found in found_all for seq in found.events[1:]}
-    occurrences: dict[int, list[int]] = {}
+    gaps = {id(found): gap for found in found_all if (gap := _skipped(found)) is not None}
+    for gap in gaps.values():
+        wanted.update(gap)
+    occurrences: dict[int, list[int]] | None = None
     if wanted:
         try:
             if stream.seekable():
@@ -57,12 +62,49 @@ def place_events(
                 with opener() as again:
                     occurrences = _seq_lines(again, wanted, report.lines, max_line_bytes)
         except OSError:  # gone or changed since: the seqs alone are still right
-            occurrences = {}
+            occurrences = None
     for found in found_all:
         found.event_lines = (
             found.line,
-            *(_nearest(occurrences.get(seq, ()), found.line) for seq in found.events[1:]),
+            *(_nearest((occurrences or {}).get(seq, ()), found.line) for seq in found.events[1:]),
         )
+        if occurrences is not None and id(found) in gaps:
+            _say_where_the_gap_is(found, gaps[id(found)], occurrences)
+
+
+GAP_SEQS_LOOKED_FOR = 16
+"""The seqs a LOG-1 gap skipped that are looked for on the log's lines, at most."""
+
+
+def _skipped(found: FoundViolation) -> range | None:
+    """The seqs a LOG-1 violation's event skipped (`seq 13 where 12 was due`: 12), when they
+    are few enough to look for; None for any other violation."""
+    violation = found.violation
+    head, tail = f"seq {violation.seq} where ", " was due"
+    message = violation.message
+    if violation.rule_id != "LOG-1" or not message.startswith(head) or not message.endswith(tail):
+        return None
+    due = message[len(head) : -len(tail)]
+    if not due.isdigit() or not 0 < violation.seq - int(due) <= GAP_SEQS_LOOKED_FOR:
+        return None
+    return range(int(due), violation.seq)
+
+
+def _say_where_the_gap_is(
+    found: FoundViolation, gap: range, occurrences: dict[int, list[int]]
+) -> None:
+    """Add to a LOG-1 gap's words whether its skipped seqs are on any line read: none is (a
+    line deleted, or events never written), or the first comes later (lines out of order)."""
+    later = [line for line in occurrences.get(gap[0], ()) if line > found.line]
+    if later:
+        said = f": seq {gap[0]} comes later, at line {later[0]} (lines out of order)"
+    elif not any(occurrences.get(seq) for seq in gap):
+        seqs = f"seq {gap[0]}" if len(gap) == 1 else f"seqs {gap[0]} to {gap[-1]}"
+        said = f": no line carries {seqs} (a line deleted, or a seq its writer skipped)"
+    else:
+        return
+    violation = found.violation
+    found.violation = violation._replace(message=violation.message + said)
 
 
 def reopenable(name: str) -> bool:
