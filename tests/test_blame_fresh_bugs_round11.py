@@ -272,6 +272,30 @@ def test_HOOK_2_DEC_2_a_pass_after_an_ask_that_runs_the_call_unasked_names_the_m
     )
 
 
+def test_HOOK_2_a_pass_after_an_ask_on_an_unregistered_tool_names_the_merge() -> None:
+    """HOOK-2: the same loop, the call's tool not registered: the target answers it
+    UNKNOWN_TOOL at once, where the model asks, and the probe telling the merge from a loop
+    never asking was not sent from there (DEC-2 on seed 35 of 30-49)."""
+    assert_found(
+        (
+            "the last hook's answer taken as the merge, an unregistered tool's call",
+            LAST_ANSWER_WINS[1],
+            LoopConfig(
+                hooks=(HookSpec("first", "PreToolUse", "*"), HookSpec("final", "PreToolUse", ".*"))
+            ),
+            (
+                SubmitUser(""),
+                calls("c1", "missing_tool", "{}"),
+                HookAnswers(Ask()),
+                HookAnswers(Pass()),
+            ),
+            "HOOK-2",
+        ),
+        "hook first asked and hook final passed call c1 after it",
+        "its hooks answering pass, then ask last, was asked about",
+    )
+
+
 def test_HOOK_2_a_deny_overruled_behind_a_call_awaiting_approval_is_told_by_rejecting_it() -> None:
     """HOOK-2: the same loop applying an allowing hook's input to a call another hook denied,
     held behind a call awaiting approval, was named HOOK-3 with words saying its log did not

@@ -4695,6 +4695,8 @@ def _extra(
                     target_events=target_events,
                     model_events=model_events,
                     config=config,
+                    probe=probe,
+                    started=started,
                 )
             audit = _audit_after(got, target_events, model_events)
             if audit is not None:
