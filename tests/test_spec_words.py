@@ -150,7 +150,7 @@ def test_LOG_4_an_optional_object_written_null_is_read_as_section_2_says(
     errors = _checked(jsonl(HEADER, rows))
     assert [rule for _line, rule in errors] == ([refused_under] if refused_under else [])
     said = " ".join(_section(2).split())
-    assert "`rewrite` sidecar, under RW-2: only an optional object whose members" in said
+    assert "`rewrite` sidecar, under RW-2): only an optional object whose members" in said
     assert "`exitCode`: LOG-4's, as HOOK-1 gives no type of theirs" in said
 
 
