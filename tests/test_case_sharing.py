@@ -1233,9 +1233,10 @@ def test_PROTO_1_an_impl_not_found_here_says_how_to_name_its_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """PROTO-1: a colleague keeps Alice's loop in another folder than the one they replay
-    from: the error said where the module was looked for, not how to point there. And a loop
-    that loads but imports a package this Python lacks was said to be looked for in the
-    current directory, where it was found."""
+    from: the error said where the module was looked for, not how to point there, nor which
+    folder below holds it (`src/`, a receiver's `myloop/`). And a loop that loads but imports
+    a package this Python lacks was said to be looked for in the current directory, where it
+    was found."""
     saved = save_case(_failed_report(), tmp_path, {"impl": "alice_loop:make"})
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "alice_loop.py").write_text("import alices_sdk\n", encoding="utf-8")
@@ -1243,8 +1244,7 @@ def test_PROTO_1_an_impl_not_found_here_says_how_to_name_its_folder(
     assert main(["replay", str(saved), "--impl", "alice_loop:make"]) == 2
     assert capsys.readouterr().err.endswith(
         f"No module named 'alice_loop' (looked in the current directory, {tmp_path}, then "
-        "sys.path: run loopspec in the folder that holds alice_loop, or put that folder on "
-        "PYTHONPATH)\n"
+        "sys.path: run loopspec in src, which holds alice_loop, or put src on PYTHONPATH)\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path / "src"))
     assert main(["replay", str(saved), "--impl", "alice_loop:make"]) == 2

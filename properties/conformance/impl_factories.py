@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 from types import ModuleType
+from typing import Final
 
 from loopspec.model.near_miss import did_you_mean, offered
 
@@ -72,6 +73,35 @@ def missing_module(top: str, folder: str) -> str:
         if offer:
             return offer
     return ""
+
+
+# Subfolders of the current one looked into for a module not found, at most: a home folder's
+# many are not all read.
+_SUBFOLDERS_LOOKED_INTO: Final = 200
+
+
+def module_below(top: str, folder: str) -> str | None:
+    """The subfolder of `folder`, one level down, that holds the module `top` (`top.py` or a
+    package): a loop saved beside the case in a folder of its own (`myloop/`, `src/`), which
+    the error told to be run "in the folder that holds it" without naming the one here. None
+    when none does (hidden folders are not looked into)."""
+    try:
+        entries = sorted(os.listdir(folder))
+    except OSError:
+        return None
+    looked = 0
+    for entry in entries:
+        place = os.path.join(folder, entry)
+        if entry.startswith((".", "__")) or not os.path.isdir(place):
+            continue
+        if os.path.isfile(os.path.join(place, f"{top}.py")) or os.path.isfile(
+            os.path.join(place, top, "__init__.py")
+        ):
+            return entry
+        looked += 1
+        if looked >= _SUBFOLDERS_LOOKED_INTO:
+            return None
+    return None
 
 
 def _own_import_folders() -> list[str]:

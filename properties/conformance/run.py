@@ -98,6 +98,7 @@ from loopspec.properties.conformance.impl_factories import (
     missing_attribute,
     missing_factory,
     missing_module,
+    module_below,
 )
 from loopspec.properties.conformance.json_values import lone_surrogates_escaped
 from loopspec.properties.conformance.process_target import (
@@ -746,10 +747,12 @@ def resolve_target(
         # Say where it was looked for: the usual cause is running from another folder.
         top = module_name.partition(".")[0]
         if error.name == top:  # the module itself: a copy of the loop kept in another folder
+            below = module_below(top, os.getcwd())
+            holder = "the folder that holds" if below is None else f"{below}, which holds"
             where = missing_module(top, os.getcwd()) or (
                 f" (looked in the current directory, {os.getcwd()}, then sys.path: run "
-                f"{options.runner} in the folder that holds {top}, or "
-                + options.import_from.format(folder="that folder")
+                f"{options.runner} in {holder} {top}, or "
+                + options.import_from.format(folder=below or "that folder")
                 + ")"
             )
         else:  # found, and it imports what this Python does not have (a colleague's loop)
