@@ -188,6 +188,13 @@ def test_PROTO_1_the_tutorials_hand_written_case_replays_on_the_model_and_the_lo
     assert answer[0] in printed
     at = printed.index(answer[1])
     assert printed[at : at + len(answer) - 1] == answer[1:]
+    # Arguments nested past what json reads are no JSON object to the model (EXE-2): the
+    # loop's json.loads raised RecursionError, which `except ValueError` let through, and the
+    # replay of such a case said the target failed in apply.
+    deep = question.read_text(encoding="utf-8").replace('"{}"', json.dumps("[" * 20_000))
+    question.write_text(deep, encoding="utf-8")
+    assert main(["replay", str(question), "--impl", "tutorial_loop:TutorialLoop"]) == 0
+    question.write_text(_fenced("asks what a call with invalid input says"), encoding="utf-8")
     case = json.loads(question.read_text(encoding="utf-8"))
     model = ModelTarget()
     model.reset(config_from_json(case["config"]))

@@ -213,7 +213,7 @@ def _input_problem(arguments: str, required: tuple[str, ...]) -> str | None:
     if arguments.strip():
         try:
             value = json.loads(arguments, parse_float=_lossless, parse_constant=_lossless)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past what json reads: not JSON here
             value = arguments
     if not isinstance(value, dict):
         return "the input must be a JSON object"
