@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from check_fixtures import FIXTURES
 
-from loopspec.properties.logcheck.checker import LogReport, check_paths
+from loopspec.properties.logcheck.checker import LogReport, check_paths, check_stream
 from loopspec.properties.logcheck.report import log_text_lines
 
 DEMO = FIXTURES / "valid" / "model-demo.jsonl"
@@ -267,3 +267,34 @@ def _later(line: str) -> str:
     if "seq0" in event and "dt" in event["data"]:
         event["data"]["dt"] = [gap + 1 for gap in event["data"]["dt"]]
     return json.dumps(event) + "\n"
+
+
+class _Pipe(io.BytesIO):
+    """A log read once, as from a pipe: it cannot seek back."""
+
+    def seekable(self) -> bool:
+        return False
+
+
+@pytest.mark.parametrize(
+    ("order", "first", "how"),
+    [(lambda lines: lines[::-1], 43, "in reverse order"), (sorted, 11, "in another order")],
+    ids=["reversed", "sorted"],
+)
+def test_LOG_1_a_log_whose_lines_were_reordered_is_one_LOG_1(
+    order: Callable[[list[bytes]], list[bytes]], first: int, how: str
+) -> None:
+    """LOG-1: the demo log's event lines reversed (tac) or sorted (sort) after its header read
+    as 93 and 100 violations (LOG-1, TURN-3, ORD-1, ...) and a turn left open; only the first
+    line's LOG-1 was the log's fault. Read again, the log holds every seq once: that LOG-1 says
+    so, counted alone, the rest left out. From a pipe, which cannot be read again, as before."""
+    header, *events = DEMO.read_bytes().splitlines(keepends=True)
+    log = b"".join([header, *order(events)])
+    report = check_stream("log", io.BytesIO(log))
+    (found,) = report.violations
+    assert (found.violation.rule_id, found.violation.seq, found.line) == ("LOG-1", first, 2)
+    assert f"the log's lines hold seqs 0 to 43, each once, {how}, the first event line " in (
+        found.violation.message
+    )
+    assert (report.rule_counts, report.notices) == ({"LOG-1": 1}, [])
+    assert len(check_stream("log", _Pipe(log)).violations) > 90

@@ -30,10 +30,11 @@ from loopspec.properties.logcheck.files import STDIN, LogSource
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
-    from typing import Any, BinaryIO
+    from typing import Any, BinaryIO, TypeVar
 
     Opener = Callable[[], BinaryIO]
     """The log read again from its start, a stream of its own (`log_opener`)."""
+    _Read = TypeVar("_Read")
 
 
 def place_events(
@@ -47,6 +48,17 @@ def place_events(
     compressed one's stream cannot seek back), or standard input from where its log started
     when it is a file (`log_opener`, as a copy is found); when none can be read again (a
     pipe), only each offending event's line is set."""
+    if sum(found.violation.rule_id == "LOG-1" for found in report.violations) >= ORDER_LOOKED_AT:
+        # (Imported here: a log with no such break is checked without its module.)
+        from loopspec.properties.logcheck import line_order  # noqa: PLC0415
+
+        def order_of(again: BinaryIO) -> str | None:
+            seqs = line_order.line_seqs(again, report.lines, max_line_bytes + 1)
+            return line_order.out_of_order(seqs, report.events)
+
+        how = _read_again(stream, source, order_of)
+        if how is not None:
+            line_order.fold_out_of_order(report, how)
     found_all = report.violations
     wanted = {seq for found in found_all for seq in found.events[1:]}
     gaps = {id(found): gap for found in found_all if (gap := _skipped(found)) is not None}
@@ -54,15 +66,11 @@ def place_events(
         wanted.update(gap)
     occurrences: dict[int, list[int]] | None = None
     if wanted:
-        try:
-            if stream.seekable():
-                stream.seek(0)
-                occurrences = _seq_lines(stream, wanted, report.lines, max_line_bytes)
-            elif (opener := log_opener(source)) is not None:
-                with opener() as again:
-                    occurrences = _seq_lines(again, wanted, report.lines, max_line_bytes)
-        except OSError:  # gone or changed since: the seqs alone are still right
-            occurrences = None
+        occurrences = _read_again(
+            stream,
+            source,
+            lambda again: _seq_lines(again, wanted, report.lines, max_line_bytes),
+        )
     for found in found_all:
         found.event_lines = (
             found.line,
@@ -70,6 +78,28 @@ def place_events(
         )
         if occurrences is not None and id(found) in gaps:
             _say_where_the_gap_is(found, gaps[id(found)], occurrences)
+
+
+ORDER_LOOKED_AT = 3
+"""The LOG-1 violations a log has before the order of its lines' seqs is looked at
+(`line_order`: a line or two moved keeps its own words, where the seq it skipped comes)."""
+
+
+def _read_again(
+    stream: BinaryIO, source: LogSource | None, read: Callable[[BinaryIO], _Read]
+) -> _Read | None:
+    """What `read` makes of the log read again from its start (`place_events`), or None when
+    it cannot be read again (a pipe) or is gone or changed since."""
+    try:
+        if stream.seekable():
+            stream.seek(0)
+            return read(stream)
+        if (opener := log_opener(source)) is not None:
+            with opener() as again:
+                return read(again)
+    except OSError:
+        return None
+    return None
 
 
 GAP_SEQS_LOOKED_FOR = 16
