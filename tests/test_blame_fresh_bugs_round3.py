@@ -559,6 +559,19 @@ PROGRAMS: list[FreshBug] = [
         ),
         "HOOK-3",
     ),
+    # Both inputs unacceptable (seeds 34 and 35 of 30-49): refused either way, the hook named
+    # tells which was judged.
+    (
+        "both hooks' inputs unacceptable, the earlier judged",
+        JudgesReplacedInputs,
+        TWO_PRE_HOOKS,
+        _hooked(
+            GREP_CALL,
+            HookAnswers(Allow(updated_input={})),
+            HookAnswers(Allow(updated_input={})),
+        ),
+        "HOOK-6",
+    ),
     (
         "a whitespace-only PostToolUse context dropped",
         TrimsContexts,
@@ -702,6 +715,12 @@ def test_HOOK_6_a_replaced_input_is_not_judged() -> None:
         PROGRAMS,
         "an input a later hook replaces is judged, its",
         "only the input in effect, the last one supplied, is judged (HOOK-6)",
+    )
+    assert_report_says(
+        PROGRAMS,
+        "both hooks' inputs unacceptable",
+        "whose input is in effect, hook late's, the last supplied in configured order (HOOK-3): "
+        "the target refuses hook everything's",
     )
 
 

@@ -1367,6 +1367,23 @@ _LOOP_ERROR_CODES = frozenset(
 )
 
 
+def _earlier_input_refused(want: Event, got: Event | None, situation: _Situation) -> str:
+    """Words for a refusal naming another hook than the model's: one whose input a later
+    hook's replaced, judged though only the input in effect is ("" when it is not so)."""
+    ours, theirs = _result_text(want), _result_text(got)
+    if REWRITE_REFUSED_WORDS not in theirs:
+        return ""
+    named = [h for h in situation.suppliers if theirs.startswith(f"{ERROR_PREFIX}hook {h} ")]
+    effect = [h for h in situation.suppliers if ours.startswith(f"{ERROR_PREFIX}hook {h} ")]
+    if not named or not effect or named == effect:
+        return ""
+    return (
+        f" whose input is in effect, hook {effect[-1]}'s, the last supplied in configured order "
+        f"(HOOK-3): the target refuses hook {named[-1]}'s, which that later input replaces, "
+        "and only the input in effect is judged"
+    )
+
+
 def _unregistered_input_probed(
     want: Event,
     got: Event,
@@ -1635,7 +1652,10 @@ def _result_rule(
             f"{worded_otherwise}"
         )
     if REWRITE_REFUSED_WORDS in text:
-        return "HOOK-6", f"{about} differs: an unacceptable rewrite denies the call naming the hook"
+        return "HOOK-6", (
+            f"{about} differs: an unacceptable rewrite denies the call naming the hook"
+            + _earlier_input_refused(want, got, situation)
+        )
     if "deny" in situation.hook_decisions and REWRITE_REFUSED_WORDS in _result_text(got):
         # The target judged an input a deny discards: its reason named it, read as a wrong
         # denial reason (DEC-1) where the deny did not win or did not discard the input.
