@@ -445,16 +445,21 @@ def _text_search(case_dir: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
 # Coverage off: the same search as the JSON test above (same target, examples and seed), so the
 # same model arcs; only the report's format differs, and the CLI is outside the measured source.
 @pytest.mark.no_cover
-def test_MODEL_1_the_text_report_ends_with_the_verdict_and_the_replay(
+def test_MODEL_1_the_text_report_starts_with_the_rule_and_ends_with_it_and_the_replay(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """MODEL-1: the text report's last line repeats the verdict, the rule and the replay: the
     rule and transition tables after the counterexample push them off a screen (the report
-    ended with '12  Idle + SubmitUser -> accepted')."""
+    ended with '12  Idle + SubmitUser -> accepted'). Its first line names the rule too, as the
+    pytest plugin's does: it said `...: COUNTEREXAMPLE` alone, the rule some 30 lines below."""
     argv = _text_search(tmp_path, monkeypatch)
     assert main(argv) == 1
     (case,) = tmp_path.iterdir()
-    assert capsys.readouterr().out.splitlines()[-1] == (
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == (
+        "loopspec conform: changed model: COUNTEREXAMPLE: TURN-5 (loopspec spec TURN-5)"
+    )
+    assert lines[-1] == (
         f"COUNTEREXAMPLE: TURN-5 (loopspec spec TURN-5); rerun: loopspec replay "
         f"{shlex.quote(str(case))} "
         "--impl test_conform_report:turn_end_reason_as_text"

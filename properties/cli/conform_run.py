@@ -456,7 +456,12 @@ def _text_report(
     ended = budget_note(report, max_seconds)
     if report.profile is not None:
         verdict += f" (up to the {report.profile.name} profile's known divergences)"
-    print(f"loopspec conform: {report.target}: {verdict}")
+    # The rule on the first line too, as the last line and the pytest plugin's first say it:
+    # a CI log's reader, or a `| head -1`, met a COUNTEREXAMPLE naming no rule.
+    named = ""
+    if report.divergence is not None and report.divergence.rule_id != NO_RULE:
+        named = f": {report.divergence.rule_id} (loopspec spec {report.divergence.rule_id})"
+    print(f"loopspec conform: {report.target}: {verdict}{named}")
     print(
         f"  {counts_line(report)}; capabilities: {', '.join(sorted(report.capabilities)) or 'none'}"
     )
