@@ -99,7 +99,7 @@ def test_PROTO_1_plugin_fails_a_mutant_and_names_the_rule(
     """PROTO-1, TURN-2: a mutant target fails the suite with what `loopspec conform` prints —
     the rule, its SPEC text, the diff, the saved case and the replay command — and none of
     Hypothesis's draw lines."""
-    done = inner_pytest(tmp_path, "plugin_targets:turn_end_with_step_open")
+    done = inner_pytest(tmp_path, "plugin_targets:turn_end_with_step_open", ci=False)
     assert done.returncode == 1, done.stdout + done.stderr
     out = done.stdout
     assert "rule TURN-2: the target's own log breaks TURN-2" in out
@@ -281,7 +281,10 @@ def test_PROTO_1_plugin_reports_a_counterexample_whose_case_cannot_be_saved(
     out = done.stdout
     assert "rule TURN-2: the target's own log breaks TURN-2" in out
     saved = f"loopspec: error: the case was not saved in {tmp_path / 'notes.txt' / 'cases'}: "
-    assert saved + "not a directory\n" in out  # the system's words, no "[Errno 20]"
+    # The system's words, no "[Errno 20]", and the option saving it elsewhere (a read-only
+    # checkout said only "read-only file system": no case, so no rerun line, in a CI log).
+    elsewhere = "(--loopspec-case-dir=DIR saves it in a folder pytest can write)"
+    assert f"{saved}not a directory {elsewhere}\n" in out, out
     assert "conform_run.py" not in out
     assert "NotADirectoryError" not in out
 
@@ -316,8 +319,12 @@ def test_SAFE_5_plugin_fails_a_program_answered_two_ways_with_it_saved_and_named
     suite with conform's exit-2 error first (PROTO-1, naming the first run's rule: pytest's
     summary shows it), then conform's report: the program as found, the case saved (saying its
     replay may pass) and the pytest command replaying it. It failed with that error line alone,
-    the program lost."""
-    done = inner_pytest(tmp_path, "plugin_targets:DivergesOnOddRuns", "--loopspec-impl", 5)
+    the program lost. On a CI (`CI` set) the saved case's line says where it is and how it
+    reaches the next run: it said every run replays it first from now on, of a checkout the
+    job throws away."""
+    done = inner_pytest(
+        tmp_path, "plugin_targets:DivergesOnOddRuns", "--loopspec-impl", 5, "-x", ci=True
+    )
     out = done.stdout
     assert done.returncode == 1, out + done.stderr
     (case,) = (tmp_path / "loopspec-cases").iterdir()
@@ -331,8 +338,9 @@ def test_SAFE_5_plugin_fails_a_program_answered_two_ways_with_it_saved_and_named
     assert headline in failed, failed
     assert "command program as the first run found it (not shrunk" in failed
     said = (
-        f"saved case: loopspec-cases/{case.name} (every run replays it first from now on; it "
-        "may pass there, as its rerun here did, until the loop answers alike)\n"
+        f"saved case: loopspec-cases/{case.name} (in this CI job's checkout: keep "
+        "loopspec-cases/ as the job's artifact and commit the case, and every run replays it "
+        "first; it may pass there, as its rerun here did, until the loop answers alike)\n"
         f"replay it alone: pytest loopspec-cases/{case.name} "
         "--loopspec-impl=plugin_targets:DivergesOnOddRuns\n"
     )

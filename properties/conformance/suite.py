@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 from collections import Counter
 from collections.abc import Callable
 from typing import Protocol
@@ -154,13 +155,23 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
         case_path = save_case(report, folder, target)
     except OSError as error:  # the counterexample is still reported, as `conform` reports it
         said = system_reason(error)
-        saved = [f"loopspec: error: the case was not saved in {folder}: {said}"]
+        # A read-only checkout is the usual cause in CI: name the option that moves the case.
+        elsewhere = "--loopspec-case-dir=DIR saves it in a folder pytest can write"
+        saved = [f"loopspec: error: the case was not saved in {folder}: {said} ({elsewhere})"]
     else:
-        found = (
-            f"the case an earlier run saved: {as_typed(case_path)} (every run replays it first"
-            if case_path in earlier
-            else f"saved case: {as_typed(case_path)} (every run replays it first from now on"
-        )
+        if case_path in earlier:
+            found = (
+                f"the case an earlier run saved: {as_typed(case_path)} (every run replays it first"
+            )
+        elif _on_ci():
+            # A CI job's checkout is thrown away: "from now on" held for no later run there.
+            kept = as_typed(case_path.parent)
+            found = (
+                f"saved case: {as_typed(case_path)} (in this CI job's checkout: keep {kept}/ "
+                "as the job's artifact and commit the case, and every run replays it first"
+            )
+        else:
+            found = f"saved case: {as_typed(case_path)} (every run replays it first from now on"
         if unrepeated is not None:
             # Saved all the same, as conform saves it: the program is random, and without it
             # the race could not be shown or attached to a bug report. Its replay passing by
@@ -174,6 +185,12 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
         # words naming the first run's rule, and pytest's summary and JUnit show this line.
         failure = f"loopspec: error: {unrepeated}\n\n{failure}"
     pytest.fail(failure, pytrace=False)
+
+
+def _on_ci() -> bool:
+    """Whether this runs on a CI, by the variables pytest itself reads so (`CI`,
+    `BUILD_NUMBER`)."""
+    return any(name in os.environ for name in ("CI", "BUILD_NUMBER"))
 
 
 def counterexample_failure(report: RunReport, target: dict[str, str], saved: list[str]) -> str:
