@@ -21,7 +21,10 @@ taken from it, not its code or prose). Found wrong and now named right:
 - a denied, blocked or failed call's card never ended (Hermes #114395): PROTO-1, as if the
   wire were wrong; now ADJ-3, as check names an ACP recording's card no update ended;
 - arguments "" read as no object (Brave #56601): a traceback (exit 3); now EXE-2;
-- text that is no JSON run as {} (HolmesGPT #906 review): EXE-5; now EXE-2.
+- text that is no JSON run as {} (HolmesGPT #906 review): EXE-5; now EXE-2;
+- hooks skipped for a tool that is not registered, run for a registered tool's call after it
+  (WebMCP #283's hallucinated tools): HOOK-8, as a glob reading `.*`; now EXE-5, as where no
+  other call follows.
 
 Of 36 bugs, all were found on both seeds; 29 by the rule written before the run (after the
 fixes above); ABORT-1 for a pending approval left unanswered by an abort (ABORT-3 expected:
@@ -393,6 +396,21 @@ FIXED: tuple[FreshBug, ...] = (
         (SubmitUser(""), calls("c1", "bash", '{"command": ')),
         "EXE-2",
     ),
+    # The same as FOUND's last row, a registered tool's call after it (seed 2): the hook ran
+    # for that call, so its matcher was read right; HOOK-8 was named, for a glob reading `.*`.
+    (
+        "hooks skipped for a tool that is not registered, run for the next call",
+        planted(LoopConfig, "hooks_for", _hooks_for_registered, "only registered tools are hooked"),
+        LoopConfig(tools=TOOLS, hooks=(HookSpec("late", "PreToolUse", ".*"),)),
+        (
+            SubmitUser(""),
+            ModelReplies(
+                (ToolCallBlock("c1", "missing_tool", "{}"), ToolCallBlock("c2", "read", READ))
+            ),
+            HookAnswers(Pass()),
+        ),
+        "EXE-5",
+    ),
 )
 
 FOUND: tuple[FreshBug, ...] = (
@@ -524,12 +542,13 @@ def test_MODEL_1_a_reported_bug_of_a_real_harness_is_blamed_on_the_rule_it_break
         (FIXED[5], ("no update gives the card completed or failed",)),
         (FIXED[6], ('call c1\'s arguments are blank ("")',)),
         (FIXED[7], ("are no JSON, which EXE-2 keeps as the raw string",)),
+        (FIXED[8], ("skips hook late for call c1, whose tool missing_tool is not registered",)),
     ],
     ids=names(FIXED),
 )  # fmt: skip
-def test_RW_2_HOOK_3_TEXT_1_ADJ_3_EXE_2_a_reported_bug_named_wrong_is_named_right(
+def test_RW_2_HOOK_3_TEXT_1_ADJ_3_EXE_2_EXE_5_a_reported_bug_named_wrong_is_named_right(
     row: FreshBug, phrases: tuple[str, ...]
 ) -> None:
-    """RW-2, HOOK-3, TEXT-1, ADJ-3, EXE-2: the bugs conform named by another rule than the one
-    they break (or crashed on), named by it now, in words that say what to fix."""
+    """RW-2, HOOK-3, TEXT-1, ADJ-3, EXE-2, EXE-5: the bugs conform named by another rule than
+    the one they break (or crashed on), named by it now, in words that say what to fix."""
     assert_found(row, *phrases)

@@ -2880,6 +2880,17 @@ def _changed(
             unmatched = _skipped_matching_hook(
                 want, got, command, history, config=config, program=program, probe=probe
             )
+            unregistered = (
+                None
+                if unmatched is None
+                else _hook_skipped_for_an_unregistered_tool(
+                    want, got, command, history, config=config, program=program
+                )
+            )
+            if unregistered is not None:
+                # Read as a glob's skip, where the hook ran for a later call a glob would not
+                # have run it for: the call's tool, not the matcher, made the loop skip it.
+                return "EXE-5", f"{named}: {unregistered}"
             if unmatched is not None:
                 return "HOOK-8", f"{named}: {unmatched}"
             partly = _fits_only_part(config, got)
@@ -4491,6 +4502,47 @@ def _pass_read_as_denial(got: Event, command: Command) -> str | None:
         "verdict would then say: a deny), and a pass never denies a call (deny > ask > allow > "
         f"pass): call {_call_id_of(got)} runs, where the target denies it, as if the audit's "
         "word were the verdict"
+    )
+
+
+def _hook_skipped_for_an_unregistered_tool(
+    want: Event,
+    got: Event,
+    command: Command,
+    history: Sequence[Event],
+    *,
+    config: LoopConfig | None,
+    program: Sequence[Command],
+) -> str | None:
+    """Words saying the target skipped the PreToolUse hook `want` audits for a call whose tool
+    is not registered and runs that same hook for a later call (`got`), when its matcher, read
+    as a glob, would not give that choice: the loop reads the matcher right and skips the
+    call for its tool (round 18's WebMCP #283 loop, named HOOK-8 for a glob reading `.*`).
+    None otherwise."""
+    mine, theirs = _data(want), _data(got)
+    skipped, later = mine.get("callId"), theirs.get("callId")
+    if (
+        config is None
+        or mine.get("point") != "PreToolUse"
+        or theirs.get("point") != "PreToolUse"
+        or mine.get("handlerId") != theirs.get("handlerId")
+        or skipped == later
+    ):
+        return None
+    hook = next((h for h in config.hooks if h.handler_id == mine.get("handlerId")), None)
+    name = _called_tool_name(skipped, command, history, program)
+    later_name = _called_tool_name(later, command, history, program)
+    if hook is None or name is None or later_name is None or config.tool(name) is not None:
+        return None
+    if fnmatch.fnmatchcase(later_name, hook.matcher) and not fnmatch.fnmatchcase(
+        name, hook.matcher
+    ):
+        return None  # a glob reading would skip the one and run the other: HOOK-8's
+    return (
+        f"the target skips hook {hook.handler_id} for call {skipped}, whose tool {name} is not "
+        f"registered, and runs it for call {later}: PreToolUse hooks run for a call whose "
+        "tool is not registered too (what the model asked for is judged and audited), and it "
+        "fails UNKNOWN_TOOL only where its body would start"
     )
 
 
