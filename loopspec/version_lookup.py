@@ -34,10 +34,11 @@ def version_beside(folder: str) -> str | None:
     return _wheel_version(os.path.join(folder, names[0])) if len(names) == 1 else None
 
 
-def _wheel_version(dist_info: str) -> str | None:
-    """The version a wheel's metadata folder `dist_info` says, or None where it says none."""
+def _wheel_version(dist_info: str, file_name: str = "METADATA") -> str | None:
+    """The version a metadata folder `dist_info`'s `file_name` (a wheel's METADATA, an egg's
+    PKG-INFO: the same headers) says, or None where it says none."""
     try:
-        with open(os.path.join(dist_info, "METADATA"), encoding="utf-8") as metadata:
+        with open(os.path.join(dist_info, file_name), encoding="utf-8") as metadata:
             for line in metadata:
                 if line == "\n":  # the headers end: the description follows
                     break
@@ -52,9 +53,10 @@ def version_on_path(folders: list[str]) -> str | None:
     """The version importlib.metadata finds for loopspec where this copy has no wheel's
     metadata beside it (an editable install: it lies in site-packages, the package in the
     checkout), found as its finder finds it: in the first folder of `folders` (`sys.path`) that
-    holds metadata named loopspec. Read directly where that is one `.dist-info` alone; None,
-    so that importlib.metadata is asked, wherever it might find another: an egg's metadata, two
-    copies, an entry that is a zip file, a finder of distributions besides the path's."""
+    holds metadata named loopspec. Read directly where that is one metadata folder alone (a
+    `.dist-info`, or the `.egg-info` a build leaves in a checkout); None, so that
+    importlib.metadata is asked, wherever it might find another: an egg-info file, two copies,
+    an entry that is a zip file, a finder of distributions besides the path's."""
     if any(_finds_distributions(finder) for finder in sys.meta_path):
         return None
     for folder in folders:
@@ -73,9 +75,22 @@ def version_on_path(folders: list[str]) -> str | None:
             and name.lower().rpartition(".")[0].partition("-")[0] == "loopspec"
         ]
         if ours:
-            is_one_wheel = len(ours) == 1 and ours[0].lower().endswith(".dist-info")
-            return _wheel_version(os.path.join(folder or ".", ours[0])) if is_one_wheel else None
+            return (
+                _metadata_folder_version(os.path.join(folder or ".", ours[0]))
+                if len(ours) == 1
+                else None
+            )
     return None
+
+
+def _metadata_folder_version(path: str) -> str | None:
+    """The version a metadata folder says as importlib.metadata reads it: METADATA, else
+    PKG-INFO (an `.egg-info` folder, which a checkout's `pip wheel` or `setup.py` run leaves
+    beside the package); None for an `.egg-info` file, which importlib.metadata reads whole,
+    so that it is asked."""
+    if not os.path.isdir(path):
+        return None
+    return _wheel_version(path) or _wheel_version(path, "PKG-INFO")
 
 
 def _finds_distributions(finder: object) -> bool:

@@ -99,7 +99,7 @@ def _folders(tmp_path: Path, *holding: tuple[str, ...] | str) -> list[str]:
         ((), None),
         (((), ("loopspec-3.2.1.dist-info",), ("loopspec-9.9.9.dist-info",)), "3.2.1"),
         ((("loopspec_other-1.0.dist-info", "LoopSpec-4.0.dist-info"),), "4.0"),
-        ((("loopspec.egg-info",), ("loopspec-3.2.1.dist-info",)), None),
+        ((("loopspec.egg-info",), ("loopspec-3.2.1.dist-info",)), "0.0.1"),
         ((("loopspec-1.0.dist-info", "loopspec-2.0.dist-info"),), None),
         (("a zip file", ("loopspec-3.2.1.dist-info",)), None),
     ],
@@ -145,3 +145,14 @@ def test_version_is_answered_without_argparse() -> None:
         env=environment,
     )
     assert json.loads(done.stdout) == [f"loopspec {loopspec.__version__}\n", 0, [False, False]]
+
+
+def test_an_egg_info_file_on_the_path_is_left_to_importlib_metadata(tmp_path: Path) -> None:
+    """An `.egg-info` that is a file (an old install's), which importlib.metadata reads whole,
+    answers None: importlib.metadata is asked, not a METADATA or PKG-INFO inside it."""
+    (tmp_path / "loopspec.egg-info").write_text(
+        "Metadata-Version: 1.0\nName: loopspec\nVersion: 5\n"
+    )
+    assert version_on_path([str(tmp_path)]) is None
+    found = importlib.metadata.distributions(name="loopspec", path=[str(tmp_path)])
+    assert next(iter(found)).version == "5"
