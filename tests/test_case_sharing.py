@@ -572,9 +572,10 @@ def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
     assert main(["replay", str(diverging), str(aborting), *buggy]) == 1
     said = capsys.readouterr()
     assert f"{diverging}: diverges; the case recorded TURN-5" in said.out
+    # The case still diverging and its rule named on the last line, what a CI log shows.
     assert said.out.endswith(
         "replayed 2 cases against test_case_sharing:turn_end_reason_as_text: 1 diverging, 1 "
-        "without divergence\n"
+        f"without divergence (diverging: {diverging}, TURN-5)\n"
     )
     # With no target named, the bundled loop by name, as one case's header says (f703816):
     # the factory's module path means nothing to a reader who never saw the source.

@@ -1445,7 +1445,10 @@ def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
                 "pass --impl or --cmd naming your copy of it, or --bundled"
             )
         else:
-            print(f"replayed {cases} against {against}" + (f": {tally}{why}" if tally else ""))
+            found = _diverging_named(listed)
+            print(
+                f"replayed {cases} against {against}" + (f": {tally}{why}{found}" if tally else "")
+            )
     else:
         print(json.dumps(replay_cases_json(target, listed, unclosed), indent=2))
     if unclosed is not None:
@@ -1454,6 +1457,18 @@ def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
     if outcomes["unusable"]:
         return 2
     return 1 if outcomes["diverging"] else 0
+
+
+def _diverging_named(listed: list[Listed]) -> str:
+    """The tally's words naming each case still diverging and the rule it broke now: a CI log's
+    last line said `1 diverging` alone, the case and its rule dozens of lines above."""
+    named = []
+    for case in listed:
+        if case.outcome == "diverging" and case.replayed is not None:
+            divergence = case.replayed[2].divergence
+            broke = divergence.rule_id if divergence is not None else NO_RULE
+            named.append(case.case if broke == NO_RULE else f"{case.case}, {broke}")
+    return f" (diverging: {'; '.join(named)})" if named else ""
 
 
 class Listed:
