@@ -239,8 +239,18 @@ def seq_is_index(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     if prefix.expected_seq == 0 and fact.seq == 1:
         msg += ": the header has no seq, the first event's is 0"
     elif fact.seq < prefix.expected_seq:
+        # Every seq below the one due was taken, or skipped by a break (a line moved later).
+        skip = prefix.skipped_by(fact.seq)
+        if skip is not None:
+            due, came = skip
+            msg += (
+                f": seq {came} came where {due} was due, skipping it (lines out of order); "
+                "each line's seq is the one before it + 1, lines in the order they were written"
+            )
+            return [Violation("LOG-1", fact.seq, msg, (came,))]
+        taken = "or skipped by an earlier break" if prefix.skips_forgotten else "already"
         msg += (
-            ": that seq is taken already; each event's is the one before it + 1, after a "
+            f": that seq is taken {taken}; each event's is the one before it + 1, after a "
             "compact row (one per item) or a resume too (go on from the log's last seq)"
         )
     return [Violation("LOG-1", fact.seq, msg)]
@@ -2348,7 +2358,7 @@ class LogMonitor:
             found = repair_shapes_read_as_repair(prefix, fact, found)
         # `prefix.fold(fact)`, with the folder looked up once per type: this runs per event.
         if fact.seq != prefix.expected_seq:
-            prefix.after_break = (prefix.expected_seq - prefix.seq_drift + 1, prefix.expected_seq)
+            prefix.note_break(fact.seq)
         prefix.seq_drift += fact.seq - prefix.expected_seq
         prefix.expected_seq = fact.seq + 1
         if prefix.closing is not None:

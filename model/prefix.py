@@ -83,6 +83,9 @@ REMEMBERED_GONE = 4096
 PACKED_SURFACE = 4096
 """The surface nodes from which `Prefix` keeps their seqs packed in arrays."""
 _BELOW_EVERY_SEQ = float("-inf")
+SKIPS_KEPT = 16
+"""The LOG-1 breaks whose skipped seqs a prefix remembers (`Prefix.skips`), the last ones: a
+log breaking the numbering at every line is judged at no more cost per line."""
 """`Prefix.last_surface_seq` before the first surface event: any seq comes after it."""
 REPAIR_NOT_STARTED = "TOOL_NOT_STARTED"
 REPAIR_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN"
@@ -305,6 +308,8 @@ class Prefix:
         "reset_scope",
         "results",
         "seq_drift",
+        "skips",
+        "skips_forgotten",
         "surface_in_order",
         "surface_keys",
         "surface_kinds",
@@ -328,6 +333,11 @@ class Prefix:
         # break. A line inserted with a taken seq (an event written again, not right after
         # itself) breaks it, and the event after it keeps the numbering it broke out of.
         self.after_break = (-1, -1)
+        # The seqs a break jumped over, the last SKIPS_KEPT breaks': (due, came) when seq
+        # `came` came where `due` was due. A seq below the one due is taken already unless
+        # one of them skipped it (a line moved later): LOG-1's words say which.
+        self.skips: list[tuple[int, int]] = []
+        self.skips_forgotten = False
         self.open_turn: int | None = None
         self.next_turn = 1
         self.open_step: int | None = None
@@ -574,10 +584,28 @@ class Prefix:
             if call_id not in self.results
         ]
 
+    def note_break(self, seq: int) -> None:
+        """Remember an event whose `seq` breaks LOG-1, before it is folded: the index and seq
+        the next event may keep (`after_break`), and the seqs it skipped (`skips`)."""
+        self.after_break = (self.expected_seq - self.seq_drift + 1, self.expected_seq)
+        if seq > self.expected_seq:
+            if len(self.skips) == SKIPS_KEPT:
+                del self.skips[0]
+                self.skips_forgotten = True
+            self.skips.append((self.expected_seq, seq))
+
+    def skipped_by(self, seq: int) -> tuple[int, int] | None:
+        """The last break remembered that skipped `seq`: (due, came), seq `came` where
+        `due` was due; None when none did."""
+        for due, came in reversed(self.skips):
+            if due <= seq < came:
+                return due, came
+        return None
+
     def fold(self, fact: Fact) -> None:
         """Absorb `fact` into the prefix."""
         if fact.seq != self.expected_seq:
-            self.after_break = (self.expected_seq - self.seq_drift + 1, self.expected_seq)
+            self.note_break(fact.seq)
         self.seq_drift += fact.seq - self.expected_seq
         self.expected_seq = fact.seq + 1
         if self.closing is not None:

@@ -28,7 +28,7 @@ from loopspec.model.facts import fact_from_wire, facts_of
 from loopspec.model.invariants import LogMonitor, check_facts
 from loopspec.model.jsonvalue import FrozenMap, NotJsonError, freeze, parse_arguments, thaw
 from loopspec.model.messages import TextBlock, ToolCallBlock, UserMessage
-from loopspec.model.prefix import PACKED_SURFACE, REMEMBERED_GONE
+from loopspec.model.prefix import PACKED_SURFACE, REMEMBERED_GONE, SKIPS_KEPT, Prefix
 from loopspec.model.wire import (
     converter,
     event_from_wire,
@@ -99,6 +99,27 @@ def test_LOG_1_a_repeated_seq_is_one_violation_and_the_events_after_it_keep_the_
     assert _log_1_findings(_renumbered(restarted), quick=quick) == [
         (7, "seq 0 where 5 was due" + TAKEN)
     ]
+
+
+@pytest.mark.parametrize("quick", [True, False], ids=["quick", "every fact"])
+def test_LOG_1_a_line_moved_later_is_a_seq_skipped_not_one_taken(quick: bool) -> None:
+    """LOG-1: a line moved later (seq 12 written after seq 19) read 'seq 12 where 19 was due:
+    that seq is taken already', though no line before carried seq 12: the break at seq 13
+    skipped it, and the words say so, read from a file or a pipe alike. A seq a break skipped
+    long before the last few is not said taken either."""
+    events = wire(DEMO.log)
+    moved = [*events[:12], *events[13:19], events[12], *events[19:]]
+    assert _log_1_findings(moved, quick=quick) == [
+        (14, "seq 13 where 12 was due: seq 12 comes later, at line 20 (lines out of order)"),
+        (20, "seq 12 where 19 was due: seq 13 came where 12 was due, skipping it (lines out of "
+         "order); each line's seq is the one before it + 1, lines in the order they were written"),
+    ]  # fmt: skip
+    prefix = Prefix()
+    for seq in range(0, 4 * SKIPS_KEPT, 2):  # every other seq skipped
+        prefix.expected_seq = seq
+        prefix.note_break(seq + 2)
+    assert prefix.skipped_by(2 * SKIPS_KEPT + 1) == (2 * SKIPS_KEPT, 2 * SKIPS_KEPT + 2)
+    assert (prefix.skipped_by(1), prefix.skips_forgotten) == (None, True)
 
 
 @pytest.mark.parametrize("quick", [True, False], ids=["quick", "every fact"])
