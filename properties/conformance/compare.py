@@ -2039,15 +2039,13 @@ def _arguments_rule(
                     f"input merged into the model's arguments ({merged_in}): a hook's input "
                     "replaces the call's whole input, recorded as the JSON value it gave"
                 )
-            if kept and _every_reader_kept(
-                call_id, situation, target_events, (*executed, *probed_runs)
-            ):
+            if kept and _every_reader_kept(call_id, situation, shown, (*executed, *probed_runs)):
                 # Nothing disagrees (RW-1 holds): the input a hook supplied went nowhere.
                 if erased:
                     return "HOOK-3", (
                         f"the call's arguments in the {where} are the model's, and the target "
-                        f"runs them{erased}; a loop applying no hook's input at all reads so "
-                        "too (RW-2)"
+                        f"runs them, or asks about them{erased}; a loop applying no hook's input "
+                        "at all reads so too (RW-2)"
                     )
                 return "RW-2", (
                     f"the call's arguments in the {where}, its tool/call and the arguments it "
