@@ -83,6 +83,7 @@ from loopspec.model.commands import (
     PostContext,
     Recover,
     SubmitUser,
+    ToolFailed,
     ToolFinishes,
     ToolSucceeded,
 )
@@ -634,6 +635,15 @@ PROGRAMS: list[FreshBug] = [
         NOTHING,
         (SubmitUser("a"), SubmitUser("b"), ModelReplies(())),
         "STEP-4",
+    ),
+    # Its first result a failure (19 of seeds 30-49): VIEW-2 for a view dropping the terminal
+    # of an error alone, where a probe shows a success raw too.
+    (
+        "a loop never fencing output shows a failed result",
+        NeverFences,
+        SHELL,
+        (SubmitUser("hi"), ModelReplies((BASH_CALL,)), ToolFinishes("c1", ToolFailed("no"))),
+        "ACP-2",
     ),
 ]
 

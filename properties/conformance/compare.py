@@ -6164,6 +6164,69 @@ def _parking_turn_end(model_events: Sequence[Event], history: Sequence[Event]) -
     return None
 
 
+_FAILED_SHOWN_RAW = "the update shows the failed result's raw content"
+
+
+def _never_fenced(
+    presented: tuple[str, str],
+    expected: Observation,
+    history: Sequence[Event],
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> tuple[str, str] | None:
+    """ACP-2, where a terminal call's failed result shown as its raw content (VIEW-2: a result
+    view dropping the terminal for an error) is told by a probe from a loop fencing no output
+    at all: the call made again, its hooks passing, its body succeeding. A successful result
+    shown unfenced too is ACP-2's, as a success alone shows it. None when not so."""
+    rule, words = presented
+    if rule != "VIEW-2" or _FAILED_SHOWN_RAW not in words or probe is None or config is None:
+        return None
+    results = [e for e in expected.events if e.get("type") == "tool/result"]
+    call_id = _call_id_of(results[-1]) if results else None
+    record = next(
+        (
+            e
+            for e in reversed(history)
+            if e.get("type") == "tool/call" and _call_id_of(e) == call_id
+        ),
+        None,
+    )
+    name, arguments = _data(record).get("name"), _data(record).get("arguments")
+    if not isinstance(name, str) or not isinstance(arguments, str):
+        return None
+    again = ToolCallBlock(f"{call_id}-probe", name, arguments)
+    post = tuple(PostPass() for _hook in config.hooks_for(POST_TOOL_USE, name))
+    sent: list[Command] = [
+        ModelReplies((again,)),
+        *(HookAnswers(Pass()) for _hook in config.hooks_for(PRE_TOOL_USE, name)),
+        ToolFinishes(again.id, ToolSucceeded("out"), post),
+    ]
+    if history and history[-1].get("type") == "turn/end":
+        sent.insert(0, SubmitUser(""))
+    updates: list[object] = []
+    for probing in sent:
+        observed = probe(probing)
+        if observed is None or not observed.accepted:
+            return None
+        updates += [
+            update
+            for item in observed.presented or ()
+            if isinstance(item, dict)
+            and isinstance(update := (item.get("params") or {}).get("update"), dict)
+            and update.get("sessionUpdate") == "tool_call_update"
+            and update.get("toolCallId") == again.id
+            and "content" in update
+        ]
+    if not updates or any("```console" in json.dumps(update) for update in updates):
+        return None
+    return "ACP-2", (
+        f"{words.split(': ', 1)[0]}: the update shows the failed result's raw content, and the "
+        "target shows a successful result of that tool raw too (the call made again, sent to "
+        "tell, its body succeeding): a client without terminals gets a terminal call's output, "
+        "whether its body succeeded or failed, as fenced console text (SPEC.md section 12)"
+    )
+
+
 def classify(
     command: Command,
     phase: str,
@@ -6359,7 +6422,7 @@ def classify(
         return _execution_rule(command, expected, actual, history, config)
     presented = presentation_rule(expected.presented or (), actual.presented or (), history)
     if presented is not None:
-        return presented
+        return _never_fenced(presented, expected, history, config, probe) or presented
     if expected.history is not None and actual.history is not None:
         sent = history_rule(expected.history, actual.history)
         if sent is not None:
