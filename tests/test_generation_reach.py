@@ -70,7 +70,11 @@ from loopspec.model.state import Phase as LoopPhase
 from loopspec.model.transitions import TRANSITIONS, step
 from loopspec.model.wording import REWRITE_REFUSED
 from loopspec.properties.conformance import situation_sweep
-from loopspec.properties.conformance.machine import conformance_machine
+from loopspec.properties.conformance.machine import (
+    ConformanceMachine,
+    ConformanceRun,
+    conformance_machine,
+)
 from loopspec.properties.conformance.run import run_conformance
 from loopspec.properties.conformance.target import ModelTarget
 from loopspec.properties.stateful import swarm as swarming
@@ -96,10 +100,11 @@ SURROGATE_PLACES = {
 }
 # Values JSON lacks that Python's `json.loads` reads as numbers (1e400 as an infinity), each a
 # situation of its own: a reader keeping `Infinity` as a word and reading `-` as a number's
-# start refuses `-Infinity` and takes `Infinity`.
-NOT_JSON_NUMBERS = ("NaN", "Infinity", "-Infinity", "1e400")
+# start refuses `-Infinity` and takes `Infinity`; one testing for the text `1e400`, or for an
+# exponent past 400, takes `-1e400` and `1e309` (just past the largest double).
+NOT_JSON_NUMBERS = ("NaN", "Infinity", "-Infinity", "1e400", "-1e400", "1e309")
 # One of them standing as a whole value (not part of a longer word or number).
-_NOT_JSON_NUMBER = re.compile(r"(?<![\w.+-])(NaN|-?Infinity|1e400)(?![\w.])")
+_NOT_JSON_NUMBER = re.compile(r"(?<![\w.+-])(NaN|-?Infinity|-?1e400|1e309)(?![\w.])")
 SITUATIONS = (
     "rewrite",
     "identity rewrite",
@@ -164,30 +169,34 @@ SITUATIONS = (
     *SURROGATE_PLACES.values(),
     "missing required keys Python's repr writes other than in plain quotes",
     "failed request with an empty code",
+    "arguments holding an integer past 2^32 within 2^53",
+    "rewrite giving a required key null",
+    "pass whose audit records error",
 )
 OFTEN_SINCE_SESSION_27 = {
-    "three PreToolUse hooks on one call": 2,
-    "input of the last of three hooks after another hook's": 2,
+    "three PreToolUse hooks on one call": 3,
+    "input of the last of three hooks after another hook's": 3,
     "call id an earlier step used": 0,
-    "deny with a reason of only whitespace": 6,
-    "ask with a reason of only whitespace": 9,
-    "block with a reason of only whitespace": 1,
+    "deny with a reason of only whitespace": 5,
+    "ask with a reason of only whitespace": 7,
+    "block with a reason of only whitespace": 2,
     "arguments holding NaN": 0,
-    "arguments holding Infinity": 0,
-    "arguments holding -Infinity": 0,
+    "arguments holding Infinity": 1,
+    "arguments holding -Infinity": 3,
     "arguments holding 1e400": 0,
     **{f"path {where} in a title": 0 for where in TITLE_PATHS.values()},
     "path inside the session cwd through empty and . segments in a title": 0,
-    "failed request with code RATE_LIMITED": 7,
-    "failed request with code UNKNOWN": 0,
-    **dict.fromkeys(SURROGATE_PLACES.values(), 0),
-    "missing required keys Python's repr writes other than in plain quotes": 0,
+    "failed request with code RATE_LIMITED": 5,
+    "failed request with code UNKNOWN": 2,
+    **dict.fromkeys(SURROGATE_PLACES.values(), 2),
+    "missing required keys Python's repr writes other than in plain quotes": 1,
     "failed request with an empty code": 2,
 }
 # How often a situation of OFTEN must be reached: half the least count of fixed batches 0 to
 # MINIMUM_BATCHES - 1, rounded down (the least of 20 is their 5th percentile), set when the
-# draws last changed (session 36: an outcome aimed at a call asking for approval, an
-# unregistered tool called with [], an exit-2 audit on denies without a reason). A change of
+# draws last changed (session 37: aborts aimed early in three programs of four, JSON's missing
+# numbers and `null` in place of a read's `{}`, rewrites giving required keys null, passes
+# audited `error`; the first batch now reaches every situation alone). A change of
 # the draws moves every batch, and a minimum read off one batch failed the next change where
 # the situation was as common as before; half the least fails where it became half as common
 # as its least. 0 where the least batch had none or one: such a situation need only be reached
@@ -207,12 +216,12 @@ def minimum_over(counts: Iterable[int]) -> int:
 # after thousands of programs, or never).
 OFTEN = {
     "bash result blocked by two PostToolUse hooks": 0,
-    "unacceptable rewrite": 3,
-    "abort while a denied call has passed busy slots": 2,
+    "unacceptable rewrite": 0,
+    "abort while a denied call has passed busy slots": 1,
     # A loop that trims the JavaScript way needed up to 99 examples to be caught when these
     # came in 5 and 12 programs of the first batch (issue #15: about 10 at most).
-    "arguments blank to Python's strip alone": 15,
-    "arguments blank to JavaScript's trim alone": 14,
+    "arguments blank to Python's strip alone": 24,
+    "arguments blank to JavaScript's trim alone": 17,
     # A loop that reads only the empty string as {} (real dsh) passed every program while every
     # tool required a key: blank arguments then ended the call unrun in the model too.
     "blank arguments a body starts with": 7,
@@ -222,8 +231,8 @@ OFTEN = {
     # aborted over one. Typed input is now aimed at the awaited request, and aborts at pending
     # approvals (the first batch had 3, 5 and 3 before).
     "failed request with input queued": 1,
-    "reply without calls with input queued": 3,
-    "abort while an approval is pending": 0,
+    "reply without calls with input queued": 6,
+    "abort while an approval is pending": 1,
     # A loop that queued a batch's contexts as its calls settled (not in model order) passed
     # 200 programs on four seeds of six while every body deferred the same text, so no two
     # bodies' contexts told their order (none of 600 programs); each call's own text now does.
@@ -231,8 +240,8 @@ OFTEN = {
     # A loop that joined an allowing hook's reason into a deny's or an ask's, queued a body's
     # empty context, or worded an empty failure message its own way passed 200 programs on
     # every seed while no program had one (the first batch now has 20, 34 and 36).
-    "allow with a reason beside a deny or an ask": 3,
-    "empty tool context": 7,
+    "allow with a reason beside a deny or an ask": 7,
+    "empty tool context": 3,
     "failed request with an empty message": 12,
     # A loop that named every failed body ToolError passed 200 programs on every seed while
     # every failure was one (the first batch now has 20).
@@ -240,29 +249,29 @@ OFTEN = {
     # A Go loop that read a body's empty code as none (`if code != ""`, a string's zero value)
     # passed 200 programs on both seeds while no failure reported one (the first batch now has
     # 25).
-    "failure with an empty code": 1,
+    "failure with an empty code": 3,
     # A loop that wrote an empty text block for a PostToolUse block without a reason passed
     # every program while every block gave one; blocks are rare (the first batch has 6).
-    "PostToolUse block without a reason": 3,
+    "PostToolUse block without a reason": 1,
     # Loops that refused a lone surrogate escape in arguments (a strict JSON parser), read -0.0
     # as a number, rounded a hook's integer past 2^53 to a double (JavaScript's JSON.parse) or
     # ran a call's hooks sorted by id passed 200 programs while no program had one (a call's
     # hooks were always configured in id order); the first batch now has 63, 17, 36 and 32.
-    "arguments holding a lone surrogate escape": 22,
-    "arguments holding an integer past 2^53": 3,
+    "arguments holding a lone surrogate escape": 32,
+    "arguments holding an integer past 2^53": 1,
     "arguments holding a double written with an exponent": 13,
-    "arguments holding a negative zero": 0,
+    "arguments holding a negative zero": 2,
     "rewrite holding an integer past 2^53": 13,
-    "rewrite holding a double written with an exponent": 7,
-    "call whose PreToolUse hooks are configured out of id order": 5,
+    "rewrite holding a double written with an exponent": 6,
+    "call whose PreToolUse hooks are configured out of id order": 6,
     # A loop that read a result's meta with JavaScript's JSON.parse, or wrote its numbers with
     # 15 significant digits, passed 200 programs while every meta was {"lines": 3}.
-    "result meta holding an integer past 2^53": 11,
-    "result meta holding a double of more than 15 significant digits": 11,
+    "result meta holding an integer past 2^53": 18,
+    "result meta holding a double of more than 15 significant digits": 18,
     # A loop that NFC-normalised text, wrote it as Latin-1 or UCS-2, dropped characters past
     # U+FFFF or cut text counting UTF-16 units passed every program while every text was ASCII.
     **{
-        f"{source} holding {kind}": 7
+        f"{source} holding {kind}": 5
         for source in ("prompt", "reply text", "tool result", "hook reason")
         for kind in ("a character past U+FFFF", "text NFC changes")
     },
@@ -275,7 +284,7 @@ OFTEN = {
     # queueing its context (MODEL-3), needed a median of 40 programs while 6 of the first
     # batch's had one; aimed at running batches (session 34), 22 and 50.5, and first in each
     # (`swarm.first_aim`), 1 and 1.
-    "outcome for a settled call": 13,
+    "outcome for a settled call": 12,
 }
 
 
@@ -300,6 +309,8 @@ def _exacting_numbers(value: object) -> set[str]:
     for number in _numbers(value):
         if isinstance(number, int) and abs(number) > 2**53:
             found.add("an integer past 2^53")
+        elif isinstance(number, int) and abs(number) >= 2**32:
+            found.add("an integer past 2^32 within 2^53")
         elif isinstance(number, float) and abs(number) >= 1e16:
             found.add("a double written with an exponent")
         elif isinstance(number, float) and len(repr(number).strip("-0.").replace(".", "")) > 15:
@@ -322,6 +333,18 @@ def _text_situations(source: str, texts: Iterable[str]) -> set[str]:
         if any(unicodedata.name(char, "").startswith("CJK") for char in text):
             found.add("text in CJK")
     return found
+
+
+def _gives_a_required_key_null(config: LoopConfig, phase: Rewriting, given: object) -> bool:
+    """Whether a hook's input `given` for the call `phase` asks about gives a key its tool
+    requires null (the tool takes it: the key is there, HOOK-6)."""
+    call = phase.reply.tool_calls[phase.queue[0].call_index]
+    tool = config.tool(call.name)
+    return (
+        tool is not None
+        and isinstance(given, Mapping)
+        and any(key in given and given[key] is None for key in tool.required_keys)
+    )
 
 
 def _reasons(command: Command) -> list[str]:
@@ -544,6 +567,12 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
                 pass
         if _allow_reason_beside_a_stricter_answer(command, phase):
             found.add("allow with a reason beside a deny or an ask")
+        if (
+            isinstance(command.verdict, Pass)
+            and command.audit
+            and command.audit.decision == "error"
+        ):
+            found.add("pass whose audit records error")
     match command:
         case HookAnswers(verdict=Allow() | Ask() as verdict) if (
             verdict.updated_input is not None
@@ -551,6 +580,8 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
             and after is not before
         ):
             found.add("rewrite")
+            if _gives_a_required_key_null(config, phase, verdict.updated_input):
+                found.add("rewrite giving a required key null")
             found |= {
                 f"rewrite holding {kind}" for kind in _exacting_numbers(verdict.updated_input)
             }
@@ -730,7 +761,8 @@ def test_MODEL_1_every_situation_is_reached_every_step_sends_a_command_and_no_di
         ('{"file_path":"a.txt","limit":-Infinity}', {"-Infinity"}),
         ('{"command":"ls","timeout":Infinity}', {"Infinity"}),
         ('{"a":NaN,"b":[Infinity,-Infinity]}', {"NaN", "Infinity", "-Infinity"}),
-        ('{"command":"ls","timeout":-1e400}', set()),
+        ('{"command":"ls","timeout":-1e400}', {"-1e400"}),
+        ('{"file_path":1e309}', {"1e309"}),
         ('{"command":"ls","timeout":1e400}', {"1e400"}),
         ('["NaNo", "xInfinity", 1e4001]', set()),
     ],
@@ -857,7 +889,45 @@ def test_EXE_4_ABORT_1_an_outcome_is_aimed_first_at_a_call_awaiting_approval_and
     aimed: swarming.Aimed = set()
     assert swarming.first_aim(_swarm(), asking, aimed) == "settled"
     aimed.add(("c1", "c2", "settled"))
+    assert swarming.first_aim(_swarm("early_aborts"), asking, aimed) is None
+
+
+def test_ADJ_4_ABORT_1_the_simplest_continuation_types_a_prompt_after_an_aborted_turn() -> None:
+    """ADJ-4, ABORT-1: between turns the simplest choice ends the program, but after a turn
+    that ended aborted, where it types one more prompt: what the abort left behind (a context
+    queued, a body's success after it) shows in the next turn."""
+    machine = ConformanceMachine(ConformanceRun(ModelTarget))
+    try:
+        reads = LoopConfig(tools=(READ,))
+        machine.oracle.reset(reads)
+        for command in (*TWO_READS, ToolFinishes("c1", ToolSucceeded("A")), Abort("user")):
+            machine.oracle.apply(command)
+        assert isinstance(machine.phase, Dispatching)
+        assert machine.ending_choice() == 0
+        machine.oracle.apply(ToolFinishes("c2", ToolSucceeded("B", ("b",))))
+        assert isinstance(machine.phase, Idle)
+        assert machine.ending_choice() == 2
+    finally:
+        machine.target.close()
+
+
+def test_ABORT_1_ABORT_3_ADJ_4_early_aborts_come_first_at_an_approval_and_after_a_commit() -> None:
+    """ABORT-1, ABORT-3, ADJ-4: with `early_aborts` on (and crashed batches off, whose crash
+    comes first), a step puts an abort first, once per batch, where a call waits for its
+    approval too (the cancelled answer; a loop writing it after the step ended needed a median
+    of 34.5 programs) and where a result committed while a later call runs (the turn ends
+    aborted with its contexts queued, a body succeeding after it gives none: 31 and 46)."""
+    gated = LoopConfig(tools=(READ,), hooks=(HookSpec("gate", "PreToolUse", "read"),))
+    asking = _stepped(gated, *TWO_READS, HookAnswers(Ask()), HookAnswers(Pass())).phase
+    aimed: swarming.Aimed = {("c1", "c2", "settled")}
+    assert swarming.first_aim(_swarm("crashed_batches"), asking, aimed) == "abort"
     assert swarming.first_aim(_swarm(), asking, aimed) is None
+    reads = LoopConfig(tools=(READ,))
+    committed = _stepped(reads, *TWO_READS, ToolFinishes("c1", ToolSucceeded("A", ("a",)))).phase
+    assert swarming.first_aim(_swarm("crashed_batches"), committed, aimed) == "abort"
+    assert swarming.first_aim(_swarm("crashed_batches", "early_aborts"), committed, aimed) is None
+    aimed.add(("c1", "c2", "abort"))
+    assert swarming.first_aim(_swarm("crashed_batches"), committed, aimed) is None
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).

@@ -48,6 +48,7 @@ from loopspec.model.commands import (
     ToolSucceeded,
 )
 from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, LoopConfig
+from loopspec.model.events import TurnEnded
 from loopspec.model.invariants import LogMonitor
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.state import (
@@ -263,9 +264,10 @@ class ConformanceMachine(RuleBasedStateMachine):
         # would end each program at (a reply drawn again has one too): off for it, and not
         # drawn, so its programs are those drawn before the feature came.
         cut = _cut_at_blank_arguments(self.profile, self.config)
-        self.swarm = swarming.swarms(
-            _chooser(data), without=frozenset({"blank_arguments"} if cut else ())
-        )
+        without = {"blank_arguments"} if cut else set()
+        if self.profile is not None:  # no real CLI can be put in them (see FEATURE_ODDS)
+            without |= {"timed_out_hooks", "null_keys"}
+        self.swarm = swarming.swarms(_chooser(data), without=frozenset(without))
         self.checker = self._checker()
         self.capabilities = self.target.reset(self.config)
         self.oracle.reset(self.config)
@@ -425,7 +427,7 @@ class ConformanceMachine(RuleBasedStateMachine):
                 # ends it: a failing program's later turns are one choice away from gone,
                 # which shrinking finds (deleting a whole turn's choices in the middle of
                 # a program is beyond it), and programs stay a few turns long.
-                if self.program and choose(3) == 0:
+                if self.program and choose(3) == self.ending_choice():
                     self.end(data)
                     return
                 self.submit_user(swarming.exacting_text(_draw(data, self.run.prompts)))
@@ -443,6 +445,17 @@ class ConformanceMachine(RuleBasedStateMachine):
                 self.recover()
             case kind:
                 assert_never(kind)
+
+    def ending_choice(self) -> int:
+        """The choice that ends the program between turns: the simplest (0), but after a turn
+        that ended aborted, where the simplest types one more prompt: what an abort left
+        behind (a context its batch queued or a body gave after it, an answer it owed) shows
+        in the turn after it. Ended there, a loop delivering an aborted success's context in
+        the next turn needed a median of 46 programs (batches 0-19)."""
+        assert self.oracle.state is not None
+        last = self.oracle.state.log[-1] if self.oracle.state.log else None
+        aborted = isinstance(last, TurnEnded) and last.reason.get("kind") == "aborted"
+        return 2 if aborted else 0
 
     def end(self, data: st.DataObject) -> None:
         """End the program here: settle and compare its tail, then stop Hypothesis's run of
@@ -497,14 +510,13 @@ class ConformanceMachine(RuleBasedStateMachine):
         pending = phase.queue[0]
         call = phase.reply.tool_calls[pending.call_index]
         hooks = self.config.hooks_for(PRE_TOOL_USE, call.name)
+        hook_index = hooks.index(pending.hook)
         verdict = swarming.pre_verdicts(
-            choose,
-            self.swarm,
-            call,
-            call_index=pending.call_index,
-            hook_index=hooks.index(pending.hook),
+            choose, self.swarm, call, call_index=pending.call_index, hook_index=hook_index
         )
-        self.answer_hook(verdict)
+        # A pass timed out only where the call has no other hook: a deny read into it there
+        # shows as that (HOOK-2), not as a rewrite erased (RW-1).
+        self.answer_hook(verdict, timed_out=self.swarm.timed_out_hooks and len(hooks) == 1)
         # `LAST_WORD`'s answer is not drawn: sent with the answer before it, so the program
         # draws what it drew before that hook came.
         while (
@@ -514,13 +526,14 @@ class ConformanceMachine(RuleBasedStateMachine):
         ):
             self.answer_hook(swarming.last_word(self.phase, self.config))
 
-    def answer_hook(self, verdict: PreVerdict) -> None:
-        """Send a PreToolUse answer, less what the target cannot take."""
+    def answer_hook(self, verdict: PreVerdict, *, timed_out: bool = False) -> None:
+        """Send a PreToolUse answer, less what the target cannot take; a pass `timed_out`
+        comes with the audit of a hook killed at its timeout (`swarming.pre_audit`)."""
         if not self.has("rewrite") and isinstance(verdict, Allow | Ask):
             verdict = attrs.evolve(verdict, updated_input=None)
         if not self.has("approval") and isinstance(verdict, Ask):
             verdict = Allow()
-        self.apply(HookAnswers(verdict, swarming.pre_audit(verdict)))
+        self.apply(HookAnswers(verdict, swarming.pre_audit(verdict, timed_out=timed_out)))
 
     def approval_answers(self, outcome: str) -> None:
         """The user answers the approval prompt."""

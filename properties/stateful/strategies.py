@@ -304,12 +304,15 @@ def abort_on(log_length: int, landing: str | None = None) -> Abort:
     aborted turn's turn/end reason, which no later draw reads. A second abort, refused, most
     often lands on the log the first left (nothing settled between), whose length gave the
     first its cause: it carried that cause again, and a loop taking a second abort's cause (or
-    refusing only a repeat of the first) passed every program.
+    refusing only a repeat of the first) passed every program. Nor the user's: a loop recording
+    every abort as the user's then ends the turn with a cause no command sent (ABORT-3), where
+    a second abort of the user's cause read as that abort, refused, taken all the same (MODEL-3).
     """
     cause = ABORT_CAUSE_CYCLE[log_length % len(ABORT_CAUSE_CYCLE)]
-    if cause == landing:
-        cause = ABORT_CAUSE_CYCLE[(log_length + 1) % len(ABORT_CAUSE_CYCLE)]
-    return Abort(cause)
+    if landing is None:
+        return Abort(cause)
+    others = tuple(other for other in ABORT_CAUSE_CYCLE if other not in (landing, "user"))
+    return Abort(cause if cause in others else others[log_length % len(others)])
 
 
 # A failed request's messages, an empty one too: the turn/end error carries the message as given,

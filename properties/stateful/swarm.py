@@ -41,7 +41,10 @@ The situations a rule governs and the generator reaches on purpose:
   once per batch (`first_aim`);
 - aborts over a partly finished batch: with aborts on, a disruption comes mostly after some call
   settled while an earlier one still runs; and first, once per batch, while a call has yet to
-  pass the gate (ABORT-1: it is answered unstarted; `first_aim`);
+  pass the gate (ABORT-1: it is answered unstarted; `first_aim`); with `early_aborts` on too
+  (three programs of four, not the simplest), also while a call waits for its approval and
+  once a result committed while a later call runs, and the simplest continuation types one
+  more prompt after a turn that ended aborted (the conformance machine's `ending_choice`);
 - replies that repeat a call id (EXE-1), which every loop must refuse whole: in a quarter of the
   programs, now and then, a reply's last call takes its first call's id;
 - arguments blank to one of Python's `strip` and JavaScript's `trim` alone (EXE-2): with
@@ -50,8 +53,11 @@ The situations a rule governs and the generator reaches on purpose:
   tool without required keys (`KEYLESS_TOOL`), called with blank arguments in place of a grep
   call, so blank arguments also start a body (`{}`), which a loop reading only the empty
   string as `{}` refuses as invalid input;
-- unacceptable rewrites (HOOK-6): among the inputs the swarm leans on, one in three to five fits
-  no tool (not an object, or without the keys the tool requires);
+- unacceptable rewrites (HOOK-6): among the inputs the swarm leans on, one in three to seven fits
+  no tool (not an object, or without the keys the tool requires), and as many give the keys
+  the tool requires null, which it takes (`null_keys`, off under a profile);
+- a PreToolUse pass whose audit records `error` (a hook killed at its timeout, failing open,
+  HOOK-7) on a call no other hook judges (`timed_out_hooks`, off under a profile);
 - a bash result blocked by two PostToolUse hooks (its terminal card joins the two reasons): the
   hooked configurations' second copies add two PostToolUse hooks on bash, and of a result's
   several hooks the first mostly blocks and the next mostly blocks after it;
@@ -182,6 +188,9 @@ class Swarm:
     silent_denials: bool
     out_of_order: bool
     blank_arguments: bool
+    early_aborts: bool
+    timed_out_hooks: bool
+    null_keys: bool
 
 
 def _usually(choose: Choose) -> bool:
@@ -202,6 +211,16 @@ def _half_the_time(choose: Choose) -> bool:
     return choose(2) == 1
 
 
+def _mostly_but_not_simplest(choose: Choose) -> bool:
+    return choose(4) != 0
+
+
+def _always(_choose: Choose) -> bool:
+    # Drawn as nothing: on in every program but those of a target that cannot take it
+    # (`swarms`' `without`), whose programs draw what they drew before.
+    return True
+
+
 # Identity rewrites are on in half the programs (and off in the simplest): a loop that drops the
 # sidecar shows it there and nowhere else, but the same drop on a real rewrite also shows what
 # the loop runs. Repeated ids are on in a quarter: a refused reply ends nothing else's story.
@@ -211,6 +230,11 @@ def _half_the_time(choose: Choose) -> bool:
 # gave a reason; in the other quarter each deny draws its reason (none in one deny of three).
 # Blank arguments are on in half the programs and off in the simplest: they add a call to every
 # batch, which a shrunk program (its choices lowered towards the simplest) would then all carry.
+# Early aborts are on in half the programs and off in the simplest (see `first_aim`): an abort
+# ending a batch before its denied call's result shows hides what a deny does. Hooks timing out
+# (a pass audited `error`) and rewrites giving a required key null are on in every program but
+# a real CLI's (conform's machine turns them off under a profile): an adapter answers each hook
+# with its verdict, and a CLI's own tool schema refuses a null key the model's tool takes.
 FEATURE_ODDS: dict[str, Callable[[Choose], bool]] = {
     "crashed_batches": _half_the_time,
     "identity_rewrites": _half_the_time,
@@ -218,6 +242,9 @@ FEATURE_ODDS: dict[str, Callable[[Choose], bool]] = {
     "out_of_order": _half_the_time,
     "silent_denials": _mostly,
     "blank_arguments": _half_the_time,
+    "early_aborts": _mostly_but_not_simplest,
+    "timed_out_hooks": _always,
+    "null_keys": _always,
 }
 
 
@@ -262,8 +289,11 @@ PARTIAL_NAMES_CONFIG = LoopConfig(
 
 
 def _naming_unquoted_keys(arguments: str) -> str:
-    """`arguments`, an object naming `file_path`, with `UNQUOTED_KEYS` too."""
+    """`arguments`, an object naming `file_path`, with `UNQUOTED_KEYS` too; an empty object
+    written `{ }`, which a read's `{}` gives way to no number's arguments in (`_in_place`)."""
     parsed = parse_arguments(arguments)
+    if parsed == FrozenMap({}):
+        return "{ }"
     if not isinstance(parsed, FrozenMap) or "file_path" not in parsed:
         return arguments
     keys = "".join(f",{json.dumps(key)}:{index}" for index, key in enumerate(UNQUOTED_KEYS))
@@ -506,7 +536,10 @@ MALFORMED_ARGUMENTS = (*gen.MALFORMED_ARGUMENTS, '{"command":"ls","timeout":-0.0
 # - a `\\u` escape of a lone surrogate (EXE-2 reads it as a string holding it) in an object's
 #   key, in a bash command and in a read's and a write's path, which its card's title shows
 #   (VIEW-4); only a grep's pattern held one, and a loop writing any other as U+FFFD passed
-#   every program.
+#   every program;
+# - a read's limit past 32 bits, an integer all the same (VIEW-2: its card's title shows it),
+#   and `null`, JSON whose value is no object (EXE-2, not `{}`): none was drawn, and loops
+#   holding the limit in 32 bits, or reading `null` as no arguments, passed every program.
 _IN_PLACE_BY_CALL: dict[str, tuple[str, ...]] = {
     # Odd calls: NaN, or (one in four) Infinity.
     "not json": (
@@ -525,13 +558,29 @@ _IN_PLACE_BY_CALL: dict[str, tuple[str, ...]] = {
         '{"command":"ls","description":""}',
     ),
     "[1,2]": ('{"file_path":"a.txt","limit":-Infinity}', "[1,2]"),
-    '"text"': ('"text"', '{"command":"ls","timeout":1e400}'),
+    '"text"': ('"text"', '{"command":"ls","timeout":1e400}', "null"),
+    # A read's arguments missing its key, but for two of its calls in ten (preread's are
+    # written `{ }`, `PARTIAL_ARGUMENTS`): arguments that are no object either, JSON's missing
+    # numbers, infinities past 1e400's too, and `null`, where a malformed draw gave one in
+    # hundreds of calls (the first fixed batch had no Infinity). The rarest the lowest numbers.
+    "{}": (
+        "{}",
+        '{"file_path":1e309}',
+        '{"file_path":-Infinity}',
+        '{"file_path":1e400}',
+        "null",
+        "{}",
+        '{"file_path":Infinity}',
+        '{"file_path":-1e400}',
+        '{"file_path":NaN}',
+        '{"file_path":1e309}',
+    ),
     '{"file_path":"a.txt"}': (
         '{"file_path":"a.txt"}',
         '{"file_path":"/workspace/src/../a.txt"}',
         '{"file_path":"a\\udc00.txt"}',
         '{"file_path":"/workspace-old/a.txt"}',
-        '{"file_path":"a.txt"}',
+        '{"file_path":"a.txt","limit":4294967297}',
         '{"file_path":"/workspace//./docs/a.txt"}',
         '{"file_path":"a.txt"}',
         '{"file_path":"/workspace/../etc/a.txt"}',
@@ -670,6 +719,10 @@ _ASK_REASONS = (None, exacting_text("needs a look"))
 # and its card (a loop reading the hook's answer with JavaScript's JSON.parse writes
 # 98765432109876540000), and a double written with an exponent.
 EXACTING_REWRITES: dict[JsonValue, JsonValue] = {
+    # A read's limit past 32 bits (see `_IN_PLACE_BY_CALL`), which its card's title shows.
+    FrozenMap({"file_path": "a.txt", "limit": 5}): FrozenMap(
+        {"file_path": "a.txt", "limit": 4294967297}
+    ),
     FrozenMap({"command": "ls -la"}): FrozenMap(
         {"command": "ls -la", "timeout": 98765432109876543210}
     ),
@@ -680,9 +733,20 @@ EXACTING_REWRITES: dict[JsonValue, JsonValue] = {
 
 
 @functools.cache
-def _fitting(name: str) -> tuple[JsonValue, ...]:
+def _fitting(name: str, null_keys: bool = False) -> tuple[JsonValue, ...]:
+    """The inputs that fit tool `name`; with `null_keys`, its first one with every key the tool
+    requires given null too, last (the tool takes it: a key given null is there, HOOK-6). No
+    rewrite gave one, and a loop refusing it as missing the key passed every program."""
     pool = gen.REWRITES.get(name) or [FrozenMap({"x": 1})]
-    return tuple(EXACTING_REWRITES.get(value, value) for value in pool)
+    fitting = tuple(EXACTING_REWRITES.get(value, value) for value in pool)
+    first = fitting[0]
+    required = _REQUIRED_KEYS.get(name, ())
+    if not null_keys or not required or not isinstance(first, FrozenMap):
+        return fitting
+    return (*fitting, FrozenMap({**first, **dict.fromkeys(required)}))
+
+
+_REQUIRED_KEYS = {tool.name: tool.required_keys for tool in (*gen.TOOLS, *PARTIAL_TOOLS)}
 
 
 # Inputs no tool accepts (HOOK-6): not a JSON object, or an object without the keys a tool
@@ -691,10 +755,11 @@ def _fitting(name: str) -> tuple[JsonValue, ...]:
 _UNFIT: tuple[JsonValue, ...] = ("not an object", FrozenMap({"unrelated": True}))
 
 
-def _fit(choose: Choose, name: str, hook_index: int) -> JsonValue:
-    """An input that fits the tool, the simplest one another for each hook of the call; or, as
-    the last of the draw's options (one in 3 to 5), one that fits no tool (another per hook)."""
-    fitting = _fitting(name)
+def _fit(choose: Choose, name: str, hook_index: int, *, null_keys: bool) -> JsonValue:
+    """An input that fits the tool (`_fitting`), the simplest one another for each hook of the
+    call; or, as the last of the draw's options (one in 3 to 7), one that fits no tool (another
+    per hook)."""
+    fitting = _fitting(name, null_keys)
     drawn = choose(2 * len(fitting) + 1)
     if drawn == 2 * len(fitting):
         return _UNFIT[hook_index % len(_UNFIT)]
@@ -708,15 +773,21 @@ def _fit(choose: Choose, name: str, hook_index: int) -> JsonValue:
 # stderr and time.
 _EXIT_2_DENY = HookAudit(decision="block", exit_code=2, duration_ms=12.5)
 _PASS_AUDIT = HookAudit(exit_code=0, stderr_summary="ok\n", duration_ms=3.5)
+_TIMED_OUT = HookAudit(decision="error", duration_ms=60000.0)
 
 
-def pre_audit(verdict: PreVerdict) -> HookAudit | None:
+def pre_audit(verdict: PreVerdict, *, timed_out: bool = False) -> HookAudit | None:
     """The audit a PreToolUse answer comes with: an exit-2 deny's for the deny "no" and a deny
     without a reason (an exit-2 hook that wrote nothing to stderr). Only "no" had one, which
     one deny in twelve gave, and a loop recording the answer's word (`deny`) where the audit's
-    is `block`, or the reason as the audit's stderr, needed a median of 48 programs."""
+    is `block`, or the reason as the audit's stderr, needed a median of 48 programs. A pass
+    `timed_out` records `error` (a hook killed at its timeout, failing open by its dialect's
+    default, HOOK-7: it still passes): no audit did, and a loop reading that word as a deny
+    passed every program."""
     if isinstance(verdict, Deny) and verdict.reason in ("no", ""):
         return _EXIT_2_DENY
+    if timed_out and isinstance(verdict, Pass):
+        return _TIMED_OUT
     return None
 
 
@@ -817,7 +888,11 @@ def pre_verdicts(
         # HOOK-7, SAFE-4): an input that fits the tool instead, drawing what the identity drew.
         fitting = _fitting(call.name)
         identity = fitting[hook_index % len(fitting)]
-    new_input = identity if lean == "identity" else _fit(choose, call.name, hook_index)
+    new_input = (
+        identity
+        if lean == "identity"
+        else _fit(choose, call.name, hook_index, null_keys=swarm.null_keys)
+    )
     if lean == "ask" or (swarm.approvals and choose(2) == 1):
         reason = _ask_reason(choose, call_index=call_index, hook_index=hook_index)
         keep = lean != "ask" or choose(3) < 2
@@ -1085,7 +1160,10 @@ def first_aim(swarm: Swarm, phase: object, aimed: Aimed) -> str | None:
     loop looking the call up among those asking too needed a median of 119.5 programs), then an
     abort where a call has yet to pass the gate (ABORT-1: it is
     answered unstarted), then, with `crashed_batches` on, a crash while the last call runs, the
-    others' results written (REC-1: repair writes its result).
+    others' results written (REC-1: repair writes its result); with `early_aborts` on and
+    `crashed_batches` off, the abort also where a call waits for its approval, or else once a
+    result committed while a later call runs (medians of 34.5 to 46 programs for loops
+    mishandling what such an abort leaves: its cancelled answer, the contexts queued).
     First, so the simplest continuation of each new random prefix among Hypothesis's first
     examples sends them (index 0): left to the random draws, a loop settling the running call
     with an outcome for another, queueing a refused outcome's context, skipping the call at the
@@ -1106,15 +1184,28 @@ def first_aim(swarm: Swarm, phase: object, aimed: Aimed) -> str | None:
     # Not while an approval is pending: the conformance machine's step aims its own aborts
     # there, and the simplest continuation answers the approval (an abort first ended such a
     # batch before a later call's deny showed: denied calls' mutants needed 7 to 11 programs).
+    # With `early_aborts` on, there too (`early`), and, after a crash's aim, once a result
+    # committed while a later call runs: what an abort does to a pending approval (ABORT-1,
+    # ABORT-3), to contexts already queued (the turn still ends aborted) and to a body
+    # succeeding after it (its result ABORTED, its contexts none) then shows in a simplest
+    # continuation.
     at_the_gate = phase.aborting is None and phase.gate < len(phase.slots)
     held = approval_pending(phase)
-    if swarm.aborts and at_the_gate and not held and (*key, "abort") not in aimed:
+    early = (
+        swarm.aborts
+        and swarm.early_aborts
+        and not swarm.crashed_batches
+        and (*key, "abort") not in aimed
+    )
+    if swarm.aborts and at_the_gate and (early or not held) and (*key, "abort") not in aimed:
         return "abort"
     # The last call running, every other result written: the rest of the batch as it was.
     last = statuses.count(RUNNING) == 1 and statuses.count(COMMITTED) == len(statuses) - 1
     crash = swarm.crashed_batches and last and "crash" in batch_aims(swarm, phase)
     if crash and (*key, "crash") not in aimed:
         return "crash"
+    if early and phase.aborting is None and COMMITTED in statuses and RUNNING in statuses:
+        return "abort"
     return None
 
 
