@@ -672,6 +672,9 @@ def test_a_call_travels_through_the_shell_command_and_back(
     command = tool_command(program, "c1", "read", arguments)
     assert "'\"'\"'" not in command
     assert decoded_call(command) == ("read", arguments)
+    quoted = tool_command(program, "call'1", "it's", arguments)  # a call id, a name: the same
+    assert "'\"'\"'" not in quoted
+    assert decoded_call(quoted) == ("it's", arguments)
     assert decoded_call("echo hi") is None
     assert shell_command_of({"cmd": command}) == command
 

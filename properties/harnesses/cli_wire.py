@@ -27,35 +27,35 @@ CLAUDE_EMPTIED_REPLY = "[Tool use interrupted]"
 CLAUDE_EMPTIED_TURN = "(no content)"
 
 
-# The mark of arguments a tool program's word carries as hex (`argument_word`).
-HEX_ARGUMENTS = "hex:"
+# The mark of a tool program's word carried as hex (`program_word`).
+HEX_WORD = "hex:"
 
 
 def tool_command(program: Path | str, call_id: str, name: str, arguments: str) -> str:
     """The shell command that runs call `call_id` of tool `name` with `arguments`."""
-    return shlex.join([str(program), call_id, name, argument_word(arguments)])
+    return shlex.join([str(program), *map(program_word, (call_id, name, arguments))])
 
 
-def argument_word(arguments: str) -> str:
-    """`arguments` as the tool program's last word. Claude Code 2.1.332 reads a `tac` command
-    as not read-only, and so runs it alone, when its single-quoted word holds a `'` (quoted as
-    `'"'"'`) and, past a `"` after it, a character its command checker suspects (`\\`, `$`,
-    `;`, `#`, `*`, `>`, a backtick, a non-ASCII letter, another `'`): arguments holding a `'`
-    travel as the hex of their UTF-8 after HEX_ARGUMENTS (every program's, so the word reads
-    back alike whichever program ran it), and so do arguments beginning with that mark, so
-    that `arguments_of_word` reads every word back exactly."""
-    if "'" not in arguments and not arguments.startswith(HEX_ARGUMENTS):
-        return arguments
-    return HEX_ARGUMENTS + arguments.encode("utf-8", "surrogatepass").hex()
+def program_word(text: str) -> str:
+    """`text` (a call id, a tool name, arguments) as a word of the tool program's command.
+    Claude Code 2.1.332 reads a `tac` command as not read-only, and so runs it alone, when a
+    single-quoted word holds a `'` (quoted as `'"'"'`) and, past a `"` after it, a character
+    its command checker suspects (`\\`, `$`, `;`, `#`, `*`, `>`, a backtick, a non-ASCII
+    letter, another `'`): text holding a `'` travels as the hex of its UTF-8 after HEX_WORD
+    (every program's, so the word reads back alike whichever program ran it), and so does text
+    beginning with that mark, so that `text_of_word` reads every word back exactly."""
+    if "'" not in text and not text.startswith(HEX_WORD):
+        return text
+    return HEX_WORD + text.encode("utf-8", "surrogatepass").hex()
 
 
-def arguments_of_word(word: str) -> str:
-    """The arguments a tool program's last word carries (`argument_word`)."""
-    if not word.startswith(HEX_ARGUMENTS):
+def text_of_word(word: str) -> str:
+    """The text a word of the tool program's command carries (`program_word`)."""
+    if not word.startswith(HEX_WORD):
         return word
     try:
-        return bytes.fromhex(word.removeprefix(HEX_ARGUMENTS)).decode("utf-8", "surrogatepass")
-    except ValueError:  # (UnicodeDecodeError is one) not a word `argument_word` wrote
+        return bytes.fromhex(word.removeprefix(HEX_WORD)).decode("utf-8", "surrogatepass")
+    except ValueError:  # (UnicodeDecodeError is one) not a word `program_word` wrote
         return word
 
 
@@ -69,7 +69,7 @@ def decoded_call(command: object) -> tuple[str, str] | None:
         return None
     if len(words) != 4 or Path(words[0]).name not in (TOOL_PROGRAM, SAFE_TOOL_PROGRAM):
         return None
-    return words[2], arguments_of_word(words[3])
+    return text_of_word(words[2]), text_of_word(words[3])
 
 
 def shell_command_of(tool_input: object) -> object:

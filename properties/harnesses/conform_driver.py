@@ -40,7 +40,7 @@ Parallel calls: Claude Code runs a reply's calls together only when it reads the
 read-only, so a call of a concurrency-safe tool reaches it as `tac CALL NAME ARGUMENTS`, `tac`
 being the blocking tool program first on the CLI's PATH (Claude Code 2.1.332 reads `tac`, `rev`
 and `nl` commands as read-only; an absolute path it does not; arguments holding a `'` travel
-as hex, `cli_wire.argument_word`, since quoted they could make the command look unsafe to it).
+as hex, `cli_wire.program_word`, since quoted they could make the command look unsafe to it).
 The adapter sets its cap, `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, to the configuration's, which
 a headless run does not honour (three ran at once under 2: SCHED-1 of its profile); under a
 cap of 1 every call runs the absolute path, so calls run one at a time there as in the model.
@@ -159,11 +159,11 @@ from loopspec.properties.harnesses.cli_wire import (
     CLAUDE_ABORT_NOTICE,
     SAFE_TOOL_PROGRAM,
     TOOL_PROGRAM,
-    arguments_of_word,
     decoded_call,
     shell_command_of,
     tagged_context,
     text_of,
+    text_of_word,
     tool_command,
 )
 from loopspec.properties.harnesses.mock_model import (
@@ -772,6 +772,9 @@ class Control:
                     return
                 received += chunk
             request = json.loads(received.decode("utf-8"))
+            if request.get("kind") == "tool":  # its words as `tool_command` wrote them
+                for key in ("call", "name", "arguments"):
+                    request[key] = text_of_word(str(request.get(key)))
             waiting = Waiting(str(request.get("kind")), request, time.time())
             with self.lock:
                 self.waiting.append(waiting)
@@ -1233,10 +1236,7 @@ class Session:
         return None
 
     def _executed(self) -> list[tuple[str, str]]:
-        return [
-            (str(w.request["call"]), arguments_of_word(str(w.request["arguments"])))
-            for w in self._tools()
-        ]
+        return [(str(w.request["call"]), str(w.request["arguments"])) for w in self._tools()]
 
     def _executed_count(self) -> int:
         return len(self._tools())
