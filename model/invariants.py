@@ -234,26 +234,35 @@ def seq_is_index(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     index = prefix.expected_seq - prefix.seq_drift
     if fact.seq in (prefix.expected_seq, index) or prefix.after_break == (index, fact.seq):
         return NO_VIOLATIONS
+    if fact.seq < prefix.expected_seq:
+        return [seq_below_due(prefix, fact.seq)]
     msg = f"seq {fact.seq} where {prefix.expected_seq} was due"
-    # The two slips a log's writer makes: counting the header, and starting again on resuming.
+    # The slip of a writer counting the header (one starting again on resuming: below).
     if prefix.expected_seq == 0 and fact.seq == 1:
         msg += ": the header has no seq, the first event's is 0"
-    elif fact.seq < prefix.expected_seq:
-        # Every seq below the one due was taken, or skipped by a break (a line moved later).
-        skip = prefix.skipped_by(fact.seq)
-        if skip is not None:
-            due, came = skip
-            msg += (
-                f": seq {came} came where {due} was due, skipping it (lines out of order); "
-                "each line's seq is the one before it + 1, lines in the order they were written"
-            )
-            return [Violation("LOG-1", fact.seq, msg, (came,))]
-        taken = "or skipped by an earlier break" if prefix.skips_forgotten else "already"
-        msg += (
-            f": that seq is taken {taken}; each event's is the one before it + 1, after a "
-            "compact row (one per item) or a resume too (go on from the log's last seq)"
-        )
     return [Violation("LOG-1", fact.seq, msg)]
+
+
+def seq_below_due(prefix: Prefix, seq: int) -> Violation:
+    """The LOG-1 of an event whose `seq` is below the one due: taken already, or skipped by an
+    earlier break (a line moved later); `check` words so, too, a line at a taken seq marked
+    inside a commit none opened (a copy, told from a pipe)."""
+    msg = f"seq {seq} where {prefix.expected_seq} was due"
+    # Every seq below the one due was taken, or skipped by a break (a line moved later).
+    skip = prefix.skipped_by(seq)
+    if skip is not None:
+        due, came = skip
+        msg += (
+            f": seq {came} came where {due} was due, skipping it (lines out of order); "
+            "each line's seq is the one before it + 1, lines in the order they were written"
+        )
+        return Violation("LOG-1", seq, msg, (came,))
+    taken = "or skipped by an earlier break" if prefix.skips_forgotten else "already"
+    msg += (
+        f": that seq is taken {taken}; each event's is the one before it + 1, after a "
+        "compact row (one per item) or a resume too (go on from the log's last seq)"
+    )
+    return Violation("LOG-1", seq, msg)
 
 
 @invariant("surface_metadata_valid", "LOG-2")

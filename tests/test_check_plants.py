@@ -659,29 +659,52 @@ def test_LOG_1_LOG_8_a_copy_of_a_commit_begun_where_another_broke_off_is_LOG_1_a
 
 
 @pytest.mark.parametrize(
-    ("start", "stop", "said"),
+    ("start", "stop", "said", "piped"),
     [
-        (21, 44, "lines 46 to 68 repeat lines 23 to 45, the events of seqs 21 to 43 again"),
-        (0, 3, "lines 46 to 48 repeat lines 2 to 4, the events of seqs 0 to 2 again"),
-        (28, 44, "lines 46 to 61 repeat lines 30 to 45, the events of seqs 28 to 43 again"),
+        (
+            21,
+            44,
+            "lines 46 to 68 repeat lines 23 to 45, the events of seqs 21 to 43 again",
+            ["LOG-1", "TURN-1"],
+        ),
+        (
+            0,
+            3,
+            "lines 46 to 48 repeat lines 2 to 4, the events of seqs 0 to 2 again",
+            ["LOG-1", "TURN-1"],
+        ),
+        (
+            28,
+            44,
+            "lines 46 to 61 repeat lines 30 to 45, the events of seqs 28 to 43 again",
+            ["LOG-1"],
+        ),
     ],
     ids=["several commits", "a commit not the last", "from inside a commit"],
 )
 def test_LOG_1_LOG_8_commits_copied_from_earlier_are_one_LOG_1(
-    tmp_path: Path, start: int, stop: int, said: str
+    tmp_path: Path, start: int, stop: int, said: str, piped: list[str]
 ) -> None:
     """LOG-1, LOG-8: the events of seqs `start` to `stop - 1` appended to the marked demo again,
     markers and all: several commits (turns 2 and 3), one not the last (turn 1's first), or
     from a commit's third event on. Check read them line by line: a LOG-1 and the TURN-1 of a
     turn begun again (the first commit: and a crash tail), or a LOG-8 for the copy's marker
     out of place, and nothing more. Read again from the file, they are one LOG-1 naming the
-    lines repeated and the lines they repeat, the copy judged by no other rule."""
+    lines repeated and the lines they repeat, the copy judged by no other rule. From a pipe,
+    a copy begun inside a commit is the LOG-1 of its taken seq, saying where its marker
+    places it, where it was that LOG-8 alone ('its first 2 event(s) are missing')."""
     header, events = marked_demo()
     planted = [*events, *copy.deepcopy(events[start:stop])]
     report = check_lines(tmp_path / "copied.jsonl", header, planted)
     assert [(found.violation.rule_id, found.line) for found in report.violations] == [("LOG-1", 46)]
     assert report.violations[0].violation.message.startswith(f"{said} (times aside")
     assert (report.errors, report.notices) == ([], [])
+    report = check_lines(tmp_path / "copied.jsonl", header, planted, read_again=False)
+    assert [found.violation.rule_id for found in report.violations] == piped
+    message = report.violations[0].violation.message
+    assert message.startswith(f"seq {start} where 44 was due: that seq is taken already; ")
+    marked = "; the line is marked event 3 of a commit of 7 though none is open: lines written "
+    assert (marked in message) == (start == 28), message
 
 
 def test_LOG_8_no_line_cut_of_a_marked_log_is_flagged_and_a_flag_stays(tmp_path: Path) -> None:

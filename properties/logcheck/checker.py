@@ -1748,10 +1748,38 @@ def _take_unit(
     taken = COMMIT_BEGINS if units.begins_at(line) else 0
     if not found:
         return taken, repeats
+    if (
+        type(seq) is int
+        and seq < prefix.expected_seq
+        and units.begun_nowhere in found
+        and prefix.skipped_by(seq) is None  # (taken: a line moved later is no copy)
+    ):
+        found = _begun_inside_a_commit(found, units.begun_nowhere, obj, prefix)
     if units.broke_off_at == line:
         taken |= COMMIT_BROKEN
     report.record(line, found, limits)
     return (taken | HOLE_BEGINS if units.broken_line == line else taken), repeats
+
+
+def _begun_inside_a_commit(
+    found: Sequence[Violation], begun_nowhere: Violation | None, obj: Any, prefix: Prefix
+) -> list[Violation]:
+    """`found` with the LOG-8 of a line at a taken seq marked event k > 1 of a commit none
+    opened (`begun_nowhere`) said, in its place, as the LOG-1 it breaks in any case: the rest
+    of a log copied from inside a commit, told line by line (a pipe: `repeated_lines` finds a
+    file's copy), reads so, where its marker was blamed alone (the model's LOG-1 left out in
+    the hole)."""
+    from loopspec.model.invariants import seq_below_due  # noqa: PLC0415 (as `_monitor`)
+
+    below = seq_below_due(prefix, obj["seq"])
+    position, size = obj[UNIT_KEY]
+    said = (
+        f"{below.message}; the line is marked event {position} of a commit of {size} though "
+        "none is open: lines written again from inside a commit (copied, or by a writer "
+        "resuming), or a commit begun without its first events"
+    )
+    copied = below._replace(message=said)
+    return [copied if violation is begun_nowhere else violation for violation in found]
 
 
 HOLE_BEGINS = 1

@@ -113,6 +113,9 @@ class CommitUnits:
         # The line that last closed a commit broken off (0 before any): that commit is not
         # whole, so no later line is a copy of it (the checker's `repeated_lines`).
         self.broke_off_at = 0
+        # The last LOG-8 of a line marked event k > 1 of a commit with none open (None before
+        # any): at a taken seq, the checker words it as the copy it may be (`_take_unit`).
+        self.begun_nowhere: Violation | None = None
 
     def take(
         self, obj: Mapping[str, Any], line: int, seq: object, kind: object
@@ -323,7 +326,8 @@ class CommitUnits:
             f"of {size}, but no commit is open: its first {position - 1} event(s) are missing "
             "(a commit is written whole, its events together)"
         )
-        return [Violation(RULE, seq, message)]
+        self.begun_nowhere = Violation(RULE, seq, message)
+        return [self.begun_nowhere]
 
     def _broken_by(
         self, marker: tuple[int, int] | None, obj: Mapping[str, Any], line: int, seq: int
