@@ -37,6 +37,7 @@ import attrs
 from fresh_bugs import (
     FreshBug,
     assert_blamed_on,
+    assert_found,
     assert_passes_on_model,
     assert_report_says,
     calls,
@@ -63,7 +64,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.events import Event, SurfaceReplace, ToolResultRecorded
-from loopspec.model.messages import ContentBlock, ReasoningBlock, TextBlock
+from loopspec.model.messages import ContentBlock, ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
 READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
@@ -120,6 +121,32 @@ def test_ABORT_2_a_kept_blank_block_is_reported_as_blank_not_as_no_text() -> Non
         "an interrupted reply whose text is all blank is omitted",
         "blank as EXE-2 reads it",
         lacks=("without text",),
+    )
+
+
+def test_ABORT_2_a_kept_empty_block_beside_a_blank_call_is_not_read_as_a_hook_waited_on() -> None:
+    """ABORT-2: the interrupted reply also made a call whose arguments Python alone finds blank;
+    no hook waits on a call of a reply that did not complete, where the words said a loop
+    reading them as JavaScript does commits the reply before its hook (EXE-2, seed 48 of
+    30-49)."""
+    assert_found(
+        (
+            "an interrupted reply keeps its empty reasoning beside a blank call",
+            KeepsBlankInterruptedText,
+            LoopConfig(
+                tools=(ToolSpec("bash", required_keys=("command",)),),
+                hooks=(HookSpec("rewriter", "PreToolUse", "bash"),),
+            ),
+            (
+                SubmitUser(""),
+                ModelReplies(
+                    (ReasoningBlock(""), ToolCallBlock("c1", "bash", "\u001c\u0085")),
+                    FINISH_CANCELLED,
+                ),
+            ),
+            "ABORT-2",
+        ),
+        "an interrupted reply keeps only its text and reasoning blocks that are not blank",
     )
 
 

@@ -28,6 +28,7 @@ import attrs
 
 from loopspec.model.commands import (
     FINISH_CANCELLED,
+    FINISH_COMPLETED,
     Abort,
     Allow,
     ApprovalAnswers,
@@ -4349,7 +4350,10 @@ def _commits_as_javascript(config: LoopConfig | None, command: ModelReplies) -> 
 
 def _waited_on(config: LoopConfig | None, command: ModelReplies) -> list[ToolCallBlock]:
     """The calls of `command` a PreToolUse hook matches, but those whose input the model finds
-    invalid whatever reading a loop gives their arguments (EXE-5 (1): no hook sees them)."""
+    invalid whatever reading a loop gives their arguments (EXE-5 (1): no hook sees them). A
+    reply that did not complete runs none of its calls: no hook waits on them (STEP-4)."""
+    if command.finish != FINISH_COMPLETED:
+        return []
     calls = command.tool_calls
     hooked = _hooked_names(config, [call.name for call in calls])
     return [
