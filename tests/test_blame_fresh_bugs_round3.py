@@ -645,6 +645,19 @@ PROGRAMS: list[FreshBug] = [
         (SubmitUser("hi"), ModelReplies((BASH_CALL,)), ToolFinishes("c1", ToolFailed("no"))),
         "ACP-2",
     ),
+    # ... a later call of the reply refused at the gate, its result last (the probe re-sent
+    # that call, answered at once; seeds 35-39).
+    (
+        "a loop never fencing output shows a denial beside an invalid call",
+        NeverFences,
+        LoopConfig(tools=(BASH,), hooks=(HookSpec("guard", "PreToolUse", "bash"),)),
+        (
+            SubmitUser("hi"),
+            ModelReplies((BASH_CALL, ToolCallBlock("c2", "bash", "not json"))),
+            HookAnswers(Deny("")),
+        ),
+        "ACP-2",
+    ),
 ]
 
 

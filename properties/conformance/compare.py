@@ -6173,7 +6173,6 @@ _FAILED_SHOWN_RAW = "the update shows the failed result's raw content"
 
 def _never_fenced(
     presented: tuple[str, str],
-    expected: Observation,
     history: Sequence[Event],
     config: LoopConfig | None,
     probe: Probe | None,
@@ -6185,8 +6184,8 @@ def _never_fenced(
     rule, words = presented
     if rule != "VIEW-2" or _FAILED_SHOWN_RAW not in words or probe is None or config is None:
         return None
-    results = [e for e in expected.events if e.get("type") == "tool/result"]
-    call_id = _call_id_of(results[-1]) if results else None
+    shown = re.search(r"\(session/update, call ([^)]+)\)", words)  # the update's call
+    call_id = shown.group(1) if shown else None
     record = next(
         (
             e
@@ -6426,7 +6425,7 @@ def classify(
         return _execution_rule(command, expected, actual, history, config)
     presented = presentation_rule(expected.presented or (), actual.presented or (), history)
     if presented is not None:
-        return _never_fenced(presented, expected, history, config, probe) or presented
+        return _never_fenced(presented, history, config, probe) or presented
     if expected.history is not None and actual.history is not None:
         sent = history_rule(expected.history, actual.history)
         if sent is not None:
