@@ -567,6 +567,51 @@ def test_HOOK_6_claude_code_running_its_own_input_for_one_no_object_is_known(
     _excused_or_blamed(checker, found, excused=known, key="HOOK-6", rule="HOOK-6")
 
 
+@pytest.mark.parametrize(("ran", "known"), [('{"pattern":"TODO"}', True), ('"no"', False)])
+def test_HOOK_6_claude_code_running_its_own_input_before_a_later_call_s_hooks_is_known(
+    ran: str, known: bool
+) -> None:
+    """HOOK-6: Claude Code runs a read whose hook gave no JSON object with the model's own input
+    as that hook ends, while the model refuses the call only once the reply's later call's hook
+    answers (RW-3): conform on Claude Code (seed 3711) blamed RW-3 there, the known HOOK-6 not
+    seen, as the call had run a command before. Running that input itself is not excused."""
+    config = LoopConfig(
+        tools=TOOLS, hooks=(HookSpec("guard", matcher="bash"), HookSpec("audit", matcher="grep"))
+    )
+    model = ModelTarget()
+    model.reset(config)
+    checker = ProfileChecker(PROFILES["claude-code"], config)
+    program: tuple[Command, ...] = (
+        SubmitUser("find it"),
+        ModelReplies(
+            (
+                ToolCallBlock("c1", "grep", '{"pattern":"TODO"}'),
+                ToolCallBlock("c2", "bash", '{"command":"ls"}'),
+            )
+        ),
+        HookAnswers(Allow(freeze("not an object"))),
+        HookAnswers(Allow(freeze({"command": "echo rewritten"}))),
+    )
+    found: object = None
+    for command in program:
+        before = model.state.phase.NAME if model.state else "Idle"
+        expected = model.apply(command)
+        after = model.state.phase.NAME if model.state else "Idle"
+        actual = expected
+        if command == program[2]:  # the read runs as its hook ends
+            actual = attrs.evolve(expected, executed=(("c1", ran),))
+        elif command == program[3]:  # and writes no refusal
+            cut = next(i for i, e in enumerate(expected.events) if e["type"] == "tool/result")
+            actual = attrs.evolve(expected, events=expected.events[:cut], executed=())
+        found = checker.feed(
+            command, phase_before=before, phase_after=after, expected=expected, actual=actual
+        )
+    if known:
+        _excused_or_blamed(checker, found, excused=True, key="HOOK-6", rule=None)
+    else:
+        assert checker.stop is None or checker.stop.key != "HOOK-6"
+
+
 @pytest.mark.needs(Need.ITS_HARNESS)
 def test_HOOK_3_each_cli_runs_an_earlier_hook_s_input_where_the_last_is_refused(
     harness: str, shared: SharedProcess

@@ -335,17 +335,22 @@ def _non_object_rewrite_ignored(command: Json, want: Obs, got: Obs, earlier: Ear
     input in effect (the last its audit shows supplied) being no JSON object at all, and the
     CLI runs the call's own arguments (the model's, as the model's call record holds them): it
     ignores such an input. Running the input itself, another hook's (HOOK-3's race) or
-    anything else, or the model's input where an object was refused, is not excused."""
+    anything else, or the model's input where an object was refused, is not excused. The CLI
+    may have run it commands before: the model refuses it only once every hook of its reply
+    answered (RW-3), a read-only call running as its own hooks end."""
     if command["kind"] != "HookAnswers" or not got["accepted"]:
         return False
     events = _all_events(earlier.model, want)
     refused, supplied, recorded = _refused_rewrites(events), _supplied(events), _calls_of(events)
+    executed = [
+        pair for obs in (*earlier.target, got) if obs["accepted"] for pair in obs["executed"]
+    ]
     return any(
         call_id in refused
         and call_id in recorded
         and not isinstance(supplied.get(call_id, [{}])[-1], dict)
         and arguments == recorded[call_id]
-        for call_id, arguments in ((str(c), a) for c, a in got["executed"])
+        for call_id, arguments in ((str(c), a) for c, a in executed)
     )
 
 
