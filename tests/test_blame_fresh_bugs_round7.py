@@ -34,6 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+import pytest
 from fresh_bugs import (
     FreshBug,
     assert_blamed_on,
@@ -68,6 +69,7 @@ from loopspec.model.messages import ContentBlock, ReasoningBlock, TextBlock, Too
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
 READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
+BASH_TOOL = ToolSpec("bash", required_keys=("command",))
 
 
 class _FirstCardKept(dict[str, Any]):
@@ -124,25 +126,31 @@ def test_ABORT_2_a_kept_blank_block_is_reported_as_blank_not_as_no_text() -> Non
     )
 
 
-def test_ABORT_2_a_kept_empty_block_beside_a_blank_call_is_not_read_as_a_hook_waited_on() -> None:
-    """ABORT-2: the interrupted reply also made a call whose arguments Python alone finds blank;
-    no hook waits on a call of a reply that did not complete, where the words said a loop
-    reading them as JavaScript does commits the reply before its hook (EXE-2, seed 48 of
+@pytest.mark.parametrize(
+    ("tools", "matcher", "call"),
+    [
+        ((BASH_TOOL,), "bash", ToolCallBlock("c1", "bash", "\u001c\u0085")),
+        ((BASH_TOOL,), "bash|write", ToolCallBlock("c1", "bash", '{"command":""}')),
+        ((), ".*", ToolCallBlock("c1", "missing_tool", "{}")),
+    ],
+    ids=["arguments blank to Python alone", "a matched call", "an unregistered tool's call"],
+)
+def test_ABORT_2_a_kept_empty_block_beside_a_call_is_not_read_as_a_hook_waited_on(
+    tools: tuple[ToolSpec, ...], matcher: str, call: ToolCallBlock
+) -> None:
+    """ABORT-2: the interrupted reply also made a call a PreToolUse hook matches; no hook waits
+    on a call of a reply that did not complete, where the words said a loop reading its
+    arguments as JavaScript does (EXE-2), reading the matcher as a glob (HOOK-8) or skipping an
+    unregistered tool's hooks (EXE-5) commits the reply before its hook (seeds 35, 40 and 48 of
     30-49)."""
     assert_found(
         (
-            "an interrupted reply keeps its empty reasoning beside a blank call",
+            "an interrupted reply keeps its empty reasoning beside a call",
             KeepsBlankInterruptedText,
-            LoopConfig(
-                tools=(ToolSpec("bash", required_keys=("command",)),),
-                hooks=(HookSpec("rewriter", "PreToolUse", "bash"),),
-            ),
+            LoopConfig(tools=tools, hooks=(HookSpec("guard", "PreToolUse", matcher),)),
             (
                 SubmitUser(""),
-                ModelReplies(
-                    (ReasoningBlock(""), ToolCallBlock("c1", "bash", "\u001c\u0085")),
-                    FINISH_CANCELLED,
-                ),
+                ModelReplies((ReasoningBlock(""), call), FINISH_CANCELLED),
             ),
             "ABORT-2",
         ),

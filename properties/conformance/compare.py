@@ -1058,6 +1058,18 @@ def _holds_blank_text(reply: ModelReplies) -> bool:
     return any(text and not text.strip() for text in texts)
 
 
+def _interrupted_reply_kept(adds: str, command: Abort | ModelReplies) -> str:
+    """ABORT-2's words for an interrupted reply the target logs where the model omits it."""
+    if isinstance(command, ModelReplies) and _holds_blank_text(command):
+        return (
+            f"{adds}: an interrupted reply whose text is all blank is omitted ({_BLANK_AS_EXE_2})"
+        )
+    return (
+        f"{adds}: an interrupted reply keeps only its text and reasoning blocks that are not "
+        "blank (empty, or only whitespace as EXE-2 reads it), and is omitted when none is left"
+    )
+
+
 def _result_text(event: Event | None) -> str:
     """The text blocks of a tool/result's message, run together."""
     content = _data(event).get("message", {}).get("content") if event is not None else None
@@ -4799,6 +4811,12 @@ def _extra(
             if isinstance(command, ModelReplies) and command.finish != "completed":
                 return "STEP-4", f"{adds}: a reply that did not complete runs none of its calls"
             return "ORD-2", f"{adds}: each call is recorded once"
+        case "assistant/message" if (
+            isinstance(command, ModelReplies) and command.finish == FINISH_CANCELLED
+        ):
+            # An interrupted reply runs none of its calls: no hook is due for them, whatever
+            # matches them, and what the target adds is the reply's blocks it kept.
+            return "ABORT-2", _interrupted_reply_kept(adds, command)
         case "assistant/message":
             if isinstance(command, ModelReplies) and _commits_as_javascript(config, command):
                 return "EXE-2", (
@@ -4846,17 +4864,8 @@ def _extra(
                     "calls' tool/call records, only after every one of those hooks has answered"
                     f"{_first_hook_due(config, command)}"
                 )
-            if isinstance(command, ModelReplies) and _holds_blank_text(command):
-                return "ABORT-2", (
-                    f"{adds}: an interrupted reply whose text is all blank is omitted "
-                    f"({_BLANK_AS_EXE_2})"
-                )
             if isinstance(command, Abort | ModelReplies):
-                return "ABORT-2", (
-                    f"{adds}: an interrupted reply keeps only its text and reasoning blocks "
-                    "that are not blank (empty, or only whitespace as EXE-2 reads it), and is "
-                    "omitted when none is left"
-                )
+                return "ABORT-2", _interrupted_reply_kept(adds, command)
             unasked = _hook_still_due(config, command, program, [*history, *model_events])
             if unasked is not None and glob_read is not None:
                 return "HOOK-8", f"{adds}: {glob_read}"
