@@ -39,6 +39,7 @@ from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.model.rewrite import input_problem
 from loopspec.model.state import RUNNING, Dispatching, Rewriting
+from loopspec.model.wire import event_to_wire
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.situation_sweep import SITUATIONS, settled_program
 from loopspec.properties.conformance.target import ModelTarget, Observation
@@ -1000,5 +1001,66 @@ def test_ABORT_2_ORD_3_claude_code_rejecting_kept_reads_as_they_end_is_known() -
     bash, later_read = ToolCallBlock("c1", "bash", '{"command":"ls"}'), attrs.evolve(read, id="c2")
     writes = _aborted_as_hooks_run(bash, later_read)
     wrong = replay_case(RejectsAHookedReplyLastFirst, _READ_HOOKED, writes, PROFILES["claude-code"])
+    assert wrong.divergence is not None
+    assert wrong.divergence.rule_id == "ORD-3"
+
+
+class RejectsRunningReadsLastFirst(ModelTarget):
+    """The model, but an abort rejects at once every call of the reply still unanswered, the
+    last first, those it runs and those it queues past its cap alike: Claude Code 2.1.332
+    interrupted as two reads and a grep ran (it runs read-only calls together past its cap),
+    the last read's rejection first in 4 of 6 replays of
+    tests/regressions/claude-code-ABORT-1-completion-order.json, 2026-12-06."""
+
+    name = "rejects-running-reads-last-first"
+
+    def apply(self, command: Command) -> Observation:
+        before = self.state
+        observed = super().apply(command)
+        if not isinstance(command, Abort) or before is None:
+            return observed
+        waiting: dict[str, int] = {}  # the reply's unanswered calls, each with its record's seq
+        where: dict[str, int] = {}
+        for seq, event in enumerate(event_to_wire(e) for e in before.log):
+            if event["type"] == "tool/call":
+                waiting[event["data"]["callId"]] = seq
+                where = {"turn": event["data"]["turn"], "step": event["data"]["step"]}
+            elif event["type"] == "tool/result":
+                waiting.pop(result_call(event), None)
+        events = [_rejection(call, record, where) for call, record in reversed(waiting.items())]
+        for seq, event in enumerate(events, start=len(before.log)):
+            event["seq"], event["time"] = seq, 1_700_000_000_000 + seq
+        return attrs.evolve(observed, events=tuple(events), commits=(len(events),) * bool(events))
+
+
+_READS_UNHOOKED = attrs.evolve(_READ_HOOKED, hooks=())
+
+
+def test_ABORT_1_ORD_3_claude_code_rejecting_running_reads_as_they_end_is_known() -> None:
+    """ABORT-1, ORD-3: interrupted as a reply's two reads ran and its third read waited past
+    the cap (in the model), Claude Code 2.1.332, which runs them all, rejects them in the order
+    the interrupt ends them, the last first: conform --profile claude-code ended in that ORD-3
+    counterexample (seed 3711, 2026-12-06), which ABORT-2:completion-order knew only of calls
+    whose hooks ran. Its profile's `ABORT-1:completion-order` knows it; with a call that writes
+    among them, or under Codex's profile, it is still ORD-3."""
+    first, last = (
+        ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),
+        ToolCallBlock("c3", "read", '{"file_path":"b.txt"}'),
+    )
+    reads: list[Command] = [
+        SubmitUser("ok"),
+        ModelReplies((first, ToolCallBlock("c2", "grep", '{"pattern":"x"}'), last)),
+        Abort(),
+    ]
+    profile = PROFILES["claude-code"]
+    replay = replay_case(RejectsRunningReadsLastFirst, _READS_UNHOOKED, reads, profile)
+    assert replay.divergence is None, replay.divergence and replay.divergence.what
+    assert replay.stopped_by == "ABORT-1:completion-order"
+    codex = replay_case(RejectsRunningReadsLastFirst, _READS_UNHOOKED, reads, PROFILES["codex"])
+    assert codex.divergence is not None
+    assert codex.divergence.rule_id == "ORD-3"
+    bash = ToolCallBlock("c2", "bash", '{"command":"ls"}')
+    writes: list[Command] = [SubmitUser("ok"), ModelReplies((first, bash, last)), Abort()]
+    wrong = replay_case(RejectsRunningReadsLastFirst, _READS_UNHOOKED, writes, profile)
     assert wrong.divergence is not None
     assert wrong.divergence.rule_id == "ORD-3"

@@ -102,10 +102,14 @@ BOUNDED_KEYS = ("RW-1", "HOOK-3")
 # that race shows ABORT-1's answered call instead. Interrupted as a read's hook runs beside a
 # grep it started, it rejects the two calls in the order the interrupt ends them: the grep's
 # first in 11 of 13 replays (2026-12-05), the read's in the others, ABORT-2's plain case.
+# Interrupted as two reads and a grep run (one queued past the cap in the model), it rejects
+# them as the interrupt ends them, the last read's first in 4 of 6 replays (2026-12-06), in
+# call order in the others: ABORT-1's plain case, or ORD-3's where the bodies ended so.
 RACED_CASES = {
     ("claude-code", "ADJ-4:abort-notice"),
     ("claude-code", "ABORT-1:unanswered-at-exit"),
     ("claude-code", "ABORT-2:completion-order"),
+    ("claude-code", "ABORT-1:completion-order"),
 }
 
 

@@ -659,6 +659,24 @@ def _kept_calls_rejected_as_they_end(command: Json, want: Obs, got: Obs, earlier
     )
 
 
+def _killed_calls_rejected_as_they_end(
+    command: Json, want: Obs, got: Obs, earlier: Earlier
+) -> bool:
+    """ABORT-1 (Claude Code): at an abort the CLI answers the calls the model lets drain
+    (`_running_call_killed`), and with them the reply's calls the model still queues, a later
+    one ahead of an earlier one: Claude Code runs a reply's read-only calls together past its
+    cap and rejects each as the interrupt ends it, in the order they end (ORD-3), as
+    `_kept_calls_rejected_as_they_end` reads it of calls whose hooks ran. A result overtaking a
+    call across one that writes (Claude Code runs such a call alone) is no known divergence."""
+    if not _running_call_killed(command, want, got, earlier):
+        return False
+    overtaking = _overtaking_result(got, earlier)
+    if overtaking is None:
+        return False
+    call, overtaken = overtaking
+    return _read_only_stretch(earlier, overtaken[0], call)
+
+
 def _reply_invented_at_resume(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """ABORT-1: resuming after an interrupt, the CLI writes an assistant message the model never
     wrote before the new turn opens (Claude Code's "No response requested.")."""
@@ -1385,6 +1403,7 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
         ("ABORT-1", _running_call_killed, None, False),
         ("ABORT-1:unanswered-at-exit", _running_call_left_unanswered, None, False),
         ("ABORT-1:resume", _reply_invented_at_resume, None, False),
+        ("ABORT-1:completion-order", _killed_calls_rejected_as_they_end, None, False),
     ),
     "ABORT-2": (
         ("ABORT-2", _interrupted_call_kept, None, True),
@@ -1409,6 +1428,7 @@ HARNESS_ONLY = {
     "ABORT-1:unanswered-at-exit": Harness.CLAUDE_CODE,
     "ORD-3:denied-at-once": Harness.CLAUDE_CODE,
     "ABORT-2:completion-order": Harness.CLAUDE_CODE,
+    "ABORT-1:completion-order": Harness.CLAUDE_CODE,
 }
 # A detector's symptom where one harness breaks the rule more narrowly than the other: Claude
 # Code overlaps only read-only calls, where Codex overlaps every call of a reply.
@@ -1424,12 +1444,13 @@ OWN_ERASERS: dict[tuple[str, Harness], Eraser] = {
 # each CLI writes its interrupt notice (ADJ-4) after the results an abort gives, in the same
 # command as ABORT-1's killed call or ABORT-2's kept one; Claude Code's reply invented at the
 # resume sits between two turns (TURN-3), its turn ended at its exit leaves the running call
-# unanswered (ADJ-3), and it rejects the read-only calls ABORT-2 keeps in the order the
-# interrupt ends them (ORD-3).
+# unanswered (ADJ-3), and it rejects the read-only calls ABORT-2 keeps, or ABORT-1 kills with
+# those queued behind them, in the order the interrupt ends them (ORD-3).
 ALSO_BREAKS = {
     "ABORT-1": ("ADJ-4",),
     "ABORT-2": ("ADJ-4",),
     "ABORT-2:completion-order": ("ORD-3", "ADJ-4"),
+    "ABORT-1:completion-order": ("ORD-3", "ADJ-4"),
     "ABORT-1:resume": ("TURN-3",),
     "ABORT-1:unanswered-at-exit": ("ADJ-3",),
 }
