@@ -240,8 +240,9 @@ NEVER = "never"  # `omitted_when` of a member always written
 # (the model's, check's, the schema `loopspec schema` prints for conform): an object whose members
 # the format leaves open (`usage`, `error`), any JSON (`meta`, `updatedInput`, whose None is no
 # value: dsh writes a tool's null presentation meta as `"meta": null`), and a tool-result block's
-# `isError`. Any other member written null is refused: a string, an integer, an array, a flag, a
-# nested object (LOG-4, or the member's rule).
+# `isError`, save in conform's schema, which a target must write (`TARGET_REQUIRED`: refused null
+# as left out). Any other member written null is refused: a string, an integer, an array, a flag,
+# a nested object (LOG-4, or the member's rule).
 NULL_IS_ABSENT: frozenset[Shape] = frozenset({"object", "json", "bool"})
 
 

@@ -83,10 +83,10 @@ REMEMBERED_GONE = 4096
 PACKED_SURFACE = 4096
 """The surface nodes from which `Prefix` keeps their seqs packed in arrays."""
 _BELOW_EVERY_SEQ = float("-inf")
+"""`Prefix.last_surface_seq` before the first surface event: any seq comes after it."""
 SKIPS_KEPT = 16
 """The LOG-1 breaks whose skipped seqs a prefix remembers (`Prefix.skips`), the last ones: a
 log breaking the numbering at every line is judged at no more cost per line."""
-"""`Prefix.last_surface_seq` before the first surface event: any seq comes after it."""
 REPAIR_NOT_STARTED = "TOOL_NOT_STARTED"
 REPAIR_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN"
 REPAIR_CODES = (REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN)
@@ -333,10 +333,11 @@ class Prefix:
         # break. A line inserted with a taken seq (an event written again, not right after
         # itself) breaks it, and the event after it keeps the numbering it broke out of.
         self.after_break = (-1, -1)
-        # The seqs a break jumped over, the last SKIPS_KEPT breaks': (due, came) when seq
+        # The seqs a break jumped over and no line has carried since, the last SKIPS_KEPT
+        # spans: (start, stop, due, came), seqs start to stop - 1 of those skipped when seq
         # `came` came where `due` was due. A seq below the one due is taken already unless
         # one of them skipped it (a line moved later): LOG-1's words say which.
-        self.skips: list[tuple[int, int]] = []
+        self.skips: list[tuple[int, int, int, int]] = []
         self.skips_forgotten = False
         self.open_turn: int | None = None
         self.next_turn = 1
@@ -588,17 +589,25 @@ class Prefix:
         """Remember an event whose `seq` breaks LOG-1, before it is folded: the index and seq
         the next event may keep (`after_break`), and the seqs it skipped (`skips`)."""
         self.after_break = (self.expected_seq - self.seq_drift + 1, self.expected_seq)
+        skips = self.skips
         if seq > self.expected_seq:
-            if len(self.skips) == SKIPS_KEPT:
-                del self.skips[0]
-                self.skips_forgotten = True
-            self.skips.append((self.expected_seq, seq))
+            skips.append((self.expected_seq, seq, self.expected_seq, seq))
+        else:  # a seq a break skipped, come now, is skipped no more: a copy of it is taken
+            for at in range(len(skips) - 1, -1, -1):
+                start, stop, due, came = skips[at]
+                if start <= seq < stop:
+                    spans = ((start, seq), (seq + 1, stop))
+                    skips[at : at + 1] = [(a, b, due, came) for a, b in spans if a < b]
+                    break
+        if len(skips) > SKIPS_KEPT:
+            del skips[0]
+            self.skips_forgotten = True
 
     def skipped_by(self, seq: int) -> tuple[int, int] | None:
-        """The last break remembered that skipped `seq`: (due, came), seq `came` where
-        `due` was due; None when none did."""
-        for due, came in reversed(self.skips):
-            if due <= seq < came:
+        """The last break remembered that skipped `seq`, which no line has carried since:
+        (due, came), seq `came` where `due` was due; None when none did."""
+        for start, stop, due, came in reversed(self.skips):
+            if start <= seq < stop:
                 return due, came
         return None
 

@@ -276,25 +276,93 @@ class _Pipe(io.BytesIO):
         return False
 
 
+def _reversed(lines: list[bytes]) -> list[bytes]:
+    return lines[::-1]
+
+
+DSH_LOG = FIXTURES / "valid" / "harness-written.jsonl"  # (8 compact chunk rows)
+
+
 @pytest.mark.parametrize(
-    ("order", "first", "how"),
-    [(lambda lines: lines[::-1], 43, "in reverse order"), (sorted, 11, "in another order")],
-    ids=["reversed", "sorted"],
+    ("log", "order", "first", "how"),
+    [
+        (DEMO, _reversed, 43, "in reverse order"),
+        (DEMO, sorted, 11, "in another order"),
+        (DSH_LOG, _reversed, 157, "in reverse order"),
+    ],
+    ids=["reversed", "sorted", "a dsh log with compact rows reversed"],
 )
 def test_LOG_1_a_log_whose_lines_were_reordered_is_one_LOG_1(
-    order: Callable[[list[bytes]], list[bytes]], first: int, how: str
+    log: Path, order: Callable[[list[bytes]], list[bytes]], first: int, how: str
 ) -> None:
     """LOG-1: the demo log's event lines reversed (tac) or sorted (sort) after its header read
     as 93 and 100 violations (LOG-1, TURN-3, ORD-1, ...) and a turn left open; only the first
     line's LOG-1 was the log's fault. Read again, the log holds every seq once: that LOG-1 says
-    so, counted alone, the rest left out. From a pipe, which cannot be read again, as before."""
-    header, *events = DEMO.read_bytes().splitlines(keepends=True)
-    log = b"".join([header, *order(events)])
-    report = check_stream("log", io.BytesIO(log))
+    so, counted alone, the rest left out. From a pipe, which cannot be read again, as before.
+    A dsh log reversed was 'in another order': a compact row's seqs ascend within its line."""
+    header, *events = log.read_bytes().splitlines(keepends=True)
+    text = b"".join([header, *order(events)])
+    report = check_stream("log", io.BytesIO(text))
     (found,) = report.violations
     assert (found.violation.rule_id, found.violation.seq, found.line) == ("LOG-1", first, 2)
-    assert f"the log's lines hold seqs 0 to 43, each once, {how}, the first event line " in (
+    assert f"hold seqs 0 to {report.events - 1}, each once, {how}, the first event line " in (
         found.violation.message
     )
     assert (report.rule_counts, report.notices) == ({"LOG-1": 1}, [])
-    assert len(check_stream("log", _Pipe(log)).violations) > 90
+    assert len(check_stream("log", _Pipe(text)).violations) > 90
+
+
+def _swapped(lines: list[bytes], *at: int) -> list[bytes]:
+    """`lines` with each line at `at` and the one after it swapped."""
+    lines = list(lines)
+    for index in at:
+        lines[index], lines[index + 1] = lines[index + 1], lines[index]
+    return lines
+
+
+def _moved_later(lines: list[bytes], *moves: tuple[int, int]) -> list[bytes]:
+    """`lines` with the line at each (from, to) moved to `to`."""
+    lines = list(lines)
+    for source, target in moves:
+        lines.insert(target, lines.pop(source))
+    return lines
+
+
+@pytest.mark.parametrize(
+    ("moved", "breaks"),
+    [
+        (lambda lines: _swapped(lines, 5, 20, 35), 3),
+        (lambda lines: _moved_later(lines, (12, 18), (30, 36)), 4),
+    ],
+    ids=["three pairs swapped", "two lines moved later"],
+)
+def test_LOG_1_a_few_lines_moved_keep_their_own_words_not_a_reordered_log(
+    moved: Callable[[list[bytes]], list[bytes]], breaks: int
+) -> None:
+    """LOG-1: three pairs of the demo log's lines swapped, or two lines moved later, hold every
+    seq once too, and read as one LOG-1 'in another order', every other violation dropped:
+    only a log breaking LOG-1 on more than half its lines is taken for one sorted or reversed.
+    Each break keeps its words, where the seq it skipped comes."""
+    header, *events = DEMO.read_bytes().splitlines(keepends=True)
+    report = check_stream("log", io.BytesIO(b"".join([header, *moved(events)])))
+    assert report.rule_counts["LOG-1"] == breaks
+    messages = [found.violation.message for found in report.violations]
+    assert not [message for message in messages if "this order makes" in message]
+    assert any("(lines out of order)" in message for message in messages)
+
+
+def test_LOG_1_a_reordered_log_keeps_the_notices_its_order_did_not_make() -> None:
+    """LOG-1: a log reversed, its times in seconds, lost its time-in-seconds notice: every
+    notice was cleared as made by the order. Only the turn left open at the end is."""
+    header, *events = DEMO.read_bytes().splitlines(keepends=True)
+    in_seconds = []
+    for line in events:
+        event = json.loads(line)
+        event["time"] //= 1000
+        in_seconds.append(json.dumps(event).encode() + b"\n")
+    report = check_stream("log", io.BytesIO(b"".join([header, *in_seconds[::-1]])))
+    (found,) = report.violations
+    assert found.violation.message.endswith(
+        "violations and the turn left open at the end this order makes, not listed)"
+    )
+    assert [notice.kind for notice in report.notices] == ["time-in-seconds"]

@@ -106,7 +106,7 @@ def test_LOG_1_a_line_moved_later_is_a_seq_skipped_not_one_taken(quick: bool) ->
     """LOG-1: a line moved later (seq 12 written after seq 19) read 'seq 12 where 19 was due:
     that seq is taken already', though no line before carried seq 12: the break at seq 13
     skipped it, and the words say so, read from a file or a pipe alike. A seq a break skipped
-    long before the last few is not said taken either."""
+    long before the last few is not said taken either; one that came since is."""
     events = wire(DEMO.log)
     moved = [*events[:12], *events[13:19], events[12], *events[19:]]
     assert _log_1_findings(moved, quick=quick) == [
@@ -114,6 +114,9 @@ def test_LOG_1_a_line_moved_later_is_a_seq_skipped_not_one_taken(quick: bool) ->
         (20, "seq 12 where 19 was due: seq 13 came where 12 was due, skipping it (lines out of "
          "order); each line's seq is the one before it + 1, lines in the order they were written"),
     ]  # fmt: skip
+    # Written again after seq 25 too: that copy's seq is taken, no longer skipped by the break.
+    again = [*moved[:26], events[12], *moved[26:]]
+    assert _log_1_findings(again, quick=quick)[2] == (28, "seq 12 where 26 was due" + TAKEN)
     prefix = Prefix()
     for seq in range(0, 4 * SKIPS_KEPT, 2):  # every other seq skipped
         prefix.expected_seq = seq

@@ -48,7 +48,7 @@ def place_events(
     compressed one's stream cannot seek back), or standard input from where its log started
     when it is a file (`log_opener`, as a copy is found); when none can be read again (a
     pipe), only each offending event's line is set."""
-    if sum(found.violation.rule_id == "LOG-1" for found in report.violations) >= ORDER_LOOKED_AT:
+    if _reordered_lines_likely(report):
         # (Imported here: a log with no such break is checked without its module.)
         from loopspec.properties.logcheck import line_order  # noqa: PLC0415
 
@@ -81,8 +81,18 @@ def place_events(
 
 
 ORDER_LOOKED_AT = 3
-"""The LOG-1 violations a log has before the order of its lines' seqs is looked at
-(`line_order`: a line or two moved keeps its own words, where the seq it skipped comes)."""
+"""The LOG-1 violations a log has, at least, before the order of its lines' seqs is looked at
+(`line_order`)."""
+
+
+def _reordered_lines_likely(report: LogReport) -> bool:
+    """Whether `report`'s LOG-1 violations may be a whole log's lines in another order: at
+    least `ORDER_LOOKED_AT` of them, on more than half its lines (a compact row, one line
+    of many events, breaks it once). A log sorted or reversed breaks LOG-1 on 65 to 100 % of
+    its lines; a few lines swapped or moved later, on a few, and keep their own words
+    (`_say_where_the_gap_is`), the log not read once more for them."""
+    breaks = report.rule_counts.get("LOG-1", 0)
+    return breaks >= ORDER_LOOKED_AT and breaks * 2 > report.lines
 
 
 def _read_again(
@@ -252,8 +262,8 @@ def may_carry(raw: bytes, wanted: set[int]) -> bool:
     return False
 
 
-def _row_seqs(row: dict[str, object], wanted: set[int]) -> list[int]:
-    """The wanted seqs a compact chunk row covers (none when it is not one)."""
+def row_seqs(row: dict[str, Any]) -> range | None:
+    """The seqs a compact chunk row covers, one per item; None when `row` is not one."""
     # Imported at a row: a log without them is checked without their module (`checker`).
     from loopspec.properties.logcheck.compact_rows import COUNT_FIELDS  # noqa: PLC0415
 
@@ -261,11 +271,18 @@ def _row_seqs(row: dict[str, object], wanted: set[int]) -> list[int]:
     field = COUNT_FIELDS.get(kind) if type(kind) is str else None
     items = data.get(field) if field is not None and type(data) is dict else None
     if type(seq0) is not int or type(items) is not list:
+        return None
+    return range(seq0, seq0 + len(items))
+
+
+def _row_seqs(row: dict[str, Any], wanted: set[int]) -> list[int]:
+    """The wanted seqs a compact chunk row covers (none when it is not one)."""
+    covered = row_seqs(row)
+    if covered is None:
         return []
-    end = seq0 + len(items)
-    if len(items) < len(wanted):  # a row's few chunks, among up to max_violations seqs
-        return [seq for seq in range(seq0, end) if seq in wanted]
-    return [seq for seq in wanted if seq0 <= seq < end]
+    if len(covered) < len(wanted):  # a row's few chunks, among up to max_violations seqs
+        return [seq for seq in covered if seq in wanted]
+    return [seq for seq in wanted if seq in covered]
 
 
 def _nearest(lines: list[int] | tuple[()], line: int) -> int | None:
