@@ -42,7 +42,7 @@ def parser_fault(error: json.JSONDecodeError, what: str) -> str:
             return f"a {what} starts with {{, and this file does not: is it the right file?"
     word = _BARE_WORD.match(text, at)
     if error.msg.startswith("Expecting ',' delimiter"):
-        return "no comma (,) between this member or item and the one before it: add one"
+        return _no_delimiter(text, at)
     if error.msg.startswith("Expecting ':' delimiter"):
         return "a colon (:) is missing between a member's name and its value: add it"
     if error.msg.startswith("Expecting property name"):
@@ -75,6 +75,56 @@ def parser_fault(error: json.JSONDecodeError, what: str) -> str:
     if error.msg.startswith("Extra data"):
         return f"more follows the end of the {what}'s JSON: delete it"
     return error.msg
+
+
+def _no_delimiter(text: str, at: int) -> str:
+    """Where the parser wanted a comma: a bracket closing over one still open inside it, a
+    number written with a leading zero, or (only where one mends it) a comma left out."""
+    rest = text[at:]
+    if rest.startswith(("]", "}")):
+        opener, opened_at = _innermost_open_bracket(text, at)
+        if opener:
+            line = text.count("\n", 0, opened_at) + 1
+            return (
+                f"this {rest[0]} comes while the {opener} opened on line {line} is still open: "
+                f"add its {_CLOSER[opener]} before this {rest[0]}"
+            )
+    if rest[:1].isdigit() and text[at - 1 : at] == "0":
+        start = at - 2 if text[at - 2 : at - 1] == "-" else at - 1
+        number = re.match(r"-?\d+", text[start:])
+        typed = number.group() if number else text[start : at + 1]
+        return (
+            f"a number with a leading zero ({typed}), which JSON does not write: "
+            f"write {int(typed)}"
+        )
+    if rest[:1] in ('"', "{", "[", "-") or rest[:1].isalnum():
+        return "no comma (,) between this member or item and the one before it: add one"
+    return "a comma (,) or a closing bracket belongs here"
+
+
+_CLOSER: Final = {"{": "}", "[": "]"}
+
+
+def _innermost_open_bracket(text: str, before: int) -> tuple[str, int]:
+    """The innermost { or [ still open at `before`, and where it opened; ("", -1) if none.
+    Brackets inside strings are text, not structure."""
+    still_open: list[tuple[str, int]] = []
+    in_string = escaped = False
+    for index, character in enumerate(text[:before]):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif character == "\\":
+                escaped = True
+            elif character == '"':
+                in_string = False
+        elif character == '"':
+            in_string = True
+        elif character in _CLOSER:
+            still_open.append((character, index))
+        elif character in "]}" and still_open:
+            still_open.pop()
+    return still_open[-1] if still_open else ("", -1)
 
 
 def _control_character(character: str) -> str:

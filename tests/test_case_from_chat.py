@@ -289,6 +289,17 @@ NO_COMMENTS = (
             "the one before it: add one: column 3",
         ),
         (
+            # The commands' closing ] lost: no comma mends it, the missing ] does.
+            BO_S_CASE.replace("    }\n  ]\n}", "    }\n}"),
+            "bo.json:23: the case file is not JSON: this } comes while the [ opened on line 13 "
+            "is still open: add its ] before this }: column 1",
+        ),
+        (
+            BO_S_CASE.replace('"maxParallel": 10', '"maxParallel": 010'),
+            "bo.json:8: the case file is not JSON: a number with a leading zero (010), which "
+            "JSON does not write: write 10: column 21",
+        ),
+        (
             BO_S_CASE.replace('"maxParallel": 10', '"maxParallel": None'),
             "bo.json:8: the case file is not JSON: None is not JSON's spelling: write null: "
             "column 20",
@@ -319,6 +330,8 @@ NO_COMMENTS = (
         "hash-comment",
         "single-quotes",
         "comma-left-out",
+        "bracket-left-open",
+        "leading-zero",
         "python-none",
         "unquoted-name",
         "two-commas",
