@@ -765,8 +765,15 @@ def test_SAFE_1_a_case_keeps_only_the_last_name_of_a_path_outside_home_and_folde
             "it draws programs of its own; loopspec replay (a case file) reads it: loopspec "
             "replay 'alice case.json')",
         ),
+        (
+            # The loop's own script given to conform: replay would refuse it as no case.
+            ["conform", "main.mjs"],
+            "loopspec: error: unrecognized arguments: main.mjs (conform takes no file: it "
+            "draws programs of its own and runs the loop named by --cmd 'COMMAND' or --impl "
+            "MODULE:FACTORY)",
+        ),
     ],
-    ids=["examples-to-replay", "reduce-to-conform", "case-to-conform"],
+    ids=["examples-to-replay", "reduce-to-conform", "case-to-conform", "script-to-conform"],
 )
 def test_PROTO_1_an_option_of_conform_given_to_replay_says_whose_it_is(
     capsys: pytest.CaptureFixture[str],
@@ -780,7 +787,8 @@ def test_PROTO_1_an_option_of_conform_given_to_replay_says_whose_it_is(
     another name. The error says whose option it is and what replay does instead; and a case
     file given to conform, which named the file alone, says which verb reads it."""
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "alice case.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "alice case.json").write_text('{"loopspec": "case"}', encoding="utf-8")
+    (tmp_path / "main.mjs").write_text("// the loop\n", encoding="utf-8")
     monkeypatch.setenv("COLUMNS", "80")
     with pytest.raises(SystemExit) as done:
         main(argv)

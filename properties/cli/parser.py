@@ -291,18 +291,28 @@ def _other_verbs_option(verb: str, extra: Sequence[str]) -> str:
 
 def _conform_given_a_file(verb: str, extra: Sequence[str]) -> str:
     """` (conform takes no file: ...)` when `conform case.json` left a file unrecognized: a
-    shared case is rerun by replay, and argparse named the word alone."""
+    shared case is rerun by replay, a session log read by check, and a loop's own script
+    (`conform main.mjs`) is run through --cmd or --impl; argparse named the word alone."""
     if verb != "conform":
         return ""
     import os  # noqa: PLC0415 -- only for this message, as in `_cmd_split`
     import shlex  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    from loopspec.properties.conformance.case_text import holds_a_case  # noqa: PLC0415
 
     given = next((word for word in extra if not word.startswith("-") and os.path.isfile(word)), "")
     if not given:
         return ""
-    logged = given.endswith((".jsonl", ".jsonl.zst", ".jsonl.gz"))
-    reader = "loopspec check (a session log)" if logged else "loopspec replay (a case file)"
-    verb_of = "check" if logged else "replay"
+    if given.endswith((".jsonl", ".jsonl.zst", ".jsonl.gz")):
+        reader, verb_of = "loopspec check (a session log)", "check"
+    elif holds_a_case(Path(given)):
+        reader, verb_of = "loopspec replay (a case file)", "replay"
+    else:
+        return (
+            " (conform takes no file: it draws programs of its own and runs the loop named by "
+            "--cmd 'COMMAND' or --impl MODULE:FACTORY)"
+        )
     return (
         f" (conform takes no file: it draws programs of its own; {reader} reads it: "
         f"loopspec {verb_of} {shlex.quote(given)})"
