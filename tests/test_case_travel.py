@@ -252,6 +252,17 @@ def test_PROTO_1_a_case_the_first_conform_wrote_still_replays(
             "cases/case-ADJ-4-0.json, named from the folder conform ran in: replay that file",
         ),
         (
+            # A divergence whose case was not saved (--no-save): no replay, but no pass either.
+            {"format": "loopspec-conform/1", "divergence": {"rule": "ADJ-4", "case": None}},
+            "this is the report `loopspec conform --format json` writes: it found a divergence "
+            "(ADJ-4) but saved no case",
+        ),
+        (
+            {"format": "loopspec-conform/1", "divergence": None},
+            "this is the report `loopspec conform --format json` writes: it found no "
+            "divergence and saved no case",
+        ),
+        (
             {"format": "loopspec-replay/1", "case": "alice-case.json", "diverges": True},
             "this is the report `loopspec replay --format json` writes of alice-case.json: "
             "replay that file",
@@ -265,7 +276,16 @@ def test_PROTO_1_a_case_the_first_conform_wrote_still_replays(
             "this is one line of a session log or transcript: `loopspec check` reads a log",
         ),
     ],
-    ids=["scenario", "settings", "conform-report", "replay-report", "schema", "log-line"],
+    ids=[
+        "scenario",
+        "settings",
+        "conform-report",
+        "conform-report-unsaved",
+        "conform-report-passed",
+        "replay-report",
+        "schema",
+        "log-line",
+    ],
 )
 def test_PROTO_1_a_run_input_sent_as_a_case_says_what_reads_it(
     omar: Path, capsys: pytest.CaptureFixture[str], document: dict[str, object], said: str

@@ -2192,12 +2192,18 @@ def _a_report(document: dict[str, Any]) -> str:
     divergence = document.get("divergence")
     saved = divergence.get("case") if isinstance(divergence, dict) else None
     if form == "loopspec-conform/1":
-        where = (
-            f"the case it saved is {shown(saved, 120)}, named from the folder conform ran in: "
-            "replay that file"
-            if isinstance(saved, str)
-            else "it found no divergence and saved no case"
-        )
+        if isinstance(saved, str):
+            where = (
+                f"the case it saved is {shown(saved, 120)}, named from the folder conform ran "
+                "in: replay that file"
+            )
+        elif isinstance(divergence, dict):
+            # `"case": null`: a divergence found, its case not saved (--no-save, or unwritable).
+            rule = divergence.get("rule")
+            broken = f" ({shown(rule, 40)})" if isinstance(rule, str) else ""
+            where = f"it found a divergence{broken} but saved no case"
+        else:
+            where = "it found no divergence and saved no case"
         return f" (this is the report `loopspec conform --format json` writes: {where})"
     if form == "loopspec-replay/1":
         case = document.get("case")
