@@ -49,6 +49,7 @@ from loopspec.properties.conformance.compare import (
     Divergence,
     DivergenceFound,
     displayed_observation,
+    spec_pointer,
 )
 from loopspec.properties.conformance.run import (
     REDUCE_REPLAYS,
@@ -460,7 +461,7 @@ def _text_report(
     # a CI log's reader, or a `| head -1`, met a COUNTEREXAMPLE naming no rule.
     named = ""
     if report.divergence is not None and report.divergence.rule_id != NO_RULE:
-        named = f": {report.divergence.rule_id} (loopspec spec {report.divergence.rule_id})"
+        named = f": {report.divergence.rule_id}{spec_pointer(report.divergence.rule_id)}"
     print(f"loopspec conform: {report.target}: {verdict}{named}")
     print(
         f"  {counts_line(report)}; capabilities: {', '.join(sorted(report.capabilities)) or 'none'}"
@@ -534,9 +535,8 @@ def _text_report(
         print(f"\n{verdict}: no divergence in {programs}{within}; rules: {tally}")
     else:  # with the next step
         rule = report.divergence.rule_id
-        explain = f" (loopspec spec {rule})" if rule != NO_RULE else ""
         rerun = f"; {rerun_words(case_path, target)}" if case_path is not None else ""
-        print(f"\n{verdict}: {rule}{explain}{rerun}")
+        print(f"\n{verdict}: {rule}{spec_pointer(rule)}{rerun}")
 
 
 def json_report(
@@ -1174,9 +1174,11 @@ def _run_exhaustive(
         )
         print(json.dumps(converter.unstructure(document), indent=2))
     else:
+        rule = divergence.rule_id
+        # The rule on the first line too, as the random search's report names it there.
         print(
             f"loopspec conform --exhaustive {k}: {verdict}: a program of {len(program)} "
-            "commands diverges"
+            f"commands diverges: {rule}{spec_pointer(rule)}"
         )
         if cut is not None:
             print(f"  {cut}")
@@ -1185,9 +1187,7 @@ def _run_exhaustive(
         if saved is not None:
             print(f"\n{saved_case_words(*saved)}\n{rerun_words(saved.path, target_named)}")
         # The verdict again, last, as a random counterexample's report ends.
-        rule = divergence.rule_id
-        explain = f" (loopspec spec {rule})" if rule != NO_RULE else ""
-        print(f"\n{verdict}: {rule}{explain}")
+        print(f"\n{verdict}: {rule}{spec_pointer(rule)}")
     if unsaved is not None:
         print(unsaved, file=sys.stderr)
     return 1

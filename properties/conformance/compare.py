@@ -99,6 +99,13 @@ from loopspec.properties.conformance.text_changes import message_text_change
 # The blame of a difference no rule in SPEC.md prescribes: a gap to close in SPEC, not a guess.
 NO_RULE = "NO-RULE"
 
+
+def spec_pointer(rule: str) -> str:
+    """` (loopspec spec RULE)`, where a report names `rule`, so its reader can look it up;
+    "" for NO_RULE, which SPEC.md does not state."""
+    return f" (loopspec spec {rule})" if rule != NO_RULE else ""
+
+
 Event = dict[str, Any]
 
 

@@ -32,7 +32,7 @@ from loopspec.properties.cli.conform_run import (
     unreached_words,
 )
 from loopspec.properties.conformance.case_portable import labelled
-from loopspec.properties.conformance.compare import NO_RULE
+from loopspec.properties.conformance.compare import spec_pointer
 from loopspec.properties.conformance.run import (
     PYTEST_OPTIONS,
     Replay,
@@ -205,11 +205,10 @@ def _replays(
     if replay.divergence is not None:
         target = replay_target.named
         rule = replay.divergence.rule_id
-        explain = f" (loopspec spec {rule})" if rule != NO_RULE else ""
         lines = [
             # First, the rule first: pytest's summary line and a JUnit report's message show
             # this line alone, and the summary cuts it at the terminal's width.
-            f"{rule}: loopspec replay: {name}: {Verdict.DIVERGES}{explain}",
+            f"{rule}: loopspec replay: {name}: {Verdict.DIVERGES}{spec_pointer(rule)}",
             *replay_header(name, target, case, profile_note=profile_note),
             *replay_verdict_lines(name, case, profile, replay, bundled=not target),
             "",

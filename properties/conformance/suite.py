@@ -34,7 +34,7 @@ from loopspec.properties.cli.conform_run import (
     with_saved_program,
 )
 from loopspec.properties.conformance.case_portable import labelled
-from loopspec.properties.conformance.compare import NO_RULE
+from loopspec.properties.conformance.compare import spec_pointer
 from loopspec.properties.conformance.run import (
     PYTEST_OPTIONS,
     RunReport,
@@ -198,7 +198,6 @@ def counterexample_failure(report: RunReport, target: dict[str, str], saved: lis
     conform` prints it, then `saved` (the lines of its case)."""
     assert report.divergence is not None
     rule = report.divergence.rule_id
-    explain = f" (loopspec spec {rule})" if rule != NO_RULE else ""
     # What ended its shrinking early (Ctrl-C, its bounds), as conform says it: a program that
     # may be cut further read as the smallest.
     ended = budget_note(report, None)
@@ -206,7 +205,7 @@ def counterexample_failure(report: RunReport, target: dict[str, str], saved: lis
         # The rule first on the first line: pytest's summary and a JUnit report's message show
         # that line alone, and the summary cuts it at the terminal's width after the test's id
         # (a --cmd target named before it left no room for the rule at 80 to 120 columns).
-        f"{rule}: loopspec conform: {report.target}: {report.verdict}{explain}",
+        f"{rule}: loopspec conform: {report.target}: {report.verdict}{spec_pointer(rule)}",
         f"  {counts_line(report)}",
         *([f"  {ended}"] if ended is not None else []),
         "",
