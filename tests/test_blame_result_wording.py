@@ -16,7 +16,14 @@ import json
 import attrs
 import pytest
 
-from loopspec.model.commands import Command, ModelReplies, SubmitUser
+from loopspec.model.commands import (
+    Abort,
+    Command,
+    ModelReplies,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
 from loopspec.model.config import LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
 from loopspec.properties.conformance.run import replay_case
@@ -69,6 +76,27 @@ def test_TEXT_1_a_right_error_in_other_words_is_said_to_be_a_wording_fault(
     assert f"the target ends it as the {code} error it is (EXE-5)" in divergence.what
     assert "but not as SPEC.md section 9 words it: the text" in divergence.what
     assert old in divergence.what
+
+
+def test_TEXT_1_ABORT_1_an_abort_s_error_named_otherwise_says_the_name_differs() -> None:
+    """TEXT-1 (ABORT-1): a loop ending an aborted call as the ABORTED error it is, in section
+    9's words, but naming the error `Error` (not `AbortError`) was told its text was not
+    section 9's and sent to reread the text, which was right. The name is what differs."""
+    program: list[Command] = [
+        SubmitUser("go"),
+        ModelReplies((ToolCallBlock("c1", "bash", '{"command": "ls"}'),)),
+        Abort(),
+        ToolFinishes("c1", ToolSucceeded("done")),
+    ]
+    renamed = RewordsResults('"AbortError"', '"Error"')
+    replay = replay_case(lambda: renamed, LoopConfig(tools=(BASH,)), program)
+    assert replay.divergence is not None
+    divergence = replay.divergence
+    assert divergence.rule_id == "TEXT-1", divergence.what
+    assert divergence.what.endswith(
+        'in SPEC.md section 9\'s words, but its error info\'s name is "Error" where section '
+        '9\'s row names it "AbortError"'
+    ), divergence.what
 
 
 def test_EXE_2_arguments_blank_to_python_alone_say_javascript_s_trim_keeps_them() -> None:

@@ -1311,6 +1311,12 @@ def _error_code(event: Event | None) -> object:
     return error.get("code") if isinstance(error, dict) else None
 
 
+def _error_name(event: Event | None) -> object:
+    """A tool/result's error name, None when it carries none."""
+    error = _data(event).get("error")
+    return error.get("name") if isinstance(error, dict) else None
+
+
 def _judged_after_the_abort(want: Event, command: Command, history: Sequence[Event]) -> str:
     """Words on a body that settled after an abort (`command` settles it, and the model's turn
     ends aborted after `want`, its result or an audit of it), for a PostToolUse hook's audit or
@@ -1567,6 +1573,15 @@ def _result_rule(
         # The abort's verdict, in other words: "after an abort it is an ABORTED error" told a
         # loop whose result is one to reread the drain (round 18, Claude Code #86001: a call
         # interrupted while it ran, told the user rejected it). The texts are TEXT-1's.
+        if _result_text(got) == _result_text(want):
+            # The text is section 9's: only the error info's name differs, which the words
+            # on the text sent its author to reread the text.
+            return "TEXT-1", (
+                f"{about} differs: the target ends it as the {code} error it is (ABORT-1), in "
+                "SPEC.md section 9's words, but its error info's name is "
+                f"{json.dumps(_error_name(got))} where section 9's row names it "
+                f"{json.dumps(_error_name(want))}"
+            )
         return "TEXT-1", (
             f"{about} differs: the target ends it as the {code} error it is (ABORT-1), but not "
             f"as SPEC.md section 9 words it: the text {json.dumps(_result_text(want))}"
