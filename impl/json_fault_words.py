@@ -94,8 +94,7 @@ def _no_delimiter(text: str, at: int) -> str:
         number = re.match(r"-?\d+", text[start:])
         typed = number.group() if number else text[start : at + 1]
         return (
-            f"a number with a leading zero ({typed}), which JSON does not write: "
-            f"write {int(typed)}"
+            f"a number with a leading zero ({typed}), which JSON does not write: write {int(typed)}"
         )
     if rest[:1] in ('"', "{", "[", "-") or rest[:1].isalnum():
         return "no comma (,) between this member or item and the one before it: add one"

@@ -94,7 +94,7 @@ def test_TEXT_1_ABORT_1_an_abort_s_error_named_otherwise_says_the_name_differs()
     divergence = replay.divergence
     assert divergence.rule_id == "TEXT-1", divergence.what
     assert divergence.what.endswith(
-        'in SPEC.md section 9\'s words, but its error info\'s name is "Error" where section '
+        "in SPEC.md section 9's words, but its error info's name is \"Error\" where section "
         '9\'s row names it "AbortError"'
     ), divergence.what
 
