@@ -10,7 +10,7 @@ from typing import Any
 
 import attrs
 import pytest
-from fresh_bugs import GUARDED_BASH, AskOutranksDeny, CapOneOff
+from fresh_bugs import GUARDED_BASH, AskOutranksDeny, CapOneOff, planted
 
 from loopspec.model import dispatch, handlers, rewrite
 from loopspec.model.commands import (
@@ -33,6 +33,7 @@ from loopspec.model.messages import ToolCallBlock
 from loopspec.model.state import DENY
 from loopspec.properties.cli import conform_run
 from loopspec.properties.cli.main import main
+from loopspec.properties.conformance import compare
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
 from loopspec.properties.conformance.run import RunReport, replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
@@ -92,6 +93,14 @@ class DeniesButKeepsTheRewrite(ModelTarget):
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(rewrite, "resolve_call", _keeps_a_denied_call_s_rewrite)
             return super().apply(command)
+
+
+def _judges_a_rewrite_beside_a_deny(call: Any, votes: Any, config: LoopConfig) -> Any:
+    """A denied call refused for the input another hook supplied, as if no hook had denied it."""
+    resolved = _RESOLVE_CALL(call, votes, config)
+    others = tuple(vote for vote in votes if not isinstance(vote.verdict, Deny))
+    judged = _RESOLVE_CALL(call, others, config)
+    return judged if resolved.decision == DENY and judged.decision == DENY else resolved
 
 
 def _held_at_the_gate(asking_input: str) -> list[Command]:
@@ -309,6 +318,30 @@ def test_SCHED_1_a_call_started_over_the_cap_says_what_the_cap_is() -> None:
     assert replay.divergence.rule_id == "SCHED-1", what
     assert "the target starts the body of call c3" in what, what
     assert "for fewer than maxParallel (2 here) to run" in what, what
+
+
+def test_HOOK_3_an_allowing_hooks_input_judged_beside_a_deny_sends_the_target_no_probe(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """HOOK-3: the probe telling an ask's merge from a kept rewrite (the call sent again) ran
+    when no hook asked, sending the target a call whose answer the report never reads."""
+    probed: list[object] = []
+    monkeypatch.setattr(
+        compare, "_merge_without_the_askers_input", lambda *given: probed.append(given)
+    )
+    judges = planted(rewrite, "resolve_call", _judges_a_rewrite_beside_a_deny, "judged first")
+    program: list[Command] = [
+        SubmitUser(""),
+        ModelReplies((_bash_call("c1"),)),
+        HookAnswers(Deny("")),
+        HookAnswers(Allow({"x": 1})),
+    ]
+    replay = replay_case(judges, GUARDED_BASH, program)
+    assert replay.divergence is not None
+    what = replay.divergence.what
+    assert replay.divergence.rule_id == "HOOK-3", what
+    assert "a loop judges it when its merge does not make the call denied" in what, what
+    assert probed == []
 
 
 def test_HOOK_2_a_call_refused_for_an_asking_hooks_input_beside_a_deny_names_the_merge() -> None:

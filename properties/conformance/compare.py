@@ -1708,7 +1708,12 @@ def _result_rule(
             "deny discards every rewrite, so no input is judged and the result is the denial, "
             f"{json.dumps(_result_text(want))}"
         )
-        merged = _merge_without_the_askers_input(call_id, history, target_events, config, probe)
+        # The probe sends the target a call: only when an ask's input is the one refused.
+        merged = (
+            _merge_without_the_askers_input(call_id, history, target_events, config, probe)
+            if asked
+            else None
+        )
         if asked and merged == "asked":
             return "HOOK-2", (
                 f"{said}. Hook {asked[0]}, whose input the target refuses, asked: the target's "
