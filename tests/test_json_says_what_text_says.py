@@ -138,7 +138,7 @@ LINE_KINDS: dict[str, tuple[Shown, str, str, Callable[[dict[str, Any]], object],
     ),
     "conform: a divergence not repeated when rerun": (
         lambda _tmp, _out, _patch: _conform_report(unrepeated=True),
-        ": DIVERGED ONCE, NOT WHEN RERUN\n",
+        ": DIVERGED ONCE, NOT WHEN RERUN: TURN-5 (loopspec spec TURN-5)\n",
         "conform",
         lambda document: (document["verdict"], document["unrepeated"]),
         ("DIVERGED ONCE, NOT WHEN RERUN", True),

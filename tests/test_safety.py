@@ -1230,7 +1230,9 @@ def test_SAFE_5_a_program_answered_two_ways_exits_2_with_its_program_saved_and_s
         "  the loop answered this program two ways when the case was saved (a race, "
     )
     lines = out.splitlines()
-    assert lines[0].endswith(": DIVERGED ONCE, NOT WHEN RERUN")
+    assert lines[0].endswith(
+        f": DIVERGED ONCE, NOT WHEN RERUN: {saved['rule']} (loopspec spec {saved['rule']})"
+    )
     assert "the target did not diverge when conform ran this program again" in lines[2]
     assert "command program as the first run found it (not shrunk" in out
     assert f"\nsaved case: cases/{case.name}\nrerun: {replay}\n" in out
