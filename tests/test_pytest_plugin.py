@@ -282,8 +282,9 @@ def test_PROTO_1_plugin_reports_a_counterexample_whose_case_cannot_be_saved(
     assert "rule TURN-2: the target's own log breaks TURN-2" in out
     saved = f"loopspec: error: the case was not saved in {tmp_path / 'notes.txt' / 'cases'}: "
     # The system's words, no "[Errno 20]", and the option saving it elsewhere (a read-only
-    # checkout said only "read-only file system": no case, so no rerun line, in a CI log).
-    elsewhere = "(--loopspec-case-dir=DIR saves it in a folder pytest can write)"
+    # checkout said only "read-only file system": no case, so no rerun line, in a CI log);
+    # given already, the option's folder is named the cause (it was offered as the mend).
+    elsewhere = "(--loopspec-case-dir names a folder pytest cannot write: give it one it can)"
     assert f"{saved}not a directory {elsewhere}\n" in out, out
     assert "conform_run.py" not in out
     assert "NotADirectoryError" not in out
@@ -338,7 +339,7 @@ def test_SAFE_5_plugin_fails_a_program_answered_two_ways_with_it_saved_and_named
     assert headline in failed, failed
     assert "command program as the first run found it (not shrunk" in failed
     said = (
-        f"saved case: loopspec-cases/{case.name} (in this CI job's checkout: keep "
+        f"saved case: loopspec-cases/{case.name} (on this CI job's machine: keep "
         "loopspec-cases/ as the job's artifact and commit the case, and every run replays it "
         "first; it may pass there, as its rerun here did, until the loop answers alike)\n"
         f"replay it alone: pytest loopspec-cases/{case.name} "

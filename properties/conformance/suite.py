@@ -155,8 +155,13 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
         case_path = save_case(report, folder, target)
     except OSError as error:  # the counterexample is still reported, as `conform` reports it
         said = system_reason(error)
-        # A read-only checkout is the usual cause in CI: name the option that moves the case.
-        elsewhere = "--loopspec-case-dir=DIR saves it in a folder pytest can write"
+        # A read-only checkout is the usual cause in CI: name the option that moves the case,
+        # or, given already, say its folder is the one pytest cannot write.
+        elsewhere = (
+            "--loopspec-case-dir names a folder pytest cannot write: give it one it can"
+            if request.config.getoption("--loopspec-case-dir")
+            else "--loopspec-case-dir=DIR saves it in a folder pytest can write"
+        )
         saved = [f"loopspec: error: the case was not saved in {folder}: {said} ({elsewhere})"]
     else:
         if case_path in earlier:
@@ -164,10 +169,11 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
                 f"the case an earlier run saved: {as_typed(case_path)} (every run replays it first"
             )
         elif _on_ci():
-            # A CI job's checkout is thrown away: "from now on" held for no later run there.
+            # A CI job's machine is thrown away: "from now on" held for no later run there.
+            # (--loopspec-case-dir may name a folder outside the checkout.)
             kept = as_typed(case_path.parent)
             found = (
-                f"saved case: {as_typed(case_path)} (in this CI job's checkout: keep {kept}/ "
+                f"saved case: {as_typed(case_path)} (on this CI job's machine: keep {kept}/ "
                 "as the job's artifact and commit the case, and every run replays it first"
             )
         else:
