@@ -577,6 +577,17 @@ def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
         "replayed 2 cases against test_case_sharing:turn_end_reason_as_text: 1 diverging, 1 "
         f"without divergence (diverging: {diverging}, TURN-5)\n"
     )
+    # Four still diverging: the first three named, the rest counted (each was named).
+    copies = [folder / f"copy-{n}.json" for n in (1, 2, 3)]
+    for copy in copies:
+        copy.write_bytes(diverging.read_bytes())
+    assert main(["replay", str(diverging), *map(str, copies), *buggy]) == 1
+    assert capsys.readouterr().out.endswith(
+        f"4 diverging (diverging: {diverging}, TURN-5; {copies[0]}, TURN-5; {copies[1]}, "
+        "TURN-5; and 1 more)\n"
+    )
+    for copy in copies:
+        copy.unlink()
     # With no target named, the bundled loop by name, as one case's header says (f703816):
     # the factory's module path means nothing to a reader who never saw the source.
     assert main(["replay", str(folder), "--bundled"]) == 0

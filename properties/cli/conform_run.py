@@ -1459,15 +1459,23 @@ def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
     return 1 if outcomes["diverging"] else 0
 
 
+# How many diverging cases the tally names: a folder of 40 made its last line 40 paths long.
+_DIVERGING_NAMED_AT_MOST: Final = 3
+
+
 def _diverging_named(listed: list[Listed]) -> str:
-    """The tally's words naming each case still diverging and the rule it broke now: a CI log's
-    last line said `1 diverging` alone, the case and its rule dozens of lines above."""
+    """The tally's words naming the first cases still diverging and the rule each broke now (the
+    rest counted): a CI log's last line said `1 diverging` alone, the case and its rule dozens
+    of lines above."""
     named = []
     for case in listed:
         if case.outcome == "diverging" and case.replayed is not None:
             divergence = case.replayed[2].divergence
             broke = divergence.rule_id if divergence is not None else NO_RULE
             named.append(case.case if broke == NO_RULE else f"{case.case}, {broke}")
+    if len(named) > _DIVERGING_NAMED_AT_MOST:
+        more = len(named) - _DIVERGING_NAMED_AT_MOST
+        named = [*named[:_DIVERGING_NAMED_AT_MOST], f"and {more} more"]
     return f" (diverging: {'; '.join(named)})" if named else ""
 
 
