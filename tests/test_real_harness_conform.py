@@ -728,6 +728,14 @@ def test_a_call_travels_through_the_shell_command_and_back(
     assert shell_command_of({"cmd": command}) == command
 
 
+def test_a_tool_request_missing_a_word_keeps_it_missing() -> None:
+    """The adapter reads back a tool program's call id, name and arguments; one its request
+    lacks became the text "None", a call id no call has, where it stays missing."""
+    read = conform_driver.tool_request_read
+    assert read({"kind": "tool", "call": "hex:6327"}) == {"kind": "tool", "call": "c'"}
+    assert read({"kind": "hook", "call": "hex:6327"}) == {"kind": "hook", "call": "hex:6327"}
+
+
 def test_a_claude_code_transcript_is_read_as_prompt_reply_and_result() -> None:
     """One reply spans its records (same message id); meta records are not the user's. A record
     is one line, a line separator (U+2028, which Claude Code writes unescaped) inside it."""

@@ -39,8 +39,9 @@ kernel allows it, and with every proxy variable pointing at a closed port):
 Parallel calls: Claude Code runs a reply's calls together only when it reads their commands as
 read-only, so a call of a concurrency-safe tool reaches it as `tac CALL NAME ARGUMENTS`, `tac`
 being the blocking tool program first on the CLI's PATH (Claude Code 2.1.332 reads `tac`, `rev`
-and `nl` commands as read-only; an absolute path it does not; arguments holding a `'` travel
-as hex, `cli_wire.program_word`, since quoted they could make the command look unsafe to it).
+and `nl` commands as read-only; an absolute path it does not; a call id, tool name or
+arguments holding a `'` travel as hex, `cli_wire.program_word`, since quoted they could make
+the command look unsafe to it).
 The adapter sets its cap, `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, to the configuration's, which
 a headless run does not honour (three ran at once under 2: SCHED-1 of its profile); under a
 cap of 1 every call runs the absolute path, so calls run one at a time there as in the model.
@@ -223,6 +224,17 @@ def call_program(harness: Harness, config: LoopConfig, name: str, bin_dir: Path)
     if runs_as_read_only(harness, config, name):
         return SAFE_TOOL_PROGRAM
     return str(bin_dir / TOOL_PROGRAM)
+
+
+def tool_request_read(request: dict[str, Any]) -> dict[str, Any]:
+    """A tool program's request with its call id, tool name and arguments read back from the
+    words `tool_command` wrote (`text_of_word`); a key the request lacks stays absent (it
+    became the text "None")."""
+    if request.get("kind") == "tool":
+        for key in ("call", "name", "arguments"):
+            if key in request:
+                request[key] = text_of_word(str(request[key]))
+    return request
 
 
 # ---------------------------------------------------------------------------------------------
@@ -771,10 +783,7 @@ class Control:
                 if not chunk:
                     return
                 received += chunk
-            request = json.loads(received.decode("utf-8"))
-            if request.get("kind") == "tool":  # its words as `tool_command` wrote them
-                for key in ("call", "name", "arguments"):
-                    request[key] = text_of_word(str(request.get(key)))
+            request = tool_request_read(json.loads(received.decode("utf-8")))
             waiting = Waiting(str(request.get("kind")), request, time.time())
             with self.lock:
                 self.waiting.append(waiting)
