@@ -824,7 +824,8 @@ def test_LOG_4_REC_1_times_going_backwards_across_a_resume_break_no_rule() -> No
     """LOG-4: times follow no order (SPEC says so; dsh stamps each append with its clock, which
     a resume on another machine may find behind): the demo log with its second turn timed an
     hour before its first keeps every rule, as check judges it."""
-    rows = [json.loads(line) for line in (FIXTURES / "valid" / "model-demo.jsonl").open()]
+    demo = (FIXTURES / "valid" / "model-demo.jsonl").read_text(encoding="utf-8")
+    rows = [json.loads(line) for line in demo.splitlines()]
     second_turn = next(i for i, row in enumerate(rows) if row.get("data") == {"turn": 2})
     for row in rows[second_turn:]:
         row["time"] -= 3_600_000

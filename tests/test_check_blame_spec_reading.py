@@ -542,7 +542,8 @@ def test_DEC_2_ABORT_3_a_request_left_unanswered_ends_no_turn_in_error_or_aborte
     blamed there (ABORT-3 places an abort's), and not again at the turn's end; written after
     the turn's end, it is that fault, not blamed again; ended interrupted (as a crash repair
     ends it) the request is not blamed."""
-    rows = [json.loads(line) for line in (BLAME / "violations" / f"{fixture}.jsonl").open()]
+    logged = (BLAME / "violations" / f"{fixture}.jsonl").read_text(encoding="utf-8")
+    rows = [json.loads(line) for line in logged.splitlines()]
     report = _checked(rows)
     assert blamed(report) == [(rule, line)]
     assert report.violations[0].violation.related == (9,)  # the step's end
@@ -560,7 +561,7 @@ def test_DEC_2_every_request_a_turn_left_unanswered_is_named_at_its_end() -> Non
     step ended (approval-c1), and an answer to the second written after the turn's end was then
     blamed as a fault of its own; the end names both, once, and neither answer is blamed again."""
     path = BLAME / "violations" / "DEC-2-request-left-unanswered-then-the-turn-ends-in-error.jsonl"
-    rows = [json.loads(line) for line in path.open()]
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
     def for_c2(row: dict[str, Any]) -> dict[str, Any]:
         text = json.dumps(row).replace('"c1"', '"c2"').replace("approval-c1", "approval-c2")

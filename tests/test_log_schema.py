@@ -184,7 +184,10 @@ def test_REC_1_the_schema_says_which_events_time_is_not_free() -> None:
 
 # Each optional member of the layout, and where a line of the model's demo log holds it: null
 # there is read one way by the decoder, by check and by conform's schema.
-_DEMO = [json.loads(line) for line in (FIXTURES / "valid" / "model-demo.jsonl").open()]
+_DEMO = [
+    json.loads(line)
+    for line in (FIXTURES / "valid" / "model-demo.jsonl").read_text(encoding="utf-8").splitlines()
+]
 _OPTIONAL_PLACES: dict[tuple[type, str], tuple[str, Place]] = {
     (UserMessageRecorded, "sources"): ("user/message", ("sourceEventSeqs",)),
     (UserMessage, "id"): ("user/message", ("data", "id")),

@@ -297,7 +297,8 @@ ABORT_CAUSE_CYCLE = tuple(sorted(ABORT_CAUSES))
 
 def abort_on(log_length: int, landing: str | None = None) -> Abort:
     """An Abort whose cause cycles with the length of the log it lands on (ABORT-3); one sent
-    while the abort with cause `landing` still drains takes the next cause instead of that one.
+    while the abort with cause `landing` still drains takes a cause neither `landing` nor the
+    user's.
 
     Derived, not drawn: programs send every cause, yet draw what they drew before, since a draw
     of its own would move every seeded batch (tests/batches.py). The cause changes only the
