@@ -649,14 +649,12 @@ def _kept_calls_rejected_as_they_end(command: Json, want: Obs, got: Obs, earlier
     such a call alone), is no known divergence."""
     if not _interrupted_call_kept(command, want, got, earlier):
         return False
-    overtaking = _overtaking_result(got, earlier)
+    overtaking = _read_only_overtaking(got, earlier)
     if overtaking is None:
         return False
     call, overtaken = overtaking
     recorded = _calls_of(list(events_of([*earlier.model, want])))
-    return not ({call, *overtaken} & recorded.keys()) and _read_only_stretch(
-        earlier, overtaken[0], call
-    )
+    return not ({call, *overtaken} & recorded.keys())
 
 
 def _killed_calls_rejected_as_they_end(
@@ -668,13 +666,19 @@ def _killed_calls_rejected_as_they_end(
     cap and rejects each as the interrupt ends it, in the order they end (ORD-3), as
     `_kept_calls_rejected_as_they_end` reads it of calls whose hooks ran. A result overtaking a
     call across one that writes (Claude Code runs such a call alone) is no known divergence."""
-    if not _running_call_killed(command, want, got, earlier):
-        return False
+    return _running_call_killed(command, want, got, earlier) and (
+        _read_only_overtaking(got, earlier) is not None
+    )
+
+
+def _read_only_overtaking(got: Obs, earlier: Earlier) -> tuple[str, list[str]] | None:
+    """The first result `got` logs ahead of earlier calls of its reply, with those calls
+    (`_overtaking_result`), where every call from the first overtaken to it reaches Claude
+    Code as read-only (`_read_only_stretch`), so it ran them together; None otherwise."""
     overtaking = _overtaking_result(got, earlier)
-    if overtaking is None:
-        return False
-    call, overtaken = overtaking
-    return _read_only_stretch(earlier, overtaken[0], call)
+    if overtaking is None or not _read_only_stretch(earlier, overtaking[1][0], overtaking[0]):
+        return None
+    return overtaking
 
 
 def _reply_invented_at_resume(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
