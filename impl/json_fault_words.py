@@ -29,9 +29,58 @@ _LITERALS: Final = {
 }
 
 
+def edit_fault(error: json.JSONDecodeError, what: str) -> tuple[str, int]:
+    """The words for `error`, the parser's refusal of the user's `what` ("case file"), and the
+    offset they point at: a comma left before a closing bracket where a member was cut (the
+    parser names the bracket that follows), else where the parser stopped."""
+    comma = trailing_comma(error)
+    if comma is not None:
+        closer = error.doc[comma + 1 :].lstrip()[:1]
+        return (
+            f"a comma before the closing {closer} (left behind when what followed it was "
+            "cut?): delete it",
+            comma,
+        )
+    if _quote_left_unescaped(error):
+        # The parser names a missing delimiter: the string's own quote ended it early.
+        said = 'a string\'s closing quote (") is followed by more text: a " inside a string'
+        return said + ' is written \\"', error.pos
+    return parser_fault(error, what), error.pos
+
+
+def trailing_comma(error: json.JSONDecodeError) -> int | None:
+    """The offset of a comma right before a closing `]` or `}` where the parser stopped there
+    (Python 3.13 says "Illegal trailing comma", earlier ones "Expecting value" or "Expecting
+    property name"), or None."""
+    text = error.doc
+    if not error.msg.startswith(("Expecting value", "Expecting property name", "Illegal trailing")):
+        return None
+    if error.pos < len(text) and text[error.pos] == ",":
+        comma = error.pos
+    else:
+        before = text[: error.pos].rstrip()
+        if not before.endswith(","):
+            return None
+        comma = len(before) - 1
+    return comma if text[comma + 1 :].lstrip()[:1] in ("]", "}") else None
+
+
+def _quote_left_unescaped(error: json.JSONDecodeError) -> bool:
+    """Whether the parser stopped right after a string, at a character that can go on no
+    string (`"say "hi""`: the second quote ended it): a quote meant inside it."""
+    if not error.msg.startswith(("Expecting ',' delimiter", "Expecting ':' delimiter")):
+        return False
+    text = error.doc
+    return (
+        error.pos < len(text)
+        and text[error.pos - 1 : error.pos] == '"'
+        and text[error.pos] not in ' \t\r\n,:]}"'
+    )
+
+
 def parser_fault(error: json.JSONDecodeError, what: str) -> str:
-    """The words for `error`, the parser's refusal of the user's `what` ("case file"), at the
-    place it stopped; the parser's own message when no edit explains it."""
+    """The words for the parser's other refusals, at the place it stopped; the parser's own
+    message when no edit explains it."""
     text, at = error.doc, error.pos
     rest = text[at:]
     if error.msg.startswith("Expecting"):

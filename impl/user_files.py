@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from loopspec.impl.json_fault_words import parser_fault
+from loopspec.impl.json_fault_words import edit_fault
 from loopspec.impl.system_words import system_reason
 from loopspec.model.errors import NO_RULE_BROKEN
 from loopspec.model.json_location import line_and_column, offset_past_depth
@@ -141,60 +141,14 @@ def not_utf8(path: object, data: bytes, error: UnicodeDecodeError, what: str) ->
 
 def not_json(path: object, error: json.JSONDecodeError, what: str, reason: str = "") -> str:
     """The one wording of a user's file that is not JSON: `path:line: ...: column c` (`reason`
-    in place of the parser's own words when the caller knows better). An empty file says so:
-    the parser's "Expecting value: column 1" sent its reader looking for a fault on line 1.
-    What a hand edit leaves is said as that edit: a comma before a closing bracket, a string's
-    quote left unescaped (the parser named the bracket, or a missing delimiter), and the
-    parser's other refusals as `parser_fault` says them."""
+    in place of the edit's words when the caller knows better). An empty file says so: the
+    parser's "Expecting value: column 1" sent its reader looking for a fault on line 1. Every
+    other refusal is said as the hand edit that left it (`edit_fault`), at the place it names."""
     if not error.doc.strip():
         return f"{path}: the {what} is empty"
-    if not reason:
-        comma = trailing_comma(error)
-        if comma is not None:
-            # A member or an item cut, its comma left: the parser names what follows.
-            line, column = line_and_column(error.doc, comma)
-            closer = error.doc[comma + 1 :].lstrip()[:1]
-            return (
-                f"{path}:{line}: the {what} is not JSON: a comma before the closing {closer} "
-                f"(left behind when what followed it was cut?): delete it: column {column}"
-            )
-        if _quote_left_unescaped(error):
-            reason = (
-                'a string\'s closing quote (") is followed by more text: a " inside a '
-                'string is written \\"'
-            )
-    said = reason or parser_fault(error, what)
-    return f"{path}:{error.lineno}: the {what} is not JSON: {said}: column {error.colno}"
-
-
-def trailing_comma(error: json.JSONDecodeError) -> int | None:
-    """The offset of a comma right before a closing `]` or `}` where the parser stopped there
-    (Python 3.13 says "Illegal trailing comma", earlier ones "Expecting value" or "Expecting
-    property name"), or None."""
-    text = error.doc
-    if not error.msg.startswith(("Expecting value", "Expecting property name", "Illegal trailing")):
-        return None
-    if error.pos < len(text) and text[error.pos] == ",":
-        comma = error.pos
-    else:
-        before = text[: error.pos].rstrip()
-        if not before.endswith(","):
-            return None
-        comma = len(before) - 1
-    return comma if text[comma + 1 :].lstrip()[:1] in ("]", "}") else None
-
-
-def _quote_left_unescaped(error: json.JSONDecodeError) -> bool:
-    """Whether the parser stopped right after a string, at a character that can go on no
-    string (`"say "hi""`: the second quote ended it): a quote meant inside it."""
-    if not error.msg.startswith(("Expecting ',' delimiter", "Expecting ':' delimiter")):
-        return False
-    text = error.doc
-    return (
-        error.pos < len(text)
-        and text[error.pos - 1 : error.pos] == '"'
-        and text[error.pos] not in ' \t\r\n,:]}"'
-    )
+    said, at = (reason, error.pos) if reason else edit_fault(error, what)
+    line, column = line_and_column(error.doc, at)
+    return f"{path}:{line}: the {what} is not JSON: {said}: column {column}"
 
 
 def refused_json(path: object, error: UserFileError, what: str) -> str:

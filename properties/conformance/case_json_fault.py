@@ -15,7 +15,8 @@ import re
 import unicodedata
 from typing import Final
 
-from loopspec.impl.user_files import not_json, trailing_comma
+from loopspec.impl.json_fault_words import trailing_comma
+from loopspec.impl.user_files import not_json
 from loopspec.model.json_location import line_and_column
 from loopspec.properties.typographic import CURLED_QUOTES
 
