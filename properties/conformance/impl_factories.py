@@ -94,9 +94,7 @@ def module_below(top: str, folder: str) -> str | None:
         place = os.path.join(folder, entry)
         if entry.startswith((".", "__")) or not os.path.isdir(place):
             continue
-        if os.path.isfile(os.path.join(place, f"{top}.py")) or os.path.isfile(
-            os.path.join(place, top, "__init__.py")
-        ):
+        if _holds_module(place, top):
             return entry
         looked += 1
         if looked >= _SUBFOLDERS_LOOKED_INTO:
@@ -128,10 +126,12 @@ def _nearest_module(top: str, folder: str) -> str:
         entries = os.listdir(folder)
     except OSError:
         return ""
-    modules = [
-        entry.removesuffix(".py")
-        for entry in entries
-        if (entry.endswith(".py") and entry != "__init__.py")
-        or os.path.isfile(os.path.join(folder, entry, "__init__.py"))
-    ]
-    return did_you_mean(top, modules)
+    names = dict.fromkeys(entry.removesuffix(".py") for entry in entries if entry != "__init__.py")
+    return did_you_mean(top, [name for name in names if _holds_module(folder, name)])
+
+
+def _holds_module(folder: str, name: str) -> bool:
+    """Whether `import name` run in `folder` finds a module there: `name.py` or a package."""
+    return os.path.isfile(os.path.join(folder, f"{name}.py")) or os.path.isfile(
+        os.path.join(folder, name, "__init__.py")
+    )
