@@ -151,15 +151,23 @@ def shared(harness: str, real_cli_drivers: RealCliDrivers) -> Iterator[SharedPro
 @pytest.mark.parametrize("name", HARNESSES)
 def test_each_known_divergence_is_detected_by_conform_or_not_driven(name: str) -> None:
     """The profile's rules are exactly KNOWN's, less the rules conform cannot drive (whose
-    capability is not declared); shapes and adapter limits add no known divergence."""
+    capability is not declared); shapes and adapter limits add no known divergence. A rule's
+    own key carries its entry's text, a keyed form (RULE:aspect) that aspect's own: no two
+    divergences share a summary, and KNOWN names no aspect conform does not detect."""
     profile = PROFILES[name]
     loop_entries = [d for d in profile.divergences if d not in (*SHAPES, *ADAPTER_LIMITS)]
     detected = {d.rules[0] for d in loop_entries}
     assert detected == set(KNOWN[Harness(name)]) - set(NOT_DRIVEN[Harness(name)])
     assert all(not shape.rules for shape in SHAPES)
     for divergence in loop_entries:
-        rule = divergence.rules[0]
-        assert divergence.what.startswith(KNOWN[Harness(name)][rule].what)
+        entry = KNOWN[Harness(name)][divergence.rules[0]]
+        _, _, aspect = divergence.key.partition(":")
+        assert divergence.what.startswith(entry.aspects[aspect] if aspect else entry.what)
+    summaries = [d.what for d in profile.divergences]
+    assert len(set(summaries)) == len(summaries)
+    keys = {d.key for d in loop_entries}
+    for rule, entry in KNOWN[Harness(name)].items():
+        assert {f"{rule}:{aspect}" for aspect in entry.aspects} <= keys
 
 
 @pytest.mark.parametrize("name", HARNESSES)

@@ -35,6 +35,9 @@ class KnownDivergence:
     # It shows only where the loop loses a race (a later call finishing first): a run that did
     # not lose it says nothing of whether an upgrade fixed it (`check --strict-known`).
     racy: bool = False
+    # The own summary of each keyed form conform detects apart (`RULE:aspect` in
+    # `real_harnesses.DETECTORS`), by aspect: the part of `what` that form shows.
+    aspects: Mapping[str, str] = attrs.field(factory=dict, hash=False)
 
 
 _RW_1 = KnownDivergence(
@@ -48,6 +51,10 @@ _HOOK_3 = KnownDivergence(
     Kind.BUG,
     "several rewriting hooks run in parallel and the one that finishes last wins: a race, "
     "not the configured order",
+    aspects={
+        "parallel-hooks": "a call's PreToolUse hooks run in parallel: their audit records come "
+        "in the order the hooks finish, not the configured order",
+    },
 )
 
 _RW_3 = KnownDivergence(
@@ -71,6 +78,51 @@ _TEXT_1 = KnownDivergence(
     "and the error output (no error name or code), a hook's denial, a hook's input the CLI "
     "refuses (HOOK-6) and a failed model request are worded the CLI's way",
 )
+# The parts of TEXT-1 conform erases apart from the results' words (keyed TEXT-1:aspect).
+_MODEL_ERRORS = (
+    "a turn a failed model request ends records the CLI's own error, not the request's "
+    "message and code"
+)
+_CLAUDE_OUTPUT_SHAPE = (
+    "a command's output loses its leading blank lines and trailing "
+    "whitespace (a final newline among it), and one of more than 30,000 UTF-8 bytes is "
+    "saved to a file, the model reading a <persisted-output> notice with a preview of "
+    "its first 2,000 characters (cut back to a line's end); a command that succeeds "
+    "printing nothing is '(Bash completed with no output)'; a failed command's error "
+    "output keeps its first 30,000 characters, and the failure's text past 10,000 "
+    "characters its first and last 5,000 around '... [N characters truncated] ...'"
+)
+_CODEX_POST_BLOCK = (
+    "a PostToolUse block's output is its reasons joined by blank "
+    "lines, with no error flag (the rollout's output has none)"
+)
+_CODEX_OUTPUT_SHAPE = (
+    "a command's output of "
+    "more than 10,000 UTF-8 bytes is cut to its first and last 5,000 bytes around "
+    "'…N chars truncated…', after a 'Warning: truncated output' line and its line count "
+    "(a shorter one is kept whole, a final newline too)"
+)
+_CLAUDE_REUSED_CALL_ID = (
+    "a call whose id an earlier reply's call used (local models' call_0) is left out of "
+    "every request with its result, a reply or user turn it leaves empty sent as "
+    "'[Tool use interrupted]' or '(no content)': the model never reads that result"
+)
+_CLAUDE_ABORT_NOTICE = (
+    "an interrupt writes a user message the user never typed ('[Request interrupted by "
+    "user]') at once, last in the aborted turn, and the next turn's model reads it"
+)
+_CODEX_ABORT_NOTICE = (
+    "an interrupt writes a user message the user never typed ('<turn_aborted>...') at "
+    "once, last in the aborted turn (after its results), and the next turn's model reads "
+    "it; the model writes none"
+)
+_CODEX_BLANK_BLOCK = (
+    "a PostToolUse hook that blocks with an empty or blank reason is ignored: when no "
+    "other blocking hook gave a reason the model reads the tool's output, where the "
+    "model replaces it ('blocked by PostToolUse hook', or the blank reason as given), "
+    "and beside one a blank reason is left out of the joined reasons"
+)
+
 _TEXT_2 = KnownDivergence(
     "TEXT-2",
     Kind.DESIGN,
@@ -109,13 +161,8 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
         "TEXT-1": KnownDivergence(
             "TEXT-1",
             Kind.DESIGN,
-            f"{_TEXT_1.what}; a command's output loses its leading blank lines and trailing "
-            "whitespace (a final newline among it), and one of more than 30,000 UTF-8 bytes is "
-            "saved to a file, the model reading a <persisted-output> notice with a preview of "
-            "its first 2,000 characters (cut back to a line's end); a command that succeeds "
-            "printing nothing is '(Bash completed with no output)'; a failed command's error "
-            "output keeps its first 30,000 characters, and the failure's text past 10,000 "
-            "characters its first and last 5,000 around '... [N characters truncated] ...'",
+            f"{_TEXT_1.what}; {_CLAUDE_OUTPUT_SHAPE}",
+            aspects={"output-shape": _CLAUDE_OUTPUT_SHAPE, "model-errors": _MODEL_ERRORS},
         ),
         "TEXT-2": _TEXT_2,
         "TURN-1": _TURN_1,
@@ -131,10 +178,9 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             Kind.BUG,
             "a failed model request is written to the transcript as an assistant message the "
             "model never wrote ('API Error: ...', model <synthetic>), which the requests that "
-            "follow leave out: the transcript holds a reply no model request carries; and a "
-            "call whose id an earlier reply's call used (local models' call_0) is left out of "
-            "every request with its result, a reply or user turn it leaves empty sent as "
-            "'[Tool use interrupted]' or '(no content)': the model never reads that result",
+            "follow leave out: the transcript holds a reply no model request carries; and "
+            f"{_CLAUDE_REUSED_CALL_ID}",
+            aspects={"reused-call-id": _CLAUDE_REUSED_CALL_ID},
         ),
         "HOOK-2": _HOOK_2,
         "HOOK-3": _HOOK_3,
@@ -150,6 +196,11 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             "results of parallel read-only calls go back in completion order, a denied one's "
             "as its PreToolUse hook denies it, ahead of earlier calls still running",
             racy=True,
+            aspects={
+                "denied-at-once": "a read-only call's denial is logged as its PreToolUse hook "
+                "denies it, ahead of the results of earlier read-only calls of its reply still "
+                "running",
+            },
         ),
         "SCHED-1": KnownDivergence(
             "SCHED-1",
@@ -163,9 +214,8 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             Kind.DESIGN,
             "a PostToolUse hook's additionalContext reaches the model inside the result it "
             "judges (a system reminder after the output; the transcript's attachment follows "
-            "the result), not as a message at the next step's start; an interrupt writes a "
-            "user message the user never typed ('[Request interrupted by user]') at once, last "
-            "in the aborted turn, and the next turn's model reads it",
+            f"the result), not as a message at the next step's start; {_CLAUDE_ABORT_NOTICE}",
+            aspects={"abort-notice": _CLAUDE_ABORT_NOTICE},
         ),
         "DEC-3": KnownDivergence(
             "DEC-3",
@@ -188,6 +238,15 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             "an interrupted running call is reported to the model as rejected by the user (or, "
             "the CLI exiting before the threads that write that answer, left unanswered until "
             "the next turn), and an assistant message the model never wrote is added",
+            aspects={
+                "unanswered-at-exit": "an interrupt can end the CLI before the threads that "
+                "write a running call's answer: that call is left unanswered until the next turn",
+                "resume": "resuming after an interrupt, the CLI adds an assistant message the "
+                "model never wrote ('No response requested.') before the new turn opens",
+                "completion-order": "an interrupt rejects each read-only call of the reply as "
+                "it ends it, a later call's answer ahead of an earlier one's (the CLI runs them "
+                "together past the cap, where the model queues some)",
+            },
         ),
         "ABORT-2": KnownDivergence(
             "ABORT-2",
@@ -195,6 +254,11 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             "an interrupt while a call's PreToolUse hooks run keeps the reply's call and reports "
             "it to the model as rejected by the user, a reply's read-only calls in the order the "
             "interrupt ends them; the model keeps only the reply's text",
+            aspects={
+                "completion-order": "an interrupt while a reply's read-only calls' PreToolUse "
+                "hooks run rejects each of those calls as the interrupt ends it, a later call's "
+                "answer ahead of an earlier one's",
+            },
         ),
         "ABORT-3": KnownDivergence(
             "ABORT-3",
@@ -214,10 +278,8 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
         "DEC-3": KnownDivergence(
             "DEC-3",
             Kind.BUG,
-            "a PostToolUse hook that blocks with an empty or blank reason is ignored: when no "
-            "other blocking hook gave a reason the model reads the tool's output, where the "
-            "model replaces it ('blocked by PostToolUse hook', or the blank reason as given), "
-            "and beside one a blank reason is left out of the joined reasons",
+            _CODEX_BLANK_BLOCK,
+            aspects={"blank-reason": _CODEX_BLANK_BLOCK},
         ),
         "RW-1": _RW_1,
         "RW-2": KnownDivergence(
@@ -230,11 +292,12 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
         "TEXT-1": KnownDivergence(
             "TEXT-1",
             Kind.DESIGN,
-            f"{_TEXT_1.what}; a PostToolUse block's output is its reasons joined by blank "
-            "lines, with no error flag (the rollout's output has none); a command's output of "
-            "more than 10,000 UTF-8 bytes is cut to its first and last 5,000 bytes around "
-            "'…N chars truncated…', after a 'Warning: truncated output' line and its line count "
-            "(a shorter one is kept whole, a final newline too)",
+            f"{_TEXT_1.what}; {_CODEX_POST_BLOCK}; {_CODEX_OUTPUT_SHAPE}",
+            aspects={
+                "post-block": _CODEX_POST_BLOCK,
+                "output-shape": _CODEX_OUTPUT_SHAPE,
+                "model-errors": _MODEL_ERRORS,
+            },
         ),
         "TEXT-2": _TEXT_2,
         "EXE-1": _EXE_1,
@@ -282,9 +345,8 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
         "ADJ-4": KnownDivergence(
             "ADJ-4",
             Kind.DESIGN,
-            "an interrupt writes a user message the user never typed ('<turn_aborted>...') at "
-            "once, last in the aborted turn (after its results), and the next turn's model reads "
-            "it; the model writes none",
+            _CODEX_ABORT_NOTICE,
+            aspects={"abort-notice": _CODEX_ABORT_NOTICE},
         ),
         "ABORT-3": KnownDivergence(
             "ABORT-3",

@@ -46,6 +46,7 @@ from loopspec.model.wording import (
 )
 from loopspec.properties.harnesses.cli_wire import CLAUDE_EMPTIED_REPLY, CLAUDE_EMPTIED_TURN
 from loopspec.properties.harnesses.profiles import KNOWN
+from loopspec.properties.harnesses.profiles import KnownDivergence as KnownEntry
 from loopspec.properties.harnesses.request_history import wire_form
 from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness, runs_as_read_only
 from loopspec.properties.logcheck.claude_code import SYNTHETIC_MODEL
@@ -1643,6 +1644,19 @@ ADAPTER_LIMITS = (
 )
 
 
+def _summary(entry: KnownEntry, key: str) -> str:
+    """What a detector's key shows: its rule's whole entry, or a keyed form's own part of it
+    (`ABORT-1:completion-order` read as ABORT-1's generic text)."""
+    _, colon, aspect = key.partition(":")
+    if not colon:
+        return entry.what
+    try:
+        return entry.aspects[aspect]
+    except KeyError:
+        msg = f"{key}: KNOWN's {entry.rule_id} entry has no summary of its aspect {aspect!r}"
+        raise ValueError(msg) from None
+
+
 def _detected(harness: Harness, rules: tuple[str, ...], *, hard: bool) -> list[KnownDivergence]:
     found = []
     for rule in rules:
@@ -1659,7 +1673,7 @@ def _detected(harness: Harness, rules: tuple[str, ...], *, hard: bool) -> list[K
                     KnownDivergence(
                         key,
                         (rule, *(ALSO_BREAKS.get(key, ()) if symptom is not None else ())),
-                        f"{entry.what} ({entry.kind.value})",
+                        f"{_summary(entry, key)} ({entry.kind.value})",
                         erase_pair=eraser,
                         symptom=symptom,
                         cut_at_reply=cut,
