@@ -2,9 +2,9 @@
 
 The factory returns a `loopspec.properties.conformance.target.ConformanceTarget`, for example an
 adapter around your own loop; `--loopspec-cmd=COMMAND` runs a driver-protocol process instead.
-A target option written wrongly, or a module or factory that cannot be loaded, stops pytest
-before it collects anything (a usage error, one line); a factory that makes no target fails each
-loopspec test with that line. Needs pytest 7 or newer.
+A target option written wrongly, a module or factory that cannot be loaded, or a case folder
+pytest cannot write, stops pytest before it collects anything (a usage error, one line); a
+factory that makes no target fails each loopspec test with that line. Needs pytest 7 or newer.
 
 First, every saved case is replayed against that target as a test of its own, collected as its
 file (`loopspec-cases/case-ADJ-4-0.json::replay`; naming the file or that id runs the case
@@ -128,8 +128,9 @@ ERROR_PREFIX = "loopspec: error: "
 
 def refused(text: str, rule_id: str = NO_RULE_BROKEN) -> pytest.UsageError:
     """What stops pytest before it collects anything, worded as the `loopspec` command's errors
-    are (pytest puts `ERROR: ` ahead): one line, naming a rule only when one is broken."""
-    return pytest.UsageError(f"{ERROR_PREFIX}{tagged(rule_id, text)}")
+    are but for their `error: `, which pytest's own `ERROR: ` ahead says already (the line read
+    `ERROR: loopspec: error: ...`): one line, naming a rule only when one is broken."""
+    return pytest.UsageError(f"loopspec: {tagged(rule_id, text)}")
 
 
 STOPPED_AT_START_UP = (
@@ -299,7 +300,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--loopspec-impl") or config.getoption("--loopspec-cmd"):
         _check_target(config)
         as_paths = _cases_named_as_paths(config, in_folders=True)
-        config.stash[SAVED_CASES] = _saved_cases(config, as_paths)
+        config.stash[SAVED_CASES] = cases = _saved_cases(config, as_paths)
+        if not any(_names_a_file(config, argument, cases) for argument in config.args):
+            _check_case_folder(config)  # the random suite runs, and saves its counterexample
         _clean_up_at_sigterm(config)
     elif as_paths := _cases_named_as_paths(config, in_folders=False):
         # Without a target the plugin collects nothing, and pytest said "not found" of it.
@@ -307,6 +310,29 @@ def pytest_configure(config: pytest.Config) -> None:
             f"{as_paths[0]} is a loopspec case: name the loop to replay it on, "
             "--loopspec-cmd=COMMAND (a driver-protocol process) or --loopspec-impl=MODULE:FACTORY"
         )
+
+
+def _check_case_folder(config: pytest.Config) -> None:
+    """Stop pytest before it collects anything when the case folder cannot be written, as
+    `conform --case-dir` refuses one before its search: found only when the search saved its
+    counterexample, minutes later, no case was kept to replay (a read-only checkout in CI)."""
+    from loopspec.properties.cli.conform_run import unwritable_folder  # noqa: PLC0415 (as above)
+
+    folder = case_folder(config)
+    why = unwritable_folder(folder)
+    if why is None:
+        return
+    given = config.getoption("--loopspec-case-dir")
+    if given:
+        raise refused(
+            f"--loopspec-case-dir {given}: {why}: give it a folder pytest can write, where the "
+            "random suite saves a counterexample"
+        )
+    raise refused(
+        f"the case folder, {folder} ({DEFAULT_CASE_DIR}/ in pytest's rootdir, where the random "
+        f"suite saves a counterexample): {why}: --loopspec-case-dir=DIR names one pytest can "
+        'write (in GitHub Actions, --loopspec-case-dir="$RUNNER_TEMP/loopspec-cases")'
+    )
 
 
 def _clean_up_at_sigterm(config: pytest.Config) -> None:

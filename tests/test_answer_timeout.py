@@ -89,5 +89,5 @@ def test_PROTO_1_plugin_answer_timeout_is_the_wait_for_each_answer(
     assert CLI_HINT not in done.stdout
     refused = pytest_with("--loopspec-answer-timeout=0.2")
     assert refused.returncode == 4, refused.stdout + refused.stderr
-    only = "ERROR: loopspec: error: --loopspec-answer-timeout applies to --loopspec-cmd only\n"
+    only = "ERROR: loopspec: --loopspec-answer-timeout applies to --loopspec-cmd only\n"
     assert only in refused.stderr, refused.stderr

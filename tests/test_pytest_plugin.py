@@ -258,36 +258,39 @@ def test_PROTO_1_plugin_offers_a_rerun_that_sees_pytests_own_pythonpath(
     assert "1 failed in" in rerun.stdout, rerun.stdout  # the case alone, no random suite
 
 
-def test_PROTO_1_plugin_reports_a_counterexample_whose_case_cannot_be_saved(
-    tmp_path: Path,
-    inner_pytest: InnerPytest,
+@pytest.mark.parametrize(
+    ("given", "says"),
+    [
+        pytest.param(
+            ["--loopspec-case-dir", "notes.txt/cases"],
+            "--loopspec-case-dir notes.txt/cases: {root}/notes.txt is not a directory: give it "
+            "a folder pytest can write, where the random suite saves a counterexample",
+            id="given",
+        ),
+        pytest.param(
+            [],
+            "the case folder, {root}/loopspec-cases (loopspec-cases/ in pytest's rootdir, where "
+            "the random suite saves a counterexample): a symbolic link to nothing: "
+            "--loopspec-case-dir=DIR names one pytest can write (in GitHub Actions, "
+            '--loopspec-case-dir="$RUNNER_TEMP/loopspec-cases")',
+            id="default",
+        ),
+    ],
+)
+def test_PROTO_1_plugin_refuses_a_case_folder_it_cannot_write_before_the_search(
+    inner_pytest: InnerPytest, given: list[str], says: str
 ) -> None:
-    """PROTO-1: a counterexample whose case cannot be written (`--loopspec-case-dir` below a
-    file, a read-only folder) still fails with conform's report, and one line says why no case
-    was saved. The suite failed with a traceback through loopspec's frames ending in
-    NotADirectoryError, and the counterexample was lost (h3's Frank)."""
-    (tmp_path / "notes.txt").write_text("mine\n", encoding="utf-8")
-    done = inner_pytest(
-        tmp_path,
-        "plugin_targets:turn_end_with_step_open",
-        "--loopspec-impl",
-        25,
-        "--loopspec-case-dir",
-        "notes.txt/cases",
-        "-k",
-        "not saved_case",
-    )
-    assert done.returncode == 1, done.stdout + done.stderr
-    out = done.stdout
-    assert "rule TURN-2: the target's own log breaks TURN-2" in out
-    saved = f"loopspec: error: the case was not saved in {tmp_path / 'notes.txt' / 'cases'}: "
-    # The system's words, no "[Errno 20]", and the option saving it elsewhere (a read-only
-    # checkout said only "read-only file system": no case, so no rerun line, in a CI log);
-    # given already, the option's folder is named the cause (it was offered as the mend).
-    elsewhere = "(--loopspec-case-dir names a folder pytest cannot write: give it one it can)"
-    assert f"{saved}not a directory {elsewhere}\n" in out, out
-    assert "conform_run.py" not in out
-    assert "NotADirectoryError" not in out
+    """PROTO-1: a case folder that cannot be written (`--loopspec-case-dir` below a file; the
+    default one a link to nothing, as a read-only checkout's is unwritable) stops pytest before
+    it collects anything, naming the folder and the option that moves it, as `conform
+    --case-dir` refuses one before its search. It was found only when the search saved its
+    counterexample, minutes later, and no case was kept to replay."""
+    root = inner_pytest.pytester.path
+    (root / "notes.txt").write_text("mine\n", encoding="utf-8")
+    (root / "loopspec-cases").symlink_to(root / "gone")
+    target = "plugin_targets:turn_end_with_step_open"
+    _, err = _usage_error(inner_pytest, target, "--loopspec-impl", *given)
+    assert f"ERROR: loopspec: {says.format(root=root)}\n" in err, err
 
 
 def test_SAFE_5_plugin_fails_a_raising_target_with_conforms_line_and_its_case(
@@ -411,7 +414,7 @@ def test_PROTO_1_plugin_names_its_own_option_when_the_target_is_misnamed(
     path (it said 'put ../proj on PYTHONPATH', the CLI's hint)."""
     _, stderr = _usage_error(inner_pytest, target)
     # A usage error: no rule is broken, so none is named (it said [PROTO-1]).
-    assert f"ERROR: loopspec: error: {says}\n" in stderr, stderr
+    assert f"ERROR: loopspec: {says}\n" in stderr, stderr
 
 
 def test_PROTO_1_plugin_stops_once_when_the_target_cannot_be_loaded(
@@ -420,7 +423,9 @@ def test_PROTO_1_plugin_stops_once_when_the_target_cannot_be_loaded(
     """PROTO-1: a target whose module cannot be loaded stops pytest before it collects anything,
     with one line naming the module and where it was looked for. Before, every saved case and
     the random suite failed with that same line (with two cases: three failures, exit 1), and
-    the user's own tests ran as if nothing were wrong."""
+    the user's own tests ran as if nothing were wrong. A module not there is a name written
+    wrongly, or pytest run from another folder, not a loop that broke: the line names no rule
+    (it said [PROTO-1], as it does of a module that is there and fails to load)."""
     folder = inner_pytest.pytester.path
     _write_case(folder / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
     _write_case(folder / "loopspec-cases" / "case-TURN-2-1.json", "TURN-2", _ASKS)
@@ -430,7 +435,7 @@ def test_PROTO_1_plugin_stops_once_when_the_target_cannot_be_loaded(
     target = "absent_loop:turn_end_with_step_open"
     out, err = _usage_error(inner_pytest, target, "--loopspec-impl", "-q")
     says = (
-        "ERROR: loopspec: error: [PROTO-1] cannot load absent_loop:turn_end_with_step_open: "
+        "ERROR: loopspec: cannot load absent_loop:turn_end_with_step_open: "
         f"No module named 'absent_loop' (looked in the current directory, {folder}, "
         "then sys.path: run pytest in the folder that holds absent_loop, or name that folder "
         "in pytest's `pythonpath` setting (its paths are from the rootdir))\n"
@@ -495,7 +500,7 @@ def test_PROTO_1_plugin_names_the_rootdir_that_holds_a_cmd_script_missing_here(
     done = inner_pytest(folder, "python3 loop.py", "--loopspec-cmd", 1, cwd=folder / "tests")
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
     assert done.stderr.strip() == (
-        "ERROR: loopspec: error: --loopspec-cmd 'python3 loop.py': loop.py: no such file "
+        "ERROR: loopspec: --loopspec-cmd 'python3 loop.py': loop.py: no such file "
         f"relative to the current directory, {folder / 'tests'}, where the process starts; "
         f"the rootdir, {folder}, holds it: run pytest there"
     ), done.stderr
@@ -540,7 +545,7 @@ def test_PROTO_1_plugin_refuses_an_empty_target_as_conform_does(
     loopspec test, and pytest ended "no tests ran" (exit 5), naming nothing; conform refuses an
     empty --cmd. Now pytest stops before collecting, saying which option is empty (exit 4)."""
     _, stderr = _usage_error(inner_pytest, "", option, "-q")
-    assert f"ERROR: loopspec: error: {option} is empty: give it the loop to test" in stderr, stderr
+    assert f"ERROR: loopspec: {option} is empty: give it the loop to test" in stderr, stderr
     assert f'unset gives an empty one ({option} "$LOOP")\n' in stderr, stderr
 
 
@@ -556,7 +561,7 @@ def test_PROTO_1_plugin_given_a_case_without_a_target_says_to_name_one(
     done = inner_pytest.run(folder, folder, "notes.txt", "alice-case.txt")
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
     assert done.stderr.strip() == (
-        "ERROR: loopspec: error: alice-case.txt is a loopspec case: name the loop to replay it "
+        "ERROR: loopspec: alice-case.txt is a loopspec case: name the loop to replay it "
         "on, --loopspec-cmd=COMMAND (a driver-protocol process) or --loopspec-impl=MODULE:FACTORY"
     ), done.stderr
 
@@ -569,7 +574,7 @@ def test_PROTO_1_plugin_refuses_two_targets_as_conform_does(inner_pytest: InnerP
     target = "plugin_targets:turn_end_with_step_open"
     _, stderr = _usage_error(inner_pytest, target, "--loopspec-impl", "-q", "--loopspec-cmd=true")
     says = "--loopspec-impl and --loopspec-cmd each name the target: give one"
-    assert f"ERROR: loopspec: error: {says}\n" in stderr, stderr
+    assert f"ERROR: loopspec: {says}\n" in stderr, stderr
 
 
 @pytest.mark.needs(Need.NODE)
@@ -959,7 +964,7 @@ def test_PROTO_1_plugin_refuses_a_cases_folder_that_holds_no_case(
         inner_pytest, "plugin_targets:turn_end_with_step_open", "--loopspec-impl",
         f"--loopspec-cases={named}",
     )  # fmt: skip
-    assert f"ERROR: loopspec: error: --loopspec-cases {named}: {says}" in stderr, stderr
+    assert f"ERROR: loopspec: --loopspec-cases {named}: {says}" in stderr, stderr
     assert "Traceback" not in stderr
 
 

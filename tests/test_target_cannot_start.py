@@ -964,7 +964,7 @@ def test_PROTO_1_the_pytest_plugin_stops_at_once_on_a_program_that_cannot_start(
     done = _plugin_run(pytester, command)
     err = done.stderr.str()
     assert done.ret == pytest.ExitCode.USAGE_ERROR, done.stdout.str() + err
-    assert err.startswith(f"ERROR: loopspec: error: {command}: cannot start"), err
+    assert err.startswith(f"ERROR: loopspec: {command}: cannot start"), err
     assert says in err
     assert "[PROTO-1]" not in err
 

@@ -55,8 +55,6 @@ def test_PROTO_1_the_plugin_names_a_case_from_an_unknown_users_home_as_missing(
     config = cast("pytest.Config", SimpleNamespace(getoption=options.get, rootpath=tmp_path))
     with pytest.raises(pytest.UsageError) as refused:
         _saved_cases(config)
-    assert str(refused.value) == (
-        f"loopspec: error: --loopspec-cases {given}: no such file or directory"
-    )
+    assert str(refused.value) == (f"loopspec: --loopspec-cases {given}: no such file or directory")
     options["--loopspec-case-dir"] = f"{NO_SUCH_USER}/cases"
     assert case_folder(config) == tmp_path / NO_SUCH_USER / "cases"

@@ -200,7 +200,7 @@ def test_SAFE_4_plugin_refuses_a_device_for_cases_and_a_file_for_the_case_folder
         target = "--loopspec-impl=loopspec.properties.conformance.target:ModelTarget"
         done = InnerPytest(pytester, monkeypatch).run(tmp_path, tmp_path, "--co", target, option)
         assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
-        assert f"ERROR: loopspec: error: {said}" in done.stderr, done.stderr
+        assert f"ERROR: loopspec: {said}" in done.stderr, done.stderr
         assert "Traceback" not in done.stderr
 
 

@@ -757,7 +757,7 @@ def keep_hypothesis_out_of_the_working_folder() -> None:
     )
 
 
-def _unwritable(folder: Path) -> str | None:
+def unwritable_folder(folder: Path) -> str | None:
     """Why a case could not be saved in `folder` (made when missing), or None: judged at the
     folder or, when it does not exist yet, the nearest one above it that does."""
     try:
@@ -812,7 +812,7 @@ def run_conform(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    unwritable = _unwritable(case_folder)
+    unwritable = unwritable_folder(case_folder)
     if unwritable is not None:
         print(f"loopspec: error: --case-dir {case_folder}: {unwritable}", file=sys.stderr)
         return 2

@@ -687,8 +687,9 @@ def resolve_target(
     within `answer_timeout` seconds, None: `DEFAULT_TIMEOUT`), or the bundled impl.
 
     Errors name the options as `options` spells them (the pytest plugin's are `--loopspec-*`).
-    An option written wrongly is a usage error and names no rule; a module that cannot be
-    loaded, or a factory that is no callable, is the target's (SAFE-5: PROTO-1).
+    An option written wrongly, or naming a module or factory that is not there, is a usage
+    error and names no rule; a module that fails to load (it raises, or imports what this
+    Python lacks), or a factory that is no callable, is the target's (SAFE-5: PROTO-1).
     Pass the factory to `close_factory` when done.
     """
     if cmd is not None:
@@ -725,6 +726,8 @@ def resolve_target(
     # A name that fails to load with such quotes in it is the user's input written wrongly,
     # which blames no target (SPEC section 2); otherwise the target cannot be loaded (PROTO-1).
     blame = NO_RULE_BROKEN if curled else "PROTO-1"
+    # A module or factory of that name not there at all is a name written wrongly (or run from
+    # another folder), as a `--cmd` program not on PATH is: no target was reached to blame.
     module_name, _, attribute = spec.partition(":")
     # Find the user's module the way `python -m` would: the current directory first.
     if os.getcwd() not in sys.path and "" not in sys.path:
@@ -747,6 +750,7 @@ def resolve_target(
         # Say where it was looked for: the usual cause is running from another folder.
         top = module_name.partition(".")[0]
         if error.name == top:  # the module itself: a copy of the loop kept in another folder
+            blame = NO_RULE_BROKEN
             below = module_below(top, os.getcwd())
             holder = "the folder that holds" if below is None else f"{below}, which holds"
             where = missing_module(top, os.getcwd()) or (
@@ -768,7 +772,9 @@ def resolve_target(
         factory = getattr(module, attribute)
     except AttributeError as error:  # a factory misspelt, or a module's name for another
         offer = "" if curled else missing_attribute(module, attribute)
-        raise TargetError(f"cannot load {spec}: {error}{curled}{offer}", rule_id=blame) from error
+        raise TargetError(
+            f"cannot load {spec}: {error}{curled}{offer}", rule_id=NO_RULE_BROKEN
+        ) from error
     if not callable(factory):  # a module's constant or submodule: name its factory instead
         raise TargetError(f"{spec} is not callable{missing_attribute(module, attribute)}")
     # A case found on the bundled implementation records `{}`: a colleague replays it there with
