@@ -33,6 +33,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import subprocess
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -513,6 +514,60 @@ def test_capabilities_are_what_dsh_supports(dsh: ProcessTarget) -> None:
     }
     assert dsh.implementation is not None
     assert "dsh-agent-loop@0.1.0-rc.8" in dsh.implementation
+
+
+# Holds on to the incarnation a Crash ends, disposes it after Recover (as a reset later did),
+# and prints the seqs of the resumed session's log: what the crashed one wrote into it.
+_CRASHED_INCARNATION_DISPOSED_LATE = """
+const { Adapter } = await import(process.argv[1])
+const { readFile } = await import('node:fs/promises')
+const adapter = new Adapter({ invariants: false })
+await adapter.reset(JSON.parse(process.argv[2]))
+const [before, after] = JSON.parse(process.argv[3])
+for (const command of before) await adapter.apply(command)
+const crashed = adapter.runtime
+for (const command of after) await adapter.apply(command)
+const path = adapter.runtime.logPath
+await crashed.dispose()
+await new Promise((resolve) => setTimeout(resolve, 100))
+const lines = (await readFile(path, 'utf8')).split('\\n').filter(Boolean)
+const seqs = lines.map((line) => JSON.parse(line).seq)
+console.log(JSON.stringify(seqs.filter((seq) => seq !== undefined)))
+await adapter.close()
+"""
+
+
+@pytest.mark.needs(Need.DSH)
+def test_LOG_1_a_crashed_incarnation_writes_no_seq_into_the_resumed_log() -> None:
+    """LOG-1: an incarnation a Crash ended appends nothing to the log its resumed session
+    writes, as a crashed process appends nothing: torn down only at the next reset, it appended
+    its cancellation of the context c1 deferred under seq 19, which the resumed session had."""
+    problem = _install_problem()
+    if problem is not None:
+        pytest.fail(problem)
+    before = [user(), reply(call("c1"), call("c2", arguments='{"key":"b"}'))]
+    before.append(finishes("c1", "A", contexts=["deferred"]))
+    programs = json.dumps([before, [CRASH, RECOVER]])
+    ran = subprocess.run(
+        [
+            "node",
+            "--import",
+            (ADAPTER / "polyfills.mjs").as_uri(),
+            "--input-type=module",
+            "--eval",
+            _CRASHED_INCARNATION_DISPOSED_LATE,
+            (ADAPTER / "adapter.mjs").as_uri(),
+            json.dumps(_config()),
+            programs,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=COMMAND_TIMEOUT,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    seqs = json.loads(ran.stdout.splitlines()[-1])
+    assert seqs == list(range(len(seqs))), seqs
 
 
 @pytest.mark.needs(Need.DSH)

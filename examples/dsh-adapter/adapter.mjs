@@ -65,8 +65,8 @@ export class Adapter {
     this.implementation = `dsh-agent-loop@${DSH_VERSION} (loopspec dsh-adapter)`
     this.config = undefined
     this.runtime = undefined
-    /** incarnations that ended (reset, crash) and are disposed on the next reset */
-    this.retired = []
+    /** teardowns of the current session's crashed incarnations (see `Crash`) */
+    this.crashDisposals = []
     this.storeDir = undefined
     /** teardowns of earlier sessions still running (see `reset`) */
     this.teardowns = new Set()
@@ -111,12 +111,15 @@ export class Adapter {
 
   /** Start tearing down every incarnation of the current session and its storage. */
   retire() {
-    const runtimes = [...this.retired, ...(this.runtime === undefined ? [] : [this.runtime])]
+    const disposals = [
+      ...this.crashDisposals,
+      ...(this.runtime === undefined ? [] : [this.runtime.dispose()]),
+    ]
     const storeDir = this.storeDir
-    this.retired = []
+    this.crashDisposals = []
     this.runtime = undefined
     this.storeDir = undefined
-    const teardown = Promise.all(runtimes.map((runtime) => runtime.dispose())).then(() =>
+    const teardown = Promise.all(disposals).then(() =>
       storeDir === undefined ? undefined : rm(storeDir, { recursive: true, force: true }),
     )
     this.teardowns.add(teardown)
@@ -137,9 +140,11 @@ export class Adapter {
    * Refusal.
    */
   async apply(command) {
-    if (this.runtime === undefined) throw new Refusal('PROTO-1', 'reset first')
     if (this.crashed !== undefined && command.kind !== 'Recover') {
       throw new Refusal('MODEL-1', `${command.kind} after a crash: only Recover is accepted`)
+    }
+    if (this.runtime === undefined && this.crashed === undefined) {
+      throw new Refusal('PROTO-1', 'reset first')
     }
     const feed = FEEDERS[command.kind]
     if (feed === undefined) throw new Refusal('PROTO-1', `unknown command ${command.kind}`)
@@ -242,12 +247,19 @@ const FEEDERS = {
 
   async Crash() {
     this.crashed = await this.runtime.crash()
-    this.retired.push(this.runtime)
+    // A crashed process appends nothing more, but disposing an incarnation cancels what it
+    // still holds (a context deferred to the next step) and appends that under its own next
+    // seq: disposed at the next reset, it wrote those into the resumed session's log under
+    // seqs the resumed incarnation had taken. It is torn down now instead, and Recover waits
+    // for that and puts the durable bytes back over whatever the teardown appended.
+    this.crashDisposals.push(this.runtime.dispose())
+    this.runtime = undefined
   },
 
   async Recover() {
     if (this.crashed === undefined) throw new Refusal('MODEL-1', 'Recover without a crash')
     const durable = this.crashed
+    await Promise.all(this.crashDisposals)
     await DshRuntime.restore(durable)
     this.crashed = undefined
     this.aborting = false

@@ -185,8 +185,8 @@ export class DshRuntime {
 
   /**
    * Crash: make everything appended so far durable (every event was reported as committed), then
-   * keep only the file's bytes. The incarnation is abandoned, not disposed: disposing would cancel
-   * the agent and append more events, and a crashed process appends nothing.
+   * keep only the file's bytes. Disposing it afterwards appends more events (it cancels the
+   * agent), which a crashed process would not: `restore` puts these bytes back over them.
    * @returns the durable state: the log's path and bytes (undefined when dsh never materialised
    *   the session, which it does only at its first event)
    */
@@ -197,7 +197,7 @@ export class DshRuntime {
     return { path, bytes }
   }
 
-  /** Put the durable bytes of a crashed incarnation back (nothing may have touched them). */
+  /** Put the durable bytes of a crashed incarnation back, over what its disposal appended. */
   static async restore({ path, bytes }) {
     if (bytes !== undefined) await writeFile(path, bytes)
   }
