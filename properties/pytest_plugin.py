@@ -28,17 +28,19 @@ Commit the case files next to your tests: they are your regression suite. `-k "n
 runs the random suite alone.
 
 Then the random suite, `loopspec.properties.conformance.suite`: it runs as many programs as the
-active Hypothesis profile's `max_examples`, so a profile registered in your `conftest.py` and chosen
-with `--hypothesis-profile=NAME` sizes it (loopspec's own `ci`, `dev` and `thorough` profiles exist
-only in its repository's tests). Its programs are the same every run unless Hypothesis's
-`--hypothesis-seed=N` is given: then they are those `loopspec conform --seed N` draws. A
-counterexample is saved in the case directory; so is the program of a divergence the target did not
-repeat when it was rerun, its failure beginning with conform's exit-2 error. A failure's first line
-names the rule, and it is all that pytest's short summary and a JUnit report's `message` show of it,
-wherever pytest runs (`CI` set, `-vv`; an error's without its `loopspec: error: `); its last line is
-the pytest command that replays the saved case alone. A pass prints conform's verdict and rule tally
-(`pytest -rP` shows it). While it runs, it writes conform's progress line on pytest's terminal every
-30 s, past pytest's capture (a long suite printed nothing, and CI systems end silent jobs).
+active Hypothesis profile's `max_examples`, so a profile registered in your `conftest.py` and
+chosen with `--hypothesis-profile=NAME` sizes it (loopspec's own `ci`, `dev` and `thorough`
+profiles exist only in its repository's tests), and `--loopspec-max-seconds=S` ends its search S
+seconds after it started, as `conform --max-seconds` does (a pass saying so; none run by then, a
+failure). Its programs are the same every run unless Hypothesis's `--hypothesis-seed=N` is given:
+then they are those `loopspec conform --seed N` draws. A counterexample is saved in the case
+directory; so is the program of a divergence the target did not repeat when it was rerun, its
+failure beginning with conform's exit-2 error. A failure's first line names the rule, and it is all
+that pytest's short summary and a JUnit report's `message` show of it, wherever pytest runs (`CI`
+set, `-vv`; an error's without its `loopspec: error: `); its last line is the pytest command that
+replays the saved case alone. A pass prints conform's verdict and rule tally (`pytest -rP` shows
+it). While it runs, it writes conform's progress line on pytest's terminal every 30 s, past
+pytest's capture (a long suite printed nothing, and CI systems end silent jobs).
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ from typing import Any, cast
 import pytest
 
 from loopspec.model.errors import NO_RULE_BROKEN, tagged
-from loopspec.properties.cli.counts import seconds_above_zero
+from loopspec.properties.cli.counts import seconds_above_zero, seconds_at_least_zero
 from loopspec.properties.conformance.case_portable import portable
 
 SUITE = Path(__file__).with_name("conformance") / "suite.py"
@@ -81,7 +83,7 @@ the line that says so: each is reported as a skipped test."""
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Add `--loopspec-impl`, `--loopspec-cmd`, `--loopspec-answer-timeout`,
-    `--loopspec-case-dir` and `--loopspec-cases`."""
+    `--loopspec-max-seconds`, `--loopspec-case-dir` and `--loopspec-cases`."""
     group = parser.getgroup("loopspec", "check a tool-call loop against the loopspec model")
     group.addoption(
         "--loopspec-impl",
@@ -104,6 +106,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="seconds a --loopspec-cmd process has to answer each message, its start-up (the "
         "first reset) included (default 10)",
+    )
+    group.addoption(
+        "--loopspec-max-seconds",
+        metavar="S",
+        type=seconds_at_least_zero,
+        default=None,
+        help="end the random suite's search when S seconds have passed since it started, with "
+        "the programs run by then (the one running is finished first): it passes saying how "
+        "many, and fails when none ran; a counterexample being shrunk keeps the smallest "
+        "program found by then (default: no limit, max_examples programs)",
     )
     group.addoption(
         "--loopspec-case-dir",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -19,6 +20,7 @@ from node_requirements import Need
 
 from loopspec.properties import pytest_plugin
 from loopspec.properties.cli.conform_run import counts_line
+from loopspec.properties.conformance import suite
 from loopspec.properties.conformance.run import run_conformance
 
 # The plugin's pytest runs are in this process (InnerPytest), but for the one needing a
@@ -91,6 +93,41 @@ def test_PROTO_1_plugin_shows_the_suites_progress_past_pytests_capture(
     programs = re.findall(r"^  (\d)/3 programs, \d+ s", done.stdout, re.MULTILINE)
     assert set(programs) == {"0", "1", "2", "3"}, done.stdout
     assert "\r" not in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("budget", "status", "says"),
+    [
+        pytest.param(
+            "3.5",
+            0,
+            # Each look at the clock a second later: programs start at 1, 2 and 3 s.
+            r"  the --loopspec-max-seconds 3\.5 budget ended the search after 3 programs\n",
+            id="ended the search",
+        ),
+        pytest.param(
+            "0",
+            1,
+            r"loopspec: error: the --loopspec-max-seconds 0 budget ended before the first "
+            r"program: nothing was checked\n",
+            id="before the first program",
+        ),
+    ],
+)
+def test_PROTO_1_plugin_s_time_budget_ends_the_search_saying_what_it_checked(
+    inner_pytest: InnerPytest, monkeypatch: pytest.MonkeyPatch, budget: str, status: int, says: str
+) -> None:
+    """PROTO-1: `--loopspec-max-seconds S` ends the random suite's search after S seconds, as
+    `conform --max-seconds` does: a pass says the budget ended it after how many programs, and
+    a budget ended before the first program fails, nothing checked (conform's exit 2). The
+    plugin's budget was a count alone, and a CI job's timeout ended pytest with no report."""
+    ticks = itertools.count()
+    monkeypatch.setattr(suite, "clock", lambda: float(next(ticks)))
+    target = "plugin_targets:declares_nothing"
+    more = ["-rP", "-k", "not saved_case", f"--loopspec-max-seconds={budget}"]
+    done = inner_pytest(inner_pytest.pytester.path, target, "--loopspec-impl", 1000, *more)
+    assert done.returncode == status, done.stdout + done.stderr
+    assert re.search(says, done.stdout), done.stdout
 
 
 def test_PROTO_1_plugin_fails_a_mutant_and_names_the_rule(

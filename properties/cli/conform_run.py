@@ -422,10 +422,13 @@ UNREPEATED_NOTE = (
 )
 
 
-def budget_note(report: RunReport, max_seconds: float | None) -> str | None:
+def budget_note(
+    report: RunReport, max_seconds: float | None, option: str = "--max-seconds"
+) -> str | None:
     """What the time budget ended, or None: a bound the reader must know to weigh the verdict
     (no divergence in fewer programs than asked for; a counterexample not shrunk to the end), or
-    Ctrl-C ended the shrinking, or the divergence did not happen again when rerun."""
+    Ctrl-C ended the shrinking, or the divergence did not happen again when rerun. `option`
+    names the budget as the user gave it (the pytest plugin's `--loopspec-max-seconds`)."""
     if report.unrepeated:
         return UNREPEATED_NOTE
     if report.divergence is not None:
@@ -438,7 +441,7 @@ def budget_note(report: RunReport, max_seconds: float | None) -> str | None:
             return cut
     if not report.out_of_time or max_seconds is None:
         return None
-    budget = f"the --max-seconds {max_seconds:g} budget"
+    budget = f"the {option} {max_seconds:g} budget"
     if report.divergence is None:
         programs = "1 program" if report.examples == 1 else f"{report.examples} programs"
         return f"{budget} ended the search after {programs}"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Protocol
@@ -90,9 +91,19 @@ def _progress_line(config: pytest.Config) -> Callable[[str], None] | None:
     return say
 
 
+def clock() -> float:
+    """What `--loopspec-max-seconds` is measured with: `time.monotonic`, looked up at each call
+    (a test of the budget replaces it, where sleeping a target through one was flaky)."""
+    return time.monotonic()
+
+
 def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
     """Every random command program gives the same observations from the target and the model."""
     folder = case_folder(request.config)
+    # From the suite's start, its target's start-up included, as conform's budget counts: the
+    # tests and saved cases before it are sized apart (`--loopspec-max-seconds`).
+    max_seconds: float | None = request.config.getoption("--loopspec-max-seconds")
+    deadline = None if max_seconds is None else clock() + max_seconds
     # A target that cannot be loaded or breaks (SAFE-5) fails with the line `loopspec conform`
     # prints, not with a traceback through loopspec's own frames.
     # (Failed outside the `except`: inside, pytest would print the TargetError as its context.)
@@ -121,6 +132,8 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
             seed_value=_seed(request.config),
             show_progress=progress_line is not None,
             progress_line=progress_line,
+            deadline=deadline,
+            clock=clock,
         )
     except UnrepeatedDivergence as not_again:  # reported and saved as conform does it
         unrepeated, report = not_again, not_again.report
@@ -136,17 +149,22 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
     if broken is not None:
         said = with_wait_hint(str(broken), "--loopspec-answer-timeout")
         pytest.fail(f"loopspec: error: {said}", pytrace=False)
+    ended = budget_note(report, max_seconds, MAX_SECONDS)
     if report.divergence is None:
         if unclosed is not None:  # the run itself conformed: say what failed after it
             said = tagged(unclosed.rule_id, f"after a conforming run: {unclosed.message}")
             said = with_wait_hint(said, "--loopspec-answer-timeout")
             pytest.fail(f"loopspec: error: {said}", pytrace=False)
+        if report.examples == 0:  # as conform's exit 2: a pass here would be green on nothing
+            pytest.fail(f"loopspec: error: {_nothing_checked(report, max_seconds)}", pytrace=False)
         # What the pass is worth, as conform's verdict says it: `pytest -rP` shows it, and a
         # JUnit report keeps it as the test's output.
         statuses = Counter(row["status"] for row in rule_table(report))
         capabilities = ", ".join(sorted(report.capabilities)) or "none"
         print(f"loopspec conform: {report.target}: {report.verdict}")
         print(f"  {counts_line(report)}; capabilities: {capabilities}")
+        if ended is not None:
+            print(f"  {ended}")
         print(f"  rules: {'; '.join(f'{status} {n}' for status, n in statuses.items())}")
         return
     # A case saved by an earlier run, still diverging, is found again, not saved again.
@@ -185,7 +203,7 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
             found += "; it may pass there, as its rerun here did, until the loop answers alike"
         rerun = labelled("replay it alone", rerun_command(request.config, case_path))
         saved = ["", f"{found})", rerun]
-    failure = counterexample_failure(report, target, saved)
+    failure = counterexample_failure(report, target, saved, max_seconds)
     if unrepeated is not None:
         # First, as a broken target's error is: the rule broken is determinism (PROTO-1), its
         # words naming the first run's rule, and pytest's summary and JUnit show this line.
@@ -199,14 +217,39 @@ def _on_ci() -> bool:
     return any(name in os.environ for name in ("CI", "BUILD_NUMBER"))
 
 
-def counterexample_failure(report: RunReport, target: dict[str, str], saved: list[str]) -> str:
+MAX_SECONDS = "--loopspec-max-seconds"
+"""The plugin's time budget, as a report names it (conform's `--max-seconds`)."""
+
+
+def _nothing_checked(report: RunReport, max_seconds: float | None) -> str:
+    """Why a run that ran no program has no verdict, as `conform` says it (exit 2 there): only
+    a time budget ends the search before its first program."""
+    budget = f"the {MAX_SECONDS} {max_seconds:g} budget ended"
+    ended = "the search ended" if max_seconds is None else budget
+    played = report.presentation_examples
+    checked = (
+        f"only {played} of SPEC.md section 12's presentation examples were played (none "
+        "diverged), no random program: give the search longer"
+        if played
+        else "nothing was checked"
+    )
+    return f"{ended} before the first program: {checked}"
+
+
+def counterexample_failure(
+    report: RunReport,
+    target: dict[str, str],
+    saved: list[str],
+    max_seconds: float | None = None,
+) -> str:
     """The failure the random suite's test ends with: `report`'s counterexample as `loopspec
-    conform` prints it, then `saved` (the lines of its case)."""
+    conform` prints it, then `saved` (the lines of its case); `max_seconds`, the
+    `--loopspec-max-seconds` given."""
     assert report.divergence is not None
     rule = report.divergence.rule_id
-    # What ended its shrinking early (Ctrl-C, its bounds), as conform says it: a program that
-    # may be cut further read as the smallest.
-    ended = budget_note(report, None)
+    # What ended its shrinking early (Ctrl-C, its bounds, the time budget), as conform says it:
+    # a program that may be cut further read as the smallest.
+    ended = budget_note(report, max_seconds, MAX_SECONDS)
     lines = [
         # The rule first on the first line: pytest's summary and a JUnit report's message show
         # that line alone, and the summary cuts it at the terminal's width after the test's id
