@@ -658,6 +658,23 @@ PROGRAMS: list[FreshBug] = [
         ),
         "ACP-2",
     ),
+    # ... a read of the reply still running when the denial's result shows (the probe sent its
+    # reply to a target still waiting on that read, refused, and kept VIEW-2; seed 35).
+    (
+        "a loop never fencing output shows a denial while a read runs",
+        NeverFences,
+        LoopConfig(
+            tools=(READ, BASH),
+            hooks=(HookSpec("guard", "PreToolUse", "bash|write"),),
+            max_parallel=2,
+        ),
+        (
+            SubmitUser(""),
+            ModelReplies((BASH_CALL, read_call("c2"))),
+            HookAnswers(Deny("")),
+        ),
+        "ACP-2",
+    ),
 ]
 
 

@@ -16,12 +16,11 @@ difference no rule prescribes is reported as a gap in SPEC (`NO_RULE`), never gu
 from __future__ import annotations
 
 import fnmatch
-import itertools
 import json
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal, Protocol, assert_never, runtime_checkable
 
 import attrs
@@ -85,13 +84,28 @@ from loopspec.model.wording import (
     REWRITE_REFUSED,
     REWRITE_REFUSED_WORDS,
 )
+from loopspec.properties.conformance.call_again import (
+    Probe,
+    blank_context_trimmed,
+    call_sent_again,
+    never_fenced,
+    pending_hooks_passed,
+    settling,
+)
+from loopspec.properties.conformance.event_fields import Event, call_record
+from loopspec.properties.conformance.event_fields import approval_asked_for as _approval_asked_for
+from loopspec.properties.conformance.event_fields import call_id_of as _call_id_of
+from loopspec.properties.conformance.event_fields import data_of as _data
+from loopspec.properties.conformance.event_fields import message_text as _message_text
+from loopspec.properties.conformance.event_fields import result_for as _result_for
+from loopspec.properties.conformance.event_fields import whitespace_only as _whitespace_only
 from loopspec.properties.conformance.history_change import comparable_change
 from loopspec.properties.conformance.history_rule import history_rule
 from loopspec.properties.conformance.json_diff import labelled_json_diff
 from loopspec.properties.conformance.json_values import ParsedJson as _Parsed
 from loopspec.properties.conformance.json_values import as_run_value, blank_but_not_empty
 from loopspec.properties.conformance.json_values import as_value as _as_value
-from loopspec.properties.conformance.presented import normalized_item, presentation_rule
+from loopspec.properties.conformance.presented import normalized_item, presented_divergence
 from loopspec.properties.conformance.process_target import normalized
 from loopspec.properties.conformance.target import ConformanceTarget, Observation
 from loopspec.properties.conformance.text_changes import message_text_change
@@ -104,9 +118,6 @@ def spec_pointer(rule: str) -> str:
     """` (loopspec spec RULE)`, where a report names `rule`, so its reader can look it up;
     "" for NO_RULE, which SPEC.md does not state."""
     return f" (loopspec spec {rule})" if rule != NO_RULE else ""
-
-
-Event = dict[str, Any]
 
 
 @attrs.frozen
@@ -491,11 +502,6 @@ def _reordered(difference: _Difference, expected: Observation, actual: Observati
     return sum(_positional(normalized_event(e)) == same for e in others) > 0
 
 
-def _data(event: Event | None) -> dict[str, Any]:
-    data = event.get("data") if event is not None else None
-    return data if isinstance(data, dict) else {}
-
-
 def hook_named(event: Event) -> str:
     """A hook audit event's hook, as a report names it: its handler id, or (where a profile
     erased the id, which the implementation spells its own way) its point and matcher."""
@@ -531,18 +537,6 @@ def _unstarted_call_words(result: Event, model_events: Sequence[Event]) -> str:
         f"started still gets its error result{f' ({code})' if code else ''}, so that every "
         "shown call is answered"
     )
-
-
-def _call_id_of(event: Event | None) -> str | None:
-    data = _data(event)
-    if isinstance(data.get("callId"), str):
-        return str(data["callId"])
-    message = data.get("message")
-    if isinstance(message, dict):
-        source = message.get("source")
-        if isinstance(source, dict) and isinstance(source.get("callId"), str):
-            return str(source["callId"])
-    return None
 
 
 @attrs.frozen
@@ -900,14 +894,7 @@ def _parsed_otherwise(
 
 def _recorded(call_id: str | None, field: str, events: Sequence[Event]) -> object:
     """`field` of the latest tool/call record of call `call_id` in `events`; None when none."""
-    return next(
-        (
-            _data(event).get(field)
-            for event in reversed(events)
-            if event.get("type") == "tool/call" and _call_id_of(event) == call_id
-        ),
-        None,
-    )
+    return _data(call_record(call_id, events)).get(field)
 
 
 def _misread_input(result: Event, events: Sequence[Event]) -> tuple[str, str] | None:
@@ -2514,7 +2501,7 @@ def _winner_shown_by_probe(
         for hook in config.hooks_for(PRE_TOOL_USE, name)
     ]
     again = ToolCallBlock(f"{call_id}-probe", name, json.dumps(applied))
-    seen = _call_sent_again(again, verdicts, history, config, probe)
+    seen = call_sent_again(again, verdicts, history, config, probe)
     if seen is None:
         return None
     made = next(
@@ -2742,7 +2729,7 @@ def _changed(
                 _context_of_a_block(want, command, hooks=True)
                 or _lost_after_a_block_with_context(want, history)
             )
-            and _blank_context_trimmed(want, command, history, config, probe)
+            and blank_context_trimmed(want, command, history, config, probe)
         ):
             return "ADJ-4", _WHITESPACE_CONTEXT.format(lacks=named) + _TRIMMED_TOO
         case "user/message" if _left_out(want, target_events, history) and (
@@ -3352,7 +3339,7 @@ def _missing(
         case "user/message" if (
             _context_of_a_block(want, command, hooks=True)
             or _lost_after_a_block_with_context(want, history)
-        ) and _blank_context_trimmed(want, command, history, config, probe):
+        ) and blank_context_trimmed(want, command, history, config, probe):
             # Lost beside a block, but a blank context lost without one too: the loop trims.
             return "ADJ-4", _WHITESPACE_CONTEXT.format(lacks=lacks) + _TRIMMED_TOO
         case "user/message" if _context_of_a_block(
@@ -4164,59 +4151,6 @@ def _lost_after_a_block_with_context(message: Event, history: Sequence[Event]) -
     return any({"block", "allow"} <= decisions for decisions in said.values())
 
 
-def _blank_context_trimmed(
-    want: Event,
-    command: Command,
-    history: Sequence[Event],
-    config: LoopConfig | None,
-    probe: Probe | None,
-) -> bool:
-    """Whether `want`, a context of only whitespace lost at the step/start `command` opened,
-    is lost for its blankness, told by a probe: the call of `command`'s tool made again with
-    the same arguments, its PreToolUse hooks passing, its first PostToolUse hook giving that
-    context and none blocking. A loop that trims contexts (ADJ-4) loses it again; one that
-    drops a blocked result's hook contexts (DEC-3) delivers it. False when it cannot be told."""
-    if probe is None or config is None or not isinstance(command, ToolFinishes):
-        return False
-    text = _message_text(want)
-    if text is None or not _whitespace_only(want):
-        return False
-    record = next(
-        (
-            e
-            for e in reversed(history)
-            if e.get("type") == "tool/call" and _call_id_of(e) == command.call_id
-        ),
-        None,
-    )
-    name, arguments = _data(record).get("name"), _data(record).get("arguments")
-    if not isinstance(name, str) or not isinstance(arguments, str):
-        return False
-    post = config.hooks_for(POST_TOOL_USE, name)
-    if not post:
-        return False
-    again = ToolCallBlock(f"{command.call_id}-probe", name, arguments)
-    sent: list[Command] = [
-        ModelReplies((again,)),
-        *(HookAnswers(Pass()) for _hook in config.hooks_for(PRE_TOOL_USE, name)),
-        ToolFinishes(
-            again.id, ToolSucceeded(""), (PostContext(text), *(PostPass() for _ in post[1:]))
-        ),
-    ]
-    seen: list[Event] = []
-    for probing in sent:
-        observed = probe(probing)
-        if observed is None or not observed.accepted:
-            return False
-        seen += observed.events
-    opened = [i for i, e in enumerate(seen) if e.get("type") == "step/start"]
-    if not opened:
-        return False
-    return not any(
-        e.get("type") == "user/message" and _message_text(e) == text for e in seen[opened[-1] + 1 :]
-    )
-
-
 def _result_follows(audit: Event, events: Sequence[Event]) -> bool:
     """Whether `events` hold the tool/result of the call `audit` names after it."""
     later = list(events)[next((i for i, e in enumerate(events) if e is audit), 0) :]
@@ -4970,7 +4904,7 @@ def _last_ask_asked(
     """Whether the target asks the user about the call of approval request `asked` made again,
     its hooks answering pass but the last, which asks (a merge letting the last answer win
     asks; a loop never asking does not): every call the target recorded without a result
-    settles first (`_settling`). False when it does not, or takes any of that otherwise.
+    settles first (`settling`). False when it does not, or takes any of that otherwise.
     `before` is the history before this command, `target_events` what the target appended."""
     name, arguments = _data(asked).get("toolName"), _data(asked).get("arguments")
     if probe is None or config is None or not isinstance(name, str):
@@ -4980,7 +4914,7 @@ def _last_ask_asked(
         return False
     again = ToolCallBlock(f"{_call_id_of(asked)}-probe", name, str(arguments))
     verdicts: list[PreVerdict] = [*(Pass() for _hook in hooks[:-1]), Ask()]
-    seen = _call_sent_again(again, verdicts, [*before, *target_events], config, probe)
+    seen = call_sent_again(again, verdicts, [*before, *target_events], config, probe)
     return seen is not None and _approval_asked_for(again.id, seen)
 
 
@@ -4991,7 +4925,7 @@ def _merge_without_the_askers_input(
     config: LoopConfig | None,
     probe: Probe | None,
 ) -> Literal["asked", "denied"] | None:
-    """What the target does with call `call_id` made again (`_call_sent_again`), its hooks
+    """What the target does with call `call_id` made again (`call_sent_again`), its hooks
     answering as before but each asking one with no input: it asks the user about it (its merge
     lets an ask outrank a deny, HOOK-2) or denies it (the merge is right: a loop judging an
     asking hook's input beside a deny keeps a denied call's rewrite, HOOK-3). None when it
@@ -5006,7 +4940,7 @@ def _merge_without_the_askers_input(
         for hook in config.hooks_for(PRE_TOOL_USE, name)
     ]
     again = ToolCallBlock(f"{call_id}-probe", name, str(arguments))
-    seen = _call_sent_again(again, verdicts, [*history, *target_events], config, probe)
+    seen = call_sent_again(again, verdicts, [*history, *target_events], config, probe)
     if seen is None:
         return None
     if _approval_asked_for(again.id, seen):
@@ -5024,7 +4958,7 @@ def _unregistered_call_judged(
 ) -> Literal["invalid", "unknown", "hooked"] | None:
     """How the target answers a call of `name`, a tool that is not registered, whose input no
     reader takes for an object: its pending PreToolUse hooks answer pass, then a reply calls
-    `name` with `[]` (`_call_sent_again`, `events` what the target logged). "invalid": its
+    `name` with `[]` (`call_sent_again`, `events` what the target logged). "invalid": its
     result is INVALID_TOOL_INPUT, as EXE-5 (1) says; "unknown": UNKNOWN_TOOL; "hooked": a hook
     runs for it (the last two judge no input of such a tool). Without `config`, the reply
     alone is sent. None when none of these shows."""
@@ -5035,10 +4969,10 @@ def _unregistered_call_judged(
         replied = probe(ModelReplies((again,)))
         seen = list(replied.events) if replied is not None else []
     else:
-        passed = _pending_hooks_passed(probe)
-        seen = _call_sent_again(again, (), [*events, *passed], config, probe) or []
+        passed = pending_hooks_passed(probe)
+        seen = call_sent_again(again, (), [*events, *passed], config, probe) or []
         if seen and not _result_for(again.id, seen):  # it may wait on the call's hooks
-            seen += _pending_hooks_passed(probe)
+            seen += pending_hooks_passed(probe)
     mine = [e for e in seen if _call_id_of(e) == again.id]
     if any(str(e.get("type")).startswith("hook/") for e in mine):
         return "hooked"
@@ -5056,57 +4990,6 @@ _UNREGISTERED_PROBE_SHOWS = {
     "unknown": "a reply calling {name} with [] after it, sent to tell, was answered UNKNOWN_TOOL",
     "hooked": "a reply calling {name} with [] after it, sent to tell, had its hooks run",
 }
-
-
-def _pending_hooks_passed(probe: Probe) -> list[Event]:
-    """What the target appends as each PreToolUse hook it waits on answers pass, until it takes
-    no more hook answers (at most `_PENDING_HOOKS_PASSED`): its step goes on to its calls."""
-    seen: list[Event] = []
-    for _pending in range(_PENDING_HOOKS_PASSED):
-        passed = probe(HookAnswers(Pass()))
-        if passed is None or not passed.accepted:
-            break
-        seen += passed.events
-    return seen
-
-
-_PENDING_HOOKS_PASSED = 32
-
-
-def _call_sent_again(
-    again: ToolCallBlock,
-    verdicts: Sequence[PreVerdict],
-    events: Sequence[Event],
-    config: LoopConfig,
-    probe: Probe,
-) -> list[Event] | None:
-    """What the target appends when every call recorded in `events` without a result settles
-    (`_settling`), then a reply makes the call `again` (opening a turn first where the target
-    takes no reply: its turn ended) and its PreToolUse hooks answer `verdicts` in turn: a
-    probe telling two bugs apart by a call of their own. None when the target takes any of
-    that otherwise."""
-    seen = [*events]
-    records = {_call_id_of(e): e for e in seen if e.get("type") == "tool/call"}
-    for earlier, record in records.items():
-        if earlier is None or _result_for(earlier, seen):
-            continue
-        settled = probe(_settling(record, config, seen))
-        if settled is None or not settled.accepted:
-            return None
-        seen += settled.events
-    replied = probe(ModelReplies((again,)))
-    if replied is not None and not replied.accepted:  # no reply awaited: the turn ended
-        opened = probe(SubmitUser("probe"))
-        if opened is None or not opened.accepted:
-            return None
-        seen += opened.events
-        replied = probe(ModelReplies((again,)))
-    answered = (probe(HookAnswers(verdict)) for verdict in verdicts)  # each sent in turn
-    for observed in itertools.chain([replied], answered):
-        if observed is None or not observed.accepted:
-            return None
-        seen += observed.events
-    return seen
 
 
 def _asked_instead(
@@ -5162,26 +5045,6 @@ def _rewrite_on_a_denial(
     )
 
 
-def _result_for(call_id: str | None, events: Sequence[Event]) -> bool:
-    return any(e.get("type") == "tool/result" and _call_id_of(e) == call_id for e in events)
-
-
-def _approval_asked_for(call_id: str | None, events: Sequence[Event]) -> bool:
-    return any(e.get("type") == "approval/asked" and _call_id_of(e) == call_id for e in events)
-
-
-def _settling(record: Event, config: LoopConfig, events: Sequence[Event]) -> Command:
-    """The command a probe settles the call of the tool/call `record` with, still without a
-    result in `events`: its approval rejected where it waits for one, else a success, its
-    PostToolUse hooks passing."""
-    call_id = _call_id_of(record) or ""
-    if any(e.get("type") == "approval/asked" and _call_id_of(e) == call_id for e in events):
-        return ApprovalAnswers("rejected")
-    name = str(_data(record).get("name", ""))
-    post = tuple(PostPass() for _hook in config.hooks_for(POST_TOOL_USE, name))
-    return ToolFinishes(call_id, ToolSucceeded(""), post)
-
-
 def _once_earlier_calls_settle(
     call_id: str | None,
     target_events: Sequence[Event],
@@ -5204,7 +5067,7 @@ def _once_earlier_calls_settle(
         earlier = _call_id_of(record)
         if earlier is None or _result_for(earlier, [*target_events, *seen]):
             continue
-        probed = probe(_settling(record, config, [*target_events, *seen]))
+        probed = probe(settling(record, config, [*target_events, *seen]))
         if probed is None or not probed.accepted:
             continue
         seen += probed.events
@@ -5223,7 +5086,7 @@ def _merge_shown_by_probe(
     shown: Sequence[Event] = (),
 ) -> Literal["asked", "ran", "denied"] | None:
     """What the target does with `call_id` once each earlier call of its step still without a
-    result settles (`_settling`: a success, its PostToolUse hooks passing, or its approval
+    result settles (`settling`: a success, its PostToolUse hooks passing, or its approval
     rejected where it waits for one): it asks the user about it, runs it or denies it; None
     when it shows none of these (or cannot be probed). `shown` holds what the target appended
     since `history` (an approval it asked for there)."""
@@ -5231,7 +5094,7 @@ def _merge_shown_by_probe(
         return None
     seen: list[Event] = [*history, *shown]
     for record in _earlier_unanswered(call_id, history):
-        probed = probe(_settling(record, config, seen))
+        probed = probe(settling(record, config, seen))
         if probed is None or not probed.accepted:
             continue
         seen += probed.events
@@ -5864,8 +5727,6 @@ def _known_after(fact: Fact, open_turn: int | None, calls: set[str]) -> int | No
 # (`_repair_or_loss`): the seq its next turn opens at tells which of two bugs it has.
 LOSS_PROBE = SubmitUser("probe")
 
-Probe = Callable[[Command], Observation | None]
-
 
 @runtime_checkable
 class _Probing(Protocol):
@@ -5969,13 +5830,6 @@ def _delivered_twice(
     return 0 < theirs < count(model_events)
 
 
-def _message_text(message: Event) -> str | None:
-    """The text of a user/message of one text block, else None."""
-    content = _data(message).get("content")
-    texts = [b.get("text") for b in content or [] if isinstance(b, dict)]
-    return texts[0] if len(texts) == 1 and isinstance(texts[0], str) else None
-
-
 def _prompts_own(message: Event, command: Command, model_events: Sequence[Event]) -> bool:
     """Whether the user/message `message` is the prompt `command` sends, opening a turn: the
     last user/message the model appends for it, of the prompt's text and the user's source
@@ -5998,13 +5852,6 @@ _TRIMMED_TOO = (
     "; a PostToolUse block drops the body's own contexts, never its hooks', and the target "
     "also loses this context given with no block (a call sent to tell, a hook giving it)"
 )
-
-
-def _whitespace_only(message: Event) -> bool:
-    """Whether a user/message is one text block of only whitespace (not empty)."""
-    content = _data(message).get("content")
-    texts = [b.get("text") for b in content or [] if isinstance(b, dict)]
-    return len(texts) == 1 and isinstance(texts[0], str) and texts[0] != "" and not texts[0].strip()
 
 
 def _cancelled_approval_written_late(
@@ -6204,68 +6051,6 @@ def _parking_turn_end(model_events: Sequence[Event], history: Sequence[Event]) -
     return None
 
 
-_FAILED_SHOWN_RAW = "the update shows the failed result's raw content"
-
-
-def _never_fenced(
-    presented: tuple[str, str],
-    history: Sequence[Event],
-    config: LoopConfig | None,
-    probe: Probe | None,
-) -> tuple[str, str] | None:
-    """ACP-2, where a terminal call's failed result shown as its raw content (VIEW-2: a result
-    view dropping the terminal for an error) is told by a probe from a loop fencing no output
-    at all: the call made again, its hooks passing, its body succeeding. A successful result
-    shown unfenced too is ACP-2's, as a success alone shows it. None when not so."""
-    rule, words = presented
-    if rule != "VIEW-2" or _FAILED_SHOWN_RAW not in words or probe is None or config is None:
-        return None
-    shown = re.search(r"\(session/update, call ([^)]+)\)", words)  # the update's call
-    call_id = shown.group(1) if shown else None
-    record = next(
-        (
-            e
-            for e in reversed(history)
-            if e.get("type") == "tool/call" and _call_id_of(e) == call_id
-        ),
-        None,
-    )
-    name, arguments = _data(record).get("name"), _data(record).get("arguments")
-    if not isinstance(name, str) or not isinstance(arguments, str):
-        return None
-    again = ToolCallBlock(f"{call_id}-probe", name, arguments)
-    post = tuple(PostPass() for _hook in config.hooks_for(POST_TOOL_USE, name))
-    sent: list[Command] = [
-        ModelReplies((again,)),
-        *(HookAnswers(Pass()) for _hook in config.hooks_for(PRE_TOOL_USE, name)),
-        ToolFinishes(again.id, ToolSucceeded("out"), post),
-    ]
-    if history and history[-1].get("type") == "turn/end":
-        sent.insert(0, SubmitUser(""))
-    updates: list[object] = []
-    for probing in sent:
-        observed = probe(probing)
-        if observed is None or not observed.accepted:
-            return None
-        updates += [
-            update
-            for item in observed.presented or ()
-            if isinstance(item, dict)
-            and isinstance(update := (item.get("params") or {}).get("update"), dict)
-            and update.get("sessionUpdate") == "tool_call_update"
-            and update.get("toolCallId") == again.id
-            and "content" in update
-        ]
-    if not updates or any("```console" in json.dumps(update) for update in updates):
-        return None
-    return "ACP-2", (
-        f"{words.split(': ', 1)[0]}: the update shows the failed result's raw content, and the "
-        "target shows a successful result of that tool raw too (the call made again, sent to "
-        "tell, its body succeeding): a client without terminals gets a terminal call's output, "
-        "whether its body succeeded or failed, as fenced console text (SPEC.md section 12)"
-    )
-
-
 def classify(
     command: Command,
     phase: str,
@@ -6459,9 +6244,10 @@ def classify(
                 assert_never(difference.relation)
     if normalized_observation(expected)["executed"] != normalized_observation(actual)["executed"]:
         return _execution_rule(command, expected, actual, history, config)
-    presented = presentation_rule(expected.presented or (), actual.presented or (), history)
+    presented = presented_divergence(expected.presented or (), actual.presented or (), history)
     if presented is not None:
-        return _never_fenced(presented, history, config, probe) or presented
+        fenced = never_fenced(presented, history, config, probe)
+        return fenced or (presented.rule, presented.words)
     if expected.history is not None and actual.history is not None:
         sent = history_rule(expected.history, actual.history)
         if sent is not None:

@@ -36,6 +36,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import attrs
+
 from loopspec.model.acp import (
     STATUS_COMPLETED,
     STATUS_FAILED,
@@ -344,10 +346,47 @@ def _text(content: object) -> str:
     return json.dumps(content)
 
 
+@attrs.frozen
+class UnfencedFailure:
+    """A terminal call's failed result whose update shows its raw content: a result view
+    dropping the terminal for an error (VIEW-2), or a loop fencing no output at all (ACP-2),
+    which only a success of the same tool tells apart (`call_again.never_fenced`)."""
+
+    call_id: str
+    named: str  # the update in words: which presented message, its call, what differs
+
+
+@attrs.frozen
+class PresentedDivergence:
+    """The rule the first differing presented message breaks, how, and the facts a probe
+    needs where the messages alone leave two rules open."""
+
+    rule: str
+    words: str
+    unfenced_failure: UnfencedFailure | None = None
+
+
 def presentation_rule(
     expected: Sequence[object], actual: Sequence[object], history: Sequence[Event]
 ) -> tuple[str, str] | None:
     """The rule the first differing presented message breaks, and how; None if they agree."""
+    found = presented_divergence(expected, actual, history)
+    return None if found is None else (found.rule, found.words)
+
+
+def presented_divergence(
+    expected: Sequence[object], actual: Sequence[object], history: Sequence[Event]
+) -> PresentedDivergence | None:
+    """`presentation_rule`'s reading, with what a probe needs to read it further."""
+    found = _first_divergence(expected, actual, history)
+    if found is None or isinstance(found, PresentedDivergence):
+        return found
+    return PresentedDivergence(*found)
+
+
+def _first_divergence(
+    expected: Sequence[object], actual: Sequence[object], history: Sequence[Event]
+) -> tuple[str, str] | PresentedDivergence | None:
     wants = [normalized_item(i) for i in expected]
     gots = [normalized_item(i) for i in actual]
     for index in range(max(len(wants), len(gots))):
@@ -488,7 +527,9 @@ def _extra_update_why(
     )
 
 
-def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tuple[str, str]:
+def _changed(
+    want: Item, got: Item, where: str, history: Sequence[Event]
+) -> tuple[str, str] | PresentedDivergence:
     mine, theirs = _card(want), _card(got)
     call_id = mine.get("toolCallId")
     asks_first = _method(got) == PERMISSION and mine.get("sessionUpdate") == "tool_call"
@@ -976,7 +1017,7 @@ def _result_from_original(
 
 def _result_rule(
     mine: dict[str, Any], theirs: dict[str, Any], named: str, history: Sequence[Event]
-) -> tuple[str, str]:
+) -> tuple[str, str] | PresentedDivergence:
     record = _call_record(mine.get("toolCallId"), history)
     asked = _result_from_original(record, theirs, history)
     if asked is not None:
@@ -1029,11 +1070,13 @@ def _result_rule(
         if theirs.get("content") == _raw_items(call_id, history) and mine.get("status") == "failed":
             # Raw content for a failed body alone: the result view is what drops the terminal
             # (a loop rendering no terminal for an error), not a client's capabilities.
-            return "VIEW-2", (
+            return PresentedDivergence(
+                "VIEW-2",
                 f"{named}: the update shows the failed result's raw content, where a terminal "
                 "call's result is its terminal output whether its body succeeded or failed (the "
                 "error's text is that output), fenced console text for a client without "
-                "terminals (SPEC.md section 12)"
+                "terminals (SPEC.md section 12)",
+                UnfencedFailure(str(call_id), named),
             )
         return "ACP-2", f"{named}: a client without terminals gets the output as fenced console"
     if _title_differs_in_its_path(mine, theirs):
