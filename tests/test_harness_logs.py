@@ -859,6 +859,35 @@ def test_HOOK_7_a_hook_claude_code_timed_out_is_noted_in_the_transcripts_words(
     )
 
 
+def test_HOOK_7_a_post_tool_use_hook_claude_code_timed_out_is_noted(tmp_path: Path) -> None:
+    """HOOK-7: Claude Code 2.1.332 records a PostToolUse hook's timeout as a `hook_cancelled`
+    holding only its name, point and call (no `timedOut`, no command; an interrupt during a
+    hook writes no record), which was read as a cancellation that is no fault: no note."""
+    lines = HOOK_FAULTS.read_text().splitlines()
+    cancelled = {
+        "type": "attachment",
+        "uuid": "u8",
+        "parentUuid": "u7",
+        "sessionId": "s1",
+        "attachment": {
+            "type": "hook_cancelled",
+            "hookName": "PostToolUse:Bash",
+            "toolUseID": "toolu_a",
+            "hookEvent": "PostToolUse",
+        },
+    }
+    transcript = tmp_path / "post-timed-out.jsonl"
+    transcript.write_text("\n".join([lines[0], lines[1], lines[6], json.dumps(cancelled)]) + "\n")
+    report = check(transcript)
+    [notice] = report.notices
+    assert notice.message == (
+        "hook `PostToolUse:Bash` (PostToolUse) failed 1 time: its own output or process went "
+        "wrong (call toolu_a, timeout: no exit within its timeout; Claude Code cancelled it); "
+        "Claude Code took no decision from it (a fault's outcome in its dialect, HOOK-7): no "
+        "rule is broken, but the hook's answer was not read"
+    )
+
+
 @pytest.mark.parametrize(
     ("record", "hook_output"),
     [

@@ -8,7 +8,9 @@ printed something or failed (observed offline, tests/fixtures/logs/claude-code/R
 - `hook_non_blocking_error`: another exit code, or an answer its schema refused; `stderr` is
   then Claude Code's own words (`Failed with non-blocking status code: ...`, `Hook JSON output
   validation failed ...`), not only the hook's;
-- `hook_cancelled`: `timedOut` and `timeoutMs` when the hook ran past its timeout.
+- `hook_cancelled`: a PreToolUse hook that ran past its timeout, with `timedOut` and
+  `timeoutMs`; a PostToolUse hook that did, with only its `hookName`, point and call. An
+  interrupt during either point's hook writes no record (observed offline, 2026-12-06).
 
 A run that printed nothing leaves no record, so how often a hook ran is not known. Each record is
 read as the bundled loop reads the Claude Code dialect (`impl.hookbridge`), as `run --harness`
@@ -125,8 +127,8 @@ def _hooks_own_stderr(record: Mapping[str, Any]) -> str:
 def hook_fault(record: Mapping[str, Any]) -> tuple[str, str] | None:
     """(decision word, audit summary) of the hook run `record` holds when the run is a fault
     (HOOK-7): the word is what Claude Code took from it (no decision, `error`, from a record of
-    an error or a cancelled run). None for a run that answered, one cancelled without a timeout
-    (an abort is not the hook's fault), or a record of another kind."""
+    an error or a cancelled run). None for a run that answered, a PreToolUse run cancelled
+    without a timeout (not the hook's fault), or a record of another kind."""
     kind = record.get("type")
     event = _hook_event(kind, record.get("hookEvent"))
     if event is None:
@@ -155,7 +157,7 @@ def hook_fault(record: Mapping[str, Any]) -> tuple[str, str] | None:
 def read_hook_run(record: Mapping[str, Any]) -> tuple[str, str | None] | None:
     """(decision word, audit summary) the bundled loop's audit gives the output `record`
     holds, read as `run --harness` reads a hook's output; None for a record that holds no run
-    to read (another kind or point, a cancelled run that did not time out)."""
+    to read (another kind or point, a cancelled PreToolUse run that did not time out)."""
     kind = record.get("type")
     event = _hook_event(kind, record.get("hookEvent"))
     if event is None:
@@ -170,7 +172,8 @@ def read_hook_run(record: Mapping[str, Any]) -> tuple[str, str | None] | None:
     duration_ms = _milliseconds(record.get("durationMs"), 0.0)
     timeout_s = _milliseconds(record.get("timeoutMs"), float("inf")) / 1000
     if kind == CANCELLED:
-        if record.get("timedOut") is not True:
+        # A PostToolUse hook's timeout is recorded without `timedOut` (see above).
+        if record.get("timedOut") is not True and event != POST_TOOL_USE:
             return None
         outcome = ProcessOutcome(None, None, b"", b"", duration_ms, timed_out=True)
     else:
