@@ -45,17 +45,22 @@ pytest's capture (a long suite printed nothing, and CI systems end silent jobs).
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import shlex
 from collections.abc import Generator, Iterable, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
-from loopspec.model.errors import NO_RULE_BROKEN, tagged
+from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError, tagged
 from loopspec.properties.cli.counts import seconds_above_zero, seconds_at_least_zero
 from loopspec.properties.conformance.case_portable import portable
+
+if TYPE_CHECKING:
+    from loopspec.properties.conformance.run import SharedProcess
 
 SUITE = Path(__file__).with_name("conformance") / "suite.py"
 DEFAULT_CASE_DIR = "loopspec-cases"
@@ -155,11 +160,10 @@ it exited, or was still silent at the deadline, before its first answer."""
 
 def stop_when_not_started(session: pytest.Session, not_started: bool) -> None:
     """Stop pytest after this test when its target never got going
-    (`TargetError.never_got_going`): a mistyped script failed every saved case and the random
-    suite, each restarting the process and printing the same words, and a loop that hangs
-    before its first answer waited out the answer timeout in every one of them. (Found by
-    starting it: a check before collecting would guess which of the command's words are files,
-    `node -r dotenv/config main.mjs`.)"""
+    (`TargetError.never_got_going`): a process that answered its first message when pytest
+    started (`_start_the_process`) and, started again, did not, failed every later saved case
+    and the random suite alike, each restarting it and printing the same words, or waiting out
+    the answer timeout."""
     if not_started:
         session.shouldfail = STOPPED_AT_START_UP
 
@@ -310,12 +314,12 @@ def pytest_configure(config: pytest.Config) -> None:
     if timeout is not None and not config.getoption("--loopspec-cmd"):  # as conform refuses it
         raise refused("--loopspec-answer-timeout applies to --loopspec-cmd only")
     if config.getoption("--loopspec-impl") or config.getoption("--loopspec-cmd"):
+        _clean_up_at_sigterm(config)  # from here: the check may start a --loopspec-cmd process
         _check_target(config)
         as_paths = _cases_named_as_paths(config, in_folders=True)
         config.stash[SAVED_CASES] = cases = _saved_cases(config, as_paths)
         if not any(_names_a_file(config, argument, cases) for argument in config.args):
             _check_case_folder(config)  # the random suite runs, and saves its counterexample
-        _clean_up_at_sigterm(config)
     elif as_paths := _cases_named_as_paths(config, in_folders=False):
         # Without a target the plugin collects nothing, and pytest said "not found" of it.
         raise refused(
@@ -393,10 +397,11 @@ def _end_after_cleaning_up(signum: int, _frame: object) -> None:
 
 def _check_target(config: pytest.Config) -> None:
     """Stop pytest before it collects anything, with one line, when the target is written
-    wrongly, its module cannot be loaded or its program cannot start (a setup error naming no
-    rule): else every saved case and the random suite would fail with that same line. (A
-    --loopspec-cmd process starts only in the first test: a program that is there but whose
-    `#!` interpreter is not fails there.)"""
+    wrongly, its module cannot be loaded, its program cannot start (a setup error naming no
+    rule) or its process never answers its first message (`_start_the_process`): else every
+    saved case and the random suite would fail with that same line. (Started, not guessed
+    from its words: which of them are files, `node -r dotenv/config main.mjs`, a check could
+    only guess.)"""
     # Imported here: the plugin loads in every pytest run, the conformance code only with a target.
     from loopspec.properties.conformance.run import (  # noqa: PLC0415
         PYTEST_OPTIONS,
@@ -408,21 +413,97 @@ def _check_target(config: pytest.Config) -> None:
 
     unusable: TargetError | None = None
     try:
-        factory, _named = resolve_target(
-            config.getoption("--loopspec-impl"), config.getoption("--loopspec-cmd"), PYTEST_OPTIONS
+        factory, named = resolve_target(
+            config.getoption("--loopspec-impl"),
+            config.getoption("--loopspec-cmd"),
+            PYTEST_OPTIONS,
+            answer_timeout=config.getoption("--loopspec-answer-timeout"),
         )
     except TargetError as error:
         unusable = error
     else:
         cannot_start = factory.start_refusal() if isinstance(factory, SharedProcess) else None
-        close_factory(factory)
         elsewhere = _script_in_the_rootdir(config)
+        if (
+            elsewhere is not None
+            or cannot_start is not None
+            or not isinstance(factory, SharedProcess)
+        ):
+            close_factory(factory)
         if elsewhere is not None:
             raise refused(elsewhere)
         if cannot_start is not None:
             raise refused(cannot_start)
+        if isinstance(factory, SharedProcess):
+            _start_the_process(config, factory, named)
     if unusable is not None:  # raised outside the `except`: pytest would print the context
         raise refused(unusable.message + _configuration_unread(config), unusable.rule_id)
+
+
+STARTED_TARGET = pytest.StashKey[tuple["SharedProcess", dict[str, str]]]()
+"""The `--loopspec-cmd` process started when pytest starts, and its target as a case records
+it, for the first loopspec test to take (`take_started_target`)."""
+
+
+def _start_the_process(
+    config: pytest.Config, factory: SharedProcess, named: dict[str, str]
+) -> None:
+    """Start the `--loopspec-cmd` process and send it its first message, stopping pytest before
+    it collects anything when it never answers it (it exits, a script mistyped, or is silent at
+    the answer timeout): the first saved case was failed for it, its file named as the cause.
+    The process is kept for the first loopspec test (none is started twice). Not where pytest
+    runs no test (`--collect-only`), nor on pytest-xdist's workers, whose controller started
+    one (then ended it: its workers start their own)."""
+    from loopspec.properties.conformance.process_target import (  # noqa: PLC0415 (as above)
+        ProcessTargetError,
+    )
+    from loopspec.properties.conformance.run import with_wait_hint  # noqa: PLC0415 (likewise)
+    from loopspec.properties.stateful.strategies import CONFIGS  # noqa: PLC0415 (likewise)
+
+    # No test runs here: a pytest-xdist worker's controller started one already.
+    if (
+        config.option.collectonly
+        or getattr(config.option, "help", False)
+        or hasattr(config, "workerinput")
+    ):
+        factory.close()
+        return
+    not_started: ProcessTargetError | None = None
+    try:
+        factory().reset(CONFIGS[0])
+    except ProcessTargetError as error:  # one that answered wrongly: its first test says so
+        if error.at_start_up or error.hung_at_start_up:
+            not_started = error
+    distributed = getattr(config.option, "dist", "no") != "no"  # its workers run the tests
+    if not_started is not None or distributed:
+        with contextlib.suppress(LoopSpecError):  # a process that never answered has no bye
+            factory.close()
+    if not_started is not None:  # raised outside the `except`: pytest would print the context
+        said = with_wait_hint(not_started.message, "--loopspec-answer-timeout")
+        raise refused(said, not_started.rule_id)
+    if not distributed:
+        config.stash[STARTED_TARGET] = (factory, named)
+        config.add_cleanup(functools.partial(_end_untaken_target, config))
+
+
+def take_started_target(
+    config: pytest.Config,
+) -> tuple[SharedProcess, dict[str, str]] | None:
+    """The `--loopspec-cmd` process started when pytest started, for the loopspec test that
+    takes it first (it ends it), or None: taken already, or none was started."""
+    if STARTED_TARGET not in config.stash:
+        return None
+    started = config.stash[STARTED_TARGET]
+    del config.stash[STARTED_TARGET]
+    return started
+
+
+def _end_untaken_target(config: pytest.Config) -> None:
+    """End the started process where no loopspec test took it (`-k` deselected them all)."""
+    started = take_started_target(config)
+    if started is not None:
+        with contextlib.suppress(LoopSpecError):
+            started[0].close()
 
 
 def _script_in_the_rootdir(config: pytest.Config) -> str | None:

@@ -483,44 +483,43 @@ def test_PROTO_1_plugin_stops_once_when_the_target_cannot_be_loaded(
 
 
 @pytest.mark.parametrize(
-    ("loop", "timeout", "first_says"),
+    ("loop", "timeout", "says"),
     [
         (
             "sh -c 'echo usage: loop --port N >&2; exit 1'",
             "10",
-            ["the process exited at start-up", "stderr (tail): usage: loop --port N"],
+            "[PROTO-1] sh -c 'echo usage: loop --port N >&2; exit 1': the process exited at "
+            "start-up, "
+            "before answering its first message (reset)\nexit code: 1\nstderr (tail): usage: "
+            "loop --port N\n",
         ),
         # Alive and silent: each later test waited out the whole answer timeout again.
         (
             "sh -c 'echo listening on 8080 >&2; exec sleep 60'",
             "0.3",
-            ["no answer to reset within 0.3 s"],
+            "[PROTO-1] sh -c 'echo listening on 8080 >&2; exec sleep 60': no answer to reset "
+            "within 0.3 s (to wait longer: --loopspec-answer-timeout S)",
         ),
     ],
     ids=["exits", "hangs"],
 )
-def test_PROTO_1_plugin_stops_after_the_first_test_whose_cmd_exits_or_hangs_at_start_up(
-    inner_pytest: InnerPytest, loop: str, timeout: str, first_says: list[str]
+def test_PROTO_1_plugin_stops_before_any_case_replays_when_the_cmd_exits_or_hangs_at_start_up(
+    inner_pytest: InnerPytest, loop: str, timeout: str, says: str
 ) -> None:
     """PROTO-1: a --loopspec-cmd process that exits before its first answer (a mistyped
-    script, a usage line), or is still silent at that answer's deadline, failed every saved case
-    and the random suite alike, each starting it again. The first failure says why, once, and
-    pytest stops there; the user's tests ran."""
+    script, a usage line), or is still silent at that answer's deadline, stops pytest before
+    it collects anything, as a program that is not there does: the first saved case failed
+    for it, its file named as the cause, and pytest stopped after it (before, every saved
+    case and the random suite failed alike, each starting it again)."""
     folder = inner_pytest.pytester.path
     _write_case(folder / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
     _write_case(folder / "loopspec-cases" / "case-TURN-2-1.json", "TURN-2", _ASKS)
     (folder / "test_mine.py").write_text("def test_mine():\n    pass\n", encoding="utf-8")
     more = ("-p", "no:randomly", f"--loopspec-answer-timeout={timeout}")  # no -x
-    done = inner_pytest(folder, loop, "--loopspec-cmd", 1, *more)
-    out = done.stdout
-    assert done.returncode == pytest.ExitCode.TESTS_FAILED, out + done.stderr
-    assert "1 failed, 1 passed" in out, out
-    # Counted among the failures' reports: under CI=true pytest's summary repeats each whole.
-    reports = out.partition("short test summary info")[0]
-    for said in first_says:
-        assert reports.count(said) == 1, out
-    assert out.count("\nFAILED ") == 1, out
-    assert f"! {pytest_plugin.STOPPED_AT_START_UP} !" in out, out
+    out, err = _usage_error(inner_pytest, loop, "--loopspec-cmd", *more)
+    assert f"ERROR: loopspec: {says}" in err, err
+    assert "case-TURN-2" not in out + err, out + err
+    assert err.count("ERROR: ") == 1, err
 
 
 def test_PROTO_1_plugin_names_the_rootdir_that_holds_a_cmd_script_missing_here(

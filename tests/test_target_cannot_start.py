@@ -972,15 +972,16 @@ def test_PROTO_1_the_pytest_plugin_stops_at_once_on_a_program_that_cannot_start(
 def test_PROTO_1_the_pytest_plugin_names_no_rule_for_an_interpreter_found_missing_at_start(
     pytester: pytest.Pytester,
 ) -> None:
-    """PROTO-1: a script whose `#!` interpreter is missing is found only by starting it, in the
-    first test: that test fails saying why, without a rule tag."""
+    """PROTO-1: a script whose `#!` interpreter is missing is found only by starting it, which
+    the plugin does when pytest starts: pytest stops there (it failed the first test), saying
+    why, without a rule tag."""
     command = _missing_interpreter(pytester.path)
     done = _plugin_run(pytester, command)
-    out = done.stdout.str()
-    assert done.ret == pytest.ExitCode.TESTS_FAILED, out
-    assert "loopspec: error: ./loop.sh: cannot start: " in out
-    assert "[PROTO-1]" not in out
-    assert "Traceback" not in out + done.stderr.str()
+    out, err = done.stdout.str(), done.stderr.str()
+    assert done.ret == pytest.ExitCode.USAGE_ERROR, out + err
+    assert err.startswith("ERROR: loopspec: ./loop.sh: cannot start: "), err
+    assert "[PROTO-1]" not in err
+    assert "Traceback" not in out + err
 
 
 def test_PROTO_1_npx_words_name_a_scoped_package_to_install_without_its_version() -> None:

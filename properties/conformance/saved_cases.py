@@ -52,6 +52,7 @@ from loopspec.properties.pytest_plugin import (
     as_typed,
     rerun_command,
     stop_when_not_started,
+    take_started_target,
 )
 
 
@@ -71,6 +72,9 @@ _REPLAY_TARGET = pytest.StashKey[_Target]()
 
 def _replay_target(config: pytest.Config) -> _Target:
     """The target the saved cases replay on, resolved at the first case."""
+    if _REPLAY_TARGET not in config.stash and (started := take_started_target(config)):
+        # The process started when pytest started: none is started twice.
+        config.stash[_REPLAY_TARGET] = _Target(*started)
     if _REPLAY_TARGET not in config.stash:
         impl = config.getoption("--loopspec-impl")
         cmd = config.getoption("--loopspec-cmd")

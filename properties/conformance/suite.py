@@ -52,6 +52,7 @@ from loopspec.properties.pytest_plugin import (
     case_folder,
     rerun_command,
     stop_when_not_started,
+    take_started_target,
 )
 
 
@@ -109,7 +110,8 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
     # (Failed outside the `except`: inside, pytest would print the TargetError as its context.)
     unusable: TargetError | None = None
     try:
-        factory, target = resolve_target(
+        # The process started when pytest started, where no saved case took it first.
+        factory, target = take_started_target(request.config) or resolve_target(
             request.config.getoption("--loopspec-impl"),
             request.config.getoption("--loopspec-cmd"),
             PYTEST_OPTIONS,
