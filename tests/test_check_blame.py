@@ -238,6 +238,7 @@ _NO_GAPS = object()
     [
         ("1", "text-chunks.data.dt must be an array of integers"),
         ([1, 1.5], "text-chunks.data.dt must be an array of integers"),
+        ([1, True], "text-chunks.data.dt must be an array of integers"),
         (_NO_GAPS, "text-chunks.data.dt is missing; it must be an array of integers"),
         (
             [0, -1700000000006],
@@ -247,7 +248,7 @@ _NO_GAPS = object()
         ),
         ([0, -5, 1], None),  # a clock set back a little: no rule orders times
     ],
-    ids=["a string", "a fraction", "missing", "a chunk before the epoch", "a gap back"],
+    ids=["a string", "a fraction", "a bool", "missing", "a chunk before the epoch", "a gap back"],
 )
 def test_LOG_4_a_compact_row_s_gaps_time_its_chunks_as_events(
     gaps: object, said: str | None
@@ -255,7 +256,8 @@ def test_LOG_4_a_compact_row_s_gaps_time_its_chunks_as_events(
     """LOG-4: a row's `dt` gives each chunk after its first a time, time0 plus the gaps before
     it, and an event's time is an integer, 0 or more. check read no `dt`: a row of gaps "1" or
     1.5, or one timing its last chunk before the epoch, passed though those chunks written
-    alone are refused; each is an input error at its line. A gap back in time breaks no rule."""
+    alone are refused; each is an input error at its line, and so is a gap `true` (a sum reads
+    it as 1). A gap back in time breaks no rule."""
     lines = (BLAME / "valid" / "STEP-3-compact-chunk-rows.jsonl").read_text().splitlines()
     rows = [json.loads(line) for line in lines]
     row = rows[5]  # text-chunks, three chunks from time0 1700000000005
