@@ -165,7 +165,7 @@ class NoticeKind:
 class FoundViolation(PlainRecord):
     """A violation at the line of the event (or compact row) that commits it."""
 
-    __slots__ = ("event_lines", "line", "violation")
+    __slots__ = ("event_lines", "line", "skipped", "violation")
 
     def __init__(self, line: int, violation: Violation) -> None:
         self.line = line
@@ -173,6 +173,9 @@ class FoundViolation(PlainRecord):
         # The line of each of `events` (None: not known), set after the check by one more read
         # of a log that has violations (`logcheck.event_lines`); None until then.
         self.event_lines: tuple[int | None, ...] | None = None
+        # Of a LOG-1 whose seq came past the one due, the seqs it skipped (`seq 13 where 12
+        # was due`: 12), set where the checker found it (`_record_judged`); else None.
+        self.skipped: range | None = None
 
     @property
     def events(self) -> tuple[int, ...]:
@@ -244,6 +247,7 @@ class LogReport:
         "errors",
         "events",
         "facet_counts",
+        "first_unlisted_break",
         "known_counts",
         "known_rules",
         "known_violations",
@@ -261,6 +265,7 @@ class LogReport:
         "session_id",
         "situations",
         "skipped",
+        "unlisted_breaks",
         "unread_types",
         "version",
         "violations",
@@ -279,6 +284,11 @@ class LogReport:
         self.violations: list[FoundViolation] = []
         self.omitted_violations = 0
         self.rule_counts: dict[str, int] = {}
+        # The LOG-1 breaks left out in the holes broken commits leave (`_beyond_the_hole`), and
+        # the first of them: a version-1 log whose lines were reordered is told by every break
+        # (`event_lines`), where its broken commits hide most.
+        self.unlisted_breaks = 0
+        self.first_unlisted_break: FoundViolation | None = None
         # Per `RULE:facet` (`Violation.facet_name`), the violations found that name a facet,
         # listed or not: `check --known` sets aside a loop's known divergence by its facet.
         self.facet_counts: dict[str, int] = {}
@@ -1523,11 +1533,11 @@ def _check_lines(
                                 hook_runs.append(_hook_runs(run_counts))
                             hook_runs[0].see_wire(obj.get("data"), line, fact.seq)
                         prefix.last_time = _time_of(earlier)
+                        due = prefix.expected_seq
                         found = monitor.feed(fact)
                         if found:
-                            if _in_hole(hole_line, turn_line, line):
-                                found = _beyond_the_hole(found)
-                            report.record(line, found, limits)
+                            in_hole = _in_hole(hole_line, turn_line, line)
+                            _record_judged(report, line, found, limits, fact.seq, due, in_hole)
                     else:
                         # (a copy's row: its seqs are taken, `repeated_lines`)
                         if repeats is not None and (copied := repeats.row_copied(obj, line)):
@@ -1794,11 +1804,41 @@ def _in_hole(hole_line: int, turn_line: int, line: int) -> bool:
     return bool(hole_line) and (turn_line < hole_line or line == hole_line)
 
 
-def _beyond_the_hole(found: Sequence[Violation]) -> list[Violation]:
-    """Of violations found in the hole a broken commit left, those the loss cannot explain."""
+def _record_judged(  # noqa: PLR0917 (the loop's locals, passed as they are: no tuple)
+    report: LogReport,
+    line: int,
+    found: Sequence[Violation],
+    limits: Limits,
+    seq: int,
+    due: int,
+    in_hole: bool,
+) -> None:
+    """Record what the rules found at `line`, the event (or a compact row's first) at `seq`
+    where `due` was due: in the hole a broken commit left (`in_hole`), only what the loss
+    cannot explain (`_beyond_the_hole`); a LOG-1 of a seq past the one due carries the seqs
+    it skipped (`FoundViolation.skipped`, which `event_lines` looks for)."""
+    if in_hole:
+        found = _beyond_the_hole(report, line, found)
+    kept = len(report.violations)
+    report.record(line, found, limits)
+    if seq > due:
+        for each in report.violations[kept:]:
+            if each.violation.rule_id == "LOG-1":
+                each.skipped = range(due, seq)
+
+
+def _beyond_the_hole(report: LogReport, line: int, found: Sequence[Violation]) -> list[Violation]:
+    """Of violations found at `line`, in the hole a broken commit left, those the loss cannot
+    explain. Its LOG-1 breaks are counted (`LogReport.unlisted_breaks`, the first kept): a
+    log whose lines were reordered breaks its commits first (`event_lines`)."""
     # Only a log that marks its commits has a hole: `commit_units` is loaded then.
     from loopspec.properties.logcheck.commit_units import HOLE_KEEPS  # noqa: PLC0415
 
+    for violation in found:
+        if violation.rule_id == "LOG-1":
+            if report.first_unlisted_break is None:
+                report.first_unlisted_break = FoundViolation(line, violation)
+            report.unlisted_breaks += 1
     return [violation for violation in found if violation.rule_id in HOLE_KEEPS]
 
 
@@ -1842,11 +1882,10 @@ def _compact_row(
         raise CannotCheckFurther from None
     fact = Fact(CHUNK_TYPE, run.seq0)
     fact.turn, fact.step = run.turn, run.step
+    due = monitor.prefix.expected_seq
     found = monitor.feed_run(fact, run.count)  # a clean row costs one fact, not one per chunk
-    if found and in_hole:
-        found = _beyond_the_hole(found)
     if found:
-        report.record(line, found, limits)
+        _record_judged(report, line, found, limits, run.seq0, due, in_hole)
     return run.count
 
 

@@ -88,10 +88,12 @@ ORDER_LOOKED_AT = 3
 def _reordered_lines_likely(report: LogReport) -> bool:
     """Whether `report`'s LOG-1 violations may be a whole log's lines in another order: at
     least `ORDER_LOOKED_AT` of them, on more than half its lines (a compact row, one line
-    of many events, breaks it once). A log sorted or reversed breaks LOG-1 on 65 to 100 % of
-    its lines; a few lines swapped or moved later, on a few, and keep their own words
-    (`_say_where_the_gap_is`), the log not read once more for them."""
-    breaks = report.rule_counts.get("LOG-1", 0)
+    of many events, breaks it once), those a broken commit's hole left out counted too (a
+    version-1 log reordered breaks its commits first: `LogReport.unlisted_breaks`). A log
+    sorted or reversed breaks LOG-1 on 65 to 100 % of its lines; a few lines swapped or moved
+    later, on a few, and keep their own words (`_say_where_the_gap_is`), the log not read once
+    more for them."""
+    breaks = report.rule_counts.get("LOG-1", 0) + report.unlisted_breaks
     return breaks >= ORDER_LOOKED_AT and breaks * 2 > report.lines
 
 
@@ -117,17 +119,13 @@ GAP_SEQS_LOOKED_FOR = 16
 
 
 def _skipped(found: FoundViolation) -> range | None:
-    """The seqs a LOG-1 violation's event skipped (`seq 13 where 12 was due`: 12), when they
-    are few enough to look for; None for any other violation."""
-    violation = found.violation
-    head, tail = f"seq {violation.seq} where ", " was due"
-    message = violation.message
-    if violation.rule_id != "LOG-1" or not message.startswith(head) or not message.endswith(tail):
+    """The seqs a LOG-1 violation's event skipped (`seq 13 where 12 was due`: 12, carried by
+    the checker, `FoundViolation.skipped`), when they are few enough to look for and not the
+    one a writer counting its header as seq 0 skipped (LOG-1's words say so); else None."""
+    skipped = found.skipped
+    if skipped is None or len(skipped) > GAP_SEQS_LOOKED_FOR or skipped == range(1):
         return None
-    due = message[len(head) : -len(tail)]
-    if not due.isdigit() or not 0 < violation.seq - int(due) <= GAP_SEQS_LOOKED_FOR:
-        return None
-    return range(int(due), violation.seq)
+    return skipped
 
 
 def _say_where_the_gap_is(
