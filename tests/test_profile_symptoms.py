@@ -284,6 +284,55 @@ def test_DEC_1_codex_runs_only_a_call_denied_without_a_reason() -> None:
     assert known.stopped_by == "DEC-1", known.divergence
 
 
+class SaysDeniedWithoutTheReason(ModelTarget):
+    """The model, but a denied call's result drops the hooks' reasons (`Error: denied`), and it
+    reports no history to hold that result to."""
+
+    name = "says-denied-without-the-reason"
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self.reporting_history = False
+        return super().reset(config) - {"history"}
+
+    def apply(self, command: Command) -> Observation:
+        seen = super().apply(command)
+        denied = [
+            e
+            for e in seen.events
+            if e["type"] == "tool/result"
+            and e["data"]["message"]["content"][0]["content"][0]["text"].startswith("Error: ")
+        ]
+        return attrs.evolve(
+            seen,
+            events=tuple(
+                with_result_text(e, "Error: denied") if e in denied else e for e in seen.events
+            ),
+        )
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex"])
+def test_HOOK_2_DEC_1_only_a_deny_without_a_reason_excuses_denied(harness: str) -> None:
+    """HOOK-2: the CLI gives the model one denying hook's reason, `denied` for one that gave
+    none. Read from the hook records, whose reasons the audit shape erases first, every denial
+    was one without a reason, so a loop dropping a lone deny's reason passed under both
+    profiles; with a second hook denying without a reason it is the known divergence."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "bash", gen.ARGUMENTS["bash"][0]),)),
+        HookAnswers(Deny("not here")),
+        HookAnswers(Pass()),
+    ]
+    config = gen.CONFIGS[2]
+    replay = replay_case(SaysDeniedWithoutTheReason, config, program, PROFILES[harness])
+    assert replay.stopped_by is None
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "DEC-1", replay.divergence.what
+    one_unreasoned = [*program[:3], HookAnswers(Deny(""))]
+    known = replay_case(SaysDeniedWithoutTheReason, config, one_unreasoned, PROFILES[harness])
+    assert known.divergence is None, known.divergence
+    assert "HOOK-2" in known.known
+
+
 def test_ADJ_1_codex_places_only_a_hook_s_context_before_a_result() -> None:
     """ADJ-1: Codex writes a PostToolUse hook's context between a call and its output. Its
     symptom excused any context written while a call of the step awaits its result, so a loop

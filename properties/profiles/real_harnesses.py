@@ -50,7 +50,14 @@ from loopspec.properties.harnesses.profiles import KnownDivergence as KnownEntry
 from loopspec.properties.harnesses.request_history import wire_form
 from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness, runs_as_read_only
 from loopspec.properties.logcheck.claude_code import SYNTHETIC_MODEL
-from loopspec.properties.profiles.known import Avoid, Eraser, KnownDivergence, Profile, Symptom
+from loopspec.properties.profiles.known import (
+    Avoid,
+    Eraser,
+    KnownDivergence,
+    Profile,
+    ProgramEraser,
+    Symptom,
+)
 from loopspec.properties.profiles.runs import (
     Earlier,
     Event,
@@ -1141,7 +1148,7 @@ def _model_errors_reworded(pair: Pair) -> Pair:
     return both(lambda run: map_events(run, _model_error_reason))(pair)
 
 
-def _one_denial_reason(pair: Pair) -> Pair:
+def _one_denial_reason(pair: Pair, commands: Sequence[Json]) -> Pair:
     """Where the model joins several denying hooks' reasons ('Error: a; b') and the CLI's
     result gives one of them, take the CLI's text for the model's; one of them may be none (a
     hook that denied without a reason: the CLI's result then says `denied`, as the model's
@@ -1150,11 +1157,7 @@ def _one_denial_reason(pair: Pair) -> Pair:
     given = {
         result_call(e): result_text(e) for e in events_of(target) if e["type"] == "tool/result"
     }
-    unreasoned = {
-        str(e["data"].get("callId"))
-        for e in events_of(model)
-        if _pre_tool_use_denial(e) and not e["data"].get("stderrSummary")
-    }
+    unreasoned = _denied_without_a_reason(model, commands)
 
     def change(event: Event) -> Event:
         if event["type"] != "tool/result":
@@ -1170,6 +1173,25 @@ def _one_denial_reason(pair: Pair) -> Pair:
         return with_result_text(event, given[call_id])
 
     return map_events(model, change), target
+
+
+def _denied_without_a_reason(model: Run, commands: Sequence[Json]) -> set[str]:
+    """The calls a PreToolUse hook denied giving no reason (none, or a blank one) in the model's
+    run, read from the answers the program gave: the hook audits' shape (`SHAPES`, erased
+    first) leaves no reason in a record, and an exit-2 deny's record holds its stderr, not its
+    reason. Read from the records, every denied call was one, and a lone deny's reason dropped
+    (`Error: denied`) passed as this divergence."""
+    found: set[str] = set()
+    for command, seen in zip(commands, model, strict=False):
+        verdict = command.get("verdict") if command.get("kind") == "HookAnswers" else None
+        if not isinstance(verdict, dict) or verdict.get("decision") != "deny":
+            continue
+        if str(verdict.get("reason") or "").strip():
+            continue
+        found.update(
+            str(e["data"].get("callId")) for e in seen["events"] if _pre_tool_use_denial(e)
+        )
+    return found
 
 
 def _without_empty_replies(run: Run) -> Run:
@@ -1380,7 +1402,8 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
             False,
         ),
     ),
-    "HOOK-2": (("HOOK-2", None, _one_denial_reason, False),),
+    # Its eraser reads the program too (PROGRAM_ERASERS).
+    "HOOK-2": (("HOOK-2", None, None, False),),
     "HIST-1": (
         ("HIST-1", None, both(_without_synthetic_replies), False),
         ("HIST-1:reused-call-id", None, None, False),
@@ -1440,6 +1463,8 @@ HARNESS_ONLY = {
 NARROWER: dict[tuple[str, Harness], Symptom] = {
     ("SCHED-1", Harness.CLAUDE_CODE): _read_only_calls_overlap_past_the_cap,
 }
+# A detector's eraser that reads the program besides the runs (the DETECTORS entry has none).
+PROGRAM_ERASERS: dict[str, ProgramEraser] = {"HOOK-2": _one_denial_reason}
 # A detector's eraser where each harness has its own (the DETECTORS entry has none).
 OWN_ERASERS: dict[tuple[str, Harness], Eraser] = {
     **{("TEXT-1", harness): reworded for harness, reworded in _REWORDED_RESULTS.items()},
@@ -1675,6 +1700,7 @@ def _detected(harness: Harness, rules: tuple[str, ...], *, hard: bool) -> list[K
                         (rule, *(ALSO_BREAKS.get(key, ()) if symptom is not None else ())),
                         f"{_summary(entry, key)} ({entry.kind.value})",
                         erase_pair=eraser,
+                        erase_program=PROGRAM_ERASERS.get(key),
                         symptom=symptom,
                         cut_at_reply=cut,
                         avoid=AVOID.get(key),
