@@ -394,6 +394,28 @@ The O(n) work of that test is at CPython 3.11's builtins' floor within a fifth; 
 (0.05x to 0.08x) is as large as that whole function, or the judges' allocations and lookups,
 which read the rules, made fewer together.
 
+Where session 38 took the harness-written log (time: CPU time, one process timing the checker with
+and without a change in turn, a ratio per round, the median of 101 rounds of 20,000 events, the load
+9 to 11 on 2 cores, where a round's ratio moves by 0.05 and a median of 15 rounds of 200,000 events
+by 0.02; instructions: 20,000 events, less a run that reads nothing). Kept: a compact row after the
+first known by its type's judge, a marker put in the judges' dict when the first row loads their
+reader, so that the loop reads a line's type and judge before its seq and counts a quiet row's run
+without the KeyError its missing seq raised (about 460 ns alone, against some 100 for the lookups it
+replaces; an identity test more a line): time 0.985x (0.901x to 1.057x) against its parent (11 and
+15 rounds of 200,000 events: 0.979x, 0.998x), instructions 386.9M to 385.7M (the model's events only
+765.3M to 766.5M, version 1 854.9M to 856.3M: their lines pay the test and gain nothing). Measured,
+not kept: a stream chunk's line matched by a compiled regular expression (the envelope's members in
+either spacing json.dumps or JSON.stringify writes, the chunk any JSON value three levels deep of
+strings, integers and literals, anything else left to the scanner), its seq, turn and step compared
+unparsed: alone, a chunk's line 1,154 ns matched with its groups against 1,574 ns scanned, another
+line's failed match 94 ns (the envelope's literal characters alone 423 ns, some 4.7 ns a character,
+where json's scanner takes 8.8 a character of the whole line, its objects made); in place 386.9M to
+380.8M instructions but 1.030x the time (9 rounds of 200,000 events, 1.010x to 1.118x), 1.001x with
+the other lines turned away by one character first (0.942x to 1.040x), and it needs `re`, which
+check imports for no dsh log (tests/test_check_startup.py). Lines split from decoded 64 KiB blocks
+(`str.split`), by time: 19.7 ms against `LineReader`'s 14.5 ms for the 110,951 lines of 200,000
+events, reading alone.
+
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
 settle a third to a half of the lines (`len(obj) + len(data)` equal to the colons: no member was

@@ -1181,6 +1181,7 @@ def _check_lines(
     # The reader of compact chunk rows' quiet runs, imported at the first line without a seq: a
     # log without them is checked without their module (`_quiet_run_reader`).
     quiet_run: Callable[[Any, Prefix], int] | None = None
+    compact_row = _compact_row_judge
     turn_line = turn_seq = line = 0
     # The events read less the lines read (a line is one event, but for the header, a blank or
     # torn line and a compact row, which holds a run): a count per line would cost each line an
@@ -1265,19 +1266,22 @@ def _check_lines(
                             obj = None
                             continue
                     try:
-                        # (Subscripts: a `get` is a method call. An event without a seq or a time,
-                        # as a compact row, reads them in `_envelope`.)
-                        seq, kind, stamp = obj["seq"], obj["type"], obj["time"]
+                        # (Subscripts: a `get` is a method call. An event without a seq or a time
+                        # reads them in `_envelope`.)
+                        kind = obj["type"]
                         judge = judges[kind]
-                    except (KeyError, TypeError):  # one missing, no object, not a string
-                        # A compact row has no seq: one after the first (which loads their
-                        # format below) is counted here when quiet, where the path below costs
-                        # it three times as much (on a version-1 log, after LOG-8's reading).
-                        if quiet_run is not None and quick and units is None:
+                        # A compact row has no seq: one after the first (whose reading put this
+                        # judge under its type, below) is counted here when quiet, where the
+                        # path below costs it three times as much, and its seq's KeyError alone
+                        # (about 460 ns) more than this test costs every line.
+                        if judge is compact_row and quiet_run is not None:
                             run = quiet_run(obj, prefix)
                             if run:
                                 events_past_lines += run - 1
                                 continue
+                            raise KeyError
+                        seq, stamp = obj["seq"], obj["time"]
+                    except (KeyError, TypeError):  # one missing, no object, not a string
                         seq, kind, stamp, judge = _envelope(obj, judges)
                     seq_int = is_type(seq) is integer
                     # (A type read means an object: only a dict takes a string subscript.)
@@ -1544,7 +1548,9 @@ def _check_lines(
                             events_past_lines += copied - 1
                             continue
                         if quiet_run is None:
-                            quiet_run = _quiet_run_reader()
+                            quiet_run, row_types = _quiet_run_reader()
+                            if quick and units is None:  # (a version-1 log reads LOG-8 first)
+                                judges.update(dict.fromkeys(row_types, compact_row))
                         # (`quick` stands for the quiet kind of chunks: theirs from the start.)
                         if quick and (run := quiet_run(obj, prefix)):
                             events_past_lines += run - 1
@@ -1842,12 +1848,19 @@ def _beyond_the_hole(report: LogReport, line: int, found: Sequence[Violation]) -
     return [violation for violation in found if violation.rule_id in HOLE_KEEPS]
 
 
-def _quiet_run_reader() -> Callable[[Any, Prefix], int]:
-    """`compact_rows.quiet_run`, the reader of a compact row's quiet run (imported here: most
-    logs have no compact rows)."""
-    from loopspec.properties.logcheck.compact_rows import quiet_run  # noqa: PLC0415
+def _quiet_run_reader() -> tuple[Callable[[Any, Prefix], int], Iterable[str]]:
+    """`compact_rows.quiet_run`, the reader of a compact row's quiet run, and the types of
+    compact rows (imported here: most logs have no compact rows)."""
+    from loopspec.properties.logcheck.compact_rows import COUNT_FIELDS, quiet_run  # noqa: PLC0415
 
-    return quiet_run
+    return quiet_run, COUNT_FIELDS.keys()
+
+
+def _compact_row_judge(_prefix: Prefix, _obj: Any, _seq: int) -> bool:
+    """The judge of compact rows' types once one is read: the loop knows it by identity and
+    reads the row's quiet run (`compact_rows.quiet_run`); a row with a seq, read as an event
+    (`_envelope`), is judged by it as by no judge, down the full path."""
+    return False
 
 
 def _compact_row(
