@@ -133,7 +133,8 @@ TRANSITIONS: tuple[Transition[Any], ...] = (
         "Rewriting",
         Abort,
         handlers.abort_rewriting,
-        "assistant/message{interrupted} (text only), step/end, turn/end{aborted}",
+        "assistant/message{interrupted} (its non-blank text and reasoning, no call), step/end, "
+        "turn/end{aborted}",
         ("Idle",),
         ("ABORT-2",),
     ),

@@ -418,7 +418,10 @@ def cutting_note(*, stopped_by_ctrl_c: bool, cut_short: bool, stopped: str) -> s
 UNREPEATED_NOTE = (
     "the target did not diverge when conform ran this program again (to confirm and shrink "
     "it): it answered one program two ways (exit 2), so a replay of the case may pass; "
-    "replay it a few times to see how often it diverges"
+    "replay it a few times to see how often it diverges; what changed between the two runs "
+    "is the loop's own: a clock, chance, state kept from the last program, or an order taken "
+    "from a hash map (Go ranges over a map in a new order each time: order by the reply's "
+    "calls or a slice)"
 )
 
 

@@ -1037,7 +1037,13 @@ _BLANK_TO_PYTHON_ONLY = (
 _BLANK_AS_EXE_2 = (
     "blank as EXE-2 reads it, Python's str.strip: U+0085 and the no-break spaces U+00A0, "
     "U+2007 and U+202F are, which Java's isBlank keeps; U+001C..U+001F too, which "
-    "JavaScript's trim keeps"
+    "JavaScript's trim keeps, and so do Go's strings.TrimSpace and Rust's str::trim"
+)
+
+# Said where the model's stderrSummary is "" and the target's is absent or another.
+_EMPTY_REASON_GIVEN = (
+    '; the reason "" is a reason the hook gave, written as given (a loop testing reason != "", '
+    "as Go's zero value invites, reads it as none: keep whether it was given)"
 )
 
 _OR_UNCHECKED = (
@@ -1814,11 +1820,23 @@ def _result_rule(
         )
     if their_code in ("ABORTED", "ABORTED_BEFORE_DISPATCH"):
         # The model's result is the body's own (or a refusal's): the target aborted a call the
-        # abort leaves alone, such as one whose body finished before it, awaiting its turn.
+        # abort leaves alone, such as one whose body finished before it, awaiting its turn, or
+        # failed after it.
+        failed_now = (
+            isinstance(command, ToolFinishes)
+            and command.call_id == call_id
+            and isinstance(command.outcome, ToolFailed)
+        )
+        kept = (
+            "a body that fails after the abort keeps its failure, its message and "
+            "{name, code} as without one"
+            if failed_now
+            else "a body that finished before the abort keeps its result"
+        )
         return "ABORT-1", (
             f"{about} differs: the target gives it an {their_code} error, but a call that "
-            "started is never aborted before dispatch, and a body that finished before the "
-            "abort keeps its result (only a success that lands after it is ABORTED)"
+            f"started is never aborted before dispatch, and {kept} (only a success that lands "
+            "after it is ABORTED)"
         )
     if body_error is not None:
         return "EXE-4", f"{about} differs in its error info: {body_error}"
@@ -3027,12 +3045,13 @@ def _changed(
                         "hook's reason), code point for code point"
                     )
                 elif set(fields) - {"decision"}:
+                    empty = _EMPTY_REASON_GIVEN if mine.get("stderrSummary") == "" else ""
                     wants.append(
                         "a hook/result takes its durationMs, exitCode and "
                         "stderrSummary from the answer's audit when it has one, a field the audit "
                         "lacks staying absent (the hook's reason does not stand in for it); "
                         "without an audit, durationMs 0, no exitCode and stderrSummary the "
-                        "hook's reason (none when it gave none): not what the loop measured"
+                        f"hook's reason (none when it gave none): not what the loop measured{empty}"
                     )
                 return "TEXT-2", f"{named} ({values}): " + "; and ".join(wants)
             if _data(want).get("point") == "PostToolUse":

@@ -264,7 +264,8 @@ REFUSAL_RULES: dict[str, str] = {
     "only in a phase that takes the command",
     "EXE-1": "a reply, to the open model request, whose tool calls repeat an id",
     "EXE-4": "a tool outcome, during a batch, for a call whose body is not running",
-    "HOOK-5": "a tool outcome without one verdict per matching PostToolUse hook",
+    "HOOK-5": "a tool outcome, for a running call, without one verdict per matching "
+    "PostToolUse hook (an outcome for a call not running is EXE-4's, judged first)",
     "DEC-2": "an approval answer, during a batch, while no approval is pending (an abort cancels "
     "a pending one)",
     "ABORT-1": "an Abort while the batch still drains after an earlier Abort",

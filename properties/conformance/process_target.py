@@ -757,6 +757,8 @@ def _answer_json(raw: bytes) -> Any:
 
 LONG_LINE_BYTES: Final = 1024
 """A message line longer than this is named beside a target that died on it (`long_line_note`)."""
+SCANNER_LINE_BYTES: Final = 64 * 1024
+"""Go's `bufio.Scanner` refuses a line longer than this (its newline counted) by default."""
 
 
 def backslashes_lost_note(message: dict[str, Any], stderr: str) -> str:
@@ -784,9 +786,15 @@ def long_line_note(message: dict[str, Any]) -> str:
     size = len(json.dumps(message)) + 1  # ASCII, as sent, and its newline
     if size <= LONG_LINE_BYTES:
         return ""
+    scanner = (
+        ", and Go's bufio.Scanner stops at a line over 64 KiB, Scan returning false, unless "
+        "given a larger buffer (Scanner.Buffer)"
+        if size > SCANNER_LINE_BYTES
+        else ""
+    )
     return (
         f" (its line was {size:,} bytes: a loop reading lines into a fixed buffer, C's fgets "
-        "into an array, reads it in pieces; read each line whole, C's getline)"
+        f"into an array, reads it in pieces{scanner}; read each line whole, C's getline)"
     )
 
 
@@ -871,6 +879,27 @@ def _null_hint(wrong: Any) -> str:
     return (
         "; a member with no value is left out, not written null (Rust's serde: "
         '#[serde(skip_serializing_if = "Option::is_none")])'
+    )
+
+
+# The value a writer that leaves out "empty" members (Go's `omitempty`) drops, per JSON type.
+_ZERO_VALUES: Final = {"boolean": "false", "integer": "0", "number": "0", "string": '""'}
+
+
+def _left_out_hint(wrong: Any) -> str:
+    """What to do about a required member left out whose type has a zero value: Go's
+    encoding/json leaves a field tagged `omitempty` out when it holds false, 0 or "" (a
+    result's `"isError": false`, a hook's `"durationMs": 0`), which is no answer either."""
+    if wrong.validator != "required" or not isinstance(wrong.instance, dict):
+        return ""
+    missing = [member for member in wrong.validator_value if member not in wrong.instance]
+    properties = _referred(wrong.schema).get("properties", {})
+    kind = _referred(properties.get(missing[0], {})).get("type") if missing else None
+    if kind not in _ZERO_VALUES:
+        return ""
+    return (
+        f"; {missing[0]} is written even when it is {_ZERO_VALUES[kind]} (Go's encoding/json "
+        'leaves out a field tagged omitempty that holds false, 0 or "": drop omitempty there)'
     )
 
 
@@ -1591,8 +1620,10 @@ class ProcessTarget:
         except OSError as error:
             if process.settle(1.0) is not None:
                 # It ended before reading what was sent: said as an ended output is, whichever
-                # end of the wire the scheduler let loopspec see first.
-                self._ended(f"the process ended its output instead of answering {what}", what)
+                # end of the wire the scheduler let loopspec see first. A line longer than
+                # the pipe holds is one such: the process stopped reading inside it.
+                ended = f"the process ended its output instead of answering {what}"
+                self._ended(ended + long_line_note(message), what)
             said = system_reason(error)  # the system's words, not "[Errno 32] Broken pipe"
             self._ended(f"the process stopped reading its input before {what} ({said})", what)
         try:
@@ -1709,7 +1740,7 @@ class ProcessTarget:
             self._fail(
                 f"the answer to {what} breaks the protocol schema at {where}: "
                 f"{schema_error_words(wrong)[:LINE_EXCERPT]}{_null_hint(wrong)}"
-                f"{_commits_hint(wrong, answer)}",
+                f"{_left_out_hint(wrong)}{_commits_hint(wrong, answer)}",
                 line=raw,
             )
         if answer.get("type") != expected:

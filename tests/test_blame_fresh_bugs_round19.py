@@ -1,0 +1,284 @@
+"""Fresh bugs of session 38, found by the programs and blamed on the rule their author must fix.
+
+Session 38 wrote a loop in Go 1.19 on the standard library alone (encoding/json with
+`Decoder.UseNumber`, about 800 lines) outside the project, from README.md, docs/ and SPEC.md,
+the way the tutorial grows one: declaring nothing first, then parallel, pre-hooks and rewrite,
+approval, post-hooks and abort, max-tokens, queued-input, crash-repair, result-meta and history,
+`loopspec conform --cmd` on seeds 1 and 2 after each step. Every step was CONFORMANT at its first
+run (and seed 3 with 1000 programs at the end); the guesses the docs left are in docs/tutorial.md's
+Go notes now. Then 42 one-line bugs were planted in copies of the finished loop, the rule each
+should be named by written before the run; the Go traps among them (a nil slice, `omitempty`,
+float64 numbers, a map's order, `strings.TrimSpace`, a `code != ""` test, `bufio.Scanner`'s
+default cap, `%q` quoting, `fmt.Sprint` of a map), and the loop's rules. Planted here in the
+model and played (the Go loop is not kept; no Go runs in the suite):
+
+- `omitempty` on a result's `isError` (and a hook's `durationMs`): told the member is required,
+  not why it was missing; now that `omitempty` leaves out a false, 0 or "" and to drop it there;
+- `bufio.Scanner` without `Scanner.Buffer`: no program of the random ones sends a line over
+  64 KiB, so the loop passed; a case with a 70 KB prompt was told only that the output ended
+  (the pipe broke as the loop stopped reading): now the line's length and the Scanner's cap.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import attrs
+import pytest
+from fresh_bugs import GUARDED_BASH, FreshBug, assert_found, bash_answered, calls, names, planted
+
+from loopspec.model import dispatch, handlers, jsonvalue, repair, rewrite
+from loopspec.model.commands import (
+    Abort,
+    Allow,
+    Command,
+    Crash,
+    Deny,
+    HookAnswers,
+    ModelReplies,
+    Recover,
+    SubmitUser,
+    ToolFailed,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.config import LoopConfig
+from loopspec.model.events import Event, ToolResultRecorded
+from loopspec.model.jsonvalue import FrozenMap, JsonValue, freeze, thaw
+from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
+from loopspec.properties.cli.conform_run import UNREPEATED_NOTE
+from loopspec.properties.conformance import process_target
+from loopspec.properties.conformance.process_target import (
+    ProcessTarget,
+    ProcessTargetError,
+    long_line_note,
+)
+from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.stateful.strategies import TOOLS
+
+PLAIN = LoopConfig(tools=TOOLS)
+READ = calls("c1", "read", '{"file_path":"a.txt"}')
+BIG = 98765432109876543210
+
+
+def _doubles(value: JsonValue) -> JsonValue:
+    """`value` as Go's encoding/json reads it into an interface{}: every number a float64."""
+    read = json.loads(json.dumps(thaw(value)), parse_int=float)
+    return freeze(read)
+
+
+_REAL_PREPARE = dispatch.prepare_result
+
+
+def _meta_as_doubles(slot: Any, outcome: Any, post: Any, aborting: str | None) -> Any:
+    """`prepare_result`, its body's meta read as float64s."""
+    if isinstance(outcome, ToolSucceeded) and outcome.meta is not None:
+        outcome = attrs.evolve(outcome, meta=_doubles(outcome.meta))
+    return _REAL_PREPARE(slot, outcome, post, aborting)
+
+
+def _empty_code_is_none(slot: Any, outcome: Any, post: Any, aborting: str | None) -> Any:
+    """`prepare_result`, a failure's code "" read as none (Go's `code != ""`)."""
+    if isinstance(outcome, ToolFailed) and outcome.code == "":
+        outcome = attrs.evolve(outcome, code=None)
+    return _REAL_PREPARE(slot, outcome, post, aborting)
+
+
+def _failure_after_abort_aborted(slot: Any, outcome: Any, post: Any, aborting: str | None) -> Any:
+    """`prepare_result`, a body failing after an abort given the abort's result too."""
+    if isinstance(outcome, ToolFailed) and aborting is not None:
+        outcome = ToolSucceeded("")
+    return _REAL_PREPARE(slot, outcome, post, aborting)
+
+
+class ReadsHookInputsAsDoubles(ModelTarget):
+    """The model, except that a hook's updatedInput is read as float64s (no UseNumber)."""
+
+    def apply(self, command: Command) -> Observation:
+        if isinstance(command, HookAnswers) and isinstance(command.verdict, Allow):
+            given = command.verdict.updated_input
+            if given is not None:
+                verdict = attrs.evolve(command.verdict, updated_input=_doubles(given))
+                command = attrs.evolve(command, verdict=verdict)
+        return super().apply(command)
+
+
+_GO_SPACE = frozenset(" \t\n\v\f\r\x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000") | frozenset(
+    map(chr, range(0x2000, 0x200B))
+)
+
+
+def _go_blank(text: str) -> bool:
+    """Whether `strings.TrimSpace(text) == ""` (unicode.IsSpace: not U+001C..U+001F)."""
+    return all(char in _GO_SPACE for char in text)
+
+
+_REAL_PARSE = jsonvalue.parse_arguments
+
+
+def _parsed_as_go_trims(arguments: str) -> JsonValue:
+    """`parse_arguments`, blank judged by Go's strings.TrimSpace."""
+    if arguments and not _go_blank(arguments) and not arguments.strip():
+        return arguments  # not blank to Go, and no JSON either: the raw string
+    return _REAL_PARSE(arguments)
+
+
+def _kept_as_go_trims(blocks: tuple[Any, ...]) -> tuple[Any, ...]:
+    """`_delivered_prefix`, blank judged by Go's strings.TrimSpace."""
+    return tuple(
+        b for b in blocks if isinstance(b, TextBlock | ReasoningBlock) and not _go_blank(b.text)
+    )
+
+
+_REAL_REASON = rewrite.verdict_reason
+
+
+_REAL_CLOSERS = repair.interrupted_turn_closers
+
+
+def _closers_in_map_order(log: tuple[Event, ...]) -> tuple[Event, ...]:
+    """The repair's closers, its results in another order than the calls' (a Go map's)."""
+    closers = _REAL_CLOSERS(log)
+    results = [e for e in closers if isinstance(e, ToolResultRecorded)]
+    reordered = (*reversed(results), *closers[len(results) :])
+    return tuple(attrs.evolve(e, seq=closers[0].seq + n) for n, e in enumerate(reordered))
+
+
+def _result_without(member: str) -> dict[str, object]:
+    """An answer whose one tool/result (or hook/result) leaves `member` out, as Go's
+    encoding/json does with a field tagged `omitempty` holding its zero value."""
+    block: dict[str, object] = {"type": "tool-result", "toolCallId": "c1", "content": [],
+                                "isError": False}  # fmt: skip
+    message = {"role": "user", "content": [block], "source": {"kind": "tool", "callId": "c1"},
+               "id": "m0"}  # fmt: skip
+    result = {"type": "tool/result", "seq": 0, "time": 0,
+              "data": {"turn": 1, "step": 1, "message": message},
+              "surfaceOp": "append", "sourceEventSeqs": [0]}  # fmt: skip
+    audit: dict[str, object] = {"turn": 1, "point": "PreToolUse", "handlerId": "h",
+                                "decision": "pass", "durationMs": 0}  # fmt: skip
+    hook = {"type": "hook/result", "seq": 0, "time": 0, "data": audit}
+    block.pop(member, None)
+    audit.pop(member, None)
+    event = hook if member == "durationMs" else result
+    return {"type": "observed", "seq": 0, "accepted": True, "events": [event], "commits": [1],
+            "executed": []}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("member", "says"),
+    [
+        ("isError", "; isError is written even when it is false (Go's encoding/json leaves out"),
+        ("durationMs", "; durationMs is written even when it is 0 (Go's encoding/json leaves out"),
+        ("content", ""),
+    ],
+)
+def test_PROTO_1_a_required_member_left_out_as_omitempty_does_is_told_to_write_it(
+    member: str, says: str
+) -> None:
+    """PROTO-1: the Go loop's result struct tagged `isError` `omitempty`, so every success went
+    without it. The report said "isError" is a required property, not why a Go struct left it
+    out; it now says a false, 0 or "" is written, naming omitempty. A required list left out
+    (no zero value to blame) gets no such note."""
+    wrong = process_target._most_specific_error(_result_without(member))
+    assert wrong.message == f"'{member}' is a required property"
+    hint = process_target._left_out_hint(wrong)
+    assert hint.startswith(says) if says else hint == ""
+
+
+def test_PROTO_1_a_line_past_go_scanners_cap_is_named_with_the_cap() -> None:
+    """PROTO-1: the Go loop read its input with a `bufio.Scanner` at its default cap (64 KiB), so
+    a 70 KB prompt ended its loop; the random programs' lines stay under 31 KB, so conform found
+    no fault. A case with such a line was told only that the output ended (the pipe broke as the
+    loop stopped reading mid-line): it now gives the line's length and the Scanner's cap, which a
+    line under 64 KiB does not name."""
+    ready = json.dumps({"type": "ready", "implementation": "scanner", "capabilities": []})
+    # Answers the reset, then reads 10 bytes of the next line and exits, as Scan returning false.
+    script = f"read -r line; printf '%s\\n' '{ready}'; head -c 10 >/dev/null"
+    target = ProcessTarget(["sh", "-c", script], name="scanner")
+    try:
+        target.reset(LoopConfig())
+        with pytest.raises(ProcessTargetError) as failed:
+            target.apply(SubmitUser("x" * 70_000))
+    finally:
+        target.close()
+    said = str(failed.value)
+    assert "the process ended its output instead of answering" in said, said
+    assert "Go's bufio.Scanner stops at a line over 64 KiB" in said, said
+    short = {"type": "command", "seq": 7, "command": {"kind": "SubmitUser", "text": "x" * 20_000}}
+    assert "Scanner" not in long_line_note(short)
+
+
+FOUND: tuple[FreshBug, ...] = (
+    ("a result's meta read as float64s",
+     planted(handlers, "prepare_result", _meta_as_doubles, _meta_as_doubles.__doc__ or ""),
+     PLAIN, (SubmitUser(""), READ,
+             ToolFinishes("c1", ToolSucceeded("", meta=FrozenMap({"bytes": BIG})))), "EXE-4"),
+    ("a hook's input read as float64s", ReadsHookInputsAsDoubles, GUARDED_BASH,
+     bash_answered('{"command":"ls"}', Allow(), Allow(updated_input=FrozenMap(
+         {"command": "ls", "timeout": BIG}))), "RW-2"),
+    ("arguments judged blank by strings.TrimSpace",
+     planted(rewrite, "parse_arguments", _parsed_as_go_trims, "Go's TrimSpace"), PLAIN,
+     (SubmitUser(""), calls("c1", "read", "\x1c")), "EXE-2"),
+    ("a failure's code \"\" read as none",
+     planted(handlers, "prepare_result", _empty_code_is_none, _empty_code_is_none.__doc__ or ""),
+     PLAIN, (SubmitUser(""), READ, ToolFinishes("c1", ToolFailed("no", code=""))), "EXE-4"),
+    ("repair results in a map's order",
+     planted(handlers, "interrupted_turn_closers", _closers_in_map_order, "a map's order"),
+     PLAIN, (SubmitUser(""), ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a"}'),
+                                          ToolCallBlock("c2", "read", '{"file_path":"b"}'))),
+             Crash(), Recover()), "REC-1"),
+    ("deny reasons joined with a comma",
+     planted(rewrite, "REASON_SEPARATOR", ", ", "reasons joined by ', '"), GUARDED_BASH,
+     bash_answered('{"command":"ls"}', Deny("no"), Deny("never")), "DEC-1"),
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("row", FOUND, ids=names(FOUND))
+def test_MODEL_1_a_go_loops_bug_is_blamed_on_the_rule_it_breaks(row: FreshBug) -> None:
+    """MODEL-1 (EXE-2, EXE-4, RW-2, REC-1, DEC-1): each bug of the Go loop conform named right
+    on both seeds is found on its short program, named by its rule; the program passes on
+    the model."""
+    assert_found(row)
+
+
+FIXED: tuple[FreshBug, ...] = (
+    ("a failure after an abort made ABORTED",
+     planted(handlers, "prepare_result", _failure_after_abort_aborted,
+             _failure_after_abort_aborted.__doc__ or ""),
+     PLAIN, (SubmitUser(""), READ, Abort(), ToolFinishes("c1", ToolFailed("no"))), "ABORT-1"),
+    ("a hook's reason \"\" read as none",
+     planted(handlers, "verdict_reason", lambda verdict: _REAL_REASON(verdict) or None,
+             "a reason \"\" is none"), GUARDED_BASH,
+     bash_answered('{"command":"ls"}', Deny(""), Allow()), "TEXT-2"),
+    ("a cancelled reply's blank judged by strings.TrimSpace",
+     planted(handlers, "_delivered_prefix", _kept_as_go_trims, "Go's TrimSpace"), PLAIN,
+     (SubmitUser(""), ModelReplies((TextBlock("\x1c"),), finish="cancelled")), "ABORT-2"),
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("row", "phrases"),
+    [
+        (FIXED[0], ("a body that fails after the abort keeps its failure, its message and",)),
+        (FIXED[1], ('the reason "" is a reason the hook gave, written as given',)),
+        (FIXED[2], ("and so do Go's strings.TrimSpace and Rust's str::trim",)),
+    ],
+    ids=names(FIXED),
+)
+def test_ABORT_1_TEXT_2_ABORT_2_a_go_loops_bug_is_told_what_go_did(
+    row: FreshBug, phrases: tuple[str, ...]
+) -> None:
+    """ABORT-1, TEXT-2, ABORT-2: named right, in words that missed what the Go loop did. A body
+    failing after an abort made ABORTED was told a body that finished *before* the abort keeps
+    its result; a hook's reason "" left out of stderrSummary (Go's `reason != ""`) was told
+    the audit's rules, not that "" is a reason; a cancelled reply's U+001C kept as text (Go's
+    strings.TrimSpace) was told JavaScript's and Java's trims alone."""
+    assert_found(row, *phrases)
+
+
+def test_PROTO_1_a_program_answered_two_ways_names_a_go_maps_order() -> None:
+    """PROTO-1: the Go loop wrote its repair's results ranging over a map of its calls, so a
+    rerun answered otherwise; the note said only to replay a few times. It now names what
+    changes between runs, a Go map's order among them."""
+    assert "Go ranges over a map in a new order each time" in UNREPEATED_NOTE
