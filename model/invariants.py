@@ -1263,7 +1263,10 @@ def no_pre_hooks_for_non_object_arguments(prefix: Prefix, fact: Fact) -> Sequenc
     hooked = {call_id for call_id, _handler in prefix.pre_hook_runs}
     found: list[Violation] = []
     for call in fact.calls:
-        if call.id in hooked and not arguments_are_an_object(call.arguments):
+        # A hook that supplied an input put it in the reply in the call's place (RW-3): what
+        # the reply shows is not what the hooks judged, and a non-object there is RW-2's.
+        supplied = prefix.supplied_rewrite(call.id) is not None
+        if call.id in hooked and not supplied and not arguments_are_an_object(call.arguments):
             answers = tuple(
                 answer.seq
                 for answer in prefix.hook_results.get(call.id, ())

@@ -26,9 +26,19 @@ from typing import Any
 
 import attrs
 import pytest
-from fresh_bugs import GUARDED_BASH, FreshBug, assert_found, bash_answered, calls, names, planted
+from fresh_bugs import (
+    GUARDED_BASH,
+    FreshBug,
+    assert_found,
+    bash_answered,
+    calls,
+    copied,
+    names,
+    own_log_checked,
+    planted,
+)
 
-from loopspec.model import dispatch, handlers, jsonvalue, repair, rewrite
+from loopspec.model import config, dispatch, handlers, jsonvalue, repair, rewrite
 from loopspec.model.commands import (
     Abort,
     Allow,
@@ -36,6 +46,7 @@ from loopspec.model.commands import (
     Crash,
     Deny,
     HookAnswers,
+    ModelFails,
     ModelReplies,
     Recover,
     SubmitUser,
@@ -137,6 +148,46 @@ _REAL_REASON = rewrite.verdict_reason
 _REAL_CLOSERS = repair.interrupted_turn_closers
 
 
+def _go_quoted(keys: Any) -> str:
+    """The missing keys quoted as Go's %q quotes a string: in double quotes."""
+    return ", ".join(json.dumps(key) for key in keys)
+
+
+_REAL_RESOLVE = rewrite.resolve_call
+
+
+def _go_printed(value: JsonValue) -> str:
+    """`value` as Go's fmt.Sprint prints the map encoding/json read it into."""
+    if isinstance(value, FrozenMap):
+        inner = " ".join(f"{key}:{_go_printed(value[key])}" for key in sorted(value))
+        return f"map[{inner}]"
+    return str(thaw(value))
+
+
+def _rewrite_printed(call: ToolCallBlock, votes: Any, config: LoopConfig) -> rewrite.Resolution:
+    """`resolve_call`, the applied input written with fmt.Sprint, not a JSON encoder."""
+    resolution = _REAL_RESOLVE(call, votes, config)
+    if resolution.sidecar is None:
+        return resolution
+    printed = _go_printed(jsonvalue.parse_arguments(resolution.arguments))
+    return attrs.evolve(resolution, arguments=printed)
+
+
+class DropsAnEmptyFailureCode(ModelTarget):
+    """The model, except that a failed request's code "" is left out of the turn's end (Go's
+    `if code != ""`)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not isinstance(command, ModelFails) or command.code:
+            return observed
+        events = copied(observed)
+        for event in events:
+            if event["type"] == "turn/end":
+                del event["data"]["reason"]["error"]["code"]
+        return attrs.evolve(observed, events=tuple(events))
+
+
 def _closers_in_map_order(log: tuple[Event, ...]) -> tuple[Event, ...]:
     """The repair's closers, its results in another order than the calls' (a Go map's)."""
     closers = _REAL_CLOSERS(log)
@@ -228,6 +279,11 @@ FOUND: tuple[FreshBug, ...] = (
      PLAIN, (SubmitUser(""), ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a"}'),
                                           ToolCallBlock("c2", "read", '{"file_path":"b"}'))),
              Crash(), Recover()), "REC-1"),
+    ("missing keys quoted as Go's %q quotes",
+     planted(config, "quoted_keys", _go_quoted, "%q"), PLAIN,
+     (SubmitUser(""), calls("c1", "read", "{}")), "TEXT-1"),
+    ("a failed request's code \"\" left out",
+     DropsAnEmptyFailureCode, PLAIN, (SubmitUser(""), ModelFails("", "")), "TEXT-2"),
     ("deny reasons joined with a comma",
      planted(rewrite, "REASON_SEPARATOR", ", ", "reasons joined by ', '"), GUARDED_BASH,
      bash_answered('{"command":"ls"}', Deny("no"), Deny("never")), "DEC-1"),
@@ -251,6 +307,10 @@ FIXED: tuple[FreshBug, ...] = (
      planted(handlers, "verdict_reason", lambda verdict: _REAL_REASON(verdict) or None,
              "a reason \"\" is none"), GUARDED_BASH,
      bash_answered('{"command":"ls"}', Deny(""), Allow()), "TEXT-2"),
+    ("a rewrite's input written with fmt.Sprint",
+     planted(rewrite, "resolve_call", _rewrite_printed, _rewrite_printed.__doc__ or ""),
+     GUARDED_BASH, bash_answered('{"command":"ls"}', Allow(),
+                                 Allow(updated_input=FrozenMap({"command": "pwd"}))), "RW-2"),
     ("a cancelled reply's blank judged by strings.TrimSpace",
      planted(handlers, "_delivered_prefix", _kept_as_go_trims, "Go's TrimSpace"), PLAIN,
      (SubmitUser(""), ModelReplies((TextBlock("\x1c"),), finish="cancelled")), "ABORT-2"),
@@ -262,19 +322,34 @@ FIXED: tuple[FreshBug, ...] = (
     [
         (FIXED[0], ("a body that fails after the abort keeps its failure, its message and",)),
         (FIXED[1], ('the reason "" is a reason the hook gave, written as given',)),
-        (FIXED[2], ("and so do Go's strings.TrimSpace and Rust's str::trim",)),
+        (FIXED[2], ('are "map[command:pwd]", no JSON, where hook rewriter supplied',)),
+        (FIXED[3], ("and so do Go's strings.TrimSpace and Rust's str::trim",)),
     ],
     ids=names(FIXED),
 )
-def test_ABORT_1_TEXT_2_ABORT_2_a_go_loops_bug_is_told_what_go_did(
+def test_ABORT_1_TEXT_2_RW_2_ABORT_2_a_go_loops_bug_is_told_what_go_did(
     row: FreshBug, phrases: tuple[str, ...]
 ) -> None:
-    """ABORT-1, TEXT-2, ABORT-2: named right, in words that missed what the Go loop did. A body
+    """ABORT-1, TEXT-2, RW-2, ABORT-2: named right (RW-2 once HOOK-4 and RW-1), in words that
+    missed what the Go loop did. A body
     failing after an abort made ABORTED was told a body that finished *before* the abort keeps
     its result; a hook's reason "" left out of stderrSummary (Go's `reason != ""`) was told
-    the audit's rules, not that "" is a reason; a cancelled reply's U+001C kept as text (Go's
-    strings.TrimSpace) was told JavaScript's and Java's trims alone."""
+    the audit's rules, not that "" is a reason; a hook's input printed with fmt.Sprint was
+    HOOK-4 (the own log's reply read as showing a call hooks should not see) and then RW-1, the
+    readers agreeing; a cancelled reply's U+001C kept as text (Go's strings.TrimSpace) was told
+    JavaScript's and Java's trims alone."""
     assert_found(row, *phrases)
+
+
+def test_RW_2_a_rewrite_printed_not_encoded_is_no_hook_run_for_invalid_arguments() -> None:
+    """RW-2: the Go loop wrote a hook's input as fmt.Sprint printed it (map[command:pwd]), in
+    the reply, the record and the run. The target's own log was read as a reply showing a call
+    whose arguments are no object after hooks ran for it (HOOK-4), though the hooks judged the
+    model's arguments and the reply shows the hook's input in their place (RW-3): check names
+    the record whose arguments are not the input the hook supplied."""
+    found = own_log_checked(FIXED[2])
+    assert [rule for rule, _ in found][:1] == ["RW-2"], found
+    assert "HOOK-4" not in [rule for rule, _ in found], found
 
 
 def test_PROTO_1_a_program_answered_two_ways_names_a_go_maps_order() -> None:

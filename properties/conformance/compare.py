@@ -2077,6 +2077,18 @@ def _arguments_rule(
                     "with every digit and a number with a fraction or an exponent as the same "
                     "double (write the number's own text back)"
                 )
+            printed = None if kept else _printed_not_encoded(call_id, situation, theirs)
+            if printed is not None and _every_reader_holds(
+                call_id, printed, shown, (*executed, *probed_runs)
+            ):
+                return "RW-2", (
+                    f"the call's arguments in the {where}, its tool/call and the arguments it "
+                    f"runs with are {spelled(printed)}, no JSON, where "
+                    f"{_named(situation.suppliers[-1:])} supplied {spelled(situation.supplied[-1])}"
+                    ": an input a hook supplied is recorded as the JSON value it gave, written "
+                    "by a JSON encoder, not as the language prints the value (Go's fmt.Sprint "
+                    "of a map writes map[key:value])"
+                )
             merged_in = None if kept else _merged_into_original(situation, theirs.get(call_id))
             if merged_in is not None:
                 return "RW-2", (
@@ -2126,6 +2138,22 @@ def _merged_into_original(situation: _Situation, applied: object) -> str | None:
     return "the keys " + ", ".join(json.dumps(key) for key in kept) + " kept from the model's"
 
 
+def _printed_not_encoded(
+    call_id: str | None, situation: _Situation, theirs: dict[str | None, object]
+) -> str | None:
+    """The target's arguments for `call_id` where a hook supplied a JSON object and they are
+    text no JSON reader takes (a language's own printing of the value), else None."""
+    given = situation.supplied[-1] if situation.supplied else None
+    shown = theirs.get(call_id)
+    if not isinstance(given, dict | FrozenMap) or not isinstance(shown, str):
+        return None
+    try:
+        json.loads(shown)
+    except ValueError:
+        return shown
+    return None
+
+
 def _every_reader_kept(
     call_id: str | None,
     situation: _Situation,
@@ -2137,6 +2165,19 @@ def _every_reader_kept(
     own arguments: every reader agrees (RW-1), the hook's input applied nowhere. False when
     the call neither ran nor was asked about in this command: an input applied to execution
     alone cannot be told apart."""
+    return _every_reader_holds(call_id, situation.original, target_events, executed)
+
+
+def _every_reader_holds(
+    call_id: str | None,
+    value: object,
+    target_events: Sequence[Event],
+    executed: Sequence[tuple[str, str]],
+) -> bool:
+    """Whether the target's tool/call for `call_id` (when it wrote one in this command), its
+    approval request (when it asked) and the body it ran in this command all hold `value`
+    (a parsed arguments value): every reader agrees (RW-1). False when the call neither ran
+    nor was asked about in this command."""
     ran = [as_run_value(arguments) for ran_id, arguments in executed if ran_id == call_id]
     readers = [
         _as_value(_data(event).get("arguments"))
@@ -2150,7 +2191,7 @@ def _every_reader_kept(
     )
     if len(ran) > 1 or not (ran or asked):
         return False
-    return all(value == situation.original for value in (*ran, *readers))
+    return all(read == value for read in (*ran, *readers))
 
 
 def _slot_free_for(
