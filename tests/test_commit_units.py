@@ -400,3 +400,15 @@ def test_LOG_8_a_held_reply_s_commit_is_not_read_with_an_earlier_commit_s_record
     assert quick == check_stream("log.jsonl", io.BytesIO(data), quick=False)
     messages = [found.violation.message for found in quick.violations]
     assert any("without a tool/call for c1" in message for message in messages), messages
+
+
+def test_LOG_8_a_line_begun_nowhere_is_the_last_line_s_alone() -> None:
+    """LOG-8: the reader's `begun_nowhere`, the LOG-8 of a line marked event k > 1 of a commit
+    none opened, which the checker words as a copy at a taken seq, named that line's violation
+    on every later line too (never reset): it is the line `take` read last, or None."""
+    units = CommitUnits(Prefix())
+    (found,) = units.take({"type": "step/end", "seq": 0, "unit": [2, 3]}, 2, 0, "step/end")
+    assert units.begun_nowhere is found
+    units.take({"type": "step/end", "seq": 1, "unit": [3, 3]}, 3, 1, "step/end")
+    assert not units.take({"type": "turn/end", "seq": 2}, 4, 2, "turn/end")
+    assert units.begun_nowhere is None

@@ -1764,13 +1764,14 @@ def _take_unit(
     taken = COMMIT_BEGINS if units.begins_at(line) else 0
     if not found:
         return taken, repeats
+    begun_nowhere = units.begun_nowhere  # (this line's, one of `found`)
     if (
-        type(seq) is int
+        begun_nowhere is not None
+        and type(seq) is int
         and seq < prefix.expected_seq
-        and units.begun_nowhere in found
         and prefix.skipped_by(seq) is None  # (taken: a line moved later is no copy)
     ):
-        found = _begun_inside_a_commit(found, units.begun_nowhere, obj, prefix)
+        found = _begun_inside_a_commit(found, begun_nowhere, obj, prefix)
     if units.broke_off_at == line:
         taken |= COMMIT_BROKEN
     report.record(line, found, limits)
@@ -1778,7 +1779,7 @@ def _take_unit(
 
 
 def _begun_inside_a_commit(
-    found: Sequence[Violation], begun_nowhere: Violation | None, obj: Any, prefix: Prefix
+    found: Sequence[Violation], begun_nowhere: Violation, obj: Any, prefix: Prefix
 ) -> list[Violation]:
     """`found` with the LOG-8 of a line at a taken seq marked event k > 1 of a commit none
     opened (`begun_nowhere`) said, in its place, as the LOG-1 it breaks in any case: the rest

@@ -113,8 +113,9 @@ class CommitUnits:
         # The line that last closed a commit broken off (0 before any): that commit is not
         # whole, so no later line is a copy of it (the checker's `repeated_lines`).
         self.broke_off_at = 0
-        # The last LOG-8 of a line marked event k > 1 of a commit with none open (None before
-        # any): at a taken seq, the checker words it as the copy it may be (`_take_unit`).
+        # The LOG-8 `take` gave the line it read last, when that line is marked event k > 1 of
+        # a commit with none open (None otherwise): at a taken seq, the checker words it as the
+        # copy it may be (`_take_unit`).
         self.begun_nowhere: Violation | None = None
 
     def take(
@@ -127,6 +128,7 @@ class CommitUnits:
         # Nearly every line is a commit by itself between commits, the first line of a commit,
         # or the next line of the open one: judged here, as `_place` and `_note_calls` would,
         # without building the marker or a list. Anything else takes the general path below.
+        self.begun_nowhere = None
         marker = obj.get(UNIT_KEY)
         if marker is None:
             if not self._size and type(seq) is int and kind != "assistant/message":
@@ -243,6 +245,7 @@ class CommitUnits:
     def take_generally(self, obj: Mapping[str, Any], line: int) -> Sequence[Violation]:
         """`take` without its fast path: the same verdicts and state on any line (the tests
         compare them)."""
+        self.begun_nowhere = None
         seq = obj.get("seq", obj.get("seq0"))
         if type(seq) is not int:
             return []
