@@ -27,6 +27,11 @@ from loopspec.properties.cli.scenario import ScenarioError, load_scenario
 from loopspec.properties.harnesses import cli as harness_cli
 from loopspec.properties.harnesses import hook_audit
 from loopspec.properties.harnesses.cli import load_hooks
+from loopspec.properties.harnesses.compaction import (
+    COMPACT_COMMAND,
+    COMPACT_REQUEST_START,
+    whole_history,
+)
 from loopspec.properties.harnesses.conform_driver import HOOK_PROGRAM, Session
 from loopspec.properties.harnesses.mock_model import (
     MAX_ASKS,
@@ -187,6 +192,74 @@ def test_EXE_1_a_reply_claude_code_emptied_of_a_reused_call_id_counts_as_given()
         mock.close()
     assert _streamed_text(body) == "Printed both."
     assert mock.stuck is None
+
+
+COMPACTED = HarnessScript(
+    "one",
+    (
+        ScriptedReply((ScriptedCall("c1", {"command": "echo one"}),)),
+        ScriptedReply((ScriptedText("1"),)),
+        ScriptedReply((ScriptedText("<summary>one printed</summary>"),)),
+        ScriptedReply((ScriptedCall("c3", {"command": "echo three"}),)),
+        ScriptedReply((ScriptedText("3"),)),
+    ),
+)
+
+
+def _user(*texts: str) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "text", "text": text} for text in texts]}
+
+
+def test_the_mock_model_and_the_report_follow_claude_codes_compact() -> None:
+    """Claude Code 2.1.332's /compact asks for the summary with the history up to the turn's
+    last result, its own words last, and each later request holds the summary, the last reply
+    and its record of the command, not the calls before. Counting replies, the mock answered the
+    summary request with the turn's last reply again ("1", asked for twice) and the next turn
+    with that reply too, so the run's third turn never ran its call; and `run`'s report read
+    the first turn's call as missing from the history (ADJ-3, RW-1)."""
+    call: dict[str, Any] = {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "c1", "input": {}}],
+    }
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1"}]}
+    summarize = {
+        **result,
+        "content": [*result["content"], *_user(COMPACT_REQUEST_START)["content"]],
+    }
+    compacted: list[dict[str, Any]] = [
+        {"role": "user", "content": "This session is being continued... one printed"},
+        {"role": "assistant", "content": [{"type": "text", "text": "1"}]},
+        _user(f"{COMPACT_COMMAND}\n<command-message>compact</command-message>"),
+        _user("Three."),
+    ]
+    asked = [
+        [_user("One.")],
+        [_user("One."), call, result],
+        [_user("One."), call, summarize],
+        [_user("One."), call, summarize],  # a retry
+        compacted,
+        [*compacted, {**call, "content": [{"type": "tool_use", "id": "c3", "input": {}}]}],
+    ]
+    mock = MockModel(Harness.CLAUDE_CODE, COMPACTED.replies).start()
+    try:
+        bodies = [_post(mock.port, "/v1/messages", {"messages": m, "model": "m"})[1] for m in asked]
+    finally:
+        mock.close()
+    starts = [
+        [e["content_block"] for e in _events(b) if e["type"] == "content_block_start"]
+        for b in bodies
+    ]
+    assert [_streamed_text(b) for b in bodies] == [
+        "",
+        "1",
+        "<summary>one printed</summary>",
+        "<summary>one printed</summary>",
+        "",
+        "3",
+    ]
+    assert starts[4][-1]["id"] == "c3"
+    whole = whole_history([{"messages": m} for m in asked])
+    assert whole["messages"] == [_user("One."), call, result, _user("Three."), asked[-1][-1]]
 
 
 def test_a_reply_asked_for_again_and_again_stops_the_run_naming_the_scenario_and_reply(

@@ -9,7 +9,10 @@ place of a reply it emptied, `[Tool use interrupted]` where every call reused an
 reply's call id, is). A history that stops growing would have the same reply asked for again
 and again until the run's timeout: once one reply is asked for more than `MAX_ASKS` times the
 mock answers that request, and every later one, with text that ends the turn, and keeps the
-reply in `stuck`, so the run ends at once with an error naming it. Every request body is kept: it is
+reply in `stuck`, so the run ends at once with an error naming it. Claude Code's `/compact`
+replaces the history (`CompactionTracker`): its summary request gets the reply after the last one
+served, and the requests after it the replies that follow, counted past its record of the
+command. Every request body is kept: it is
 the history the model saw. Anything else (another path, another method) is answered 404 and
 recorded, so the report can show that the binary asked for nothing else.
 """
@@ -18,13 +21,14 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import attrs
 
 from loopspec.properties.harnesses.cli_wire import CLAUDE_EMPTIED_REPLY
+from loopspec.properties.harnesses.compaction import after_compaction, asks_for_a_summary
 from loopspec.properties.harnesses.model_stream import reply_events, scripted_blocks
 from loopspec.properties.harnesses.script import Harness, ScriptedReply, ScriptedText
 
@@ -81,6 +85,36 @@ def _invented(content: Any, served: frozenset[str]) -> bool:
     return len(texts) == len(content) and not any(t in served for t in texts)
 
 
+class CompactionTracker:
+    """Which scripted reply a Claude Code request asks for once `/compact` replaced the history,
+    which no longer counts the replies before it: the summary is the reply after the last one
+    served (a retried summary request gets it again), and a request after the compaction gets
+    the reply after the summary's, past the replies its history holds since the command."""
+
+    def __init__(self) -> None:
+        self.last_served = -1
+        self.summary: int | None = None
+        self._summarizing = False
+
+    def index(self, body: Any, counted: Callable[[Any], int]) -> int:
+        """The reply `body` asks for; `counted` counts the replies a history holds."""
+        if asks_for_a_summary(body):
+            if not self._summarizing:
+                self.summary = self.last_served + 1
+                self._summarizing = True
+            assert self.summary is not None
+            return self.summary
+        self._summarizing = False
+        since = after_compaction(body) if self.summary is not None else None
+        if since is None or self.summary is None:
+            return counted(body)
+        return self.summary + 1 + counted(since)
+
+    def served(self, index: int) -> None:
+        """Note that reply `index` was served."""
+        self.last_served = max(self.last_served, index)
+
+
 def _is_model_item(item: Any) -> bool:
     if not isinstance(item, dict):
         return False
@@ -120,6 +154,7 @@ class MockModel:
         self.requests: list[SeenRequest] = []
         self._asks: dict[int, int] = {}
         self.stuck: StuckReply | None = None
+        self._compactions = CompactionTracker()
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
@@ -159,7 +194,11 @@ class MockModel:
     def _stream(self, body: Any) -> Iterator[bytes]:
         match self.harness:
             case Harness.CLAUDE_CODE:
-                index = replies_in_anthropic_history(body, self._served)
+                with self._lock:
+                    index = self._compactions.index(
+                        body, lambda b: replies_in_anthropic_history(b, self._served)
+                    )
+                    self._compactions.served(index)
             case Harness.CODEX:
                 index = replies_in_responses_history(body)
         blocks = scripted_blocks(self.harness, self._reply(index))

@@ -51,6 +51,7 @@ from loopspec.impl.recorded_faults import FAILED_WORD
 from loopspec.model.commands import Allow, Ask, Deny
 from loopspec.model.config import PRE_TOOL_USE
 from loopspec.properties.harnesses.cli_wire import text_of
+from loopspec.properties.harnesses.compaction import whole_history
 from loopspec.properties.harnesses.hook_ids import ConfiguredHook, configured_hooks
 from loopspec.properties.harnesses.mock_model import EXHAUSTED_TEXT
 from loopspec.properties.harnesses.profiles import KNOWN
@@ -437,7 +438,8 @@ def session_view(
         for r in result["requests"]
         if r["method"] == "POST" and r["path"].split("?")[0] in ("/v1/messages", "/v1/responses")
     ]
-    history = history_view(harness, requests[-1]["body"] if requests else None)
+    # After Claude Code's /compact no request holds the calls before it: the summary request's.
+    history = history_view(harness, whole_history([r["body"] for r in requests]))
     logs = result["logs"]
     log_text = logs[0]["text"] if logs else ""
     log_report = (
