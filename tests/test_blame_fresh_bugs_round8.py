@@ -68,6 +68,7 @@ from loopspec.model.commands import (
     ModelReplies,
     Pass,
     PostBlock,
+    PreVerdict,
     SubmitUser,
     ToolFinishes,
     ToolSucceeded,
@@ -99,10 +100,32 @@ class HooksJudgeEachToolOnce(ModelTarget):
         if not isinstance(command, HookAnswers) or not observed.accepted:
             return observed
         events = copied(observed)
-        while self.state is not None and isinstance(self.state.phase, Rewriting):
-            again = super().apply(command)
+        while (standing := self._standing_answer()) is not None:
+            again = super().apply(HookAnswers(standing))
+            if not again.accepted:
+                break
             events += [e for e in copied(again) if not e["type"].startswith("hook/")]
         return renumbered(observed, events)
+
+    def _standing_answer(self) -> PreVerdict | None:
+        """What the hook due next answered for an earlier call of the same tool in this reply,
+        which this loop takes for the due call's; None when it answered none. (Answering every
+        hook still due so, the next hooks of one call too, the loop skipped a second hook of a
+        call alone in its tool: read as HOOK-8, a matcher such as `.*` read as a glob, where
+        the reply had no other call of that tool, in 9 of seeds 30-49.)"""
+        phase = self.state.phase if self.state is not None else None
+        if not isinstance(phase, Rewriting) or not phase.queue:
+            return None
+        due, calls = phase.queue[0], phase.reply.tool_calls
+        return next(
+            (
+                vote.verdict
+                for vote in phase.votes
+                if vote.handler_id == due.hook.handler_id
+                and calls[vote.call_index].name == calls[due.call_index].name
+            ),
+            None,
+        )
 
 
 HOOKS_ONCE_PER_TOOL: FreshBug = (
@@ -114,18 +137,31 @@ HOOKS_ONCE_PER_TOOL: FreshBug = (
 )
 
 
-def test_HOOK_4_a_reply_committed_before_a_later_calls_hook_answered_names_that_hook() -> None:
+@pytest.mark.parametrize(
+    ("config", "hook"),
+    [
+        (AUDITED_READS, "read-audit"),
+        # A matcher a glob reads otherwise: the hook ran for call c1 of the reply, not yet
+        # recorded, so no glob skipped it (read as HOOK-8 on 7 of seeds 30-49).
+        (LoopConfig(tools=(READ,), hooks=(HookSpec("late", "PreToolUse", ".*"),)), "late"),
+    ],
+    ids=["a plain matcher", "a matcher a glob reads otherwise"],
+)
+def test_HOOK_4_a_reply_committed_before_a_later_calls_hook_answered_names_that_hook(
+    config: LoopConfig, hook: str
+) -> None:
     """HOOK-4: the words name the hook and the call it has yet to answer for, and that its
     answer for the tool's other call is not one for this call (where they said ORD-1, one
     reply per step, which the target kept)."""
-    assert_blamed_on(HOOKS_ONCE_PER_TOOL)
-    assert_passes_on_model(HOOKS_ONCE_PER_TOOL)
+    row = (*HOOKS_ONCE_PER_TOOL[:2], config, *HOOKS_ONCE_PER_TOOL[3:])
+    assert_blamed_on(row)
+    assert_passes_on_model(row)
     assert_report_says(
-        [HOOKS_ONCE_PER_TOOL],
+        [row],
         "hooks judge",
-        "PreToolUse hook read-audit has yet to answer for call c2 (read)",
+        f"PreToolUse hook {hook} has yet to answer for call c2 (read)",
         "its answer for call c1, of the same tool, is not one for this call",
-        lacks=("one reply per step",),
+        lacks=("one reply per step", "glob"),
     )
 
 
@@ -430,18 +466,33 @@ class RefusesRepeatsPerTool(ModelTarget):
     keys calls by tool name and id (its log then shows both)."""
 
     def apply(self, command: Command) -> Observation:
-        if not isinstance(command, ModelReplies) or len({c.name for c in command.tool_calls}) < 2:
+        calls = command.tool_calls if isinstance(command, ModelReplies) else ()
+        if len({c.id for c in calls}) == len(calls) or len({(c.name, c.id) for c in calls}) < len(
+            calls
+        ):
+            # No id repeats, or one repeats with its tool, which this loop refuses too. (Taking
+            # every reply of two tools so, its calls' ids rewritten, the loop was read as
+            # breaking EXE-2, HOOK-4, ORD-2 where no id repeated, in 10 of seeds 30-49.)
             return super().apply(command)
-        first, *rest = command.tool_calls
-        renamed = tuple(
-            attrs.evolve(call, id=f"{call.id}-{number}") for number, call in enumerate(rest)
-        )
-        observed = super().apply(attrs.evolve(command, blocks=(first, *renamed)))
+        assert isinstance(command, ModelReplies)
+        taken: set[str] = set()
+        original: dict[str, str] = {}  # an id the model is sent in place of a repeat -> its id
+        blocks = []
+        for number, block in enumerate(command.blocks):
+            sent = block
+            if isinstance(block, ToolCallBlock):
+                if block.id in taken:
+                    sent = attrs.evolve(block, id=f"{block.id}-{number}")
+                    original[sent.id] = block.id
+                taken.add(block.id)
+            blocks.append(sent)
+        observed = super().apply(attrs.evolve(command, blocks=tuple(blocks)))
         events = copied(observed)
         for event in events:
             message = event["data"].get("message") if event["type"] == "assistant/message" else None
             for block in (message or {}).get("content", []):
-                block["id"] = first.id
+                if block.get("id") in original:
+                    block["id"] = original[block["id"]]
         return renumbered(observed, events)
 
 

@@ -3988,13 +3988,19 @@ def _matcher_read_as_a_glob(
     if config is None or not isinstance(command, HookAnswers | ModelReplies):
         return None
     reply = _reply_in_hand(command, program)
-    due = _due_hooks(config, reply, _answered_this_step(events)) if reply is not None else []
+    if reply is None:
+        return None
+    due = _due_hooks(config, reply, _answered_this_step(events))
     if not due:
         return None
     call, hook = due[0]
     if fnmatch.fnmatchcase(call.name, hook.matcher):
         return None
     called = {_call_id_of(e): _data(e).get("name") for e in events if e.get("type") == "tool/call"}
+    # The reply in hand is not recorded until its last hook answers: its calls' tools count too
+    # (a hook run for an earlier call of the reply read as never run, HOOK-8, seeds 37-49 of
+    # 30-49 of round 8's loop whose hook answers a tool once per reply).
+    called.update((c.id, c.name) for c in reply.tool_calls)
     if any(
         e.get("type") == "hook/invoked"
         and _data(e).get("handlerId") == hook.handler_id
