@@ -489,8 +489,28 @@ UNKNOWN_UNCHECKED = reading_input(
             "the target checks no input of such a tool (a reply calling missing_tool with []",
             "",
         ),
+        (
+            (
+                SubmitUser("run it"),
+                ModelReplies(
+                    (
+                        *calls("c1", "read", '{"file_path":"a.txt"}').blocks,
+                        *calls("c2", "missing_tool", "[]").blocks,
+                        *calls("c3", "read", '{"file_path":"b.txt"}').blocks,
+                    )
+                ),
+            ),
+            "EXE-5",
+            "it waits behind call c2, whose tool missing_tool is not registered and whose input "
+            "is invalid",
+            "",
+        ),
     ],
-    ids=["told by a probe", "while a call runs, told once it settles"],
+    ids=[
+        "told by a probe",
+        "while a call runs, told once it settles",
+        "a later call held behind it",
+    ],
 )
 def test_EXE_5_an_unknown_tools_input_left_unchecked_is_told_from_a_misreading(
     program: tuple[Command, ...], rule: str, says: str, lacks: str
@@ -498,7 +518,9 @@ def test_EXE_5_an_unknown_tools_input_left_unchecked_is_told_from_a_misreading(
     """EXE-5: a probe calling the tool with [] tells a loop checking no input of a tool that is
     not registered from one reading these arguments otherwise (which was said of it: JavaScript's
     trim, or a lossy JSON reader); where the batch still runs, its calls settle first (the
-    words said both readings, EXE-2 first, where the probe now tells)."""
+    words said both readings, EXE-2 first, where the probe now tells). A later call it holds
+    back, the call waiting at the gate as one of an unknown tool, was read as SCHED-1 (the
+    schedule's; seeds 35 and 43 of 30-49 last session)."""
     bug = (
         "no input of an unknown tool checked",
         UNKNOWN_UNCHECKED,

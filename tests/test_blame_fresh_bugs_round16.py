@@ -205,6 +205,58 @@ HOOKS_FOR_INVALID_INPUT: FreshBug = (
 )
 
 
+@pytest.mark.parametrize(
+    ("config", "reply", "says"),
+    [
+        (
+            LoopConfig(tools=TOOLS, hooks=(HookSpec("late", "PreToolUse", ".*"),)),
+            (ToolCallBlock("c1", "read", '{"file_path":-Infinity}'),),
+            "call c1's arguments are JSON without a lossless value",
+        ),
+        (
+            LoopConfig(tools=TOOLS, hooks=(HookSpec("everything", "PreToolUse", "*"),)),
+            (
+                ToolCallBlock("c1", "read", '{"file_path":1e309}'),
+                ToolCallBlock("c2", "grep", '{"pattern":""}'),
+            ),
+            "the target runs hook everything for call c1, whose arguments are JSON without",
+        ),
+        (
+            LoopConfig(tools=TOOLS, hooks=(HookSpec("everything", "PreToolUse", "*"),)),
+            (
+                ToolCallBlock("c1", "missing_tool", "[]"),
+                ToolCallBlock("c2", "read", '{"file_path":""}'),
+            ),
+            "the target runs hook everything for call c1, whose input is invalid",
+        ),
+    ],
+    ids=["its only call", "before a valid call", "an unregistered tool's"],
+)
+def test_HOOK_4_hooks_run_whatever_the_input_are_told_from_a_reader_by_a_probe(
+    config: LoopConfig, reply: tuple[ToolCallBlock, ...], says: str
+) -> None:
+    """HOOK-4: the same loop running its hook for a read whose arguments hold -Infinity or
+    1e309 (no object to EXE-2) was named EXE-2, a reader taking the value for a number (5 of
+    seeds 30-49 of rounds 13 and 16), and for an unregistered tool's [] EXE-5, a loop judging
+    a registered tool's input alone (2 of seeds 30-49 last session); a read made with [] after
+    it, no object to any reader, has its hook run too: the loop runs hooks whatever the
+    input."""
+    answered = (HookAnswers(Pass()),) if len(reply) > 1 else ()
+    program: tuple[Command, ...] = (SubmitUser(""), ModelReplies(reply), *answered)
+    assert_found(
+        (
+            "PreToolUse hooks run whatever the input",
+            HOOKS_FOR_INVALID_INPUT[1],
+            config,
+            program,
+            "HOOK-4",
+        ),
+        says,
+        "the target runs PreToolUse hooks for a call whatever its input",
+        "a reply calling read with [] after it",
+    )
+
+
 def test_HOOK_4_hooks_run_for_an_invalid_call_before_a_lone_surrogate_are_named_so() -> None:
     """HOOK-4: the C loop queued PreToolUse hooks for every call, call c1's input missing the
     key read requires too, so the first answer named c1 where the model's names c2. Seed 1 named

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Callable, Sequence
+from typing import Literal
 
 import attrs
 
@@ -38,6 +39,7 @@ from loopspec.properties.conformance.event_fields import (
     call_id_of,
     call_record,
     data_of,
+    error_code,
     message_text,
     result_for,
     whitespace_only,
@@ -125,6 +127,45 @@ def _observed_sending_again(
 
 def _events(observed: Sequence[Observation]) -> list[Event]:
     return [event for observation in observed for event in observation.events]
+
+
+def no_object_call_judged(
+    call_id: str | None,
+    name: str,
+    events: Sequence[Event],
+    *,
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> Literal["invalid", "unknown", "hooked"] | None:
+    """How the target answers a call of tool `name` whose input no reader takes for an object:
+    its pending PreToolUse hooks answer pass, then a reply calls `name` with `[]`
+    (`call_sent_again`, `events` what the target logged). "invalid": its result is
+    INVALID_TOOL_INPUT, as EXE-5 (1) says, registered tool or not; "unknown": UNKNOWN_TOOL (of
+    a tool that is not registered: the target judges no input of such a tool); "hooked": a
+    hook runs for it, which no call with invalid input gets. Without `config`, the reply alone
+    is sent. None when none of these shows."""
+    if probe is None:
+        return None
+    again = ToolCallBlock(f"{call_id}-probe", name, "[]")
+    if config is None:  # nothing to settle calls with: the reply alone
+        replied = probe(ModelReplies((again,)))
+        seen = list(replied.events) if replied is not None else []
+    else:
+        passed = pending_hooks_passed(probe)
+        seen = call_sent_again(again, (), [*events, *passed], config, probe) or []
+        if seen and not result_for(again.id, seen):  # it may wait on the call's hooks
+            seen += pending_hooks_passed(probe)
+    mine = [e for e in seen if call_id_of(e) == again.id]
+    if any(str(e.get("type")).startswith("hook/") for e in mine):
+        return "hooked"
+    codes = {error_code(e) for e in mine}
+    return (
+        "unknown"
+        if "UNKNOWN_TOOL" in codes
+        else "invalid"
+        if "INVALID_TOOL_INPUT" in codes
+        else None
+    )
 
 
 @attrs.frozen

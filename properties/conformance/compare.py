@@ -89,13 +89,14 @@ from loopspec.properties.conformance.call_again import (
     blank_context_trimmed,
     call_sent_again,
     never_fenced,
-    pending_hooks_passed,
+    no_object_call_judged,
     settling,
 )
 from loopspec.properties.conformance.event_fields import Event, call_record
 from loopspec.properties.conformance.event_fields import approval_asked_for as _approval_asked_for
 from loopspec.properties.conformance.event_fields import call_id_of as _call_id_of
 from loopspec.properties.conformance.event_fields import data_of as _data
+from loopspec.properties.conformance.event_fields import error_code as _error_code
 from loopspec.properties.conformance.event_fields import message_text as _message_text
 from loopspec.properties.conformance.event_fields import result_for as _result_for
 from loopspec.properties.conformance.event_fields import whitespace_only as _whitespace_only
@@ -1298,12 +1299,6 @@ def _outcome_taken(
     return taken
 
 
-def _error_code(event: Event | None) -> object:
-    """A tool/result's error code, None when it carries none."""
-    error = _data(event).get("error")
-    return error.get("code") if isinstance(error, dict) else None
-
-
 def _error_name(event: Event | None) -> object:
     """A tool/result's error name, None when it carries none."""
     error = _data(event).get("error")
@@ -1413,7 +1408,7 @@ def _unregistered_input_probed(
     config: LoopConfig | None = None,
 ) -> tuple[str, str] | None:
     """The rule and words for a call of a tool that is not registered answered UNKNOWN_TOOL
-    where the model finds its input invalid, told by a probe (`_unregistered_call_judged`): a
+    where the model finds its input invalid, told by a probe (`no_object_call_judged`): a
     reply calling that tool with `[]` (JSON, and no object to any reader). Answered
     UNKNOWN_TOOL again, the target checks no input of such a tool, whatever the arguments
     (EXE-5; read as a reader's parse of these, EXE-2); answered INVALID_TOOL_INPUT, it checks
@@ -1427,7 +1422,7 @@ def _unregistered_input_probed(
     name, original = (_recorded(call_id, field, history) for field in ("name", "arguments"))
     if not isinstance(name, str):
         return None
-    judged = _unregistered_call_judged(
+    judged = no_object_call_judged(
         call_id, name, [*history, *target_events], config=config, probe=probe
     )
     about = f"the result of call {call_id} differs"
@@ -2998,6 +2993,15 @@ def _changed(
                     f"{named}: the call's {_BLANK_TO_ONE_READER} they decide whether its hooks run"
                 )
             if invalid is not None and lossy is not None:
+                whatever = _hooks_whatever_the_input(
+                    lossy, _tool_in_hand(lossy, in_hand), [*history, *target_events], config, probe
+                )
+                if whatever is not None:
+                    # It runs hooks whatever the input, no reader's at fault: HOOK-4's.
+                    return "HOOK-4", (
+                        f"{named}: the target runs {hook_named(got)} for call {lossy}, whose "
+                        f"arguments are {_LOSSY_JSON}; {whatever}"
+                    )
                 # Its reader took -0.0, 1e400 or NaN as a number (jq, json.loads): EXE-2's.
                 return "EXE-2", (
                     f"{named}: the target runs {hook_named(got)} for call {lossy}, whose "
@@ -3010,16 +3014,29 @@ def _changed(
                 # the hooked call's tool is not registered (a loop judging a registered tool's
                 # input alone), as `_hooked_invalid_call` says where the reply waits.
                 words, unregistered = invalid
-                return ("EXE-5" if unregistered else "HOOK-4"), (
+                hooked = _data(got).get("callId")
+                whatever = (
+                    _hooks_whatever_the_input(
+                        hooked,
+                        _tool_in_hand(hooked, in_hand),
+                        [*history, *target_events],
+                        config,
+                        probe,
+                    )
+                    if unregistered
+                    else None
+                )
+                return ("EXE-5" if unregistered and whatever is None else "HOOK-4"), (
                     f"{named}: the target runs {hook_named(got)} for {words}, and no "
                     "PreToolUse hook runs for a call with invalid input (its error comes at the "
                     "gate, EXE-5)"
                     + (
                         f", though its tool {unregistered} is not registered: EXE-5 (1) judges "
                         "the input of every call, registered tool or not"
-                        if unregistered
+                        if unregistered and whatever is None
                         else ""
                     )
+                    + (f"; {whatever}" if whatever is not None else "")
                 )
             skipped_call = _skipped_as_strict_parser(want, program)
             # A target running another hook for that very call did not skip it.
@@ -3569,7 +3586,7 @@ def _missing(
                     f"{lacks}: a call's {_BLANK_TO_ONE_READER} no more hooks run, and the reply "
                     "is committed" + _unregistered_hint(config, want)
                 )
-            invalid = _hooked_invalid_call(config, want, command, probe)
+            invalid = _hooked_invalid_call(config, want, command, probe, [*history, *target_events])
             if isinstance(command, HookAnswers | ModelReplies) and invalid is not None:
                 # The target waits for hooks of a call no hook may see (it read as ORD-1); a
                 # loop judging a registered tool's input alone breaks EXE-5 (1), which its
@@ -3729,6 +3746,36 @@ def _what_still_runs(
     )
 
 
+def _held_behind_an_unjudged_call(
+    call_id: str, events: Sequence[Event], config: LoopConfig | None, probe: Probe | None
+) -> str | None:
+    """Why the target holds call `call_id` back, when an earlier call of its step still
+    without a result in `events` (the model's and the target's) names a tool that is not
+    registered, with input the model finds invalid, and a probe shows the target judges no
+    input of such a tool (`no_object_call_judged`): it waits at the gate as a call of an
+    unknown tool does (an exclusive one), where invalid input ends it there at once (EXE-5
+    (1)); it read as the schedule's (SCHED-1). None otherwise."""
+    if config is None or probe is None:
+        return None
+    for record in _earlier_unanswered(call_id, events):
+        earlier = _recorded_call(record)
+        problem = input_problem(earlier, config)
+        if problem is None or config.tool(earlier.name) is not None:
+            continue
+        shown = no_object_call_judged(earlier.id, earlier.name, events, config=config, probe=probe)
+        if shown in ("unknown", "hooked"):
+            return (
+                f"it waits behind call {earlier.id}, whose tool {earlier.name} is not registered "
+                f"and whose input is invalid ({problem}): EXE-5 (1) judges the input of every "
+                "call, registered tool or not, and a call with invalid input ends at the gate "
+                "at once, holding no place in the schedule; the target judges no input of such "
+                f"a tool ({_UNREGISTERED_PROBE_SHOWS[shown].format(name=earlier.name)}), so it "
+                "holds the call as one of an unknown tool, exclusive"
+            )
+        return None
+    return None
+
+
 def _recorded_call(record: Event) -> ToolCallBlock:
     """The call a tool/call record seals, as the model judges its input."""
     data = _data(record)
@@ -3815,7 +3862,7 @@ def _unregistered_input_unjudged(
     `reply` whose input the model finds invalid (`invalid`: `_invalid_call_hooked`) of a tool
     that is not registered, whose arguments a reader may take for an object (lossy JSON, or
     blank to JavaScript's trim alone: EXE-2's readings), and a probe shows the target judges
-    no input of such a tool, [] neither (`_unregistered_call_judged`; `events` what it logged).
+    no input of such a tool, [] neither (`no_object_call_judged`; `events` what it logged).
     None otherwise."""
     call_id = _data(invoked).get("callId")
     call = next((c for c in reply.tool_calls if c.id == call_id), None) if reply else None
@@ -3824,7 +3871,7 @@ def _unregistered_input_unjudged(
     if not (_object_only_when_lossy(call.arguments) or _blank_to_javascript_only(call.arguments)):
         return None
     words, name = invalid
-    shown = _unregistered_call_judged(call.id, name, events, config=config, probe=probe)
+    shown = no_object_call_judged(call.id, name, events, config=config, probe=probe)
     if shown not in ("unknown", "hooked"):
         return None
     return (
@@ -4288,7 +4335,11 @@ def _hooked_names(config: LoopConfig | None, names: Sequence[object]) -> list[bo
 
 
 def _hooked_invalid_call(
-    config: LoopConfig | None, reply: Event, command: Command, probe: Probe | None = None
+    config: LoopConfig | None,
+    reply: Event,
+    command: Command,
+    probe: Probe | None = None,
+    events: Sequence[Event] = (),
 ) -> tuple[str, str] | None:
     """The rule and `call ID's input is invalid (...)` for the first call of `reply` whose
     arguments the model finds invalid (not an object, or missing a key its tool requires:
@@ -4297,7 +4348,8 @@ def _hooked_invalid_call(
     (1): no hook sees it, also then), else HOOK-4; None when there is none. Where the reply
     holds several kinds, the call whose hook the target runs once its pending hook is answered
     (a `probe`) is the one: a loop judging a registered tool's input alone skips the EXE-5
-    kind."""
+    kind. A loop that runs hooks whatever a call's input is HOOK-4's, not EXE-2's or EXE-5's,
+    where a probe shows it (`_hooks_whatever_the_input`; `events`, what the target logged)."""
     if config is None:
         return None
     content = _data(reply).get("message", {}).get("content") or ()
@@ -4335,7 +4387,58 @@ def _hooked_invalid_call(
             if event.get("type") == "hook/invoked"
         }
         found = [each for each in found if each[0] in ran] or found
-    return found[0][1:] if found else None
+    if not found:
+        return None
+    call_id, rule, why = found[0]
+    if rule in ("EXE-2", "EXE-5"):
+        own = next((b.get("name") for b in calls if b.get("id") == call_id), None)
+        whatever = _hooks_whatever_the_input(call_id, own, events, config, probe)
+        if whatever is not None:
+            return "HOOK-4", f"{whatever}, and {why}"
+    return rule, why
+
+
+def _tool_in_hand(call_id: object, reply: ModelReplies | None) -> str | None:
+    """The tool of call `call_id` of the reply in hand, None when it makes no such call."""
+    calls = reply.tool_calls if reply is not None else ()
+    return next((call.name for call in calls if call.id == call_id), None)
+
+
+def _hooks_whatever_the_input(
+    call_id: object,
+    own: object,
+    events: Sequence[Event],
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> str | None:
+    """Words saying the target runs PreToolUse hooks for a call whatever its input, when a
+    probe shows it: a call of a registered tool a hook matches (`own`, the tool of call
+    `call_id`, where it is one) made with `[]`, no object to any reader, has its hooks run
+    (`no_object_call_judged`). A loop reading lossy JSON (EXE-2) or judging a registered tool's
+    input alone (EXE-5) runs none for it. None otherwise."""
+    if config is None:
+        return None
+    names = [own, *(tool.name for tool in config.tools)]
+    tool = next(
+        (
+            name
+            for name in names
+            if isinstance(name, str)
+            and config.tool(name) is not None
+            and config.hooks_for(PRE_TOOL_USE, name)
+        ),
+        None,
+    )
+    if tool is None:
+        return None
+    judged = no_object_call_judged(str(call_id), tool, events, config=config, probe=probe)
+    if judged != "hooked":
+        return None
+    return (
+        "the target runs PreToolUse hooks for a call whatever its input, where a call with "
+        f"invalid input gets none (a reply calling {tool} with [] after it, no JSON object to "
+        "any reader, sent to tell, had its hooks run)"
+    )
 
 
 def _waits_as_javascript(config: LoopConfig | None, reply: Event) -> bool:
@@ -5014,44 +5117,6 @@ def _merge_without_the_askers_input(
     return "denied" if _result_for(again.id, seen) else None
 
 
-def _unregistered_call_judged(
-    call_id: str | None,
-    name: str,
-    events: Sequence[Event],
-    *,
-    config: LoopConfig | None,
-    probe: Probe | None,
-) -> Literal["invalid", "unknown", "hooked"] | None:
-    """How the target answers a call of `name`, a tool that is not registered, whose input no
-    reader takes for an object: its pending PreToolUse hooks answer pass, then a reply calls
-    `name` with `[]` (`call_sent_again`, `events` what the target logged). "invalid": its
-    result is INVALID_TOOL_INPUT, as EXE-5 (1) says; "unknown": UNKNOWN_TOOL; "hooked": a hook
-    runs for it (the last two judge no input of such a tool). Without `config`, the reply
-    alone is sent. None when none of these shows."""
-    if probe is None:
-        return None
-    again = ToolCallBlock(f"{call_id}-probe", name, "[]")
-    if config is None:  # nothing to settle calls with: the reply alone
-        replied = probe(ModelReplies((again,)))
-        seen = list(replied.events) if replied is not None else []
-    else:
-        passed = pending_hooks_passed(probe)
-        seen = call_sent_again(again, (), [*events, *passed], config, probe) or []
-        if seen and not _result_for(again.id, seen):  # it may wait on the call's hooks
-            seen += pending_hooks_passed(probe)
-    mine = [e for e in seen if _call_id_of(e) == again.id]
-    if any(str(e.get("type")).startswith("hook/") for e in mine):
-        return "hooked"
-    codes = {_error_code(e) for e in mine}
-    return (
-        "unknown"
-        if "UNKNOWN_TOOL" in codes
-        else "invalid"
-        if "INVALID_TOOL_INPUT" in codes
-        else None
-    )
-
-
 _UNREGISTERED_PROBE_SHOWS = {
     "unknown": "a reply calling {name} with [] after it, sent to tell, was answered UNKNOWN_TOOL",
     "hooked": "a reply calling {name} with [] after it, sent to tell, had its hooks run",
@@ -5289,10 +5354,13 @@ def _execution_rule(
     expected: Observation,
     actual: Observation,
     history: Sequence[Event],
+    *,
     config: LoopConfig | None = None,
+    probe: Probe | None = None,
 ) -> tuple[str, str]:
     """Which bodies started differ: policy, scheduling, or the arguments they got (`config`:
-    the program's, whose maxParallel a scheduling report says; None: not known)."""
+    the program's, whose maxParallel a scheduling report says; None: not known; `probe`
+    tells what holds a call back, `_held_behind_an_unjudged_call`)."""
     wanted = dict(expected.executed)
     started = dict(actual.executed)
     for call_id in started:
@@ -5347,9 +5415,16 @@ def _execution_rule(
         if call_id not in started:
             if isinstance(command, ApprovalAnswers):
                 return "DEC-2", f"the target does not start call {call_id} after allowed-once"
-            return "SCHED-1", (
+            unstarted = (
                 f"the target does not start call {call_id}, which the schedule lets start now"
-                f"{_what_still_runs(call_id, [*history, *expected.events], config)}"
+            )
+            unjudged = _held_behind_an_unjudged_call(
+                call_id, [*history, *actual.events], config, probe
+            )
+            if unjudged is not None:
+                return "EXE-5", f"{unstarted}: {unjudged}"
+            return "SCHED-1", (
+                f"{unstarted}{_what_still_runs(call_id, [*history, *expected.events], config)}"
             )
     if list(wanted) != list(started):
         return "SCHED-1", "the target starts the calls out of model order"
@@ -6309,7 +6384,7 @@ def classify(
             case _:
                 assert_never(difference.relation)
     if normalized_observation(expected)["executed"] != normalized_observation(actual)["executed"]:
-        return _execution_rule(command, expected, actual, history, config)
+        return _execution_rule(command, expected, actual, history, config=config, probe=probe)
     presented = presented_divergence(expected.presented or (), actual.presented or (), history)
     if presented is not None:
         fenced = never_fenced(presented, history, config, probe)

@@ -48,6 +48,12 @@ def approval_asked_for(call_id: str | None, events: Sequence[Event]) -> bool:
     return any(e.get("type") == "approval/asked" and call_id_of(e) == call_id for e in events)
 
 
+def error_code(event: Event | None) -> object:
+    """A tool/result's error code, None when it carries none."""
+    error = data_of(event).get("error")
+    return error.get("code") if isinstance(error, dict) else None
+
+
 def message_text(message: Event) -> str | None:
     """The text of a user/message of one text block, else None."""
     content = data_of(message).get("content")
