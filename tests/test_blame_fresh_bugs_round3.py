@@ -167,28 +167,33 @@ def _call_id_of(result: dict[str, Any]) -> str:
     return call_id
 
 
-def _raw(update: dict[str, Any], text: str) -> dict[str, Any]:
+def _raw(update: dict[str, Any], texts: list[str]) -> dict[str, Any]:
     shown: dict[str, Any] = json.loads(json.dumps(update))
     shown["params"]["update"]["content"] = [
-        {"type": "content", "content": {"type": "text", "text": text}}
+        {"type": "content", "content": {"type": "text", "text": text}} for text in texts
     ]
     return shown
 
 
 def _results_shown_raw(observed: Observation) -> Observation:
-    texts = [
-        block["text"]
+    """`observed` with each result update showing its result's text blocks as they are (an
+    update paired with its result by call id: zipped in order, a result of two blocks raised)."""
+    texts = {
+        event["data"]["message"]["content"][0]["toolCallId"]: [
+            block["text"]
+            for block in event["data"]["message"]["content"][0]["content"]
+            if block.get("type") == "text"
+        ]
         for event in observed.events
         if event["type"] == "tool/result"
-        for block in event["data"]["message"]["content"][0]["content"]
-    ]
-    updates = [
-        item
+    }
+    presented = tuple(
+        _raw(item, texts[update["toolCallId"]])
+        if (update := item["params"].get("update", {})).get("sessionUpdate") == "tool_call_update"
+        and update.get("toolCallId") in texts
+        else item
         for item in observed.presented or ()
-        if item["params"].get("update", {}).get("sessionUpdate") == "tool_call_update"
-    ]
-    raw = {id(update): _raw(update, text) for update, text in zip(updates, texts, strict=True)}
-    presented = tuple(raw.get(id(item), item) for item in observed.presented or ())
+    )
     return attrs.evolve(observed, presented=presented)
 
 
