@@ -162,6 +162,16 @@ def fresh_loops() -> list[tuple[str, Callable[[], ModelTarget], frozenset[str]]]
         ("r14 abort answers invalid as invalid", invalid_as_invalid, {"ABORT-1"}),
         ("r14 denied call keeps a rewrite", keeps_the_rewrite, {"HOOK-3"}),
         ("r14 reply without calls ends turn", r14.EndsTheTurnOnAReplyWithoutCalls, {"STEP-4"}),
+        # This abort answers every call whose result waits uncommitted ABORTED_BEFORE_DISPATCH:
+        # EXE-5 where the call had invalid input (the row's own program); DEC-1 where it was
+        # denied, which random programs reach first (17 of batches 0-19), a denied call's
+        # result being its deny's error (TEXT-1's row of DEC-1); ABORT-1 where its body had
+        # finished (batch 17), a finished body keeping its result.
+        (
+            "r15 abort answers judged calls unstarted",
+            r15.AbortsJudgedCalls,
+            {"EXE-5", "DEC-1", "ABORT-1"},
+        ),
     ]
     listed = {target for _, target, _ in loops}
     for number, module in ((10, r10), (11, r11), (14, r14), (15, r15)):
