@@ -5,18 +5,41 @@ Session 38 wrote a loop in Go 1.19 on the standard library alone (encoding/json 
 the way the tutorial grows one: declaring nothing first, then parallel, pre-hooks and rewrite,
 approval, post-hooks and abort, max-tokens, queued-input, crash-repair, result-meta and history,
 `loopspec conform --cmd` on seeds 1 and 2 after each step. Every step was CONFORMANT at its first
-run (and seed 3 with 1000 programs at the end); the guesses the docs left are in docs/tutorial.md's
-Go notes now. Then 42 one-line bugs were planted in copies of the finished loop, the rule each
-should be named by written before the run; the Go traps among them (a nil slice, `omitempty`,
+run (and seed 3 with 1000 programs at the end); where the docs left it to guess, they say it
+now (HOOK-6's refusal writes no sidecar, an abort while hooks run keeps reasoning too, EXE-4 is
+judged before HOOK-5). Then 44 one-line changes were planted in copies of the finished loop, the
+rule each should be named by written before the run: Go's traps (a nil slice, `omitempty`,
 float64 numbers, a map's order, `strings.TrimSpace`, a `code != ""` test, `bufio.Scanner`'s
-default cap, `%q` quoting, `fmt.Sprint` of a map), and the loop's rules. Planted here in the
+default cap, a `bufio.Writer` not flushed, `%q` quoting, `fmt.Sprint` of a map), and the
+loop's rules. Planted here in the
 model and played (the Go loop is not kept; no Go runs in the suite):
 
 - `omitempty` on a result's `isError` (and a hook's `durationMs`): told the member is required,
   not why it was missing; now that `omitempty` leaves out a false, 0 or "" and to drop it there;
 - `bufio.Scanner` without `Scanner.Buffer`: no program of the random ones sends a line over
   64 KiB, so the loop passed; a case with a 70 KB prompt was told only that the output ended
-  (the pipe broke as the loop stopped reading): now the line's length and the Scanner's cap.
+  (the pipe broke as the loop stopped reading): now the line's length and the Scanner's cap,
+  and a targeted program played for every loop sends such a line (a reply of 72,000 characters);
+- a hook's input written with fmt.Sprint (`map[command:pwd]`): HOOK-4, the own log's reply read
+  as showing a call hooks must not see, then RW-1 though every reader agreed; now RW-2;
+- a body failing after an abort given the abort's ABORTED: ABORT-1, in words saying a body that
+  finished *before* the abort keeps its result; now that a late failure keeps its own;
+- a hook's reason "" dropped from stderrSummary (Go's `reason != ""`), a cancelled reply's
+  U+001C kept (strings.TrimSpace), a repair's results ranged over a map (found once, on seed 2):
+  named right, in words that now name what Go did.
+
+Of 43 bugs (and a control, json.Marshal's HTML escaping of <>&, valid JSON, which passed as it
+should), 41 were found on both seeds (hooks queued over a map and diverging once on each, said
+so); 36 by the rule written before the run on both, and 4 by another rule SPEC.md gives the
+situation the shrunk program shows: PROTO-1 for omitempty's missing isError (LOG-4 expected;
+it is the answer's shape), ADJ-4 for an ABORTED success's context delivered (as the tutorial's
+Go note says), DEC-2 on seed 1 for reasons joined with ", " (an ask's met first), TEXT-1 for
+%q-quoted keys (the words' rule). Named wrong: the fmt.Sprint rewrite (HOOK-4), now RW-2.
+Missed: the Scanner's cap on both seeds, now found by the targeted program, and the repair
+ranged over a map on seed 1 (answered otherwise when rerun on seed 2, now told of Go's maps).
+Words that did not say what Go did are fixed for omitempty, the Scanner, a bufio.Writer never
+flushed, a map's order (the rerun note, HOOK-4's order), "" as a reason, a late failure after
+an abort, and TrimSpace's blank.
 """
 
 from __future__ import annotations
@@ -48,6 +71,7 @@ from loopspec.model.commands import (
     HookAnswers,
     ModelFails,
     ModelReplies,
+    Pass,
     Recover,
     SubmitUser,
     ToolFailed,
@@ -60,11 +84,13 @@ from loopspec.model.jsonvalue import FrozenMap, JsonValue, freeze, thaw
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.properties.cli.conform_run import UNREPEATED_NOTE
 from loopspec.properties.conformance import process_target
+from loopspec.properties.conformance.command_codec import command_to_json
 from loopspec.properties.conformance.process_target import (
     ProcessTarget,
     ProcessTargetError,
     long_line_note,
 )
+from loopspec.properties.conformance.situation_sweep import situations_for
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import TOOLS
 
@@ -186,6 +212,9 @@ class DropsAnEmptyFailureCode(ModelTarget):
             if event["type"] == "turn/end":
                 del event["data"]["reason"]["error"]["code"]
         return attrs.evolve(observed, events=tuple(events))
+
+
+_REAL_HOOKS_FOR = LoopConfig.hooks_for
 
 
 def _closers_in_map_order(log: tuple[Event, ...]) -> tuple[Event, ...]:
@@ -311,6 +340,11 @@ FIXED: tuple[FreshBug, ...] = (
      planted(rewrite, "resolve_call", _rewrite_printed, _rewrite_printed.__doc__ or ""),
      GUARDED_BASH, bash_answered('{"command":"ls"}', Allow(),
                                  Allow(updated_input=FrozenMap({"command": "pwd"}))), "RW-2"),
+    ("PreToolUse hooks queued ranging over a map of them",
+     planted(LoopConfig, "hooks_for",
+             lambda self, point, name: tuple(reversed(_REAL_HOOKS_FOR(self, point, name))),
+             "hooks in another order than configured"),
+     GUARDED_BASH, bash_answered('{"command":"ls"}', Pass(), Pass()), "HOOK-4"),
     ("a cancelled reply's blank judged by strings.TrimSpace",
      planted(handlers, "_delivered_prefix", _kept_as_go_trims, "Go's TrimSpace"), PLAIN,
      (SubmitUser(""), ModelReplies((TextBlock("\x1c"),), finish="cancelled")), "ABORT-2"),
@@ -323,21 +357,22 @@ FIXED: tuple[FreshBug, ...] = (
         (FIXED[0], ("a body that fails after the abort keeps its failure, its message and",)),
         (FIXED[1], ('the reason "" is a reason the hook gave, written as given',)),
         (FIXED[2], ('are "map[command:pwd]", no JSON, where hook rewriter supplied',)),
-        (FIXED[3], ("and so do Go's strings.TrimSpace and Rust's str::trim",)),
+        (FIXED[3], ("the reply's calls in model order, each call's hooks in configured order",)),
+        (FIXED[4], ("and so do Go's strings.TrimSpace and Rust's str::trim",)),
     ],
     ids=names(FIXED),
 )
-def test_ABORT_1_TEXT_2_RW_2_ABORT_2_a_go_loops_bug_is_told_what_go_did(
+def test_ABORT_1_TEXT_2_RW_2_HOOK_4_ABORT_2_a_go_loops_bug_is_told_what_go_did(
     row: FreshBug, phrases: tuple[str, ...]
 ) -> None:
-    """ABORT-1, TEXT-2, RW-2, ABORT-2: named right (RW-2 once HOOK-4 and RW-1), in words that
-    missed what the Go loop did. A body
-    failing after an abort made ABORTED was told a body that finished *before* the abort keeps
-    its result; a hook's reason "" left out of stderrSummary (Go's `reason != ""`) was told
-    the audit's rules, not that "" is a reason; a hook's input printed with fmt.Sprint was
-    HOOK-4 (the own log's reply read as showing a call hooks should not see) and then RW-1, the
-    readers agreeing; a cancelled reply's U+001C kept as text (Go's strings.TrimSpace) was told
-    JavaScript's and Java's trims alone."""
+    """ABORT-1, TEXT-2, RW-2, HOOK-4, ABORT-2: named right (RW-2 once HOOK-4 and RW-1), in
+    words that missed what the Go loop did. A body failing after an abort made ABORTED was told
+    a body that finished *before* the abort keeps its result; a hook's reason "" left out of
+    stderrSummary (Go's `reason != ""`) was told the audit's rules, not that "" is a reason; a
+    hook's input printed with fmt.Sprint was HOOK-4 (the own log's reply read as showing a call
+    hooks should not see) and then RW-1, the readers agreeing; hooks queued ranging over a map
+    were told "which hook runs for which call, in order", not which order; a cancelled reply's
+    U+001C kept as text (Go's strings.TrimSpace) was told JavaScript's and Java's trims alone."""
     assert_found(row, *phrases)
 
 
@@ -352,8 +387,27 @@ def test_RW_2_a_rewrite_printed_not_encoded_is_no_hook_run_for_invalid_arguments
     assert "HOOK-4" not in [rule for rule, _ in found], found
 
 
+def test_PROTO_1_a_loop_reading_lines_up_to_64_kib_meets_a_longer_one_declaring_nothing() -> None:
+    """PROTO-1: the Go loop at bufio.Scanner's default cap passed every program on both seeds,
+    their lines under 31 KB. A targeted program, played for a loop declaring no capability,
+    now sends a line over 64 KiB (a reply's text), where that loop dies and is told the cap."""
+    longest = max(
+        len(json.dumps({"type": "command", "seq": 0, "command": command_to_json(command)})) + 1
+        for situation in situations_for(frozenset())
+        for command in situation.program
+    )
+    assert longest > process_target.SCANNER_LINE_BYTES
+
+
 def test_PROTO_1_a_program_answered_two_ways_names_a_go_maps_order() -> None:
     """PROTO-1: the Go loop wrote its repair's results ranging over a map of its calls, so a
     rerun answered otherwise; the note said only to replay a few times. It now names what
     changes between runs, a Go map's order among them."""
     assert "Go ranges over a map in a new order each time" in UNREPEATED_NOTE
+
+
+def test_PROTO_1_a_go_loop_holding_its_answer_in_a_bufio_writer_is_told_to_flush() -> None:
+    """PROTO-1: the Go loop wrote its answers through a bufio.Writer it did not flush; the
+    report told Perl's, Python's, Java's, Rust's and C's flushes, not Go's."""
+    assert "a Go bufio.Writer" in process_target.UNFLUSHED
+    assert "Go: w.Flush() after each line" in process_target.UNFLUSHED

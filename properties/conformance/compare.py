@@ -3059,7 +3059,10 @@ def _changed(
                     "ToolFinishes gives them in that order), the model's "
                     f"{hook_named(want)} here, where the target audits {hook_named(got)}"
                 )
-            return hook_audit_rule(want), f"{named}: which hook runs for which call, in order"
+            return hook_audit_rule(want), (
+                f"{named}: which hook runs for which call, in order: the reply's calls in model "
+                "order, each call's hooks in configured order"
+            )
         case "hook/result":
             if "updatedInput" in fields:
                 return "RW-2", (

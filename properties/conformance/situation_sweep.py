@@ -126,6 +126,11 @@ an output past 10,000 bytes, Claude Code persists one past 30,000 and trims its 
 their profiles know those shapes (TEXT-1:output-shape), so a loop cutting it anywhere else, or
 dropping the newline, is still blamed."""
 
+_LONG_REPLY = "".join(f"line {n:04d}: " + "x" * 60 + "\n" for n in range(1000))
+"""A reply's text of 72,000 characters, its command's line over 64 KiB: past what a reader
+capped there takes (Go's bufio.Scanner unless given Scanner.Buffer), which the random programs'
+lines, 31 KB at most, never reach."""
+
 
 @attrs.frozen
 class Situation:
@@ -562,6 +567,18 @@ SITUATIONS: tuple[Situation, ...] = (
             SubmitUser("read it"),
             ModelReplies((ToolCallBlock("c1", "read", _READ),)),
             ToolFinishes("c1", ToolSucceeded(_LONG_OUTPUT)),
+        ),
+    ),
+    Situation(
+        "the model replies with a text whose line is over 64 KiB",
+        ("STEP-4", "TEXT-2"),
+        frozenset(),
+        LoopConfig(tools=TOOLS),
+        (SubmitUser("tell me everything"), ModelReplies((TextBlock(_LONG_REPLY),))),
+        unplayable_under_profiles=(
+            "its point is a line past 64 KiB reaching the loop's own reader, and a real CLI's "
+            "adapter reads the driver's lines in Python (dsh's with node's readline), which "
+            "takes a line of any length"
         ),
     ),
     Situation(
