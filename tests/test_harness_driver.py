@@ -1246,6 +1246,29 @@ def test_HOOK_7_report_notes_an_answer_the_dialect_reads_but_drops() -> None:
     assert "claude-code:PostToolUse:1" in lines[1]
 
 
+@pytest.mark.parametrize("harness", [Harness.CLAUDE_CODE, Harness.CODEX])
+def test_DEC_3_ADJ_4_report_says_a_post_tool_use_hook_blocked_or_gave_a_context(
+    harness: Harness,
+) -> None:
+    """DEC-3, ADJ-4: a PostToolUse hook that blocks or gives a context was listed as 'no
+    decision' (its answer has no permissionDecision, the word read for a PreToolUse hook),
+    while the next request held its block's reason or its context (seen on both CLIs). Each
+    now has the word the model's audit records (a context's is `allow`), as `run` prints it."""
+    original = {"command": "rm -rf build"}
+    context = {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "c"}}
+    block = {"decision": "block", "reason": "no"}
+    result = _ran_original(
+        original,
+        _audit(f"{harness.value}:PostToolUse:1", "PostToolUse", original, context, 1.0),
+        _audit(f"{harness.value}:PostToolUse:2", "PostToolUse", original, block, 1.5),
+        _audit(f"{harness.value}:PostToolUse:3", "PostToolUse", original, None, 2.0),
+    )
+    view = session_view(harness, ONE_CALL, None, result)
+    lines = [line for line in report_lines(view, result) if "call c1: saw" in line]
+    said = [line.split("; ", 1)[1].split(" [+")[0] for line in lines]
+    assert said == ["allow", "block", "no decision"]
+
+
 @pytest.mark.needs(Need.CLAUDE_CODE)
 def test_PROTO_1_a_harness_conform_session_starts_where_tmpdir_is_long(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

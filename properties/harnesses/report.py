@@ -258,7 +258,11 @@ def _as_the_model_reads(
         word = pre.decision
     else:
         post = read_post_tool_use(harness.value, outcome, float("inf"), 1 << 62)
-        read, word = attrs.evolve(answer, fault=post.fault), post.decision
+        # A block or a context has the model's audit word (a PostToolUse answer holds no
+        # permissionDecision, so each read as no decision); a pass or a fault shows the JSON's.
+        decided = post.fault is None and post.decision != "pass"
+        decision = post.decision if decided else answer.decision
+        read, word = attrs.evolve(answer, decision=decision, fault=post.fault), post.decision
     # The summary the bundled loop's audit gives the same output: the fault or note, stderr.
     audit = run_audit(
         outcome,
