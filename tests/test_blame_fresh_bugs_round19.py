@@ -82,6 +82,7 @@ from loopspec.model.config import LoopConfig
 from loopspec.model.events import Event, ToolResultRecorded
 from loopspec.model.jsonvalue import FrozenMap, JsonValue, freeze, thaw
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
+from loopspec.model.state import Execution
 from loopspec.properties.cli.conform_run import UNREPEATED_NOTE
 from loopspec.properties.conformance import process_target
 from loopspec.properties.conformance.command_codec import command_to_json
@@ -92,6 +93,7 @@ from loopspec.properties.conformance.process_target import (
 )
 from loopspec.properties.conformance.situation_sweep import situations_for
 from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.conformance.value_notes import encoding_note
 from loopspec.properties.stateful.strategies import TOOLS
 
 PLAIN = LoopConfig(tools=TOOLS)
@@ -217,6 +219,23 @@ class DropsAnEmptyFailureCode(ModelTarget):
 _REAL_HOOKS_FOR = LoopConfig.hooks_for
 
 
+def _go_string(value: object) -> object:
+    """`value` with each lone surrogate as U+FFFD, as Go's encoding/json decodes it."""
+    if isinstance(value, str):
+        return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
+    if isinstance(value, dict):
+        return {_go_string(k): _go_string(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_go_string(item) for item in value]
+    return value
+
+
+def _run_reencoded(turn: int, step: int, call_id: str, arguments: str) -> Execution:
+    """The body's run, given its arguments decoded and encoded again by encoding/json."""
+    reencoded = json.dumps(_go_string(json.loads(arguments)), ensure_ascii=False)
+    return Execution(turn, step, call_id, reencoded)
+
+
 def _closers_in_map_order(log: tuple[Event, ...]) -> tuple[Event, ...]:
     """The repair's closers, its results in another order than the calls' (a Go map's)."""
     closers = _REAL_CLOSERS(log)
@@ -313,6 +332,9 @@ FOUND: tuple[FreshBug, ...] = (
      (SubmitUser(""), calls("c1", "read", "{}")), "TEXT-1"),
     ("a failed request's code \"\" left out",
      DropsAnEmptyFailureCode, PLAIN, (SubmitUser(""), ModelFails("", "")), "TEXT-2"),
+    ("a body given its arguments re-encoded by encoding/json",
+     planted(dispatch, "Execution", _run_reencoded, _run_reencoded.__doc__ or ""), PLAIN,
+     (SubmitUser(""), calls("c1", "read", '{"file_path":"a\\udc00.txt"}')), "EXE-3"),
     ("deny reasons joined with a comma",
      planted(rewrite, "REASON_SEPARATOR", ", ", "reasons joined by ', '"), GUARDED_BASH,
      bash_answered('{"command":"ls"}', Deny("no"), Deny("never")), "DEC-1"),
@@ -321,10 +343,19 @@ FOUND: tuple[FreshBug, ...] = (
 
 @pytest.mark.parametrize("row", FOUND, ids=names(FOUND))
 def test_MODEL_1_a_go_loops_bug_is_blamed_on_the_rule_it_breaks(row: FreshBug) -> None:
-    """MODEL-1 (EXE-2, EXE-4, RW-2, REC-1, DEC-1): each bug of the Go loop conform named right
-    on both seeds is found on its short program, named by its rule; the program passes on
-    the model."""
+    """MODEL-1 (EXE-2, EXE-3, EXE-4, RW-2, REC-1, TEXT-1, TEXT-2, DEC-1): each bug of the Go
+    loop conform named right on both seeds is found on its short program, named by its rule;
+    the program passes on the model."""
     assert_found(row)
+
+
+def test_PROTO_1_a_lone_surrogate_go_read_as_u_fffd_is_told_so() -> None:
+    """PROTO-1: the Go loop gave a body its arguments decoded and encoded again, a lone
+    surrogate in them turned to U+FFFD (EXE-3). The note named Java's writer and Rust's String
+    alone; it names Go's string, and to give the body the arguments' own text."""
+    note = encoding_note([("executed[0][1].file_path", "a\udc00.txt", "a\ufffd.txt")])
+    assert note is not None
+    assert "nor a Go string (encoding/json reads it as U+FFFD" in note
 
 
 FIXED: tuple[FreshBug, ...] = (

@@ -116,7 +116,9 @@ def encoding_note(pairs: list[tuple[str, object, object]]) -> str | None:
                 f"note: the target has {surrogate} (at {path}): a lone surrogate has no UTF-8 "
                 "form, so an encoder puts a replacement for it (Java's writes '?'), and a Rust "
                 "String cannot hold it (a reader that decodes it into one puts U+FFFD: keep "
-                "such a string as its UTF-16 units); write it as a \\u escape in the JSON, "
+                "such a string as its UTF-16 units), nor a Go string (encoding/json reads it as "
+                "U+FFFD: give the body the arguments' own text, not the value re-encoded); "
+                "write it as a \\u escape in the JSON, "
                 f"\\u{ord(want[_first_difference(want, got)]):04x}, as JSON allows (a call's "
                 "arguments may hold one, EXE-2)"
             )
