@@ -28,8 +28,20 @@ class RaisesAtTheSecondReply(ModelTarget):
         if isinstance(command, ModelReplies):
             self.replies += 1
             if self.replies == 2:
-                raise RuntimeError("the second reply")
+                _fail_at_the_second_reply()
         return super().apply(command)
+
+
+def _fail_at_the_second_reply() -> None:
+    """Raise as a loop wrapping another error in its own does: a cause under the error."""
+    try:
+        _read_the_reply({})
+    except KeyError as missing:
+        raise RuntimeError("the second reply") from missing
+
+
+def _read_the_reply(reply: dict[str, str]) -> str:
+    return reply["second"]
 
 
 def raises_at_the_second_reply() -> RaisesAtTheSecondReply:

@@ -336,7 +336,8 @@ def test_SAFE_5_plugin_fails_a_raising_target_with_conforms_line_and_its_case(
 ) -> None:
     """SAFE-5: a target raising in `apply` fails the suite with the one line `loopspec conform`
     prints — where it raised, the command, the replay of the saved case — not with a traceback
-    through loopspec's own frames."""
+    through loopspec's own frames; below it, once, the target's own frames and the exception
+    that caused its own (a loop wrapping a KeyError showed its wrapper alone, at one line)."""
     done = inner_pytest(tmp_path, "plugin_targets:raises_at_the_second_reply")
     assert done.returncode == 1, done.stdout + done.stderr
     (case,) = (tmp_path / "loopspec-cases").glob("case-PROTO-1-*.json")
@@ -350,6 +351,17 @@ def test_SAFE_5_plugin_fails_a_raising_target_with_conforms_line_and_its_case(
     assert f"{rerun}raises_at_the_second_reply\n" in done.stdout, done.stdout
     assert "conformance/run.py" not in done.stdout
     assert "During handling of the above exception" not in done.stdout
+    own = f'  File "{TESTS / "plugin_targets.py"}", line '
+    frames = re.findall(rf"^{re.escape(own)}\d+, in (\w+)\n    (.+)$", done.stdout, re.MULTILINE)
+    assert frames == [
+        ("apply", "_fail_at_the_second_reply()"),
+        ("_fail_at_the_second_reply", 'raise RuntimeError("the second reply") from missing'),
+        ("_fail_at_the_second_reply", "_read_the_reply({})"),
+        ("_read_the_reply", 'return reply["second"]'),
+    ], done.stdout
+    heading = "\nthe target's traceback (its own frames, innermost last):\n"
+    assert done.stdout.count(heading) == 1, done.stdout
+    assert done.stdout.count("\ncaused by KeyError: 'second'\n") == 1, done.stdout
 
 
 def test_SAFE_5_plugin_fails_a_program_answered_two_ways_with_it_saved_and_named(

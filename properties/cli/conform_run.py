@@ -1027,6 +1027,7 @@ def with_saved_program(
         config=broke.config,
         program=broke.program,
         rule_id=broke.rule_id,
+        trace=broke.trace,
     )
 
 
@@ -1828,7 +1829,13 @@ def case_replay_error(
         where = f"{case_name}:{case.line_of_command(sent - 1)}"
     first, *rest = at.message.split("\n")
     said = "\n".join([first + _own_copy_words(case, named or {}, at), *rest])
-    return TargetError(f"{where}: {said}", config=at.config, program=at.program, rule_id=at.rule_id)
+    return TargetError(
+        f"{where}: {said}",
+        config=at.config,
+        program=at.program,
+        rule_id=at.rule_id,
+        trace=broke.trace,
+    )
 
 
 # The real harnesses' adapters, as a profile's case records them (from the repository's root).

@@ -13,7 +13,6 @@ import os
 import re
 import shlex
 import sys
-import sysconfig
 import time
 import traceback
 from collections import Counter
@@ -121,6 +120,11 @@ from loopspec.properties.conformance.target import (
     missing_members,
     refused_alike,
 )
+from loopspec.properties.conformance.target_frames import (
+    innermost_of_target,
+    target_file,
+    target_traceback,
+)
 from loopspec.properties.conformance.verdicts import Verdict, run_verdict
 from loopspec.properties.conformance.waiting import command_sent, listening
 from loopspec.properties.profiles import PROFILES, Profile
@@ -190,7 +194,9 @@ class TargetError(LoopSpecError):
     its commands up to the one it broke on (the last): enough for a case that replays it.
     `at_start_up`: a `--cmd` process that never got going (`ProcessTargetError.at_start_up`),
     which every later program would meet again; `hung_at_start_up`, one still silent at its
-    first message's deadline (`ProcessTargetError.hung_at_start_up`).
+    first message's deadline (`ProcessTargetError.hung_at_start_up`). `trace`: where an
+    in-process target's own code raised, the lines of `target_traceback` (the pytest plugin
+    prints them below the error; `conform` keeps to its one line, which names the innermost).
     """
 
     def __init__(
@@ -202,12 +208,14 @@ class TargetError(LoopSpecError):
         rule_id: str = "PROTO-1",
         at_start_up: bool = False,
         hung_at_start_up: bool = False,
+        trace: tuple[str, ...] = (),
     ) -> None:
         super().__init__(message, rule_id=rule_id)
         self.config = config
         self.program = program
         self.at_start_up = at_start_up
         self.hung_at_start_up = hung_at_start_up
+        self.trace = trace
 
     @property
     def never_got_going(self) -> bool:
@@ -343,6 +351,7 @@ class TargetBreakage:
         except Exception as error:  # anything a target does wrong, whatever its language
             config, commands = program
             message = f"the target failed in {what}: {_one_line(error)}"
+
             at_start_up = isinstance(error, ProcessTargetError) and error.at_start_up
             if at_start_up:
                 # "failed in reset" before "exited at start-up, before answering its first
@@ -362,6 +371,7 @@ class TargetBreakage:
                 rule_id=rule,
                 at_start_up=at_start_up,
                 hung_at_start_up=isinstance(error, ProcessTargetError) and error.hung_at_start_up,
+                trace=() if isinstance(error, LoopSpecError) else tuple(target_traceback(error)),
             )
             raise self.again() from error
 
@@ -376,6 +386,7 @@ class TargetBreakage:
             rule_id=first.rule_id,
             at_start_up=first.at_start_up,
             hung_at_start_up=first.hung_at_start_up,
+            trace=first.trace,
         )
 
 
@@ -402,47 +413,12 @@ def _raised_presenting(chain: TracebackType | None) -> str:
     )
 
 
-# Frames in these folders are loopspec's own or Python's: not where a target's bug is. (In a
-# checkout, loopspec/model etc. are links to the folders at the top: both sides are resolved.)
-_PACKAGE = Path(loopspec.__file__).parent
-_NOT_THE_TARGETS = tuple(
-    str(folder.resolve()) + os.sep
-    for folder in (
-        _PACKAGE,
-        *(_PACKAGE / part for part in ("model", "impl", "properties")),
-        Path(sysconfig.get_paths()["stdlib"]),
-    )
-)
-
-
 def _raised_in_target(error: Exception) -> str | None:
     """Where in the target's own code `error` was raised: the innermost frame outside
-    loopspec and the standard library (no traceback is printed, SAFE-5, so this is the one
-    pointer to the bug), as `file:line, in function`; None when there is no such frame."""
-    return _innermost_of_target(error.__traceback__)
-
-
-def _innermost_of_target(chain: TracebackType | None) -> str | None:
-    """The innermost frame of `chain` outside loopspec and the standard library, as
-    `at file:line, in function`."""
-    frames = traceback.extract_tb(chain)
-    for frame in reversed(frames):
-        shown = _target_file(frame.filename)
-        if shown is not None:
-            return f"at {shown}:{frame.lineno}, in {frame.name}"
-    return None
-
-
-def _target_file(filename: str) -> str | None:
-    """`filename` as a report names it (from the current folder when inside it), or None when
-    it is loopspec's own or Python's: not where a target's bug is."""
-    path = Path(filename)
-    if not path.is_absolute() or str(path.resolve()).startswith(_NOT_THE_TARGETS):
-        return None
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
+    loopspec and the standard library (no Python traceback is printed, SAFE-5: this and the
+    target's own frames below the line, `target_traceback`, point to the bug), as
+    `file:line, in function`; None when there is no such frame."""
+    return innermost_of_target(error.__traceback__)
 
 
 def _capabilities(declared: object) -> frozenset[str]:
@@ -499,7 +475,7 @@ def _defined_in_target(function: Callable[..., object]) -> str | None:
     code = getattr(getattr(function, "__func__", function), "__code__", None)
     if code is None:
         return None
-    shown = _target_file(code.co_filename)
+    shown = target_file(code.co_filename)
     return None if shown is None else f"at {shown}:{code.co_firstlineno}"
 
 
@@ -619,7 +595,7 @@ def interrupted_in_target(stop: BaseException) -> str | None:
         method = methods.get(chain.tb_frame.f_code)
         chain = chain.tb_next
     # Only the frames inside that call: the ones around it (Hypothesis's) are not the target.
-    where = _innermost_of_target(chain) if method is not None else None
+    where = innermost_of_target(chain) if method is not None else None
     if where is None:
         return None
     return (

@@ -204,7 +204,9 @@ def _replays(
         pytest.skip(f"loopspec: {unusable.message}")
     if unusable is not None:
         said = with_wait_hint(str(unusable), "--loopspec-answer-timeout")
-        pytest.fail(f"loopspec: error: {said}", pytrace=False)
+        # A Python loop's own frames, below the line: pytest prints no traceback of it.
+        trace = unusable.trace if isinstance(unusable, TargetError) else ()
+        pytest.fail("\n".join([f"loopspec: error: {said}", *trace]), pytrace=False)
     assert replay is not None
     if replay.divergence is not None:
         target = replay_target.named

@@ -123,7 +123,7 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
         pytest.fail(f"loopspec: error: {unusable}", pytrace=False)
     profile = settings()
     progress_line = _progress_line(request.config)
-    broken: LoopSpecError | None = None
+    broken: TargetError | None = None
     unclosed: LoopSpecError | None = None
     unrepeated: UnrepeatedDivergence | None = None
     try:
@@ -150,7 +150,8 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
             unclosed = error
     if broken is not None:
         said = with_wait_hint(str(broken), "--loopspec-answer-timeout")
-        pytest.fail(f"loopspec: error: {said}", pytrace=False)
+        # A Python loop's own frames, below the line: pytest prints no traceback of it.
+        pytest.fail("\n".join([f"loopspec: error: {said}", *broken.trace]), pytrace=False)
     ended = budget_note(report, max_seconds, MAX_SECONDS)
     if report.divergence is None:
         if unclosed is not None:  # the run itself conformed: say what failed after it
