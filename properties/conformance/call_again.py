@@ -4,21 +4,30 @@ Where one divergence fits two bugs, what the target does with a call of the prob
 them apart: every call it left without a result settles first, then a reply makes the call
 again and its hooks answer as the probe says (`call_sent_again`); `call_made_again` also lets
 its body finish. The call to make again is read from the log by its id (the divergence's
-command or observation names it), never from a report's words.
+command or observation names it), never from a report's words. Each probe says what the
+target did, and compare.py which rule that makes broken: which hook's input it applies
+(`winner_shown`, HOOK-3), whether an ask outranks (`last_ask_asked`,
+`merge_without_the_askers_input`, HOOK-2), how it judges a call of no object
+(`no_object_call_judged`, EXE-5 or HOOK-4), whether it trims a blank context
+(`blank_context_trimmed`, ADJ-4 or DEC-3) and fences a success (`never_fenced`, ACP-2 or
+VIEW-2).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
 import attrs
 
 from loopspec.model.commands import (
+    Allow,
     ApprovalAnswers,
+    Ask,
     Command,
+    Deny,
     HookAnswers,
     ModelReplies,
     Pass,
@@ -32,6 +41,7 @@ from loopspec.model.commands import (
     ToolSucceeded,
 )
 from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, LoopConfig
+from loopspec.model.jsonvalue import parse_arguments, thaw
 from loopspec.model.messages import ToolCallBlock
 from loopspec.properties.conformance.event_fields import (
     Event,
@@ -166,6 +176,94 @@ def no_object_call_judged(
         if "INVALID_TOOL_INPUT" in codes
         else None
     )
+
+
+def winner_shown(
+    want: Event,
+    suppliers: list[str],
+    history: Sequence[Event],
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> str | None:
+    """Which of `suppliers` (the hooks that supplied equal inputs for `want`'s call) the target
+    applies when they supply unequal ones: every call without a result settles (a success,
+    its PostToolUse hooks passing; one awaiting approval rejected), then a reply makes the same
+    call again and each hook answers as before, its input marked with its name. None when the
+    target takes any of that otherwise, or applies no supplier's input."""
+    call_id, name = call_id_of(want), data_of(want).get("name")
+    applied = thaw(parse_arguments(str(data_of(want).get("arguments"))))
+    if probe is None or config is None or not isinstance(name, str):
+        return None
+    if not isinstance(applied, dict):
+        return None
+    inputs = {hook: {**applied, "probe": hook} for hook in suppliers}
+    verdicts = [
+        Allow(inputs[hook.handler_id]) if hook.handler_id in inputs else Pass()
+        for hook in config.hooks_for(PRE_TOOL_USE, name)
+    ]
+    again = ToolCallBlock(f"{call_id}-probe", name, json.dumps(applied))
+    seen = call_sent_again(again, verdicts, history, config, probe)
+    if seen is None:
+        return None
+    made = next(
+        (e for e in seen if e.get("type") == "tool/call" and call_id_of(e) == again.id), None
+    )
+    ran = thaw(parse_arguments(str(data_of(made).get("arguments")))) if made is not None else None
+    return next((hook for hook, value in inputs.items() if value == ran), None)
+
+
+def last_ask_asked(
+    asked: Event,
+    config: LoopConfig | None,
+    before: Sequence[Event],
+    target_events: Sequence[Event],
+    probe: Probe | None,
+) -> bool:
+    """Whether the target asks the user about the call of approval request `asked` made again,
+    its hooks answering pass but the last, which asks (a merge letting the last answer win
+    asks; a loop never asking does not): every call the target recorded without a result
+    settles first (`settling`). False when it does not, or takes any of that otherwise.
+    `before` is the history before this command, `target_events` what the target appended."""
+    name, arguments = data_of(asked).get("toolName"), data_of(asked).get("arguments")
+    if probe is None or config is None or not isinstance(name, str):
+        return False
+    hooks = config.hooks_for(PRE_TOOL_USE, name)
+    if len(hooks) < 2:
+        return False
+    again = ToolCallBlock(f"{call_id_of(asked)}-probe", name, str(arguments))
+    verdicts: list[PreVerdict] = [*(Pass() for _hook in hooks[:-1]), Ask()]
+    seen = call_sent_again(again, verdicts, [*before, *target_events], config, probe)
+    return seen is not None and approval_asked_for(again.id, seen)
+
+
+def merge_without_the_askers_input(
+    call_id: str | None,
+    readings: Mapping[str, str],
+    events: Sequence[Event],
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> Literal["asked", "denied"] | None:
+    """What the target does with call `call_id` made again (`call_sent_again`), its hooks
+    answering as before but each asking one with no input: it asks the user about it (its merge
+    lets an ask outrank a deny, HOOK-2) or denies it (the merge is right: a loop judging an
+    asking hook's input beside a deny keeps a denied call's rewrite, HOOK-3). None when it
+    shows neither, or cannot be probed. `readings`: what each hook's answer for the call read
+    as (deny, ask, ...); `events`: the model's, this command's included, then the target's."""
+    name, arguments = (data_of(call_record(call_id, events)).get(f) for f in ("name", "arguments"))
+    if probe is None or config is None or not isinstance(name, str):
+        return None
+    words: dict[str | None, PreVerdict] = {"deny": Deny("probe"), "ask": Ask()}
+    verdicts = [
+        words.get(readings.get(hook.handler_id), Pass())
+        for hook in config.hooks_for(PRE_TOOL_USE, name)
+    ]
+    again = ToolCallBlock(f"{call_id}-probe", name, str(arguments))
+    seen = call_sent_again(again, verdicts, events, config, probe)
+    if seen is None:
+        return None
+    if approval_asked_for(again.id, seen):
+        return "asked"
+    return "denied" if result_for(again.id, seen) else None
 
 
 @attrs.frozen

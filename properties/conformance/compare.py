@@ -29,12 +29,9 @@ from loopspec.model.commands import (
     FINISH_CANCELLED,
     FINISH_COMPLETED,
     Abort,
-    Allow,
     ApprovalAnswers,
-    Ask,
     Command,
     Crash,
-    Deny,
     HookAnswers,
     ModelFails,
     ModelReplies,
@@ -42,7 +39,6 @@ from loopspec.model.commands import (
     PostBlock,
     PostContext,
     PostPass,
-    PreVerdict,
     Recover,
     SubmitUser,
     ToolFailed,
@@ -87,10 +83,12 @@ from loopspec.model.wording import (
 from loopspec.properties.conformance.call_again import (
     Probe,
     blank_context_trimmed,
-    call_sent_again,
+    last_ask_asked,
+    merge_without_the_askers_input,
     never_fenced,
     no_object_call_judged,
     settling,
+    winner_shown,
 )
 from loopspec.properties.conformance.event_fields import Event, call_record
 from loopspec.properties.conformance.event_fields import approval_asked_for as _approval_asked_for
@@ -1698,7 +1696,13 @@ def _result_rule(
         )
         # The probe sends the target a call: only when an ask's input is the one refused.
         merged = (
-            _merge_without_the_askers_input(call_id, history, target_events, config, probe)
+            merge_without_the_askers_input(
+                call_id,
+                {hook: reading for hook, reading, _supplied in answers},
+                [*history, *target_events],
+                config,
+                probe,
+            )
             if asked
             else None
         )
@@ -2485,7 +2489,7 @@ def _sidecar_reordered(
     and only its record is wrong (RW-2); or, of three hooks or more, the record is the one an
     earlier hook's input in effect makes (equal to the last one's, so the arguments agree):
     that hook won (HOOK-3). Of two hooks, whose sidecars read alike either way, the call a
-    probe makes with unequal inputs tells (`_winner_shown_by_probe`). None otherwise."""
+    probe makes with unequal inputs tells (`winner_shown`). None otherwise."""
     if _call_arguments(want) != _call_arguments(got):
         return None
     ours, theirs = (_data(e).get("rewrite") for e in (want, got))
@@ -2510,7 +2514,7 @@ def _sidecar_reordered(
             f"{_named(wanted[-1:])}'s, is (the two inputs are equal here, so the call's "
             "arguments agree)"
         )
-    shown = _winner_shown_by_probe(want, [str(hook) for hook in wanted], history, config, probe)
+    shown = winner_shown(want, [str(hook) for hook in wanted], history, config, probe)
     if shown is not None and shown != str(wanted[-1]):
         return "HOOK-3", (
             f"{names}; the target's is the sidecar of {_named([str(winner)])}'s input in "
@@ -2529,40 +2533,6 @@ def _sidecar_reordered(
         f"{names}; the call's arguments are the input in effect, {_named(wanted[-1:])}'s (had "
         f"an equal input of {_named(recorded[-1:])} won instead, the winner would be HOOK-3's)"
     )
-
-
-def _winner_shown_by_probe(
-    want: Event,
-    suppliers: list[str],
-    history: Sequence[Event],
-    config: LoopConfig | None,
-    probe: Probe | None,
-) -> str | None:
-    """Which of `suppliers` (the hooks that supplied equal inputs for `want`'s call) the target
-    applies when they supply unequal ones: every call without a result settles (a success,
-    its PostToolUse hooks passing; one awaiting approval rejected), then a reply makes the same
-    call again and each hook answers as before, its input marked with its name. None when the
-    target takes any of that otherwise, or applies no supplier's input."""
-    call_id, name = _call_id_of(want), _data(want).get("name")
-    applied = thaw(parse_arguments(str(_data(want).get("arguments"))))
-    if probe is None or config is None or not isinstance(name, str):
-        return None
-    if not isinstance(applied, dict):
-        return None
-    inputs = {hook: {**applied, "probe": hook} for hook in suppliers}
-    verdicts = [
-        Allow(inputs[hook.handler_id]) if hook.handler_id in inputs else Pass()
-        for hook in config.hooks_for(PRE_TOOL_USE, name)
-    ]
-    again = ToolCallBlock(f"{call_id}-probe", name, json.dumps(applied))
-    seen = call_sent_again(again, verdicts, history, config, probe)
-    if seen is None:
-        return None
-    made = next(
-        (e for e in seen if e.get("type") == "tool/call" and _call_id_of(e) == again.id), None
-    )
-    ran = thaw(parse_arguments(str(_data(made).get("arguments")))) if made is not None else None
-    return next((hook for hook, value in inputs.items() if value == ran), None)
 
 
 def _earlier_winner(
@@ -3383,7 +3353,7 @@ def _missing(
             # them (one between two asks lost to the later ask).
             last_ask = len(readings) - readings[::-1].index("ask") if asked else len(readings)
             passed = [hook for hook, reading, _supplied in answers[last_ask:] if reading == "pass"]
-            if passed and _last_ask_asked(want, config, before, target_events, probe):
+            if passed and last_ask_asked(want, config, before, target_events, probe):
                 # A pass after the ask: a merge letting the last answer win runs the call
                 # unasked, and asks when the ask comes last (a probe); a loop never asking
                 # does neither.
@@ -5064,60 +5034,6 @@ def _refused_before(asked: Event, history: Sequence[Event]) -> tuple[str, str] |
             if outcome != "allowed-once" and requests[data.get("id")] != _call_id_of(asked):
                 return requests[data.get("id")], outcome
     return None
-
-
-def _last_ask_asked(
-    asked: Event,
-    config: LoopConfig | None,
-    before: Sequence[Event],
-    target_events: Sequence[Event],
-    probe: Probe | None,
-) -> bool:
-    """Whether the target asks the user about the call of approval request `asked` made again,
-    its hooks answering pass but the last, which asks (a merge letting the last answer win
-    asks; a loop never asking does not): every call the target recorded without a result
-    settles first (`settling`). False when it does not, or takes any of that otherwise.
-    `before` is the history before this command, `target_events` what the target appended."""
-    name, arguments = _data(asked).get("toolName"), _data(asked).get("arguments")
-    if probe is None or config is None or not isinstance(name, str):
-        return False
-    hooks = config.hooks_for(PRE_TOOL_USE, name)
-    if len(hooks) < 2:
-        return False
-    again = ToolCallBlock(f"{_call_id_of(asked)}-probe", name, str(arguments))
-    verdicts: list[PreVerdict] = [*(Pass() for _hook in hooks[:-1]), Ask()]
-    seen = call_sent_again(again, verdicts, [*before, *target_events], config, probe)
-    return seen is not None and _approval_asked_for(again.id, seen)
-
-
-def _merge_without_the_askers_input(
-    call_id: str | None,
-    history: Sequence[Event],
-    target_events: Sequence[Event],
-    config: LoopConfig | None,
-    probe: Probe | None,
-) -> Literal["asked", "denied"] | None:
-    """What the target does with call `call_id` made again (`call_sent_again`), its hooks
-    answering as before but each asking one with no input: it asks the user about it (its merge
-    lets an ask outrank a deny, HOOK-2) or denies it (the merge is right: a loop judging an
-    asking hook's input beside a deny keeps a denied call's rewrite, HOOK-3). None when it
-    shows neither, or cannot be probed. `history` is the model's, this command's included."""
-    name, arguments = (_recorded(call_id, field, history) for field in ("name", "arguments"))
-    if probe is None or config is None or not isinstance(name, str):
-        return None
-    readings = {hook: reading for hook, reading, _supplied in _pre_answers(call_id, history)}
-    words: dict[str | None, PreVerdict] = {"deny": Deny("probe"), "ask": Ask()}
-    verdicts = [
-        words.get(readings.get(hook.handler_id), Pass())
-        for hook in config.hooks_for(PRE_TOOL_USE, name)
-    ]
-    again = ToolCallBlock(f"{call_id}-probe", name, str(arguments))
-    seen = call_sent_again(again, verdicts, [*history, *target_events], config, probe)
-    if seen is None:
-        return None
-    if _approval_asked_for(again.id, seen):
-        return "asked"
-    return "denied" if _result_for(again.id, seen) else None
 
 
 _UNREGISTERED_PROBE_SHOWS = {
