@@ -27,6 +27,8 @@ from test_hookbridge_support import (
     run_post,
 )
 
+from loopspec.impl.hookbridge.pre_tool_use import read_pre_tool_use
+from loopspec.impl.hookbridge.process import ProcessOutcome
 from loopspec.model.commands import (
     Allow,
     Ask,
@@ -122,6 +124,27 @@ def test_HOOK_5_post_tool_use_answers_become_verdicts_carrying_their_audit(
     assert result.verdict.audit == result.audit.as_hook_audit()
     assert result.audit.decision == decision
     assert result.audit.fault is None
+
+
+@pytest.mark.parametrize(
+    ("dialect", "verdict"), [("claude-code", Deny("bom")), ("codex", Pass())], ids=str
+)
+def test_HOOK_1_claude_code_reads_an_answer_after_a_byte_order_mark(
+    dialect: str, verdict: PreVerdict
+) -> None:
+    """HOOK-1: Claude Code 2.1.332 trims a hook's stdout as JavaScript does, a byte order mark
+    too, and denied a call whose hook printed its deny after one; Codex 0.171.0 read it as text
+    and ran the call (both observed offline). The bundled reader read it as text in both."""
+    answer = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "bom",
+        }
+    }
+    stdout = ("\ufeff" + json.dumps(answer) + "\n").encode()
+    read = read_pre_tool_use(dialect, ProcessOutcome(0, None, stdout, b"", 1.0), 10.0, 1 << 20)
+    assert (read.verdict, read.fault) == (verdict, None)
 
 
 def test_HOOK_1_audit_record_shape_and_the_model_accepts_it() -> None:

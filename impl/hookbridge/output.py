@@ -6,6 +6,7 @@ Shared by the PreToolUse and PostToolUse readers. Schema problems are raised as
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Callable, Iterable
 from typing import TypeVar
@@ -84,9 +85,14 @@ def stdout_document(dialect: str, stdout: bytes) -> FrozenMap | HookFault | None
     """The JSON object a hook printed, a fault when it only looks like one, or None.
 
     Claude Code reads stdout as JSON when it starts with `{`; Codex also when it starts with
-    `[`. Anything else is plain text, which no dialect treats as an answer.
+    `[`. Anything else is plain text, which no dialect treats as an answer. Claude Code trims
+    stdout as JavaScript does, a byte order mark with the whitespace: 2.1.332 took a deny
+    printed after one, where Codex 0.171.0 read it as text and ran the call (observed offline,
+    2026-12-06).
     """
     text = stdout.lstrip()
+    if dialect == CLAUDE_CODE:
+        text = text.removeprefix(codecs.BOM_UTF8).lstrip()
     looks_like_json = text[:1] == b"{" or (dialect == CODEX and text[:1] == b"[")
     if not looks_like_json:
         return None
