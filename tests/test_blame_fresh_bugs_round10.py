@@ -51,13 +51,18 @@ import pytest
 from fresh_bugs import (
     FreshBug,
     answering_the_tool_for_the_reply,
+    assert_blamed_on,
     assert_found,
+    assert_passes_on_model,
+    assert_report_says,
     calls,
     copied,
+    names,
     planted,
     renumbered,
     swept,
 )
+from mutants import MUTANTS, MutantTarget
 
 from loopspec.model import dispatch, handlers, presenters, records, repair, rewrite
 from loopspec.model.commands import (
@@ -81,7 +86,7 @@ from loopspec.model.commands import (
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.events import Event, ToolResultRecorded
 from loopspec.model.jsonvalue import FrozenMap
-from loopspec.model.messages import TextBlock
+from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.model.state import ASKING, RUNNING, Dispatching, Idle, QueuedMessage
 from loopspec.properties.conformance import compare
 from loopspec.properties.conformance.target import ModelTarget, Observation
@@ -177,6 +182,107 @@ def test_EXE_2_arguments_null_read_as_no_arguments_are_named_EXE_2() -> None:
     )
 
 
+GUARDED_BASH = LoopConfig(tools=(BASH,), hooks=(HookSpec("guard", "PreToolUse", "bash"),))
+NULL_BEFORE_A_HOOKED_CALL = (
+    SubmitUser(""),
+    ModelReplies(
+        (ToolCallBlock("c1", "bash", "null"), ToolCallBlock("c2", "bash", '{"command":"ls"}'))
+    ),
+    HookAnswers(Pass()),
+)
+HOOKS_FOR_ANY_INPUT = planted(
+    handlers,
+    "input_problem",
+    lambda call, config: None,
+    "The model, except that PreToolUse hooks run for every call, whatever its input.",
+)
+NULL_READ_AS_EMPTY_ROWS: list[FreshBug] = [
+    (
+        "arguments null read as {}, hooked where another call's hook runs",
+        NULL_ARGUMENTS[1],
+        GUARDED_BASH,
+        NULL_BEFORE_A_HOOKED_CALL,
+        "EXE-2",
+    ),
+    (
+        "hooks run for any input, null too",
+        HOOKS_FOR_ANY_INPUT,
+        GUARDED_BASH,
+        NULL_BEFORE_A_HOOKED_CALL,
+        "HOOK-4",
+    ),
+    (
+        "arguments null read as {}, the reply held for its hook",
+        NULL_ARGUMENTS[1],
+        GUARDED_BASH,
+        (SubmitUser(""), calls("c1", "bash", "null")),
+        "EXE-2",
+    ),
+    (
+        "hooks run for any input, the reply held for a null call's hook",
+        HOOKS_FOR_ANY_INPUT,
+        GUARDED_BASH,
+        (SubmitUser(""), calls("c1", "bash", "null")),
+        "HOOK-4",
+    ),
+    (
+        "arguments null read as {}, started while an earlier call runs",
+        NULL_ARGUMENTS[1],
+        LoopConfig(tools=(READ,)),
+        (
+            SubmitUser(""),
+            ModelReplies(
+                (
+                    ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),
+                    ToolCallBlock("c2", "read", "null"),
+                )
+            ),
+        ),
+        "EXE-2",
+    ),
+]
+NULL_READ_AS_EMPTY_WORDS = [
+    (
+        'runs hook guard for call c1: its arguments "null" are JSON whose value is not an object',
+        "a reply calling bash with 1 after it, sent to tell, was answered INVALID_TOOL_INPUT "
+        "without a hook",
+    ),
+    (
+        "the target runs hook guard for call c1, whose input is invalid",
+        "no PreToolUse hook runs for a call with invalid input",
+    ),
+    (
+        'call c1\'s arguments "null" are JSON whose value is not an object (a call of bash '
+        "with 1, sent after it to tell, the target judged invalid without a hook",
+    ),
+    ("call c1's input is invalid (invalid input for tool bash", "the reply is committed now"),
+    (
+        "starts the body of call c2, which the model does not start now: its arguments "
+        '"null" are JSON whose value is not an object',
+        "JSON.parse(raw) ?? {}",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("row", "says"),
+    list(zip(NULL_READ_AS_EMPTY_ROWS, NULL_READ_AS_EMPTY_WORDS, strict=True)),
+    ids=names(NULL_READ_AS_EMPTY_ROWS),
+)
+def test_EXE_2_HOOK_4_a_null_call_hooked_or_started_is_named_by_how_the_loop_read_it(
+    row: FreshBug, says: tuple[str, ...]
+) -> None:
+    """EXE-2: a loop reading `null` as {} ran a PreToolUse hook for the call (where the model
+    runs another call's), held the reply for that hook, or started the call's body while an
+    earlier call ran; random programs' first failure named HOOK-4 (no hook for invalid input)
+    on 13 of batches 0-19 and SCHED-1 (the gate's order) on 2. A probe now tells it from a loop
+    running hooks for any input (HOOK-4, the control rows): a call of the same tool with
+    arguments 1, no object to any reader, answered invalid without a hook."""
+    assert_blamed_on(row)
+    assert_passes_on_model(row)
+    assert_report_says([row], row[0], *says)
+
+
 class TakesAnotherCause(ModelTarget):
     """The model, except that an abort of another cause than the one draining is taken: the
     turn ends with the later cause (a loop refusing only a repeat of the first abort)."""
@@ -227,6 +333,42 @@ def test_ABORT_3_a_second_abort_carries_another_cause_than_the_first(landing: st
     lengths = range(2 * len(ABORT_CAUSE_CYCLE))
     assert all(abort_on(length, landing).cause not in (landing, "user") for length in lengths)
     assert {abort_on(length).cause for length in lengths} == set(ABORT_CAUSE_CYCLE)
+
+
+class RecordsEveryAbortAsTheUsers(MutantTarget):
+    """tests/mutants.py's every-abort-the-users: every aborted turn's cause is the user's."""
+
+    def __init__(self) -> None:
+        super().__init__(next(m for m in MUTANTS if m.name == "every-abort-the-users"))
+
+
+EVERY_ABORT_THE_USERS: FreshBug = (
+    "every abort recorded as the user's, a user's abort refused after it",
+    RecordsEveryAbortAsTheUsers,
+    LoopConfig(tools=(READ,)),
+    (
+        SubmitUser("read it"),
+        calls("c1", "read", '{"file_path":"a.txt"}'),
+        Abort("parent"),
+        Abort("user"),
+        ToolFinishes("c1", ToolSucceeded("A")),
+    ),
+    "ABORT-3",
+)
+
+
+def test_ABORT_3_every_abort_recorded_as_the_users_is_not_a_refused_abort_taken() -> None:
+    """ABORT-3: a turn aborted by the parent, whose second abort (the user's) was refused, ends
+    with cause "user" in a loop recording every abort as the user's; the report read it as the
+    refused abort's cause taken (MODEL-3, round 9's loop). A probe aborting one more turn with
+    another cause tells them apart: this loop records "user" again."""
+    assert_found(
+        EVERY_ABORT_THE_USERS,
+        "(an abort records its cause: reason.reason.kind)",
+        'a turn opened after it and aborted by one Abort of cause "disposed", sent to tell, '
+        'ended with cause "user" too',
+        lacks=("refused by the model and by the target",),
+    )
 
 
 class LatchesAnIdleAbort(ModelTarget):

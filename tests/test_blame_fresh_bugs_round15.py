@@ -49,12 +49,22 @@ from types import MappingProxyType
 
 import attrs
 import pytest
-from fresh_bugs import FreshBug, assert_found, calls, copied, planted, renumbered, swept
+from fresh_bugs import (
+    FreshBug,
+    assert_found,
+    calls,
+    copied,
+    names,
+    planted,
+    renumbered,
+    swept,
+)
 
 from loopspec.model import dispatch, messages, presenters, rewrite
 from loopspec.model.commands import (
     Abort,
     Allow,
+    Ask,
     Command,
     Deny,
     HookAnswers,
@@ -255,6 +265,82 @@ def test_HOOK_2_a_pass_audited_error_read_as_a_deny_is_found_and_named() -> None
         TIMED_OUT_HOOK_DENIES,
         "the hook's answer is a pass, whose audit records 'error'",
         "a pass never denies a call (deny > ask > allow > pass): call c1 runs",
+    )
+
+
+GUARDED_WRITES = LoopConfig(
+    tools=TOOLS,
+    hooks=(HookSpec("guard", "PreToolUse", "write"), HookSpec("asker", "PreToolUse", "grep")),
+)
+"""A write a hook guards, and a grep another hook may ask about."""
+_READ_THEN_WRITE = (
+    SubmitUser(""),
+    ModelReplies(
+        (
+            ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),
+            ToolCallBlock("c2", "write", '{"file_path":"b.txt","content":"new"}'),
+        )
+    ),
+    HookAnswers(Pass(), _FAILED_OPEN),
+)
+FAILED_OPEN_LATER: list[FreshBug] = [
+    (
+        "a hook failing open read as a deny, a later call's approval asked early",
+        FailsClosedByDefault,
+        GUARDED_WRITES,
+        (
+            SubmitUser(""),
+            ModelReplies(
+                (
+                    ToolCallBlock("c1", "write", '{"file_path":"b.txt","content":"new"}'),
+                    ToolCallBlock("c2", "grep", '{"pattern":"x"}'),
+                )
+            ),
+            HookAnswers(Pass(), _FAILED_OPEN),
+            HookAnswers(Ask()),
+        ),
+        "HOOK-2",
+    ),
+    (
+        "a hook failing open read as a deny, a later call started early",
+        FailsClosedByDefault,
+        GUARDED_WRITES,
+        (
+            SubmitUser(""),
+            ModelReplies(
+                (
+                    *_READ_THEN_WRITE[1].blocks,
+                    ToolCallBlock("c3", "read", '{"file_path":"c.txt"}'),
+                )
+            ),
+            HookAnswers(Pass(), _FAILED_OPEN),
+        ),
+        "HOOK-2",
+    ),
+    (
+        "a hook failing open read as a deny, its denial committed later",
+        FailsClosedByDefault,
+        GUARDED_WRITES,
+        (*_READ_THEN_WRITE, ToolFinishes("c1", ToolSucceeded("A"))),
+        "HOOK-2",
+    ),
+]
+
+
+@pytest.mark.parametrize("row", FAILED_OPEN_LATER, ids=names(FAILED_OPEN_LATER))
+def test_HOOK_2_a_pass_audited_error_read_as_a_deny_is_named_where_its_denial_shows(
+    row: FreshBug,
+) -> None:
+    """HOOK-2: the denial of a call whose hook passed, its audit recording error, shows after
+    that answer: a later call's approval asked or its body started while the call would still
+    run (named SCHED-2 and SCHED-1 on 5 of batches 0-19), or the denial committed once the
+    calls before it settle (ORD-3 on 5). The model's replay of the program gives the call's
+    answers; where the target has not committed the denial yet, a probe settling the calls
+    before it shows it."""
+    assert_found(
+        row,
+        "PreToolUse hooks pass or allow it, one a pass whose audit records 'error'",
+        "where the target denies it, as if the audit's word were the verdict",
     )
 
 

@@ -784,6 +784,19 @@ FAMILIES = (
                          {**e, "data": {**e["data"], "message": _renamed(e["data"]["message"],
                                                                         "id", "Id")}})),
          NO_HOOKS, TEXT_REPLY),
+    # A member of the loop's own beside the right ones: the user's message read as ADJ-4,
+    # "queued messages are delivered FIFO", a call record as RW-2, a result as EXE-4.
+    Case("the user's message with a member of its own", "LOG-4",
+         changed(_events(lambda e: e if e["type"] != "user/message" else
+                         {**e, "data": {**e["data"], "x": 1}})), NO_HOOKS, TEXT_REPLY),
+    Case("a call record with a member of its own", "LOG-4",
+         changed(_events(lambda e: e if e["type"] != "tool/call" else
+                         {**e, "data": {**e["data"], "x": 1}})), NO_HOOKS, TWO_BASH),
+    Case("a result message with a member of its own", "LOG-4",
+         changed(_events(lambda e: e if e["type"] != "tool/result" else
+                         {**e, "data": {**e["data"], "message": {**e["data"]["message"],
+                                                                 "x": 1}}})),
+         NO_HOOKS, (*TWO_BASH, ToolFinishes("c1", ToolSucceeded("done")))),
     # Blamed ADJ-4, "queued messages are delivered FIFO", with nothing queued.
     Case("the user's message in a block of another type", "TEXT-2",
          changed(_events(lambda e: e if e["type"] != "user/message" else
@@ -1204,6 +1217,22 @@ def test_LOG_4_a_user_message_whose_content_is_no_list_names_what_it_is(content:
         f"data.content must be an array of blocks, where the target's is {json.dumps(content)}"
         in what
     )
+
+
+def test_LOG_4_a_member_of_a_loops_own_is_named_not_read_as_the_queues_order() -> None:
+    """LOG-4: a turn's opening message holding one member no message defines was told "queued
+    messages are delivered FIFO", with nothing queued; the words now name the member."""
+    want: Event = {
+        "type": "user/message",
+        "seq": 2,
+        "data": {"role": "user", "content": [{"type": "text", "text": "hi"}],
+                 "source": {"kind": "user"}, "id": "m2"},
+    }  # fmt: skip
+    got: Event = {**want, "data": {**want["data"], "trace id": "t1"}}
+    rule, what = compare._changed(want, got, SubmitUser("hi"), "Idle", [want], target_events=[got])
+    assert rule == "LOG-4", what
+    assert 'holds data."trace id", a member no user/message defines' in what
+    assert "FIFO" not in what
 
 
 @pytest.mark.no_cover

@@ -112,8 +112,12 @@ def _observed_sending_again(
 ) -> list[Observation] | None:
     """`call_sent_again`'s observations, one per command the target took."""
     seen, taken = [*events], []
-    for earlier, record in {call_id_of(e): e for e in seen if e.get("type") == "tool/call"}.items():
-        if earlier is None or result_for(earlier, seen):
+    # Each call's latest record, in log order, and whether a result follows it: ids repeat
+    # across steps, and an earlier step's result of the id answers another call.
+    latest = {call_id_of(e): at for at, e in enumerate(seen) if e.get("type") == "tool/call"}
+    for earlier, at in sorted(latest.items(), key=lambda record: record[1]):
+        record = seen[at]
+        if earlier is None or result_for(earlier, seen[at:]):
             continue
         settled = probe(settling(record, config, seen))
         if settled is None or not settled.accepted:
@@ -146,24 +150,29 @@ def no_object_call_judged(
     *,
     config: LoopConfig | None,
     probe: Probe | None,
+    arguments: str = "[]",
 ) -> Literal["invalid", "unknown", "hooked"] | None:
     """How the target answers a call of tool `name` whose input no reader takes for an object:
-    its pending PreToolUse hooks answer pass, then a reply calls `name` with `[]`
-    (`call_sent_again`, `events` what the target logged). "invalid": its result is
+    its pending PreToolUse hooks answer pass, then a reply calls `name` with `arguments`, `[]`
+    unless given (`1` where a loop may read `[]` as no arguments, `json.loads(raw) or {}`;
+    `call_sent_again`, `events` what the target logged). "invalid": its result is
     INVALID_TOOL_INPUT, as EXE-5 (1) says, registered tool or not; "unknown": UNKNOWN_TOOL (of
     a tool that is not registered: the target judges no input of such a tool); "hooked": a
     hook runs for it, which no call with invalid input gets. Without `config`, the reply alone
     is sent. None when none of these shows."""
     if probe is None:
         return None
-    again = ToolCallBlock(f"{call_id}-probe", name, "[]")
+    again = ToolCallBlock(f"{call_id}-probe", name, arguments)
     if config is None:  # nothing to settle calls with: the reply alone
         replied = probe(ModelReplies((again,)))
         seen = list(replied.events) if replied is not None else []
     else:
-        passed = pending_hooks_passed(probe)
-        seen = call_sent_again(again, (), [*events, *passed], config, probe) or []
-        if seen and not result_for(again.id, seen):  # it may wait on the call's hooks
+        before = [*events, *pending_hooks_passed(probe)]
+        sent = call_sent_again(again, (), before, config, probe)
+        # What the call made again brought alone: an earlier probe's call of the same id may
+        # be among `events`.
+        seen = [] if sent is None else sent[len(before) :]
+        if sent is not None and not result_for(again.id, seen):  # it may wait on its hooks
             seen += pending_hooks_passed(probe)
     mine = [e for e in seen if call_id_of(e) == again.id]
     if any(str(e.get("type")).startswith("hook/") for e in mine):

@@ -26,9 +26,11 @@ from typing import Any, Literal, Protocol, assert_never, runtime_checkable
 import attrs
 
 from loopspec.model.commands import (
+    ABORT_CAUSES,
     FINISH_CANCELLED,
     FINISH_COMPLETED,
     Abort,
+    Allow,
     ApprovalAnswers,
     Command,
     Crash,
@@ -66,10 +68,11 @@ from loopspec.model.invariants import (
 )
 from loopspec.model.json_text import same_json, spelled
 from loopspec.model.jsonvalue import EMPTY, JAVASCRIPT_TRIMMED, FrozenMap, parse_arguments, thaw
+from loopspec.model.log_layout import ENVELOPE_KEYS, EVENT_LAYOUTS, EventLayout, log_object
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.prefix import UNREPAIRED_TURN, Violation
 from loopspec.model.rewrite import input_problem
-from loopspec.model.state import Dispatching, Idle, LoopState
+from loopspec.model.state import Dispatching, Idle, LoopState, Rewriting
 from loopspec.model.transitions import step
 from loopspec.model.wording import (
     APPROVAL_DENIALS,
@@ -795,6 +798,29 @@ def _cause_of_a_refused_abort(want: Event, got: Event, program: Sequence[Command
     )
 
 
+def _every_abort_recorded_as(ended: Event, probe: Probe | None) -> str | None:
+    """Words when the target ends a turn aborted with the cause it ended this one with
+    (`ended`, that turn/end) whatever abort ends it: a probe opens a turn and aborts it
+    with another cause while its reply is awaited, and the target records the same cause. A
+    loop recording every abort as the user's, say, reads so where the turn's cause is that of
+    a later abort the model refused (`_cause_of_a_refused_abort`). None otherwise."""
+    theirs = _abort_cause_of(ended)
+    if probe is None or theirs is None:
+        return None
+    other = next(cause for cause in sorted(ABORT_CAUSES) if cause != theirs)
+    opened = probe(SubmitUser("probe"))
+    aborted = probe(Abort(other)) if opened is not None and opened.accepted else None
+    if aborted is None or not aborted.accepted:
+        return None
+    if not any(_abort_cause_of(e) == theirs for e in aborted.events if e.get("type") == "turn/end"):
+        return None
+    return (
+        f"a turn opened after it and aborted by one Abort of cause {spelled(other)}, sent to "
+        f"tell, ended with cause {spelled(theirs)} too: the target records every abort's cause "
+        f"as {spelled(theirs)}, not the cause the Abort carried"
+    )
+
+
 def _abort_rule(phase: str) -> str:
     return "ABORT-1" if phase == "Dispatching" else "ABORT-2"
 
@@ -995,6 +1021,18 @@ def _falsy_json(original: object) -> bool:
     value = parse_arguments(original)
     # A raw string that is no JSON is truthy unless empty, and blank text is {} already.
     return not isinstance(value, FrozenMap) and not value
+
+
+def _falsy_read_as_empty(raw: object, instead: str) -> str:
+    """EXE-2's words on arguments `raw` that are JSON false to `??`, `||` or `or` (null, false,
+    0, "", []: `_falsy_json`), which a loop reading them as no arguments, {}, took for valid
+    input; `instead`: what that loop does with the call where the model does not."""
+    return (
+        f"its arguments {spelled(raw)} are JSON whose value is not an object, which EXE-2 does "
+        "not read as {} (only blank arguments are): the call ends as an INVALID_TOOL_INPUT error, "
+        "no hook sees it and its body never starts, where a loop reading a false-ish value as no "
+        f"arguments (JSON.parse(raw) ?? {{}}, json.loads(raw) or {{}}) {instead}"
+    )
 
 
 def _blank_to_javascript_only(original: object) -> bool:
@@ -1911,6 +1949,63 @@ def _member_left_out(want: Event, got: Event) -> str | None:
     )
 
 
+_LAYOUTS_BY_TYPE: dict[str, EventLayout] = {
+    layout.type: layout for layout in EVENT_LAYOUTS.values()
+}
+
+
+def _unknown_members(want: Event, got: Event) -> str | None:
+    """Words on the members the target's event `got` holds that its type does not define, in
+    its envelope, its data or its data's message (a loop's own member, or a key misspelt beside
+    the right one), when they alone make it differ from the model's `want`; None otherwise. A
+    reader keeps such a member unread (`extra`), so no rule reads it; conform compares events
+    member for member, and it read as whatever rule the event's kind falls to (ADJ-4's queue
+    order for a user/message)."""
+    layout = _LAYOUTS_BY_TYPE.get(str(want.get("type")))
+    if layout is None:
+        return None
+    found: list[str] = []
+
+    def kept(
+        held: dict[str, Any], model: object, known: Sequence[str], where: str
+    ) -> dict[str, Any]:
+        mine = model if isinstance(model, dict) else {}
+        extra = sorted(key for key in held if key not in known and key not in mine)
+        found.extend(
+            f"{where}{key}" if key.isidentifier() else f"{where}{json.dumps(key)}" for key in extra
+        )
+        return {key: value for key, value in held.items() if key not in extra}
+
+    stripped = kept(dict(got), want, ENVELOPE_KEYS, "")
+    data = got.get("data")
+    if isinstance(data, dict):
+        field = layout.data_field or next(
+            (f for f in layout.data.fields if f.wire == "message" and f.target), None
+        )
+        message_known = log_object(field.target).known if field and field.target else ()
+        if layout.data_field is not None:  # user/message: data is the message itself
+            stripped["data"] = kept(data, want.get("data"), message_known, "data.")
+        else:
+            data = kept(data, want.get("data"), layout.data.known, "data.")
+            message = data.get("message")
+            if message_known and isinstance(message, dict):
+                data["message"] = kept(
+                    message, _data(want).get("message"), message_known, "data.message."
+                )
+            stripped["data"] = data
+    if not found or _positional(normalized_event(stripped)) != _positional(normalized_event(want)):
+        return None
+    kind = want.get("type")
+    held = found[0] if len(found) == 1 else f"{', '.join(found[:-1])} and {found[-1]}"
+    which = "a member" if len(found) == 1 else "members"
+    return (
+        f"the target's {kind} holds {held}, {which} no {kind} defines (a loop's own, or a key "
+        "misspelt?): conform compares events member for member, so an event carries its "
+        "type's members alone (LOG-4: an event's fields are its type's; a reader keeps a "
+        "member it does not know, unread)"
+    )
+
+
 def _listed(keys: Sequence[str]) -> str:
     """`keys` quoted, joined with commas and a last `and`."""
     quoted = [json.dumps(key) for key in keys]
@@ -2701,6 +2796,11 @@ def _changed(
     mine, theirs = _data(normalized_event(want)), _data(normalized_event(got))
     fields = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
     named = f"{kind} differs in {', '.join(fields) or 'its envelope'}"
+    unknown = _unknown_members(want, got)
+    if unknown is not None:
+        # Only members its type does not define: how the event is written, not what it says
+        # (a user/message's read as ADJ-4's queue order, a tool/call's as RW-2's sidecar).
+        return "LOG-4", f"{named}: {unknown}"
     refused = (
         _context_of_a_refused_outcome(got, config, program)
         if kind == "user/message" and not _empty_context(got)
@@ -2742,9 +2842,11 @@ def _changed(
             if fields == ["turn"]:
                 return "TURN-2", named
             taken = _cause_of_a_refused_abort(want, got, program)
-            if taken is not None:
+            alike = None if taken is None else _every_abort_recorded_as(got, probe)
+            if taken is not None and alike is None:
                 return "MODEL-3", f"{named}: {taken}"
-            return _turn_end_rule(want, got, command, phase)
+            rule, words = _turn_end_rule(want, got, command, phase)
+            return rule, words if alike is None else f"{words}; {alike}"
         case "user/message" if _context_of_a_block(got, command, hooks=False):
             return "DEC-3", f"{named}: a PostToolUse block drops the body's own contexts"
         case "user/message" if (
@@ -2962,6 +3064,16 @@ def _changed(
                 return "EXE-2", (
                     f"{named}: the call's {_BLANK_TO_ONE_READER} they decide whether its hooks run"
                 )
+            falsy = _falsy_call_hooked(
+                invalid,
+                got,
+                in_hand,
+                _target_log(history, target_events),
+                config=config,
+                probe=probe,
+            )
+            if falsy is not None:
+                return "EXE-2", f"{named}: {falsy}"
             if invalid is not None and lossy is not None:
                 whatever = _hooks_whatever_the_input(
                     lossy, _tool_in_hand(lossy, in_hand), [*history, *target_events], config, probe
@@ -3486,11 +3598,8 @@ def _missing(
                 # A JSON null (false, 0, "", []) read as no arguments, {}: how the arguments
                 # were read is what is wrong (it read as EXE-5, the order calls are judged in).
                 return "EXE-2", (
-                    f"{lacks} for call {_call_id_of(want)}: its arguments {spelled(raw)} are "
-                    "JSON whose value is not an object, which EXE-2 does not read as {} (only "
-                    "blank arguments are): the call ends as an INVALID_TOOL_INPUT error and its "
-                    "body never starts, where a loop reading a false-ish value as no arguments "
-                    "(JSON.parse(raw) ?? {}, json.loads(raw) or {}) starts it"
+                    f"{lacks} for call {_call_id_of(want)}: "
+                    + _falsy_read_as_empty(raw, "starts it")
                 )
             if (
                 _error_code(want) == "INVALID_TOOL_INPUT"
@@ -3559,7 +3668,8 @@ def _missing(
                     f"{lacks}: a call's {_BLANK_TO_ONE_READER} no more hooks run, and the reply "
                     "is committed" + _unregistered_hint(config, want)
                 )
-            invalid = _hooked_invalid_call(config, want, command, probe, [*history, *target_events])
+            target_log = [*history[: len(history) - len(model_events)], *target_events]
+            invalid = _hooked_invalid_call(config, want, command, probe, target_log)
             if isinstance(command, HookAnswers | ModelReplies) and invalid is not None:
                 # The target waits for hooks of a call no hook may see (it read as ORD-1); a
                 # loop judging a registered tool's input alone breaks EXE-5 (1), which its
@@ -3852,6 +3962,38 @@ def _unregistered_input_unjudged(
         "registered: EXE-5 (1) judges the input of every call, registered tool or not, and "
         "no PreToolUse hook runs for a call with invalid input; the target judges no input of "
         f"such a tool ({_UNREGISTERED_PROBE_SHOWS[shown].format(name=name)})"
+    )
+
+
+def _falsy_call_hooked(
+    invalid: tuple[str, str] | None,
+    invoked: Event,
+    reply: ModelReplies | None,
+    events: Sequence[Event],
+    *,
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> str | None:
+    """Why the target's hook/invoked `invoked` breaks EXE-2, when it names a call of `reply`
+    whose input the model finds invalid (`invalid`: `_invalid_call_hooked`) and whose arguments
+    are JSON false to `??` or `or` (null, 0, []: `_falsy_json`), and a probe shows the target
+    judges a call of that tool with `1`, no object either, invalid without a hook: it read the
+    false-ish value as no arguments, {}, where a loop running hooks for any input (HOOK-4) runs
+    them for that call too. None otherwise (`events`: what the target logged)."""
+    call_id = _data(invoked).get("callId")
+    call = next((c for c in reply.tool_calls if c.id == call_id), None) if reply else None
+    if invalid is None or call is None or not _falsy_json(call.arguments):
+        return None
+    judged = no_object_call_judged(
+        call.id, call.name, _logged(events, probe), config=config, probe=probe, arguments="1"
+    )
+    if judged != "invalid":
+        return None
+    return (
+        f"the target runs {hook_named(invoked)} for call {call.id}: "
+        + _falsy_read_as_empty(call.arguments, "runs its hooks")
+        + f"; a reply calling {call.name} with 1 after it, sent to tell, was answered "
+        "INVALID_TOOL_INPUT without a hook"
     )
 
 
@@ -4322,7 +4464,10 @@ def _hooked_invalid_call(
     holds several kinds, the call whose hook the target runs once its pending hook is answered
     (a `probe`) is the one: a loop judging a registered tool's input alone skips the EXE-5
     kind. A loop that runs hooks whatever a call's input is HOOK-4's, not EXE-2's or EXE-5's,
-    where a probe shows it (`_hooks_whatever_the_input`; `events`, what the target logged)."""
+    where a probe shows it (`_hooks_whatever_the_input`; `events`, what the target logged); a
+    HOOK-4 call whose arguments are JSON false to `??` or `or` (null, 0, []) is EXE-2's where a
+    call of its tool with `1`, sent once the hooks pass, is answered invalid without a hook: the
+    loop read the value as {}."""
     if config is None:
         return None
     content = _data(reply).get("message", {}).get("content") or ()
@@ -4368,6 +4513,20 @@ def _hooked_invalid_call(
         whatever = _hooks_whatever_the_input(call_id, own, events, config, probe)
         if whatever is not None:
             return "HOOK-4", f"{whatever}, and {why}"
+    block = next(b for b in calls if b.get("id") == call_id)
+    if rule == "HOOK-4" and _falsy_json(block.get("arguments")):
+        name = str(block.get("name"))
+        judged = no_object_call_judged(
+            str(call_id), name, _logged(events, probe), config=config, probe=probe, arguments="1"
+        )
+        if judged == "invalid":
+            return "EXE-2", (
+                f"call {call_id}'s arguments {spelled(block.get('arguments'))} are JSON whose "
+                f"value is not an object (a call of {name} with 1, sent after it to tell, "
+                "the target judged invalid without a hook: it reads a false-ish value as no "
+                "arguments, {}, as JSON.parse(raw) ?? {} or json.loads(raw) or {} do, where "
+                "EXE-2 reads only blank arguments so)"
+            )
     return rule, why
 
 
@@ -4404,7 +4563,9 @@ def _hooks_whatever_the_input(
     )
     if tool is None:
         return None
-    judged = no_object_call_judged(str(call_id), tool, events, config=config, probe=probe)
+    judged = no_object_call_judged(
+        str(call_id), tool, _logged(events, probe), config=config, probe=probe
+    )
     if judged != "hooked":
         return None
     return (
@@ -4620,6 +4781,81 @@ def _pass_read_as_denial(got: Event, command: Command) -> str | None:
         f"pass): call {_call_id_of(got)} runs, where the target denies it, as if the audit's "
         "word were the verdict"
     )
+
+
+def _pre_answers_taken(
+    program: Sequence[Command], config: LoopConfig | None
+) -> dict[str, list[HookAnswers]]:
+    """The PreToolUse answers the model took for each call of `program`, in order, the program
+    replayed on `config` (a call id's latest reply's alone: ids repeat across steps)."""
+    if config is None:
+        return {}
+    state, taken = LoopState(config), dict[str, list[HookAnswers]]()
+    for sent in program:
+        phase = state.phase
+        try:
+            state = step(state, sent)
+        except TransitionRefused:
+            continue
+        if isinstance(sent, ModelReplies):
+            taken.update({call.id: [] for call in sent.tool_calls})
+        elif isinstance(sent, HookAnswers) and isinstance(phase, Rewriting) and phase.queue:
+            call = phase.reply.tool_calls[phase.queue[0].call_index]
+            taken.setdefault(call.id, []).append(sent)
+    return taken
+
+
+def _failed_open(
+    call_id: str | None, program: Sequence[Command], config: LoopConfig | None
+) -> str | None:
+    """Words when every PreToolUse answer the model took for call `call_id` passes or allows
+    it, one a pass whose audit records a word a deny may record too (`error`: a hook that
+    failed, which by its dialect's default gives no decision, HOOK-7; `stop`): a loop reading
+    the audit's word, not the verdict, denies the call, and whatever its denial lets go on
+    early (a later call's approval, start or result) read as SCHED-1, SCHED-2 or ORD-3.
+    None otherwise (`_pass_read_as_denial` says it at the answer itself)."""
+    answers = _pre_answers_taken(program, config).get(str(call_id), [])
+    words = [
+        answer.audit.decision
+        for answer in answers
+        if isinstance(answer.verdict, Pass)
+        and answer.audit is not None
+        and answer.audit.decision in ("error", "stop")
+    ]
+    if not words or not all(isinstance(answer.verdict, Pass | Allow) for answer in answers):
+        return None
+    return (
+        f"call {call_id}'s PreToolUse hooks pass or allow it, one a pass whose audit records "
+        f"{words[0]!r} (a hook that failed gets its dialect's default, no decision, unless it "
+        "fails closed, HOOK-7, which the verdict would then say: a deny), and a pass never "
+        f"denies a call (deny > ask > allow > pass): call {call_id} runs, where the target "
+        "denies it, as if the audit's word were the verdict"
+    )
+
+
+def _failed_open_before(
+    call_id: str | None,
+    history: Sequence[Event],
+    target_events: Sequence[Event],
+    *,
+    program: Sequence[Command],
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> str | None:
+    """`_failed_open`'s words on an earlier call of `call_id`'s step still without a result,
+    when the target denied it: its denial is among `target_events`, or comes once the calls
+    before it settle (`_merge_shown_by_probe`). None otherwise: what the target did with
+    `call_id` (its approval asked, its body started) is then the scheduling's to name."""
+    for record in _earlier_unanswered(call_id, history):
+        earlier = _call_id_of(record)
+        words = _failed_open(earlier, program, config)
+        if words is None:
+            continue
+        if _result_for(earlier, target_events) or (
+            _merge_shown_by_probe(earlier, config, history, probe, target_events) == "denied"
+        ):
+            return f"{words}, so call {call_id} went on early"
+    return None
 
 
 def _hook_skipped_for_an_unregistered_tool(
@@ -4839,6 +5075,11 @@ def _extra(
                 over_the_cap = _starts_over_the_cap(call_id, config, history, probe)
                 if over_the_cap is not None:
                     return "SCHED-1", f"{adds}: {over_the_cap}"
+                failed_open = _failed_open_before(
+                    call_id, history, target_events, program=program, config=config, probe=probe
+                )
+                if failed_open is not None:
+                    return "HOOK-2", f"{adds}: {failed_open}"
                 return "SCHED-2", (
                     f"{adds}: call {call_id}'s approval is asked only when the call could "
                     f"start under SCHED-1, and it comes after {before}"
@@ -4904,6 +5145,8 @@ def _extra(
                 rule, why = misread
                 return rule, f"{adds}: {why}"
             failed_open = _pass_read_as_denial(got, command)
+            if failed_open is None and _is_error(got) and _error_code(got) is None:
+                failed_open = _failed_open(_call_id_of(got), program, config)
             if failed_open is not None:
                 return "HOOK-2", f"{adds}: {failed_open}"
             return "ORD-3", (
@@ -5275,11 +5518,13 @@ def _execution_rule(
     history: Sequence[Event],
     *,
     config: LoopConfig | None = None,
+    program: Sequence[Command] = (),
     probe: Probe | None = None,
 ) -> tuple[str, str]:
     """Which bodies started differ: policy, scheduling, or the arguments they got (`config`:
     the program's, whose maxParallel a scheduling report says; None: not known; `probe`
-    tells what holds a call back, `_held_behind_an_unjudged_call`)."""
+    tells what holds a call back, `_held_behind_an_unjudged_call`; `program` and `probe` as
+    `classify`'s)."""
     wanted = dict(expected.executed)
     started = dict(actual.executed)
     for call_id in started:
@@ -5299,6 +5544,11 @@ def _execution_rule(
             # A supplied input its record does not apply was refused (RW-2, HOOK-6): the
             # call is denied, its result perhaps held back behind an earlier call's.
             return "DEC-1", f"{ran}: it was denied (a hook supplied an input it cannot take)"
+        raw = _recorded(call_id, "arguments", history)
+        if _falsy_json(raw):
+            # Started as no arguments, {}: how they were read is what is wrong (it read as
+            # SCHED-1 while an earlier call ran, EXE-5 where the model's error committed).
+            return "EXE-2", f"{ran}: " + _falsy_read_as_empty(raw, "starts it")
         answered = next(
             (
                 e
@@ -5324,6 +5574,11 @@ def _execution_rule(
                 f"{ran}: call {waiting} waits for its approval answer, and no later call passes "
                 "the gate meanwhile"
             )
+        failed_open = _failed_open_before(
+            call_id, history, actual.events, program=program, config=config, probe=probe
+        )
+        if failed_open is not None:
+            return "HOOK-2", f"{ran}: {failed_open}"
         return "SCHED-1", (
             f"{ran}: calls pass the gate in model order, and it comes after "
             f"{_unanswered_before(call_id, history)}; an exclusive call (a tool the "
@@ -5533,6 +5788,21 @@ def _post_hooks_counted_otherwise(
             "judges it once, HOOK-5; matchers, HOOK-8)"
         )
     return None
+
+
+def _target_log(history: Sequence[Event], target_events: Sequence[Event]) -> list[Event]:
+    """What the target logged so far: the model's `history` before the seq the target's events
+    of this command, `target_events`, start at (the two logs agreed up to this command), then
+    those events; `history` whole before them when none carries an integer seq."""
+    seqs = [e.get("seq") for e in target_events]
+    first = next((seq for seq in seqs if isinstance(seq, int)), None)
+    kept = [e for e in history if first is None or _seq_before(e, first)]
+    return [*kept, *target_events]
+
+
+def _seq_before(event: Event, seq: int) -> bool:
+    own = event.get("seq")
+    return isinstance(own, int) and own < seq
 
 
 def _before(history: Sequence[Event], observed: Observation) -> Sequence[Event]:
@@ -5786,6 +6056,29 @@ def _known_after(fact: Fact, open_turn: int | None, calls: set[str]) -> int | No
 # What the target is sent when its repair appends nothing where the model's closes a turn
 # (`_repair_or_loss`): the seq its next turn opens at tells which of two bugs it has.
 LOSS_PROBE = SubmitUser("probe")
+
+
+def _logged(events: Sequence[Event], probe: Probe | None) -> list[Event]:
+    """`events`, what the target logged, then what the probes blaming this divergence made it
+    log so far (`_LoggedProbe`): a hook an earlier probe passed commits a reply whose calls a
+    probe must settle before it makes a call of its own."""
+    return [*events, *(probe.seen if isinstance(probe, _LoggedProbe) else ())]
+
+
+@attrs.define
+class _LoggedProbe:
+    """A probe that keeps what the target logged for each command it took (`seen`): the
+    probes blaming one divergence share the target, each after the ones before, and one
+    settling the calls the target logged must know the calls an earlier probe made it log."""
+
+    probe: Probe
+    seen: list[Event] = attrs.field(factory=list)
+
+    def __call__(self, command: Command) -> Observation | None:
+        observed = self.probe(command)
+        if observed is not None and observed.accepted:
+            self.seen += observed.events
+        return observed
 
 
 @runtime_checkable
@@ -6135,6 +6428,7 @@ def classify(
     may wait on that the model does not run; `program` the commands sent so far, this one
     included, whose replies name the tool of a call the model has not logged yet.
     """
+    probe = None if probe is None else _LoggedProbe(probe)
     difference = None
     if expected.accepted and actual.accepted:
         difference = _first_event_difference(expected.events, actual.events)
@@ -6303,7 +6597,9 @@ def classify(
             case _:
                 assert_never(difference.relation)
     if normalized_observation(expected)["executed"] != normalized_observation(actual)["executed"]:
-        return _execution_rule(command, expected, actual, history, config=config, probe=probe)
+        return _execution_rule(
+            command, expected, actual, history, config=config, program=program, probe=probe
+        )
     presented = presented_divergence(expected.presented or (), actual.presented or (), history)
     if presented is not None:
         fenced = never_fenced(presented, history, config, probe)
