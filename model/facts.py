@@ -300,9 +300,35 @@ def member_problem(holder: Mapping[str, Any], key: str, where: str, kind: str) -
         # An object emptied whole (`"data": {}`, a hand's edit) is named as such: its first
         # member missing says less.
         emptied = f"{where} is an empty object, so " if not holder else ""
-        return f"{emptied}{where}.{key} is missing; it must be {kind}"
+        misnamed = written_otherwise(holder, key)
+        hint = f" ({misnamed})" if misnamed else ""
+        return f"{emptied}{where}.{key} is missing; it must be {kind}{hint}"
     why = integer_written_as_double(holder[key]) if kind == "an integer" else ""
     return f"{where}.{key} must be {kind}{why}"
+
+
+def written_otherwise(holder: Mapping[str, Any], *keys: str) -> str:
+    """Words naming the members of `holder` that spell `keys` otherwise (`Seq`, `call_id` for
+    `callId`: a serializer's default names, Go's struct fields say), for an error saying one
+    of them is missing: `written Seq: member names are exact, write seq`; "" when none
+    does."""
+    found = [
+        (written, key)
+        for key in keys
+        if key not in holder
+        for written in holder
+        if type(written) is str and _loose(written) == _loose(key)
+    ]
+    if not found:
+        return ""
+    written = ", ".join(written for written, _key in found)
+    meant = ", ".join(key for _written, key in found)
+    return f"written {written}: member names are exact, write {meant}"
+
+
+def _loose(name: str) -> str:
+    """`name` with case, `_` and `-` set aside."""
+    return name.replace("_", "").replace("-", "").lower()
 
 
 def _is_map(value: object) -> TypeGuard[Mapping[str, Any]]:

@@ -1517,6 +1517,55 @@ def test_LOG_4_a_line_a_person_pasted_or_edited_says_what_to_undo(
     assert out.splitlines()[0] == f"{log}:4: error invalid-json LOG-4: {said}"
 
 
+def _named_as_go_names_fields(line: str) -> str:
+    """`line` with its top-level members' names capitalised, as Go's encoding/json writes a
+    struct's fields without json tags."""
+    return json.dumps({key[0].upper() + key[1:]: value for key, value in json.loads(line).items()})
+
+
+@pytest.mark.parametrize(
+    ("at", "edit", "said"),
+    [
+        (
+            1,
+            _named_as_go_names_fields,
+            "error bad-header LOG-5: the first line must be the session header, "
+            '{"type": "session", "version": 0, "id": "...", "createdAt": <ms>, "cwd": "..."}, '
+            "with no seq; nor is it an event (no type, no seq), nor a record of a Claude Code "
+            "transcript or a Codex rollout, so the rest of the file is not read; its members are "
+            "written Type, Version, Id, CreatedAt, Cwd: member names are exact, write type, "
+            "version, id, createdAt, cwd",
+        ),
+        (
+            4,
+            _named_as_go_names_fields,
+            "error bad-event LOG-4: an event needs an integer seq (written Type, Seq, Time, Data: "
+            "member names are exact, write type, seq, time, data)",
+        ),
+        (
+            10,
+            lambda line: line.replace('"callId"', '"call_id"'),
+            "error bad-event LOG-4: tool/call: data.callId is missing; it must be a string "
+            "(written call_id: member names are exact, write callId)",
+        ),
+    ],
+    ids=["a header's", "an event's", "a member in snake_case"],
+)
+def test_LOG_4_a_member_named_otherwise_says_the_name_to_write(
+    at: int, edit: Callable[[str], str], said: str
+) -> None:
+    """LOG-4, LOG-5: a header or event whose members a writer named as Go's encoding/json names
+    a struct's fields (Type, Seq), or in snake_case (call_id), read 'no type, no seq' or 'an
+    event needs an integer seq', which it has by another name: the words say which member is
+    written so, and the name to write."""
+    lines = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[at - 1] = edit(lines[at - 1].rstrip("\n")) + "\n"
+    report = check_stream("log", io.BytesIO("".join(lines).encode()))
+    (error,) = report.errors
+    assert f"error {error.kind} {error.rule_id}: {error.message}" == said
+    assert error.line == at
+
+
 def test_LOG_4_a_raw_escape_a_writer_left_inside_a_string_is_no_pasted_colour(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -521,10 +521,17 @@ def check_lines(
     again to find the lines a copy repeats."""
     path.write_text("".join(json.dumps(e) + "\n" for e in (header, *events)), encoding="utf-8")
     if not read_again:
-        with path.open("rb") as stream:
-            return check_stream(str(path), stream)
+        return check_stream(str(path), _Pipe(path.read_bytes()))
     (report,) = check_paths([str(path)])
     return report
+
+
+class _Pipe(io.BytesIO):
+    """A log read once, as from a pipe: it cannot seek back (a stream that can is read again,
+    as a file is)."""
+
+    def seekable(self) -> bool:
+        return False
 
 
 def _written_again(wanted: Callable[[Event], bool], after: int = 0) -> Plant:

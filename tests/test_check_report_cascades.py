@@ -260,6 +260,19 @@ def test_LOG_1_a_copy_on_standard_input_from_a_file_is_one_LOG_1_line(
     )
 
 
+def test_LOG_1_a_copy_in_bytes_checked_in_process_is_one_LOG_1_line() -> None:
+    """LOG-1: `check_stream` called on bytes in memory, with no source, read a copy of turn 3
+    as a pipe does (LOG-1 and TURN-1: no copy looked for); a stream that can seek is read
+    again itself, as a file is. `check_paths` names the copy once the same way."""
+    lines = DEMO.read_bytes().splitlines(keepends=True)
+    report = check_stream("log", io.BytesIO(b"".join([*lines, *lines[-8:]])))
+    assert [found.violation.rule_id for found in report.violations] == ["LOG-1"]
+    assert report.violations[0].violation.message.startswith(
+        "lines 46 to 53 repeat lines 38 to 45, the events of seqs 36 to 43 again"
+    )
+    assert report.violations[0].event_lines == (46,)
+
+
 def _later(line: str) -> str:
     """`line`'s event an hour later: its time, or a compact row's time0 and gaps."""
     event = json.loads(line)
@@ -315,9 +328,10 @@ def test_LOG_1_a_log_whose_lines_were_reordered_is_one_LOG_1(
     as 93 and 100 violations (LOG-1, TURN-3, ORD-1, ...) and a turn left open; only the first
     line's LOG-1 was the log's fault. Read again, the log holds every seq once: that LOG-1 says
     so, counted alone, the rest left out, and how to put the lines back. From a pipe, which
-    cannot be read again, as before. A dsh log reversed was 'in another order': a compact
-    row's seqs ascend within its line. A version-1 log reversed was 7 violations, LOG-8s first,
-    none naming the order: its broken commits left out the LOG-1s after them."""
+    cannot be read again, as before, its first LOG-1 saying why and to check the log saved. A
+    dsh log reversed was 'in another order': a compact row's seqs ascend within its line. A
+    version-1 log reversed was 7 violations, LOG-8s first, none naming the order: its broken
+    commits left out the LOG-1s after them."""
     header, *events = log.splitlines(keepends=True)
     text = b"".join([header, *order(events)])
     report = check_stream("log", io.BytesIO(text))
@@ -330,7 +344,15 @@ def test_LOG_1_a_log_whose_lines_were_reordered_is_one_LOG_1(
         f"check sorted.jsonl ({others} other violations and the turn "
     )
     assert (report.rule_counts, report.notices) == ({"LOG-1": 1}, [])
-    assert len(check_stream("log", _Pipe(text)).violations) > 20
+    piped = check_stream("log", _Pipe(text))
+    assert len(piped.violations) > 20
+    (said,) = [found for found in piped.violations if "from a pipe" in found.violation.message]
+    assert said.violation.rule_id == "LOG-1"
+    assert said.violation.message.endswith(
+        "; more than half the log's lines break LOG-1, as a log's lines sorted or reversed after "
+        "they were written do: read from a pipe, which cannot be read twice, their order is not "
+        "looked at; check the log saved to a file to learn whether it is that"
+    )
 
 
 def _swapped(lines: list[bytes], *at: int) -> list[bytes]:

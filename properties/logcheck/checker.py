@@ -42,6 +42,7 @@ from loopspec.model.facts import (
     FactError,
     fact_from_wire,
     time_below_zero,
+    written_otherwise,
 )
 from loopspec.model.json_text import json_scanner
 from loopspec.model.prefix import (
@@ -974,7 +975,9 @@ def check_stream(
     `loopspec.properties.logcheck.clean_events` finds clean (the tests compare both ways).
     `walked`: the file was found under a directory argument, so one that is no session log
     (`logcheck.home_files`) is skipped rather than reported as an error. `source`, where the log
-    came from, opens it again when `stream` cannot seek back (`event_lines.place_events`).
+    came from, opens it again when `stream` cannot seek back (`event_lines.place_events`);
+    without one, a `stream` that can seek is read again itself (`event_lines.StreamSource`),
+    as a file is, where it was judged as a pipe (no copy looked for: `repeated_lines`).
     """
     limits = limits or Limits()
     try:
@@ -992,6 +995,10 @@ def check_stream(
         foreign = check_if_foreign(path, stream, head, limits, walked=walked)
         if foreign is not None:
             return foreign
+    if source is None and stream.seekable():  # (a program's bytes in memory, a test's)
+        from loopspec.properties.logcheck.event_lines import StreamSource  # noqa: PLC0415
+
+        source = StreamSource(path, stream)
     report = LogReport(path)
     # Each hook's runs, counted by the judge of hook/result; and the reader of the hooks' faults
     # (`hook_faults.HookRuns`), made when the full path first reads a hook/result: the judge
@@ -1662,6 +1669,10 @@ def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
             f"; nor is it an event ({what}), nor a record of a Claude Code transcript or a Codex"
             " rollout, so the rest of the file is not read"
         )
+        if isinstance(obj, dict) and (
+            misnamed := written_otherwise(obj, "type", "version", "id", "createdAt", "cwd")
+        ):
+            message += f"; its members are {misnamed}"
         if isinstance(obj, dict) and obj.get("loopspec") == "case":
             # A case written on one line (`jq -c`), which the lone-'{' words never met.
             message += "; it is a loopspec case file: a case is rerun with `loopspec replay`"
@@ -1882,7 +1893,9 @@ def _compact_row(
         report.fail(line, ErrorKind.BAD_EVENT, "an event line must be a JSON object", "LOG-4")
         raise CannotCheckFurther
     if "seq0" not in obj:
-        _bad_event(report, obj, line, FactError("an event needs an integer seq"))
+        misnamed = written_otherwise(obj, "type", "seq", "time", "data")
+        missing = f"an event needs an integer seq{f' ({misnamed})' if misnamed else ''}"
+        _bad_event(report, obj, line, FactError(missing))
     from loopspec.properties.logcheck.compact_rows import (  # noqa: PLC0415 (`_quiet_run_reader`)
         CHUNK_TYPE,
         CompactRowError,

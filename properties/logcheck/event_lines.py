@@ -52,13 +52,15 @@ def place_events(
         # (Imported here: a log with no such break is checked without its module.)
         from loopspec.properties.logcheck import line_order  # noqa: PLC0415
 
-        def order_of(again: BinaryIO) -> str | None:
+        def order_of(again: BinaryIO) -> tuple[str | None]:
             seqs = line_order.line_seqs(again, report.lines, max_line_bytes + 1)
-            return line_order.out_of_order(seqs, report.events)
+            return (line_order.out_of_order(seqs, report.events),)
 
-        how = _read_again(stream, source, order_of)
-        if how is not None:
-            line_order.fold_out_of_order(report, how)
+        read = _read_again(stream, source, order_of)
+        if read is None:  # a pipe
+            line_order.say_order_unread(report)
+        elif read[0] is not None:
+            line_order.fold_out_of_order(report, read[0])
     found_all = report.violations
     wanted = {seq for found in found_all for seq in found.events[1:]}
     gaps = {id(found): gap for found in found_all if (gap := _skipped(found)) is not None}
@@ -160,7 +162,7 @@ def log_opener(source: LogSource | None) -> Opener | None:
     which cannot be read twice."""
     if source is None:
         return None
-    if reopenable(source.name):
+    if type(source) is StreamSource or reopenable(source.name):
         return source.open
     start = source.stdin_start
     if source.name != STDIN or start is None:
@@ -174,6 +176,45 @@ def log_opener(source: LogSource | None) -> Opener | None:
     except (OSError, ValueError):  # no descriptor (a test's bytes in memory): not read again
         return None
     return lambda: sniffed(io.BufferedReader(_ReadAt(descriptor, start)), owned=True)
+
+
+class StreamSource(LogSource):
+    """A log handed to `check_stream` as a stream that can seek, with no source (a program's
+    bytes in memory): read again from its start by a reading of its own (`_StreamAt`), as a
+    file is opened again, never by its name, which may be any file's."""
+
+    __slots__ = ("stream",)
+
+    def __init__(self, name: str, stream: BinaryIO) -> None:
+        super().__init__(name)
+        self.stream = stream
+
+    def open(self) -> BinaryIO:
+        return io.BufferedReader(_StreamAt(self.stream))
+
+
+class _StreamAt(io.RawIOBase):
+    """A stream's bytes from its start, read by seeking it there and back: a reading of its
+    own, which leaves the stream where the check's reading of it is."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        super().__init__()
+        self._stream, self._offset = stream, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        stream = self._stream
+        position = stream.tell()
+        try:
+            stream.seek(self._offset)
+            data = stream.read(len(buffer))
+        finally:
+            stream.seek(position)
+        buffer[: len(data)] = data
+        self._offset += len(data)
+        return len(data)
 
 
 class _ReadAt(io.RawIOBase):

@@ -14,7 +14,7 @@ keeps its own words (`event_lines`: where the seq a break skipped comes).
 
 from __future__ import annotations
 
-from loopspec.properties.logcheck.checker import NoticeKind, shorten
+from loopspec.properties.logcheck.checker import MAX_MESSAGE_CHARS, NoticeKind, shorten
 from loopspec.properties.logcheck.event_lines import line_object, row_seqs
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from re import Pattern
     from typing import BinaryIO
 
-    from loopspec.properties.logcheck.checker import LogReport, Notice
+    from loopspec.properties.logcheck.checker import FoundViolation, LogReport, Notice
 
 
 def line_seqs(stream: BinaryIO, last_line: int, size: int) -> Iterator[tuple[int, int]]:
@@ -117,9 +117,14 @@ def fold_out_of_order(report: LogReport, how: str) -> None:
     left open at the end, which that order makes too, is left out, any other notice kept. The
     first LOG-1 is the first line's, listed or left out in a broken commit's hole (a
     version-1 log's commits break first: `LogReport.first_unlisted_break`)."""
-    listed = next(found for found in report.violations if found.violation.rule_id == "LOG-1")
+    listed = _first_listed_break(report)
     unlisted = report.first_unlisted_break
-    first = listed if unlisted is None or listed.line <= unlisted.line else unlisted
+    if listed is None or (unlisted is not None and unlisted.line < listed.line):
+        if unlisted is None:  # (every break past max_violations: the report left as it is)
+            return
+        first = unlisted
+    else:
+        first = listed
     # (those past max_violations too; the first, when listed, is no other)
     others = sum(report.rule_counts.values()) - (first is listed)
     kept = [notice for notice in report.notices if not _made_by_the_order(notice)]
@@ -156,3 +161,27 @@ def _made_by_the_order(notice: Notice) -> bool:
     return notice.kind == NoticeKind.CRASH_TAIL or (
         notice.kind == NoticeKind.TORN_COMMIT and notice.seq is not None
     )
+
+
+def say_order_unread(report: LogReport) -> None:
+    """Add to the first LOG-1 of `report`, a log read from a pipe more than half of whose lines
+    break LOG-1, that a log sorted or reversed does so, and that its order can be looked at
+    only in a file: a pipe cannot be read twice."""
+    first = _first_listed_break(report)
+    if first is None:
+        return
+    said = (
+        "; more than half the log's lines break LOG-1, as a log's lines sorted or reversed "
+        "after they were written do: read from a pipe, which cannot be read twice, their order "
+        "is not looked at; check the log saved to a file to learn whether it is that"
+    )
+    message = first.violation.message
+    if len(message + said) > MAX_MESSAGE_CHARS:  # (its first words kept: `seq 9 where 7 was due`)
+        message = message.split(":", 1)[0]
+    first.violation = first.violation._replace(message=shorten(message + said))
+
+
+def _first_listed_break(report: LogReport) -> FoundViolation | None:
+    """The first LOG-1 `report` lists (None: each left out in a broken commit's hole, or past
+    max_violations)."""
+    return next((found for found in report.violations if found.violation.rule_id == "LOG-1"), None)
