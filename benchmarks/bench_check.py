@@ -418,6 +418,16 @@ events, reading alone. A quiet compact row's gaps told free of bools (53225c87: 
 by a loop over them in `quiet_run`, where `bool not in map(type, gaps)` in a function of its own
 had cost the log 3.7M instructions: 389.5M to 388.4M, `quiet_run` 880 ns to 748 ns a row (its
 10,219 rows of 200,000 events, 41 rounds in turn); a set of the gaps' types was 389.7M.
+Measured, not kept: a quiet kind looked up by subscript, a KeyError caught for a type not yet
+learned, where `quiet_of.get` is a method call (388.4M to 387.8M: under what time can tell here;
+and each event of a log past `_QUIET_CACHE_LIMIT` types would raise). Where the time goes, by
+this benchmark's parts (100,000 events, one round, load 11 to 13): the harness-written log 1.26x,
+its reading 0.66x, the clean-event judges 0.34x on the 26,277 of 55,474 lines past the quiet
+path, the rest (the loop, quiet lines, compact rows) 0.26x. What is left is the judges' bytecode
+and the loop's per-line tests and counts, each reading a rule or a line's place: `line += 1`
+alone makes an int past 256 on every line, some 50 ns timed under that load (a fifth of what
+1.25x needs), and each seq's `+ 1` another; a line's number kept otherwise would have to be
+right at each of the loop's dozens of places that name it.
 
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
