@@ -50,6 +50,7 @@ from loopspec.model.prefix import (
     REPEATED_CALL_ID,
     RESULT_KIND,
     STEP_TYPES,
+    SURFACE_CODE,
     SURFACE_TYPES,
     TOOL_HOOK_POINTS,
     UNREPAIRED_TURN,
@@ -270,7 +271,12 @@ def surface_metadata_valid(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """Only surface events carry surfaceOp; sourceEventSeqs cite distinct earlier events."""
     if fact.type not in SURFACE_TYPES:
         if fact.surface == "forbidden":
-            return [Violation("LOG-2", fact.seq, f"{fact.type} must not carry surface metadata")]
+            msg = (
+                f"{fact.type} must not carry surface metadata: only a user/message, an "
+                "assistant/message and a tool/result, which add to the history, carry surfaceOp "
+                "and sourceEventSeqs; leave them out of this line"
+            )
+            return [Violation("LOG-2", fact.seq, msg)]
         return NO_VIOLATIONS
     found: list[Violation] = []
     if fact.surface is None:
@@ -312,7 +318,16 @@ def replace_targets_current_nodes(prefix: Prefix, fact: Fact) -> Sequence[Violat
     kinds, seqs = prefix.surface_kinds, prefix.surface_seqs
     if fact.type == "tool/result":
         if first != last or kinds[first] < RESULT_KIND:
-            msg = "a tool/result replacement must shadow exactly one tool/result"
+            shadowed = next(kind for kind, code in SURFACE_CODE.items() if code == kinds[first])
+            what = (
+                f"{last - first + 1} nodes"
+                if first != last
+                else f"the {shadowed} at seq {seqs[first]}, no tool/result"
+            )
+            msg = (
+                f"replace {fact.surface_start}..{fact.surface_end} shadows {what}: a tool/result "
+                "replacement must shadow exactly one tool/result, the result it prunes"
+            )
             found.append(Violation("LOG-7", fact.seq, msg, related))
         elif fact.call_id is not None and kinds[first] != result_kind(fact.call_id):
             # (A result naming no call is LOG-4's or LOG-6's.)

@@ -37,8 +37,11 @@ from loopspec.model.wire import (
     header_to_wire,
 )
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
+from loopspec.properties.cli.spec_example import example_file_name
 from loopspec.properties.conformance.run import spec_text
 from loopspec.properties.logcheck.checker import check_stream
+from loopspec.properties.logcheck.rule_examples import edited_rows, example_header, number
+from loopspec.properties.logcheck.synth import jsonl
 
 DEMO = run(DEMO_CONFIG, DEMO_COMMANDS)
 
@@ -575,3 +578,31 @@ def test_EXE_2_arguments_parse_the_same_everywhere() -> None:
     assert parse_arguments("{not json") == "{not json"
     assert parse_arguments("NaN") == "NaN"
     assert parse_arguments('{"a":[1]}') == FrozenMap({"a": (1,)})
+
+
+@pytest.mark.parametrize(
+    ("rule", "said"),
+    [
+        (
+            "LOG-2",
+            "step/end must not carry surface metadata: only a user/message, an assistant/message "
+            "and a tool/result, which add to the history, carry surfaceOp and sourceEventSeqs; "
+            "leave them out of this line",
+        ),
+        (
+            "LOG-7",
+            "replace 2..2 shadows the user/message at seq 2, no tool/result: a tool/result "
+            "replacement must shadow exactly one tool/result, the result it prunes",
+        ),
+    ],
+)
+def test_LOG_2_LOG_7_the_words_name_what_the_line_holds_and_what_to_do(
+    rule: str, said: str
+) -> None:
+    """LOG-2, LOG-7: 'step/end must not carry surface metadata' named neither the members
+    meant nor which events carry them; 'a tool/result replacement must shadow exactly one
+    tool/result' not what it shadowed (the user's message, in `spec LOG-7 --example`)."""
+    name = example_file_name(rule)
+    text = jsonl(example_header(rule), number(rule, edited_rows(rule)))
+    (found,) = check_stream(name, io.BytesIO(text.encode())).violations
+    assert (found.violation.rule_id, found.violation.message) == (rule, said)
