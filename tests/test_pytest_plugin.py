@@ -947,21 +947,28 @@ def test_PROTO_1_plugin_skips_a_saved_case_needing_what_the_target_does_not_decl
     assert f"SKIPPED [1] ../elsewhere/aborts.json: {says}" in out, out
 
 
-def test_PROTO_1_plugin_names_no_rule_for_a_case_its_own_profile_cannot_describe(
+def test_PROTO_1_TURN_2_plugin_names_no_rule_for_a_case_its_own_profile_cannot_describe(
     tmp_path: Path,
     inner_pytest: InnerPytest,
 ) -> None:
     """PROTO-1: a case recorded with the claude-code profile that holds a crash (which that
     profile's implementation never receives) fails as `replay` refuses it: one line naming the
     command and the profile, and no rule, since the case and its profile do not fit whatever
-    the target does. Before, the plugin printed the rule tag by hand: `[] <path>: ...`."""
+    the target does. Before, the plugin printed the rule tag by hand: `[] <path>: ...`. A case
+    of that profile the loop now passes, the profile erasing nothing, says it passes now, as
+    one without a profile does (TURN-2): it said only "no divergence; the case recorded"."""
     crash = {"kind": "Crash"}
     _write_case(
         tmp_path / "loopspec-cases" / "c.json", "REC-1", _ASKS, crash, profile="claude-code"
     )
+    _write_case(
+        tmp_path / "loopspec-cases" / "d.json", "TURN-2", _ASKS, _ANSWERS, profile="claude-code"
+    )
     target = "loopspec.properties.conformance.target:ModelTarget"
-    done = inner_pytest(tmp_path, target, "--loopspec-impl", 1, "-k", "saved_case")
+    done = inner_pytest(tmp_path, target, "--loopspec-impl", 1, "-k", "saved_case", "-rP")
     assert done.returncode == 1, done.stdout + done.stderr
+    passes = "2 commands replayed, no divergence: passes now (the case recorded TURN-2)\n"
+    assert f"loopspec-cases/d.json: {passes}" in done.stdout, done.stdout
     failed = next(line for line in done.stdout.splitlines() if "loopspec: error:" in line)
     assert "needs the capability crash-repair" in failed, done.stdout
     assert "the claude-code profile's implementation" in failed, done.stdout

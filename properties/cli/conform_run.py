@@ -52,6 +52,7 @@ from loopspec.properties.conformance.compare import (
     spec_pointer,
 )
 from loopspec.properties.conformance.run import (
+    KNOWN_DIVERGENCE_CASE,
     REDUCE_REPLAYS,
     REDUCE_SECONDS,
     SUMMARY_CASE,
@@ -2048,30 +2049,32 @@ def replay_verdict_lines(
             # A bare "no divergence" beside "known divergences shown: ADJ-1" read as a
             # contradiction: the profile erased those.
             none_found = f"no divergence the {profile.name} profile does not know"
-        if (not bundled or not case.target) and profile is None and case.rule:
+        rule = case.rule
+        if rule and (not bundled or not case.target) and compared_whole(case, profile, replay):
             # The loop named did what the model does: "no divergence; the case recorded ADJ-1"
-            # left a colleague asking whether ADJ-1 still showed.
-            recorded = f": passes now (the case recorded {shown(case.rule)})"
+            # left a colleague asking whether ADJ-1 still showed (under a profile too, where
+            # the whole program was compared).
+            recorded = f": passes now (the case recorded {shown(rule)})"
             unseen = unseen_rule_capability(case, replay)
             if passes_unrepeated(case, profile, replay, bundled=bundled):
                 # Its loop answered the program two ways when it was saved: "passes now" read
                 # as the race fixed, where this run may have gone the other way by chance.
-                recorded = f": {unrepeated_pass_words(case.rule)}"
+                recorded = f": {unrepeated_pass_words(rule)}"
                 unreached = [f"  {UNREPEATED_PASS_NOTE}"]
             elif passes_unreached(case, profile, replay, bundled=bundled):
                 # Alice cut her ORD-3 case's last hook answer: her loop, still broken, "passed
                 # now", the cut having taken away what showed the bug.
                 recorded = (
-                    f": passes, but this program no longer sets up {shown(case.rule)}, the "
+                    f": passes, but this program no longer sets up {shown(rule)}, the "
                     "rule the case recorded"
                 )
-                unreached = [f"  {unreached_words(case.rule)}"]
+                unreached = [f"  {unreached_words(rule)}"]
             if unseen is not None:
                 # A colleague's loop without `presentation` "passed" a VIEW-2 case whose cards
                 # it never reported: the pass says nothing of the rule.
                 recorded = (
-                    f"; the case recorded {shown(case.rule)}, which this target cannot show: "
-                    f"it does not declare {unseen}, so nothing {shown(case.rule)} speaks about "
+                    f"; the case recorded {shown(rule)}, which this target cannot show: "
+                    f"it does not declare {unseen}, so nothing {shown(rule)} speaks about "
                     "was compared"
                 )
         lines.append(f"{case_name}: {commands} replayed, {none_found}{on}{recorded}")
@@ -2125,6 +2128,21 @@ UNREPEATED_PASS_NOTE = (
 """Why a pass of a case saved from an unrepeated divergence says little, and what to do."""
 
 
+def compared_whole(case: Case, profile: Profile | None, replay: Replay) -> bool:
+    """Whether a passing replay of a case recording a rule compared what one without a profile
+    compares: always without one; under one, when its profile erased nothing (no known
+    divergence showed, none stopped it). Then its pass is read as one without a profile is:
+    "passes now", or what it says nothing of. (Under a profile, a case replaying clean never
+    said "passes now", the fix of its loop unsaid.)"""
+    if not case.rule:
+        return False
+    if profile is None:
+        return True
+    # A profile's own case records a known divergence, which shows erased or does not show.
+    recorded_known = case.rule.startswith(KNOWN_DIVERGENCE_CASE)
+    return not recorded_known and replay.stopped_at is None and not replay.known
+
+
 def passes_unrepeated(
     case: Case, profile: Profile | None, replay: Replay, *, bundled: bool
 ) -> bool:
@@ -2132,8 +2150,8 @@ def passes_unrepeated(
     conform reran it (the case's `unrepeated`): the pass may be chance, said in text and JSON
     (not of the bundled implementation standing in for a named target, nor where the target
     cannot show the recorded rule, `unseen_rule_capability`, which says more, nor under a
-    profile, whose verdict speaks of known divergences)."""
-    if replay.divergence is not None or profile is not None:
+    profile that did not compare it whole, `compared_whole`)."""
+    if replay.divergence is not None or not compared_whole(case, profile, replay):
         return False
     if not case.unrepeated or not case.rule:
         return False
@@ -2163,7 +2181,9 @@ def passes_unseen(
     case: Case, profile: Profile | None, replay: Replay, *, bundled: bool
 ) -> str | None:
     """`unseen_rule_capability` where a passing replay's verdict says it, in text and JSON."""
-    if replay.divergence is not None or profile is not None or (bundled and case.target):
+    if replay.divergence is not None or (bundled and case.target):
+        return None
+    if not compared_whole(case, profile, replay):
         return None
     return unseen_rule_capability(case, replay)
 
@@ -2175,8 +2195,10 @@ def passes_unreached(case: Case, profile: Profile | None, replay: Replay, *, bun
     and the target did what the model does with it (a command both sides refuse is
     `not_a_valid_program`'s). Not said where the target cannot show the rule
     (`unseen_rule_capability`, said instead), of the bundled implementation standing in for a
-    named target, or under a profile."""
-    if replay.divergence is not None or profile is not None or not case.rule:
+    named target, or under a profile that did not compare it whole (`compared_whole`)."""
+    if replay.divergence is not None or not case.rule:
+        return False
+    if not compared_whole(case, profile, replay):
         return False
     if (bundled and case.target) or unseen_rule_capability(case, replay) is not None:
         return False

@@ -1981,6 +1981,11 @@ def case_document(report: RunReport, target: dict[str, str]) -> dict[str, Any]:
     return document
 
 
+KNOWN_DIVERGENCE_CASE = "the known divergence "
+"""How a profile's case (tests/regressions/) names what it recorded, its `Case.rule`: a known
+divergence's key, not a rule's ID."""
+
+
 @attrs.frozen
 class Case:
     """A replayable case: the target it was found on (shown, never run), the configuration,
@@ -2325,7 +2330,7 @@ def _case_from(document: object) -> Case:
     if rule is None and isinstance(known, str):  # a profile's case (tests/regressions/)
         # A key that is its one rule's ID is said once: "RW-1 (RW-1)" read as two things.
         touched = rules if rules and rules != [known] else []
-        rule = f"the known divergence {known}" + (f" ({', '.join(touched)})" if touched else "")
+        rule = f"{KNOWN_DIVERGENCE_CASE}{known}" + (f" ({', '.join(touched)})" if touched else "")
     declared = document.get("capabilities")
     capabilities = frozenset(declared) if declared is not None else None
     unrepeated = document.get("unrepeated", False)
