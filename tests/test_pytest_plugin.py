@@ -330,6 +330,30 @@ def test_PROTO_1_plugin_refuses_a_case_folder_it_cannot_write_before_the_search(
     assert f"ERROR: loopspec: {says.format(root=root)}\n" in err, err
 
 
+def test_TURN_2_plugin_reports_a_counterexample_whose_case_folder_went_during_the_run(
+    inner_pytest: InnerPytest,
+) -> None:
+    """TURN-2: a case folder that could be written when pytest started but not when the search
+    saved its counterexample (a test before the suite put a file in its place; a disk filled)
+    still fails with conform's report, one line saying why no case was saved and that
+    --loopspec-case-dir=DIR moves it. The suite failed with a traceback through loopspec's
+    frames ending in NotADirectoryError, and the counterexample was lost (h3's Frank)."""
+    root = inner_pytest.pytester.path
+    (root / "test_first.py").write_text(
+        "from pathlib import Path\n\n"
+        "def test_first():\n"
+        "    Path('loopspec-cases').write_text('mine\\n', encoding='utf-8')\n",
+        encoding="utf-8",
+    )
+    done = inner_pytest(root, "plugin_targets:turn_end_with_step_open", "--loopspec-impl", 25, "-q")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "rule TURN-2: the target's own log breaks TURN-2" in done.stdout, done.stdout
+    saved = f"loopspec: error: the case was not saved in {root / 'loopspec-cases'}: "
+    moved = "(--loopspec-case-dir=DIR saves it in a folder pytest can write)"
+    assert f"{saved}file exists {moved}\n" in done.stdout, done.stdout
+    assert "NotADirectoryError" not in done.stdout
+
+
 def test_SAFE_5_plugin_fails_a_raising_target_with_conforms_line_and_its_case(
     tmp_path: Path,
     inner_pytest: InnerPytest,
