@@ -792,6 +792,16 @@ FAMILIES = (
     Case("a call record with a member of its own", "LOG-4",
          changed(_events(lambda e: e if e["type"] != "tool/call" else
                          {**e, "data": {**e["data"], "x": 1}})), NO_HOOKS, TWO_BASH),
+    # ... and a reply's block as STEP-4, a message's source as TEXT-2.
+    Case("a reply's text block with a member of its own", "LOG-4",
+         changed(_events(lambda e: e if e["type"] != "assistant/message" else
+                         {**e, "data": {**e["data"], "message": {**e["data"]["message"],
+                          "content": [{**b, "x": 1} for b in e["data"]["message"]["content"]]}}})),
+         NO_HOOKS, TEXT_REPLY),
+    Case("the user's message source with a member of its own", "LOG-4",
+         changed(_events(lambda e: e if e["type"] != "user/message" else
+                         {**e, "data": {**e["data"], "source": {**e["data"]["source"], "x": 1}}})),
+         NO_HOOKS, TEXT_REPLY),
     Case("a result message with a member of its own", "LOG-4",
          changed(_events(lambda e: e if e["type"] != "tool/result" else
                          {**e, "data": {**e["data"], "message": {**e["data"]["message"],

@@ -68,7 +68,6 @@ from loopspec.model.invariants import (
 )
 from loopspec.model.json_text import same_json, spelled
 from loopspec.model.jsonvalue import EMPTY, JAVASCRIPT_TRIMMED, FrozenMap, parse_arguments, thaw
-from loopspec.model.log_layout import ENVELOPE_KEYS, EVENT_LAYOUTS, EventLayout, log_object
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.prefix import UNREPAIRED_TURN, Violation
 from loopspec.model.rewrite import input_problem
@@ -111,6 +110,7 @@ from loopspec.properties.conformance.presented import normalized_item, presented
 from loopspec.properties.conformance.process_target import normalized
 from loopspec.properties.conformance.target import ConformanceTarget, Observation
 from loopspec.properties.conformance.text_changes import message_text_change
+from loopspec.properties.conformance.unknown_members import without_unknown_members
 
 # The blame of a difference no rule in SPEC.md prescribes: a gap to close in SPEC, not a guess.
 NO_RULE = "NO-RULE"
@@ -1949,50 +1949,11 @@ def _member_left_out(want: Event, got: Event) -> str | None:
     )
 
 
-_LAYOUTS_BY_TYPE: dict[str, EventLayout] = {
-    layout.type: layout for layout in EVENT_LAYOUTS.values()
-}
-
-
 def _unknown_members(want: Event, got: Event) -> str | None:
-    """Words on the members the target's event `got` holds that its type does not define, in
-    its envelope, its data or its data's message (a loop's own member, or a key misspelt beside
-    the right one), when they alone make it differ from the model's `want`; None otherwise. A
-    reader keeps such a member unread (`extra`), so no rule reads it; conform compares events
-    member for member, and it read as whatever rule the event's kind falls to (ADJ-4's queue
-    order for a user/message)."""
-    layout = _LAYOUTS_BY_TYPE.get(str(want.get("type")))
-    if layout is None:
-        return None
-    found: list[str] = []
-
-    def kept(
-        held: dict[str, Any], model: object, known: Sequence[str], where: str
-    ) -> dict[str, Any]:
-        mine = model if isinstance(model, dict) else {}
-        extra = sorted(key for key in held if key not in known and key not in mine)
-        found.extend(
-            f"{where}{key}" if key.isidentifier() else f"{where}{json.dumps(key)}" for key in extra
-        )
-        return {key: value for key, value in held.items() if key not in extra}
-
-    stripped = kept(dict(got), want, ENVELOPE_KEYS, "")
-    data = got.get("data")
-    if isinstance(data, dict):
-        field = layout.data_field or next(
-            (f for f in layout.data.fields if f.wire == "message" and f.target), None
-        )
-        message_known = log_object(field.target).known if field and field.target else ()
-        if layout.data_field is not None:  # user/message: data is the message itself
-            stripped["data"] = kept(data, want.get("data"), message_known, "data.")
-        else:
-            data = kept(data, want.get("data"), layout.data.known, "data.")
-            message = data.get("message")
-            if message_known and isinstance(message, dict):
-                data["message"] = kept(
-                    message, _data(want).get("message"), message_known, "data.message."
-                )
-            stripped["data"] = data
+    """Words on the members the target's event `got` holds that its type does not define
+    (`without_unknown_members`), when they alone make it differ from the model's `want`; None
+    otherwise."""
+    stripped, found = without_unknown_members(want, got)
     if not found or _positional(normalized_event(stripped)) != _positional(normalized_event(want)):
         return None
     kind = want.get("type")
