@@ -331,6 +331,16 @@ def test_HOOK_2_DEC_1_only_a_deny_without_a_reason_excuses_denied(harness: str) 
     known = replay_case(SaysDeniedWithoutTheReason, config, one_unreasoned, PROFILES[harness])
     assert known.divergence is None, known.divergence
     assert "HOOK-2" in known.known
+    # A deny no hook was asked for (both refuse it) carries no events to read: no KeyError.
+    refused: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((TextBlock("ok"),)),
+        HookAnswers(Deny("")),
+    ]
+    assert (
+        replay_case(SaysDeniedWithoutTheReason, config, refused, PROFILES[harness]).divergence
+        is None
+    )
 
 
 def test_ADJ_1_codex_places_only_a_hook_s_context_before_a_result() -> None:

@@ -1188,9 +1188,8 @@ def _denied_without_a_reason(model: Run, commands: Sequence[Json]) -> set[str]:
             continue
         if str(verdict.get("reason") or "").strip():
             continue
-        found.update(
-            str(e["data"].get("callId")) for e in seen["events"] if _pre_tool_use_denial(e)
-        )
+        events = seen["events"] if seen["accepted"] else []  # a refusal carries none
+        found.update(str(e["data"].get("callId")) for e in events if _pre_tool_use_denial(e))
     return found
 
 
