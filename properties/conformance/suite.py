@@ -101,8 +101,8 @@ def clock() -> float:
 def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
     """Every random command program gives the same observations from the target and the model."""
     folder = case_folder(request.config)
-    # From the suite's start, its target's start-up included, as conform's budget counts: the
-    # tests and saved cases before it are sized apart (`--loopspec-max-seconds`).
+    # From the suite's start (an --impl target's start-up included; a --cmd process started
+    # with pytest): the tests and saved cases before it are sized apart.
     max_seconds: float | None = request.config.getoption("--loopspec-max-seconds")
     deadline = None if max_seconds is None else clock() + max_seconds
     # A target that cannot be loaded or breaks (SAFE-5) fails with the line `loopspec conform`
