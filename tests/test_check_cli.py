@@ -25,7 +25,7 @@ from loopspec.model.invariants import rule_ids
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.cli.main import main
 from loopspec.properties.logcheck import claude_code, codex, report
-from loopspec.properties.logcheck.checker import ErrorKind, check_stream
+from loopspec.properties.logcheck.checker import FIRST_LINE_NO_HEADER, ErrorKind, check_stream
 from loopspec.properties.logcheck.files import LogSource
 
 VALID = FIXTURES / "valid" / "model-demo.jsonl"
@@ -1110,6 +1110,38 @@ def test_LOG_5_a_header_written_again_on_resume_says_what_to_fix(
         "checked"
     )
     assert f"{late}:1: error bad-header LOG-5: the first line must be the session header" in out
+
+
+@pytest.mark.parametrize(
+    ("first", "said"),
+    [
+        (None, "line 1 is an event: write the header above it"),
+        (0, "line 1 is the header, carrying a seq: leave it out"),
+    ],
+    ids=["no header", "a header with a seq"],
+)
+def test_LOG_5_a_first_line_that_is_no_header_says_what_to_write(
+    first: int | None, said: str
+) -> None:
+    """LOG-5: a log without its header, or whose header carries a seq, read 'the first line
+    must be the session header ... with no seq', not which of the two it is, nor that the
+    events were checked. A header with a seq, then a second header, was told 'the session
+    header, after events (line 1 is an event)': line 1 was a header."""
+    header, *events = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
+    if first is None:
+        lines = events
+    else:
+        lines = [json.dumps({**json.loads(header), "seq": first}) + "\n", *events]
+    report = check_stream("log", io.BytesIO("".join(lines).encode()))
+    (error,) = report.errors
+    assert (error.line, error.message) == (
+        1,
+        f"{FIRST_LINE_NO_HEADER}; {said} (the events were checked as they are)",
+    )
+    assert report.events == len(events)
+    if first is not None:
+        again = check_stream("log", io.BytesIO("".join([*lines[:4], header, *lines[4:]]).encode()))
+        assert again.errors[1].message.startswith("a second session header: a log has one")
 
 
 @pytest.mark.parametrize("quick", [True, False], ids=["quick", "every fact"])

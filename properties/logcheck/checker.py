@@ -925,7 +925,7 @@ def _bad_event(report: LogReport, obj: Any, line: int, error: Exception) -> NoRe
         # and why the rest of the log went unjudged. One whose first line was an event wrote
         # its header late (or the lines above it came from elsewhere): it is the only one.
         first = report.errors[0] if report.errors else None
-        if first is not None and first.line == 1 and first.message == FIRST_LINE_NO_HEADER:
+        if first is not None and first.line == 1 and first.message == FIRST_LINE_AN_EVENT:
             message = (
                 "the session header, after events: a log opens with its header, on line 1, "
                 "before every event (line 1 is an event); nothing after this line is checked"
@@ -1625,6 +1625,16 @@ FIRST_LINE_NO_HEADER = (
     '"...", "createdAt": <ms>, "cwd": "..."}, with no seq'
 )
 """LOG-5's words for a log whose first line is no header (an event, say)."""
+FIRST_LINE_AN_EVENT = (
+    f"{FIRST_LINE_NO_HEADER}; line 1 is an event: write the header above it (the events were "
+    "checked as they are)"
+)
+"""LOG-5's words for a log whose first line is an event."""
+FIRST_LINE_WITH_SEQ = (
+    f"{FIRST_LINE_NO_HEADER}; line 1 is the header, carrying a seq: leave it out (the events "
+    "were checked as they are)"
+)
+"""LOG-5's words for a header carrying a seq."""
 
 
 def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
@@ -1678,10 +1688,12 @@ def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
             message += "; it is a loopspec case file: a case is rerun with `loopspec replay`"
         report.fail(line, ErrorKind.BAD_HEADER, message, "LOG-5")
         raise CannotCheckFurther
-    report.fail(line, ErrorKind.BAD_HEADER, message, "LOG-5")
     # A header that carries a seq is still the header, not event 0: read as an event, it would
     # put every real event one seq late (a LOG-1 the log does not break).
-    return obj.get("type") == "session"
+    header = obj.get("type") == "session"
+    said = FIRST_LINE_WITH_SEQ if header else FIRST_LINE_AN_EVENT
+    report.fail(line, ErrorKind.BAD_HEADER, said, "LOG-5")
+    return header
 
 
 def _take_version(report: LogReport, version: int, line: int) -> None:
