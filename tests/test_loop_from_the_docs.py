@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import attrs
 import pytest
 
+from loopspec import spec_text
 from loopspec.model.commands import (
     Abort,
     Allow,
@@ -31,7 +33,7 @@ from loopspec.model.commands import (
     audit_words,
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
-from loopspec.model.messages import ToolCallBlock
+from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.properties.conformance.compare import Divergence
 from loopspec.properties.conformance.driver_protocol import REFUSAL_RULES, protocol_schema
 from loopspec.properties.conformance.run import TargetError, replay_case
@@ -523,3 +525,101 @@ def test_VIEW_3_an_offset_written_as_a_float_is_a_wrong_type() -> None:
         (card,) = [m for m in observed.presented or () if m["method"] == "session/update"][:1]
         kinds.append(card["params"]["update"]["kind"])
     assert kinds == ["read", "other"]
+
+
+TUTORIAL = " ".join((Path(__file__).parent.parent / "docs" / "tutorial.md").read_text().split())
+
+
+def _rule_words(rule: str) -> str:
+    """The **Rule.** and **Why.** of `rule` in SPEC.md, its lines joined."""
+    return " ".join(spec_text().split(f"### {rule} ")[1].split("**Where.**")[0].split())
+
+
+def _model_on(config: LoopConfig, *program: Command) -> list[Observation]:
+    model = ModelTarget()
+    model.reset(config)
+    return [model.apply(command) for command in program]
+
+
+def _kinds(observed: Observation) -> list[str]:
+    return [f"{e['type']} {e['data'].get('callId', '')}".strip() for e in observed.events]
+
+
+@pytest.mark.parametrize("finish", ["max-tokens", "cancelled"])
+def test_EXE_1_a_cut_reply_repeating_an_id_is_refused_as_the_docs_say(finish: str) -> None:
+    """EXE-1: a reply cut by max-tokens or cancelled whose calls repeat an id is refused, though
+    its finish would drop the calls; SPEC.md, the tutorial and the schema's refusal rules say so
+    (a Go loop written from them had to guess, round 19)."""
+    blocks = (TextBlock("x"), ToolCallBlock("c1", "read", READ), ToolCallBlock("c1", "read", READ))
+    _, refused = _model_on(
+        LoopConfig(tools=(READ_TOOL,)), SubmitUser("hi"), ModelReplies(blocks, finish)
+    )
+    assert (refused.accepted, refused.refusal_rule, refused.events) == (False, "EXE-1", ())
+    assert "refused, whatever its finish: one cut by max-tokens or cancelled too" in (
+        _rule_words("EXE-1")
+    )
+    assert "calls repeating an id are still refused first, EXE-1" in _rule_words("STEP-4")
+    assert "a reply whose calls repeat an id is refused all the same, EXE-1" in (
+        _rule_words("ABORT-2")
+    )
+    assert "either, its calls repeating an id, is refused (EXE-1)" in TUTORIAL
+    assert "whatever its finish (max-tokens and cancelled too" in REFUSAL_RULES["EXE-1"]
+
+
+def test_HOOK_5_a_post_audit_waits_for_its_results_commit_as_the_docs_say() -> None:
+    """HOOK-5: a PostToolUse hook's audit pair is appended with its call's result when that
+    commits, in model order, not when the body settles; SPEC.md and the tutorial say so (only
+    the transition table did, and a Go loop written from the docs had to guess, round 19)."""
+    config = LoopConfig(
+        tools=(READ_TOOL,), hooks=(HookSpec("audit", "PostToolUse", "read"),), max_parallel=2
+    )
+    reply = ModelReplies((ToolCallBlock("c1", "read", READ), ToolCallBlock("c2", "read", READ)))
+    *_, second, first = _model_on(
+        config,
+        SubmitUser("hi"),
+        reply,
+        ToolFinishes("c2", ToolSucceeded("b"), post=(PostPass(),)),
+        ToolFinishes("c1", ToolSucceeded("a"), post=(PostPass(),)),
+    )
+    assert second.events == ()
+    pair_and_result = ["hook/invoked", "hook/result", "tool/result"]
+    assert [kind.split()[0] for kind in _kinds(first)] == [
+        *pair_and_result, *pair_and_result, "step/end", "step/start"
+    ]  # fmt: skip
+    assert [e["data"]["callId"] for e in first.events if e["type"] == "hook/invoked"] == [
+        "c1",
+        "c2",
+    ]
+    assert "appended when the result they judge commits, right before it" in (_rule_words("HOOK-5"))
+    assert "when it commits (in model order, ORD-3" in TUTORIAL
+    assert "A PostToolUse hook's pair goes in the answer to the command that commits" in TUTORIAL
+
+
+def test_SCHED_1_an_unknown_tools_call_waits_as_an_exclusive_one_as_the_docs_say() -> None:
+    """SCHED-1: a call of a tool the configuration lacks is exclusive: it gets its UNKNOWN_TOOL
+    result once no earlier call runs, and the safe call after it waits behind it; SPEC.md's
+    SCHED-1 and EXE-5 and the tutorial's sections 3 and 5 say so (a Go loop written from the
+    tutorial found it in SCHED-1's words alone, round 19)."""
+    config = LoopConfig(tools=(READ_TOOL,), max_parallel=3)
+    reply = ModelReplies(
+        (
+            ToolCallBlock("c1", "read", READ),
+            ToolCallBlock("c2", "nope", "{}"),
+            ToolCallBlock("c3", "read", READ),
+        )
+    )
+    _, replied, finished = _model_on(
+        config, SubmitUser("hi"), reply, ToolFinishes("c1", ToolSucceeded("a"))
+    )
+    assert replied.executed == (("c1", READ),)
+    assert [e["data"].get("error") for e in finished.events if e["type"] == "tool/result"] == [
+        None,
+        {"name": "UnknownToolError", "code": "UNKNOWN_TOOL"},
+    ]
+    assert finished.executed == (("c3", READ),)
+    assert "holds every later call behind it until then" in _rule_words("SCHED-1")
+    assert "it reaches dispatch as an exclusive call does, once no earlier call runs" in (
+        _rule_words("EXE-5")
+    )
+    assert "counts as exclusive all the same" in TUTORIAL
+    assert "a call of a tool the configuration lacks is exclusive, section 3" in TUTORIAL

@@ -262,7 +262,8 @@ REFUSAL_RULES: dict[str, str] = {
     "MODEL-1": "the command is not accepted in the current phase (SPEC.md section 6 lists every "
     "such pair): the phase is judged first, so EXE-1, EXE-4, HOOK-5, DEC-2 and ABORT-1 apply "
     "only in a phase that takes the command",
-    "EXE-1": "a reply, to the open model request, whose tool calls repeat an id",
+    "EXE-1": "a reply, to the open model request, whose tool calls repeat an id, whatever its "
+    "finish (max-tokens and cancelled too, though they would drop its calls)",
     "EXE-4": "a tool outcome, during a batch, for a call whose body is not running",
     "HOOK-5": "a tool outcome, for a running call, without one verdict per matching "
     "PostToolUse hook (an outcome for a call not running is EXE-4's, judged first)",
