@@ -571,3 +571,24 @@ def test_RW_2_HOOK_3_TEXT_1_ADJ_3_EXE_2_EXE_5_a_reported_bug_named_wrong_is_name
     """RW-2, HOOK-3, TEXT-1, ADJ-3, EXE-2, EXE-5: the bugs conform named by another rule than
     the one they break (or crashed on), named by it now, in words that say what to fix."""
     assert_found(row, *phrases)
+
+
+def test_HOOK_2_a_pass_after_a_deny_of_an_unregistered_tool_is_named_HOOK_2() -> None:
+    """HOOK-2: the last-answer-wins merge, shown on a call of a tool the configuration lacks (as
+    a program cut down on seed 57 shows it): answered UNKNOWN_TOOL, as a call no hook denied is
+    where its body would start, it read as DEC-1, a denial's reason worded wrong."""
+    _name, last_one_wins, *_ = next(row for row in FOUND if row[0].startswith("a later allow"))
+    hooked = LoopConfig(hooks=(HookSpec("first"), HookSpec("second")))
+    row = (
+        "a later pass outranks a deny of an unregistered tool's call",
+        last_one_wins,
+        hooked,
+        (
+            SubmitUser(""),
+            calls("c1", "missing_tool", "{}"),
+            HookAnswers(Deny("")),
+            HookAnswers(Pass()),
+        ),
+        "HOOK-2",
+    )
+    assert_found(row, "the target answers it UNKNOWN_TOOL", "hook second said pass")

@@ -657,13 +657,22 @@ def _failed_closed(
 
 
 def _denied_yet_run(
-    call_id: str | None, want: Event, history: Sequence[Event], started: frozenset[str]
+    call_id: str | None,
+    want: Event,
+    history: Sequence[Event],
+    started: frozenset[str],
+    *,
+    refused_at_gate: str | None = None,
 ) -> tuple[str, str] | None:
     """Why a call the target started is denied, where the model's result for it is a denial
     and a hook denied it: DEC-1 when every hook that answered denied it (no merge to get
     wrong), HOOK-2 when others answered otherwise (the strictest answer wins); None when no
-    hook denied it, or the target did not start it."""
-    if call_id not in started or _error_code(want) is not None or not _is_refusal(want):
+    hook denied it, or the target did not start it. `refused_at_gate`: the error code
+    (UNKNOWN_TOOL, INVALID_TOOL_INPUT) the target's result gives a call it let through the gate
+    where its body would start, a call it treats as started."""
+    if call_id not in started and refused_at_gate is None:
+        return None
+    if _error_code(want) is not None or not _is_refusal(want):
         return None
     answers = _pre_answers(call_id, history)
     denied = [hook for hook, reading, _supplied in answers if reading == "deny"]
@@ -674,9 +683,15 @@ def _denied_yet_run(
         for hook, reading, _supplied in answers
         if reading != "deny"
     ]
+    runs = (
+        "runs it"
+        if refused_at_gate is None
+        else f"answers it {refused_at_gate}, as a call no hook denied is answered where its body "
+        "would start"
+    )
     if others:
         return "HOOK-2", (
-            f"the target runs it, but {_named(denied)} denied it and {' and '.join(others)}: "
+            f"the target {runs}, but {_named(denied)} denied it and {' and '.join(others)}: "
             "the strictest answer wins (deny > ask > allow > pass), whatever order the hooks "
             "answer in, so the call is denied and never runs"
         )
@@ -687,7 +702,7 @@ def _denied_yet_run(
         else ""
     )
     return "DEC-1", (
-        f"the target runs it, but {_named(denied)} denied it: a denied call never runs{unreasoned}"
+        f"the target {runs}, but {_named(denied)} denied it: a denied call never runs{unreasoned}"
     )
 
 
@@ -1812,6 +1827,12 @@ def _result_rule(
             f"{found}: the target held call {call_id} at the gate for a free slot, or "
             f"{overwritten}" + (_ASK_OUTRANKING_DENY if "ask" in situation.hook_decisions else "")
         )
+    gate_error = their_code if their_code in ("UNKNOWN_TOOL", "INVALID_TOOL_INPUT") else None
+    passed = _denied_yet_run(call_id, want, history, frozenset(), refused_at_gate=gate_error)
+    if passed is not None:
+        # Ended as a call no hook denied is where its body would start: the merge or the
+        # deny's reading is wrong, not the reason's words (round 18's last-one-wins merge).
+        return passed[0], f"{about} differs: {passed[1]}"
     if "deny" in situation.hook_decisions:
         # Several denying hooks: their reasons are joined (HOOK-2), unless only the
         # `Error: ` prefix every denial carries is wrong, or none gave a reason, so there was
