@@ -327,7 +327,7 @@ def test_HOOK_3_an_allowing_hooks_input_judged_beside_a_deny_sends_the_target_no
     when no hook asked, sending the target a call whose answer the report never reads."""
     probed: list[object] = []
     monkeypatch.setattr(
-        compare, "_merge_without_the_askers_input", lambda *given: probed.append(given)
+        compare, "merge_without_the_askers_input", lambda *given: probed.append(given)
     )
     judges = planted(rewrite, "resolve_call", _judges_a_rewrite_beside_a_deny, "judged first")
     program: list[Command] = [
