@@ -22,22 +22,33 @@ from loopspec.model.commands import (
     ApprovalAnswers,
     Ask,
     Command,
+    Crash,
     Deny,
     HookAnswers,
+    ModelFails,
     ModelReplies,
     Pass,
     PostPass,
+    Recover,
     SubmitUser,
+    ToolFailed,
     ToolFinishes,
     ToolSucceeded,
     audit_words,
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.properties.conformance.command_codec import (
+    ProtocolError,
+    command_from_json,
+    command_to_json,
+)
 from loopspec.properties.conformance.compare import Divergence
 from loopspec.properties.conformance.driver_protocol import REFUSAL_RULES, protocol_schema
+from loopspec.properties.conformance.machine import _fits, _reduced
 from loopspec.properties.conformance.run import TargetError, replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.conformance.wire_layout import MEANINGS
 
 Event = dict[str, Any]
 
@@ -623,3 +634,64 @@ def test_SCHED_1_an_unknown_tools_call_waits_as_an_exclusive_one_as_the_docs_say
     )
     assert "counts as exclusive all the same" in TUTORIAL
     assert "a call of a tool the configuration lacks is exclusive, section 3" in TUTORIAL
+
+
+def test_ADJ_4_STEP_4_a_message_typed_mid_turn_waits_as_the_tutorial_says() -> None:
+    """ADJ-4, STEP-4: with `queued-input`, a reply without calls while a message is queued opens
+    a step for it rather than ending the turn; a message typed while a body runs comes before
+    that body's context, which joins the queue only as its result commits; a failed request
+    parks it before the next turn's own message. The tutorial's `queued-input` row said only
+    "also while a turn is open", and its section 2 that a reply without calls ends the turn."""
+    config = LoopConfig(tools=(READ_TOOL,))
+    *_, no_calls = _model_on(config, SubmitUser("hi"), SubmitUser("more"), ModelReplies(()))
+    assert _kinds(no_calls) == ["assistant/message", "step/end", "step/start", "user/message"]
+    call = ModelReplies((ToolCallBlock("c1", "read", READ),))
+    finished = ToolFinishes("c1", ToolSucceeded("a", contexts=("ctx",)))
+    *_, committed = _model_on(config, SubmitUser("hi"), call, SubmitUser("typed"), finished)
+    delivered = [e["data"]["content"][0]["text"] for e in committed.events[3:]]
+    assert delivered == ["typed", "ctx"]
+    *_, next_turn = _model_on(
+        config, SubmitUser("hi"), SubmitUser("more"), ModelFails("x"), SubmitUser("next")
+    )
+    assert [e["data"]["content"][0]["text"] for e in next_turn.events[2:]] == ["more", "next"]
+    assert "in the order each joined the queue (a context when its result commits" in TUTORIAL
+    assert "opens a new step rather than ending the turn (STEP-4)" in TUTORIAL
+    assert "before that turn's own message (ADJ-4)" in TUTORIAL
+
+
+def test_REC_1_a_settled_result_never_committed_is_repaired_as_the_docs_say() -> None:
+    """REC-1: a crash while a settled body's result waits behind a running earlier call loses
+    that result: Recover answers both calls TOOL_OUTCOME_UNKNOWN. REC-1 said "still without a
+    result", which a Go loop written from the docs had to read as "in the log" (round 19)."""
+    config = LoopConfig(tools=(READ_TOOL,), max_parallel=2)
+    reply = ModelReplies((ToolCallBlock("c1", "read", READ), ToolCallBlock("c2", "read", READ)))
+    program = (SubmitUser("hi"), reply, ToolFinishes("c2", ToolSucceeded("b")), Crash(), Recover())
+    *_, recovered = _model_on(config, *program)
+    codes = [e["data"]["error"]["code"] for e in recovered.events if e["type"] == "tool/result"]
+    assert codes == ["TOOL_OUTCOME_UNKNOWN", "TOOL_OUTCOME_UNKNOWN"]
+    assert "(one whose body settled while its result waited behind an earlier call's too" in (
+        _rule_words("REC-1")
+    )
+    assert "a body that settled while its result waited behind an earlier call's too" in TUTORIAL
+
+
+def test_SCHED_1_a_loop_without_parallel_is_sent_max_parallel_1_as_the_tutorial_says() -> None:
+    """SCHED-1: conform sends a loop that does not declare `parallel` configurations whose
+    `max_parallel` is 1, so it never has to choose between the cap and running one body at a
+    time; the tutorial says so (a Go loop written from it forced 1 on a guess, round 19)."""
+    wide = LoopConfig(tools=(READ_TOOL,), max_parallel=3)
+    assert not _fits(wide, frozenset())
+    assert _reduced(wide, frozenset()).max_parallel == 1
+    assert _reduced(wide, frozenset({"parallel"})).max_parallel == 3
+    assert "`max_parallel` is 1 until you declare `parallel`" in TUTORIAL
+
+
+def test_PROTO_1_a_failure_without_a_code_leaves_it_out_as_the_schema_says() -> None:
+    """PROTO-1: a body's failure without a code is sent with no `code` member, never `null`,
+    which the decoder refuses; the schema's words for the field say so (a Go loop written from
+    them asked whether `null` is "given", round 19)."""
+    sent = command_to_json(ToolFinishes("c1", ToolFailed("boom")))
+    assert "code" not in sent["outcome"]
+    with pytest.raises(ProtocolError, match=r"\$\.outcome\.code must be a string, not null"):
+        command_from_json({**sent, "outcome": {**sent["outcome"], "code": None}})
+    assert "left out, never null, when the failure has none" in MEANINGS[(ToolFailed, "code")]

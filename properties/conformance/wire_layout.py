@@ -213,7 +213,8 @@ MEANINGS: dict[tuple[type, str], str] = {
     (ToolSucceeded, "meta"): "presentation meta the result carries (capability result-meta); "
     "null, like no meta, is none: the result then has no meta member",
     (ToolFailed, "message"): "what failed: the result is the error `Error: ` and this (TEXT-1)",
-    (ToolFailed, "code"): "when given, the result's error.code (its error.name is errorName)",
+    (ToolFailed, "code"): "when given, the result's error.code (its error.name is errorName); "
+    "left out, never null, when the failure has none",
     (ToolFailed, "error_name"): "the result's error.name when code is given; ToolError when left "
     "out (a case written by hand: conform and replay always send it)",
     (PostContext, "text"): "context for the model, delivered after the batch",
