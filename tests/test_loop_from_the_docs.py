@@ -695,3 +695,55 @@ def test_PROTO_1_a_failure_without_a_code_leaves_it_out_as_the_schema_says() -> 
     with pytest.raises(ProtocolError, match=r"\$\.outcome\.code must be a string, not null"):
         command_from_json({**sent, "outcome": {**sent["outcome"], "code": None}})
     assert "left out, never null, when the failure has none" in MEANINGS[(ToolFailed, "code")]
+
+
+BASH_TOOL = ToolSpec("bash", concurrency_safe=False, required_keys=("command",))
+LS = '{"command":"ls"}'
+ASKED_READ = LoopConfig(
+    tools=(READ_TOOL, BASH_TOOL), hooks=(HookSpec("gate", "PreToolUse", "read"),), max_parallel=2
+)
+BASH_READ_BASH = ModelReplies(
+    (
+        ToolCallBlock("c1", "bash", LS),
+        ToolCallBlock("c2", "read", READ),
+        ToolCallBlock("c3", "bash", LS),
+    )
+)
+
+
+def test_SCHED_2_an_approval_is_asked_at_the_gate_as_the_tutorial_says() -> None:
+    """SCHED-2: a call a hook asks about, behind a running exclusive call, is asked about in the
+    command that settles that call, before its result; the tutorial's `approval` row said only
+    that "the pending request is answered"."""
+    *_, settled, allowed = _model_on(
+        ASKED_READ,
+        SubmitUser("hi"),
+        BASH_READ_BASH,
+        HookAnswers(Ask()),
+        ToolFinishes("c1", ToolSucceeded("a")),
+        ApprovalAnswers("allowed-once"),
+    )
+    assert _kinds(settled) == ["approval/asked c2", "tool/result"]
+    assert allowed.executed == (("c2", READ),)
+    assert "only when its call reaches the gate and could start (SCHED-2)" in TUTORIAL
+    assert "in the command that settles that call, before its result" in TUTORIAL
+
+
+def test_ABORT_1_ORD_3_an_abort_behind_a_running_body_waits_as_the_tutorial_says() -> None:
+    """ABORT-1, ORD-3: an abort while the first call runs appends nothing; the body drains, and
+    its ABORTED result, the unstarted calls' ABORTED_BEFORE_DISPATCH and the turn's end come
+    with its ToolFinishes. The tutorial's `abort` row said only "the turn is stopped"."""
+    *_, aborted, drained = _model_on(
+        ASKED_READ,
+        SubmitUser("hi"),
+        BASH_READ_BASH,
+        HookAnswers(Ask()),
+        Abort("user"),
+        ToolFinishes("c1", ToolSucceeded("a")),
+    )
+    assert (aborted.accepted, aborted.events) == (True, ())
+    codes = [e["data"]["error"]["code"] for e in drained.events if e["type"] == "tool/result"]
+    assert codes == ["ABORTED", "ABORTED_BEFORE_DISPATCH", "ABORTED_BEFORE_DISPATCH"]
+    assert _kinds(drained)[-2:] == ["step/end", "turn/end"]
+    assert "an abort while an earlier body runs appends nothing yet" in TUTORIAL
+    assert "running bodies drain (their `ToolFinishes` still come" in TUTORIAL
