@@ -592,3 +592,19 @@ def test_HOOK_2_a_pass_after_a_deny_of_an_unregistered_tool_is_named_HOOK_2() ->
         "HOOK-2",
     )
     assert_found(row, "the target answers it UNKNOWN_TOOL", "hook second said pass")
+
+
+def test_ADJ_3_a_card_never_ended_for_a_call_no_presenter_renders_is_named_ADJ_3() -> None:
+    """ADJ-3: the card no update ends, for a call of grep, which the generic card shows (as
+    seeds 50 and 67 of 50-69 cut it down): it read as VIEW-3, a call the target shows nothing
+    for, though the target sent its card."""
+    _name, unended, config, _program, _rule = next(
+        row for row in FIXED if row[0].startswith("a failed call's card never ended")
+    )
+    program = (
+        SubmitUser(""),
+        calls("c1", "grep", '{"pattern":"x"}'),
+        ToolFinishes("c1", ToolFailed("boom")),
+    )
+    row = ("a grep call's card never ended", unended, config, program, "ADJ-3")
+    assert_found(row, "no update gives the card completed or failed")

@@ -475,13 +475,17 @@ def _left_out(want: Item, where: str, history: Sequence[Event]) -> tuple[str, st
     )
     record = _call_record(call_id, history)
     # Without the call's record, the model's card tells: only the generic card is "other".
-    # A repair's result left out is the reopened client's, whatever card its call had.
-    if record and _rule_of_card(record) == "VIEW-3" and not repaired:
+    # A repair's result left out is the reopened client's, whatever card its call had. The
+    # update at a result ends a card the target sent (else the card differed first): left
+    # out, it is ADJ-3's below whatever the card (round 18's card never ended read as VIEW-3
+    # for a grep call).
+    ends_a_card = _presented_at(want) == "tool/result"
+    if record and _rule_of_card(record) == "VIEW-3" and not repaired and not ends_a_card:
         return "VIEW-3", (
             f"{due}; a call no presenter renders still gets the generic card, and its result "
             f"the raw content ({_why_generic(record)})"
         )
-    if not record and _card(want).get("kind") == "other" and not repaired:
+    if not record and _card(want).get("kind") == "other" and not repaired and not ends_a_card:
         return "VIEW-3", f"{due}; a call no presenter renders still gets the generic card"
     if _presented_at(want) == "tool/result" and not repaired:
         # The card's end left out: the editor shows the call running though its result is in
