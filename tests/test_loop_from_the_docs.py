@@ -747,3 +747,24 @@ def test_ABORT_1_ORD_3_an_abort_behind_a_running_body_waits_as_the_tutorial_says
     assert _kinds(drained)[-2:] == ["step/end", "turn/end"]
     assert "an abort while an earlier body runs appends nothing yet" in TUTORIAL
     assert "running bodies drain (their `ToolFinishes` still come" in TUTORIAL
+
+
+def test_RW_3_HOOK_4_a_reply_waits_for_its_hooks_as_the_tutorial_says() -> None:
+    """RW-3, HOOK-4: a reply whose calls a PreToolUse hook matches appends nothing; each answer
+    appends its audit, and the last one the reply and its calls after it. The tutorial's
+    `pre-hooks` row said only "the next PreToolUse hook answers"."""
+    reply = ModelReplies((ToolCallBlock("c1", "bash", LS), ToolCallBlock("c2", "bash", LS)))
+    *_, held, first, last = _model_on(
+        GUARDED_BASH, SubmitUser("hi"), reply, HookAnswers(Pass()), HookAnswers(Pass())
+    )
+    assert held.events == ()
+    assert _kinds(first) == ["hook/invoked c1", "hook/result c1"]
+    assert _kinds(last) == [
+        "hook/invoked c2",
+        "hook/result c2",
+        "assistant/message",
+        "tool/call c1",
+        "tool/call c2",
+    ]
+    assert "a `ModelReplies` some hook matches appends nothing" in TUTORIAL
+    assert "each call's matching hooks in configured order" in TUTORIAL
