@@ -1266,6 +1266,27 @@ def test_PROTO_1_an_impl_not_found_here_says_how_to_name_its_folder(
     )
 
 
+def test_PROTO_1_a_module_of_a_package_misnamed_names_the_package_not_a_missing_install(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1 (not broken): `--impl loops.agnet:make` where the package `loops` holds
+    `agent.py` was read as a module found that imports what this Python lacks: "[PROTO-1] ...
+    (imported by loops.agnet: is it installed ...?)". The package is found; the name is wrong."""
+    (tmp_path / "loops").mkdir()
+    (tmp_path / "loops" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "loops" / "agent.py").write_text("", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "loops", raising=False)
+    assert main(["conform", "--impl", "loops.agnet:make"]) == 2
+    err = capsys.readouterr().err
+    assert "PROTO-1" not in err, err
+    assert err.endswith(
+        f"No module named 'loops.agnet' (loops, in {tmp_path / 'loops'}, holds no module agnet"
+        " (did you mean agent?))\n"
+    ), err
+
+
 @pytest.mark.parametrize(
     ("impl", "offer"),
     [

@@ -75,6 +75,17 @@ def missing_module(top: str, folder: str) -> str:
     return ""
 
 
+def missing_submodule(package: str, leaf: str) -> str:
+    """` (PACKAGE, in FOLDER, holds no module LEAF; did you mean ...?)`: a package found and a
+    module of it named wrongly, told apart from a module found that imports what is missing."""
+    import importlib  # noqa: PLC0415 (only for a module not found)
+
+    folders = list(getattr(importlib.import_module(package), "__path__", []))
+    offer = next((found for found in (_nearest_module(leaf, f) for f in folders) if found), "")
+    where = f", in {folders[0]}," if folders else ""
+    return f" ({package}{where} holds no module {leaf}{offer})"
+
+
 # Subfolders of the current one looked into for a module not found, at most: a home folder's
 # many are not all read.
 _SUBFOLDERS_LOOKED_INTO: Final = 200

@@ -97,6 +97,7 @@ from loopspec.properties.conformance.impl_factories import (
     missing_attribute,
     missing_factory,
     missing_module,
+    missing_submodule,
     module_below,
 )
 from loopspec.properties.conformance.json_values import lone_surrogates_escaped
@@ -735,6 +736,11 @@ def resolve_target(
                 + options.import_from.format(folder=below or "that folder")
                 + ")"
             )
+        elif error.name and f"{module_name}.".startswith(f"{error.name}."):
+            # A package on the way found, a module of it named wrongly: no target reached.
+            blame = NO_RULE_BROKEN
+            package, _, leaf = error.name.rpartition(".")
+            where = missing_submodule(package, leaf)
         else:  # found, and it imports what this Python does not have (a colleague's loop)
             where = (
                 f" (imported by {module_name}: is it installed where loopspec runs, {sys.prefix}?)"
