@@ -768,3 +768,18 @@ def test_RW_3_HOOK_4_a_reply_waits_for_its_hooks_as_the_tutorial_says() -> None:
     ]
     assert "a `ModelReplies` some hook matches appends nothing" in TUTORIAL
     assert "each call's matching hooks in configured order" in TUTORIAL
+
+
+def test_TEXT_1_an_empty_body_text_is_one_empty_block_as_the_tutorial_says() -> None:
+    """TEXT-1: a body's empty success is one text block `""` and its empty failure `Error: `,
+    where an empty context is none (ADJ-4); the tutorial said "its text as one text block",
+    which a loop dropping empty blocks (as providers refuse them) could read either way."""
+    texts = []
+    for outcome in (ToolSucceeded(""), ToolFailed("")):
+        reply = ModelReplies((ToolCallBlock("c1", "read", READ),))
+        *_, settled = _model_on(
+            LoopConfig(tools=(READ_TOOL,)), SubmitUser("hi"), reply, ToolFinishes("c1", outcome)
+        )
+        texts.append(settled.events[0]["data"]["message"]["content"][0]["content"])
+    assert texts == [[{"type": "text", "text": ""}], [{"type": "text", "text": "Error: "}]]
+    assert 'an empty text too (one block `""`, unlike an empty context below)' in TUTORIAL
