@@ -28,7 +28,10 @@ from loopspec.model.commands import (
     ModelFails,
     ModelReplies,
     Pass,
+    PostBlock,
+    PostContext,
     PostPass,
+    PostVerdict,
     Recover,
     SubmitUser,
     ToolFailed,
@@ -783,3 +786,31 @@ def test_TEXT_1_an_empty_body_text_is_one_empty_block_as_the_tutorial_says() -> 
         texts.append(settled.events[0]["data"]["message"]["content"][0]["content"])
     assert texts == [[{"type": "text", "text": ""}], [{"type": "text", "text": "Error: "}]]
     assert 'an empty text too (one block `""`, unlike an empty context below)' in TUTORIAL
+
+
+@pytest.mark.parametrize(
+    ("post", "delivered"),
+    [
+        ((PostContext("p1"), PostContext("p2")), ["b1", "b2", "p1", "p2"]),
+        ((PostContext(""), PostContext("p2")), ["b1", "b2", "p2"]),
+        ((PostBlock("no"), PostContext("p2")), ["p2"]),
+    ],
+)
+def test_ADJ_4_DEC_3_post_hook_contexts_follow_the_bodys_as_the_tutorial_says(
+    post: tuple[PostVerdict, ...], delivered: list[str]
+) -> None:
+    """ADJ-4, DEC-3: PostToolUse contexts are queued after the body's own, in configured
+    order, an empty one being none, and a block drops the body's alone; the tutorial's
+    `post-hooks` row said only that the hooks' contexts are "still queued"."""
+    config = LoopConfig(
+        tools=(READ_TOOL,),
+        hooks=(HookSpec("h1", "PostToolUse", "*"), HookSpec("h2", "PostToolUse", "*")),
+    )
+    reply = ModelReplies((ToolCallBlock("c1", "read", READ),))
+    finished = ToolFinishes("c1", ToolSucceeded("a", contexts=("b1", "b2")), post=post)
+    *_, settled = _model_on(config, SubmitUser("hi"), reply, finished)
+    messages = [e for e in settled.events if e["type"] == "user/message"]
+    assert [e["data"]["content"][0]["text"] for e in messages] == delivered
+    assert "a `PostContext`'s text is queued after the body's own contexts, in configured" in (
+        TUTORIAL
+    )
