@@ -814,3 +814,20 @@ def test_ADJ_4_DEC_3_post_hook_contexts_follow_the_bodys_as_the_tutorial_says(
     assert "a `PostContext`'s text is queued after the body's own contexts, in configured" in (
         TUTORIAL
     )
+
+
+@pytest.mark.parametrize(
+    ("finish", "kept"), [("max-tokens", [[]]), ("cancelled", [])], ids=["max-tokens", "cancelled"]
+)
+def test_STEP_4_ABORT_2_a_cut_reply_of_calls_alone_as_the_tutorial_says(
+    finish: str, kept: list[list[object]]
+) -> None:
+    """STEP-4, ABORT-2: a max-tokens reply of calls alone is still an assistant/message, with
+    empty content, where a cancelled one leaves none; the tutorial's `max-tokens` row said what
+    each keeps but not that one writes an empty message and the other none."""
+    reply = ModelReplies((ToolCallBlock("c1", "read", READ),), finish)
+    *_, cut = _model_on(LoopConfig(tools=(READ_TOOL,)), SubmitUser("hi"), reply)
+    messages = [e for e in cut.events if e["type"] == "assistant/message"]
+    assert [e["data"]["message"]["content"] for e in messages] == kept
+    assert "written even when nothing is left, with empty `content`: STEP-4" in TUTORIAL
+    assert "and no `assistant/message` when none is: ABORT-2" in TUTORIAL
