@@ -608,3 +608,26 @@ def test_ADJ_3_a_card_never_ended_for_a_call_no_presenter_renders_is_named_ADJ_3
     )
     row = ("a grep call's card never ended", unended, config, program, "ADJ-3")
     assert_found(row, "no update gives the card completed or failed")
+
+
+def test_DEC_2_an_ask_read_as_a_deny_behind_an_exclusive_call_is_named_DEC_2() -> None:
+    """DEC-2: an ask read as a deny, for a write waiting behind a read: the later read the
+    denial let through started first (as seed 68 of 50-69 cut it down) and read as SCHED-1;
+    the report now says the asked call was denied unasked, told by settling the read."""
+    _name, asks_deny, *_ = next(row for row in FOUND if row[0].startswith("an ask read as a deny"))
+    config = LoopConfig(tools=TOOLS, hooks=(HookSpec("guard", "PreToolUse", "write"),))
+    reply = ModelReplies(
+        (
+            ToolCallBlock("c1", "read", READ),
+            ToolCallBlock("c2", "write", '{"file_path":"a.txt","content":""}'),
+            ToolCallBlock("c3", "read", READ),
+        )
+    )
+    row = (
+        "an ask read as a deny",
+        asks_deny,
+        config,
+        (SubmitUser(""), reply, HookAnswers(Ask())),
+        "DEC-2",
+    )
+    assert_found(row, "hook guard asked about call c2", "target denies it once the calls before")

@@ -4840,6 +4840,48 @@ def _failed_open_before(
     return None
 
 
+def _asked_yet_answered_before(
+    call_id: str | None,
+    history: Sequence[Event],
+    target_events: Sequence[Event],
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> str | None:
+    """Words on an earlier call of `call_id`'s step still without a result whose PreToolUse
+    hooks asked (none denied), its approval not asked yet as it waits for the gate, when the
+    target denies or runs it unasked: its result is among `target_events`, or comes once the
+    calls before it settle (`_merge_shown_by_probe`). An ask read as a deny let a later call
+    past the exclusive call it waits behind, read as SCHED-1 (round 18's Qwen Code #6321, seed
+    68 of 50-69). None otherwise."""
+    for record in _earlier_unanswered(call_id, history):
+        earlier = _call_id_of(record)
+        situation = _situation(earlier, history)
+        if (
+            "ask" not in situation.hook_decisions
+            or "deny" in situation.hook_decisions
+            or situation.approval is not None
+        ):
+            continue
+        answered = _result_for(earlier, target_events)
+        shown = (
+            "denied"
+            if answered
+            else _merge_shown_by_probe(earlier, config, history, probe, target_events)
+        )
+        if shown not in ("denied", "ran"):
+            continue
+        asking = [hook for hook, reading, _ in _pre_answers(earlier, history) if reading == "ask"]
+        done = "denies it" if shown == "denied" else "runs it"
+        when = "" if answered else " once the calls before it settle (sent after it to tell)"
+        return (
+            f"{_named(asking)} asked about call {earlier}, which waits for the gate, and the "
+            f"target {done}{when} without asking the user: an ask asks the user once the call "
+            f"may start, and the call waits for the answer, so call {call_id}, behind it, went "
+            "on early"
+        )
+    return None
+
+
 def _hook_skipped_for_an_unregistered_tool(
     want: Event,
     got: Event,
@@ -5561,6 +5603,9 @@ def _execution_rule(
         )
         if failed_open is not None:
             return "HOOK-2", f"{ran}: {failed_open}"
+        unasked = _asked_yet_answered_before(call_id, history, actual.events, config, probe)
+        if unasked is not None:
+            return "DEC-2", f"{ran}: {unasked}"
         return "SCHED-1", (
             f"{ran}: calls pass the gate in model order, and it comes after "
             f"{_unanswered_before(call_id, history)}; an exclusive call (a tool the "
