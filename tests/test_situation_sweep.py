@@ -10,10 +10,12 @@ finished before the abort passed 200 on every seed tried.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 import attrs
 import pytest
+from fresh_bugs import GUARDED_BASH
 from mutants import MUTANTS, MutantTarget
 from test_blame_matrix import (
     _AbortsFinishedBodies,
@@ -27,7 +29,10 @@ from loopspec.model import handlers
 from loopspec.model.commands import (
     FINISH_CANCELLED,
     Command,
+    Deny,
+    HookAnswers,
     ModelReplies,
+    Pass,
     PostContext,
     ReplyBlock,
     SubmitUser,
@@ -308,6 +313,42 @@ def test_ADJ_4_a_loop_delivering_an_empty_context_is_found_and_told_so(
     divergence = found.value.divergence
     assert divergence.rule_id == "ADJ-4", divergence.what
     assert 'an empty context (""), which is no context' in divergence.what
+
+
+class DropsDenyReasons(ModelTarget):
+    """The model, except that every denial says `denied`, whatever reason its hooks gave."""
+
+    def apply(self, command: Command) -> Observation:
+        """Step the model, then word each denial without its reasons."""
+        observed = super().apply(command)
+        events = tuple(_reason_dropped(event) for event in observed.events)
+        return attrs.evolve(observed, events=events)
+
+
+def _reason_dropped(event: dict[str, object]) -> dict[str, object]:
+    data = event.get("data")
+    if event.get("type") != "tool/result" or not isinstance(data, dict):
+        return event
+    text = re.sub(r'"Error: (?!denied")[^"]+"', '"Error: denied"', json.dumps(data))
+    return {**event, "data": json.loads(text)}
+
+
+def test_DEC_1_a_deny_reason_dropped_is_not_told_whitespace_is_a_reason() -> None:
+    """DEC-1: a loop saying `denied` where its denying hook gave a reason ("not here") was told
+    that "a denying hook's reason of whitespace is a reason", words for a loop trimming
+    reasons, false of this one."""
+    program: list[Command] = [
+        SubmitUser(""),
+        ModelReplies((ToolCallBlock("c1", "bash", '{"command":"ls"}'),)),
+        HookAnswers(Deny("not here")),
+        HookAnswers(Pass()),
+    ]
+    replay = replay_case(DropsDenyReasons, GUARDED_BASH, program)
+    assert replay.divergence is not None
+    what = replay.divergence.what
+    assert replay.divergence.rule_id == "DEC-1", what
+    assert "whitespace" not in what, what
+    assert "the result carries the denying hooks' reasons" in what, what
 
 
 class ReasonsTrimmed(ModelTarget):

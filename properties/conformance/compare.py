@@ -1842,11 +1842,14 @@ def _result_rule(
         prefix_only = theirs == text.replace('"Error: ', '"', 1)
         unreasoned = json.dumps(ERROR_PREFIX + DENIED_WITHOUT_REASON) in text
         if not unreasoned and _result_text(got) == ERROR_PREFIX + DENIED_WITHOUT_REASON:
-            # A reason of whitespace is a reason: a loop trimming reasons says `denied`.
+            # A reason dropped: a loop trimming reasons says `denied` for one of whitespace.
+            given = _result_text(want).removeprefix(ERROR_PREFIX)
+            which = "a denying hook's reason of whitespace is a reason (not empty)"
+            if given.strip():
+                which = "the result carries the denying hooks' reasons"
             return "DEC-1", (
-                f"{about} differs: it is {json.dumps(_result_text(want))}: a denying hook's "
-                "reason of whitespace is a reason (not empty), and the result says "
-                f"{spelled(DENIED_WITHOUT_REASON)} only when no denying hook gave one"
+                f"{about} differs: it is {json.dumps(_result_text(want))}: {which}, and the "
+                f"result says {spelled(DENIED_WITHOUT_REASON)} only when no denying hook gave one"
             )
         if situation.hook_decisions.count("deny") > 1 and not (prefix_only or unreasoned):
             if _every_reason_given(want, got):
