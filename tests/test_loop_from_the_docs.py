@@ -40,7 +40,7 @@ from loopspec.model.commands import (
     audit_words,
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
-from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.properties.conformance.command_codec import (
     ProtocolError,
     command_from_json,
@@ -831,3 +831,30 @@ def test_STEP_4_ABORT_2_a_cut_reply_of_calls_alone_as_the_tutorial_says(
     assert [e["data"]["message"]["content"] for e in messages] == kept
     assert "written even when nothing is left, with empty `content`: STEP-4" in TUTORIAL
     assert "and no `assistant/message` when none is: ABORT-2" in TUTORIAL
+
+
+def test_ABORT_2_an_abort_while_hooks_run_keeps_the_replys_words_as_the_tutorial_says() -> None:
+    """ABORT-2: an abort while a reply's PreToolUse hooks run writes the held reply as a
+    cancelled one: interrupted, its non-blank text and reasoning alone, after the audit of the
+    hook that answered. The transition table's row and ABORT-2's words had to be read together
+    (a Go loop written from the docs, round 19); the tutorial's `abort` row now says it."""
+    reply = ModelReplies(
+        (
+            ReasoningBlock("r"),
+            TextBlock(" "),
+            TextBlock("t"),
+            ToolCallBlock("c1", "bash", LS),
+            ToolCallBlock("c2", "bash", LS),
+        )
+    )
+    *_, aborted = _model_on(
+        GUARDED_BASH, SubmitUser("hi"), reply, HookAnswers(Pass()), Abort("user")
+    )
+    message = aborted.events[0]["data"]
+    assert message["interrupted"] is True
+    assert message["message"]["content"] == [
+        {"type": "reasoning", "text": "r"},
+        {"type": "text", "text": "t"},
+    ]
+    assert _kinds(aborted)[1:] == ["step/end", "turn/end"]
+    assert "a reply held for its hooks is then written as a cancelled one is" in TUTORIAL
