@@ -168,8 +168,9 @@ TRANSITIONS: tuple[Transition[Any], ...] = (
         "Dispatching",
         Abort,
         handlers.abort_dispatching,
-        "approval/decided{cancelled}, ABORTED_BEFORE_DISPATCH results, then, once "
-        "drained, step/end, turn/end{aborted}",
+        "approval/decided{cancelled}; the results now ready, in model order "
+        "(ABORTED_BEFORE_DISPATCH for calls not started, nothing past a running call); "
+        "once drained, step/end, turn/end{aborted}",
         ("Dispatching", "Idle"),
         ("ABORT-1",),
     ),

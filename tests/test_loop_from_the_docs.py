@@ -735,7 +735,8 @@ def test_SCHED_2_an_approval_is_asked_at_the_gate_as_the_tutorial_says() -> None
 def test_ABORT_1_ORD_3_an_abort_behind_a_running_body_waits_as_the_tutorial_says() -> None:
     """ABORT-1, ORD-3: an abort while the first call runs appends nothing; the body drains, and
     its ABORTED result, the unstarted calls' ABORTED_BEFORE_DISPATCH and the turn's end come
-    with its ToolFinishes. The tutorial's `abort` row said only "the turn is stopped"."""
+    with its ToolFinishes. The tutorial's `abort` row said only "the turn is stopped", and the
+    transition table's that the abort appends the ABORTED_BEFORE_DISPATCH results."""
     *_, aborted, drained = _model_on(
         ASKED_READ,
         SubmitUser("hi"),
@@ -750,6 +751,8 @@ def test_ABORT_1_ORD_3_an_abort_behind_a_running_body_waits_as_the_tutorial_says
     assert _kinds(drained)[-2:] == ["step/end", "turn/end"]
     assert "an abort while an earlier body runs appends nothing yet" in TUTORIAL
     assert "running bodies drain (their `ToolFinishes` still come" in TUTORIAL
+    (row,) = [line for line in spec_text().splitlines() if line.startswith("| Dispatching | Abort")]
+    assert "ABORTED_BEFORE_DISPATCH for calls not started, nothing past a running call" in row
 
 
 def test_RW_3_HOOK_4_a_reply_waits_for_its_hooks_as_the_tutorial_says() -> None:
