@@ -57,8 +57,11 @@ def place_events(
             return (line_order.out_of_order(seqs, report.events),)
 
         read = _read_again(stream, source, order_of)
-        if read is None:  # a pipe
-            line_order.say_order_unread(report)
+        if read is None:  # a pipe: its breaks alone may show the lines reversed
+            if line_order.reversed_by_its_breaks(report):
+                line_order.fold_out_of_order(report, line_order.REVERSED_AS_BROKEN)
+            else:
+                line_order.say_order_unread(report)
         elif read[0] is not None:
             line_order.fold_out_of_order(report, read[0])
     found_all = report.violations

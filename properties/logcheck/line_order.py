@@ -8,11 +8,15 @@ log's lines break LOG-1 (`event_lines.place_events`; a file, not a pipe), its se
 again in line order (`line_seqs`); when they are 0 to n - 1, each once (`out_of_order`), the
 first LOG-1 says so in one sentence and the other violations and the open turn at the end,
 which that order made, are left out of the report, as a copy's lines are fed to no rule
-(`repeated_lines`). A line or two swapped or moved later breaks LOG-1 on a few lines only and
-keeps its own words (`event_lines`: where the seq a break skipped comes).
+(`repeated_lines`). A pipe cannot be read again: there the LOG-1s themselves, when each is
+listed and their seqs go down from the last to 0, show the lines reversed
+(`reversed_by_its_breaks`). A line or two swapped or moved later breaks LOG-1 on a few lines
+only and keeps its own words (`event_lines`: where the seq a break skipped comes).
 """
 
 from __future__ import annotations
+
+from itertools import pairwise
 
 from loopspec.properties.logcheck.checker import MAX_MESSAGE_CHARS, NoticeKind, shorten
 from loopspec.properties.logcheck.event_lines import line_object, row_seqs
@@ -104,8 +108,33 @@ def out_of_order(lines: Iterator[tuple[int, int]], events: int) -> str | None:
 REVERSED = "in reverse order"
 REORDERED = "in another order"
 """`out_of_order`'s answers."""
+REVERSED_AS_BROKEN = "in reverse order by its breaks"
+"""`reversed_by_its_breaks`' answer, for a log read from a pipe."""
 # What each answer's words guess was done to the lines.
-_DONE_BY = {REVERSED: "reversed, by tac?", REORDERED: "sorted or shuffled?"}
+_DONE_BY = {
+    REVERSED: "reversed, by tac?",
+    REORDERED: "sorted or shuffled?",
+    REVERSED_AS_BROKEN: "reversed, by tac?",
+}
+
+
+def reversed_by_its_breaks(report: LogReport) -> bool:
+    """Whether the LOG-1s of `report`, a log read from a pipe (its order cannot be read again),
+    each listed, show its lines reversed: their seqs, in line order, go down from the last
+    seq to 0. Each line of a reversed log breaks LOG-1; lines swapped or moved break it on a
+    few lines, out of this order."""
+    seqs = [
+        found.violation.seq for found in report.violations if found.violation.rule_id == "LOG-1"
+    ]
+    return (
+        len(seqs) > 1
+        and report.rule_counts.get("LOG-1") == len(seqs)
+        and seqs[0] == report.events - 1
+        and seqs[-1] == 0
+        and all(later < earlier for earlier, later in pairwise(seqs))
+    )
+
+
 SORTED_BY_SEQ = "jq -cs 'sort_by(.seq // .seq0 // -1)[]' FILE > sorted.jsonl"
 """A command putting a log's lines back in seq order, its header (no seq) first, a compact
 row at its first seq."""
@@ -134,11 +163,16 @@ def fold_out_of_order(report: LogReport, how: str) -> None:
         frozenset({NoticeKind.CRASH_TAIL}): " and the turn left open at the end",
         frozenset({NoticeKind.TORN_COMMIT}): " and the commit left open at the end",
     }.get(frozenset(left_open), " and the turn and commit left open at the end")
+    held = (
+        f"go from seq {report.events - 1} down to 0"  # (a pipe's: each seq once is not known)
+        if how == REVERSED_AS_BROKEN
+        else f"hold seqs 0 to {report.events - 1}, each once, {how}"
+    )
     said = (
-        f": the log's lines hold seqs 0 to {report.events - 1}, each once, {how} "
-        f"({_DONE_BY[how]}); a log's lines come in the order written, each seq the one before "
-        f"it + 1: put them back with {SORTED_BY_SEQ} and check sorted.jsonl ({others} other "
-        f"violation{'' if others == 1 else 's'}{also} this order makes, not listed)"
+        f": the log's lines {held} ({_DONE_BY[how]}); a log's lines come in the order written, "
+        f"each seq the one before it + 1: put them back with {SORTED_BY_SEQ} and check "
+        f"sorted.jsonl ({others} other violation{'' if others == 1 else 's'}{also} this order "
+        "makes, not listed)"
     )
     violation, skipped = first.violation, first.skipped
     # (a gap's words alone: not the header counted as seq 0, which the first line may seem)
