@@ -8,6 +8,8 @@ says otherwise, not a rule it kept.
 from __future__ import annotations
 
 import json
+import sys
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -861,3 +863,14 @@ def test_ABORT_2_an_abort_while_hooks_run_keeps_the_replys_words_as_the_tutorial
     ]
     assert _kinds(aborted)[1:] == ["step/end", "turn/end"]
     assert "a reply held for its hooks is then written as a cancelled one is" in TUTORIAL
+
+
+def test_TEXT_1_a_keys_repr_follows_the_running_pythons_unicode_as_spec_says() -> None:
+    """TEXT-1: a missing key is quoted as `repr` quotes it, whose printable characters are the
+    running Python's Unicode version's; section 9 names that version for each Python loopspec
+    runs on (it named 3.11's alone, and a Go loop written from it asked which, round 19)."""
+    unicode = ".".join(unicodedata.unidata_version.split(".")[:2])
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    said = " ".join(spec_text().split("\n## 9. ")[1].split("<!-- generated:wording")[0].split())
+    assert f"{unicode} for {python}" in said
+    assert "a character a later version assigned is escaped by an earlier Python" in said
