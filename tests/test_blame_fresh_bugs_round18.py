@@ -631,3 +631,20 @@ def test_DEC_2_an_ask_read_as_a_deny_behind_an_exclusive_call_is_named_DEC_2() -
         "DEC-2",
     )
     assert_found(row, "hook guard asked about call c2", "target denies it once the calls before")
+
+
+def test_EXE_5_hooks_skipped_for_an_unregistered_tools_blank_call_are_named_EXE_5() -> None:
+    """EXE-5: hooks skipped for a tool that is not registered, on a call whose arguments only
+    Python's strip calls blank (as seeds 59, 61, 63 and 64 of 50-69 cut it down): it read as
+    EXE-2, a reader taking them for no JSON; a call of the tool made again with {} tells."""
+    _name, unhooked, *_ = next(row for row in FOUND if row[0].startswith("hooks skipped for"))
+    config = LoopConfig(hooks=(HookSpec("late", "PreToolUse", ".*"),))
+    program = (SubmitUser(""), calls("c1", "missing_tool", "\x1c\x85"))
+    row = (
+        "hooks skipped for an unregistered tool's blank call",
+        unhooked,
+        config,
+        program,
+        "EXE-5",
+    )
+    assert_found(row, "with {} after it, sent to tell, was answered UNKNOWN_TOOL with no hook")

@@ -4609,6 +4609,35 @@ def _commits_as_javascript(config: LoopConfig | None, command: ModelReplies) -> 
     return bool(waited_on) and all(_blank_to_python_only(call.arguments) for call in waited_on)
 
 
+def _unregistered_left_unhooked(
+    command: ModelReplies, events: Sequence[Event], config: LoopConfig | None, probe: Probe | None
+) -> str | None:
+    """Words saying the target runs no PreToolUse hook for a call of a tool that is not
+    registered, when a call of that tool made again with `{}`, which every reader takes for an
+    object, gets no hook either (`no_object_call_judged`: UNKNOWN_TOOL): its arguments, blank to
+    one reader alone, are not why (round 18's WebMCP #283 loop, read as EXE-2 on seeds 59, 61,
+    63 and 64 of 50-69). None otherwise."""
+    if config is None:
+        return None
+    for call in _waited_on(config, command):
+        if config.tool(call.name) is not None:
+            continue
+        shown = no_object_call_judged(
+            call.id, call.name, events, config=config, probe=probe, arguments="{}"
+        )
+        if shown != "unknown":
+            return None
+        return (
+            f"the target runs no PreToolUse hook for call {call.id}, whose tool {call.name} is "
+            f"not registered, and commits the reply at once; a reply calling {call.name} with "
+            "{} after it, sent to tell, was answered UNKNOWN_TOOL with no hook run, so how its "
+            "arguments were read is not why: the hooks whose matcher fits the name run for a "
+            "call, registered tool or not, and an unknown tool's error comes where its body "
+            "would start, after them (EXE-5 (2), (3))"
+        )
+    return None
+
+
 def _waited_on(config: LoopConfig | None, command: ModelReplies) -> list[ToolCallBlock]:
     """The calls of `command` a PreToolUse hook matches, but those whose input the model finds
     invalid whatever reading a loop gives their arguments (EXE-5 (1): no hook sees them). A
@@ -5192,6 +5221,11 @@ def _extra(
             return "ABORT-2", _interrupted_reply_kept(adds, command)
         case "assistant/message":
             if isinstance(command, ModelReplies) and _commits_as_javascript(config, command):
+                unhooked = _unregistered_left_unhooked(
+                    command, [*history, *target_events], config, probe
+                )
+                if unhooked is not None:
+                    return "EXE-5", f"{adds}: {unhooked}"
                 return "EXE-2", (
                     f"{adds}: a call's {_BLANK_TO_ONE_READER} a PreToolUse hook runs for it first"
                 )
