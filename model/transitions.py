@@ -159,8 +159,9 @@ TRANSITIONS: tuple[Transition[Any], ...] = (
         "Dispatching",
         ToolFinishes,
         handlers.tool_finishes,
-        "for each newly ready call in model order: PostToolUse hook/*, tool/result; "
-        "after the last: step/end, step/start, queued user/message",
+        "approval/asked for an asked call that can now start (SCHED-2); for each newly "
+        "ready call in model order: PostToolUse hook/*, tool/result; after the last: "
+        "step/end, step/start, queued user/message",
         ("Dispatching", "AwaitingModel"),
         ("ORD-3", "DEC-3", "ADJ-1", "ADJ-4"),
     ),

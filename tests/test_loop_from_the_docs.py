@@ -732,6 +732,8 @@ def test_SCHED_2_an_approval_is_asked_at_the_gate_as_the_tutorial_says() -> None
     assert allowed.executed == (("c2", READ),)
     assert "only when its call reaches the gate and could start (SCHED-2)" in TUTORIAL
     assert "in the command that settles that call, before its result" in TUTORIAL
+    (row,) = [line for line in spec_text().splitlines() if line.startswith("| Dispatching | ToolF")]
+    assert "approval/asked for an asked call that can now start (SCHED-2); for each newly" in row
 
 
 def test_ABORT_1_ORD_3_an_abort_behind_a_running_body_waits_as_the_tutorial_says() -> None:
