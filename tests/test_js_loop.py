@@ -497,9 +497,9 @@ def test_PROTO_1_a_wrong_answer_to_reset_is_reported(answer: str, complaint: str
         ({"seq": "0"}, 'at seq: "0" is not of type "integer"'),
         (
             {"events": [{"type": "step/start"}]},
-            'at events/0: "seq" is a required property; seq is written even when it is 0 (Go\'s'
-            ' encoding/json leaves out a field tagged omitempty that holds false, 0 or "": drop'
-            " omitempty there)",
+            'at events/0: "seq" is a required property; seq is written even when it is 0 (if the'
+            " loop writes it with Go's encoding/json, a field tagged omitempty holding 0 is left"
+            " out: drop omitempty there)",
         ),
     ],
     ids=["null-for-a-boolean", "string-for-a-number", "missing-member"],

@@ -888,9 +888,10 @@ _ZERO_VALUES: Final = {"boolean": "false", "integer": "0", "number": "0", "strin
 
 
 def _left_out_hint(wrong: Any) -> str:
-    """What to do about a required member left out whose type has a zero value: Go's
+    """What to do about a required member left out whose type has a zero value: it is written
+    whatever it holds. The loop may be in any language, so Go's cause is told as a condition:
     encoding/json leaves a field tagged `omitempty` out when it holds false, 0 or "" (a
-    result's `"isError": false`, a hook's `"durationMs": 0`), which is no answer either."""
+    result's `"isError": false`, a hook's `"durationMs": 0`)."""
     if wrong.validator != "required" or not isinstance(wrong.instance, dict):
         return ""
     missing = [member for member in wrong.validator_value if member not in wrong.instance]
@@ -898,9 +899,10 @@ def _left_out_hint(wrong: Any) -> str:
     kind = _referred(properties.get(missing[0], {})).get("type") if missing else None
     if kind not in _ZERO_VALUES:
         return ""
+    zero = _ZERO_VALUES[kind]
     return (
-        f"; {missing[0]} is written even when it is {_ZERO_VALUES[kind]} (Go's encoding/json "
-        'leaves out a field tagged omitempty that holds false, 0 or "": drop omitempty there)'
+        f"; {missing[0]} is written even when it is {zero} (if the loop writes it with Go's "
+        f"encoding/json, a field tagged omitempty holding {zero} is left out: drop omitempty there)"
     )
 
 
