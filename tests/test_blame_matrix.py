@@ -1245,6 +1245,21 @@ def test_LOG_4_a_member_of_a_loops_own_is_named_not_read_as_the_queues_order() -
     assert "FIFO" not in what
 
 
+def test_TEXT_2_a_block_whose_type_is_a_list_is_compared_not_raised() -> None:
+    """TEXT-2: a target's content block whose "type" is a list (["text"]) raised TypeError
+    (unhashable) while conform looked for members of a loop's own; it is compared as it is."""
+    want: Event = {
+        "type": "user/message",
+        "seq": 2,
+        "data": {"role": "user", "content": [{"type": "text", "text": "hi"}],
+                 "source": {"kind": "user"}, "id": "m2"},
+    }  # fmt: skip
+    got: Event = {**want, "data": {**want["data"], "content": [{"type": ["text"], "text": "hi"}]}}
+    rule, what = compare._changed(want, got, SubmitUser("hi"), "Idle", [want], target_events=[got])
+    assert rule == "TEXT-2", what
+    assert 'where the target\'s blocks are [["text"]]' in what
+
+
 @pytest.mark.no_cover
 def test_MODEL_1_the_unchanged_model_passes_every_program_of_the_matrix() -> None:
     """MODEL-1: control: without its change, no program of the matrix diverges."""

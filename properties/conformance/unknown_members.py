@@ -100,7 +100,8 @@ def _blocks(held: object, model: object, where: str, found: list[str]) -> object
     kept: list[object] = []
     for index, (block, mine) in enumerate(zip(held, model, strict=True)):
         kind = block.get("type") if isinstance(block, dict) else None
-        if not isinstance(block, dict) or kind not in _BLOCK_MEMBERS:
+        # A "type" that is no string (a list, an object) is unhashable: no block's, kept as is.
+        if not isinstance(block, dict) or not isinstance(kind, str) or kind not in _BLOCK_MEMBERS:
             kept.append(block)
             continue
         at = f"{where}[{index}]."
