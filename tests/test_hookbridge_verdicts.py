@@ -132,9 +132,9 @@ def test_HOOK_5_post_tool_use_answers_become_verdicts_carrying_their_audit(
 def test_HOOK_1_claude_code_reads_an_answer_after_a_byte_order_mark(
     dialect: str, verdict: PreVerdict
 ) -> None:
-    """HOOK-1: Claude Code 2.1.332 trims a hook's stdout as JavaScript does, a byte order mark
-    too, and denied a call whose hook printed its deny after one; Codex 0.171.0 read it as text
-    and ran the call (both observed offline). The bundled reader read it as text in both."""
+    """HOOK-1: Claude Code 2.1.332 skips a byte order mark before a hook's stdout, and denied a
+    call whose hook printed its deny after one; Codex 0.171.0 read it as text and ran the call
+    (both observed offline). The bundled reader read it as text in both."""
     answer = {
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",

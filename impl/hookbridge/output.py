@@ -85,10 +85,11 @@ def stdout_document(dialect: str, stdout: bytes) -> FrozenMap | HookFault | None
     """The JSON object a hook printed, a fault when it only looks like one, or None.
 
     Claude Code reads stdout as JSON when it starts with `{`; Codex also when it starts with
-    `[`. Anything else is plain text, which no dialect treats as an answer. Claude Code trims
-    stdout as JavaScript does, a byte order mark with the whitespace: 2.1.332 took a deny
-    printed after one, where Codex 0.171.0 read it as text and ran the call (observed offline,
-    2026-12-06).
+    `[`. Anything else is plain text, which no dialect treats as an answer. Leading ASCII
+    whitespace is skipped; for Claude Code then one UTF-8 byte order mark and the ASCII
+    whitespace after it: 2.1.332 took a deny printed after a byte order mark, where Codex
+    0.171.0 read it as text and ran the call (observed offline, 2026-12-06). Other Unicode
+    spaces (a no-break space) are not skipped: none was observed either way.
     """
     text = stdout.lstrip()
     if dialect == CLAUDE_CODE:
