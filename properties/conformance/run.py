@@ -122,6 +122,7 @@ from loopspec.properties.conformance.target import (
     refused_alike,
 )
 from loopspec.properties.conformance.target_frames import (
+    exception_line,
     innermost_of_target,
     target_file,
     target_traceback,
@@ -394,8 +395,7 @@ class TargetBreakage:
 def _one_line(error: Exception) -> str:
     if isinstance(error, LoopSpecError):
         return error.message  # ours: already says what and where (a process's stderr tail)
-    text = str(error).strip().splitlines()
-    said = f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
+    said = exception_line(error)
     where = _raised_in_target(error)
     said = f"{said} ({where})" if where else said
     return said + _raised_presenting(error.__traceback__)

@@ -80,7 +80,7 @@ def target_traceback(error: BaseException) -> list[str]:
         if current is None or id(current) in seen:  # a context chain may loop back
             break
         seen.add(id(current))
-        lines += [f"{link} {_exception_line(current)}", *_frames_of_target(current.__traceback__)]
+        lines += [f"{link} {exception_line(current)}", *_frames_of_target(current.__traceback__)]
         current, link = _cause(current, own)
     if not lines:
         return []
@@ -116,7 +116,7 @@ def _cause(error: BaseException, own: set[str]) -> tuple[BaseException | None, s
     return (context, "raised while handling") if files & own else (None, "")
 
 
-def _exception_line(error: BaseException) -> str:
-    """`Type: message`, its message's first line."""
+def exception_line(error: BaseException) -> str:
+    """`Type: message`, its message's first line (a report's one line of an exception)."""
     text = str(error).strip().splitlines()
     return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
