@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import attrs
 import pytest
 
 from loopspec.model.commands import (
@@ -241,6 +242,11 @@ def test_PROTO_1_a_replay_a_known_divergence_stopped_counts_the_commands_it_sent
     ]
     whole = replay_verdict_lines("case.json", case, case.profile, Replay(None), bundled=False)
     assert whole[0].startswith("case.json: 4 commands replayed, no divergence; "), whole
+    # That it is a profile's case is read from the case, not from the words replay shows of it.
+    assert case.known_divergence == "ADJ-1"
+    reworded = attrs.evolve(case, rule="ADJ-1")
+    again = replay_verdict_lines("case.json", reworded, case.profile, Replay(None), bundled=False)
+    assert again[0] == "case.json: 4 commands replayed, no divergence; the case recorded ADJ-1"
     # Stopped at the last command, every one was sent ("4 of 4 commands replayed" read odd).
     last = Replay(None, frozenset({"ADJ-1"}), stopped_by="ADJ-1", stopped_at=3)
     at_last = replay_verdict_lines("case.json", case, case.profile, last, bundled=False)

@@ -52,7 +52,6 @@ from loopspec.properties.conformance.compare import (
     spec_pointer,
 )
 from loopspec.properties.conformance.run import (
-    KNOWN_DIVERGENCE_CASE,
     REDUCE_REPLAYS,
     REDUCE_SECONDS,
     SUMMARY_CASE,
@@ -2129,17 +2128,16 @@ UNREPEATED_PASS_NOTE = (
 
 
 def compared_whole(case: Case, profile: Profile | None, replay: Replay) -> bool:
-    """Whether a passing replay of a case recording a rule compared what one without a profile
-    compares: always without one; under one, when its profile erased nothing (no known
-    divergence showed, none stopped it). Then its pass is read as one without a profile is:
+    """Whether a passing replay compared what one without a profile compares: always without
+    one; under one, when its profile erased nothing (no known divergence showed, none stopped
+    it) and the case recorded a rule, not a known divergence. Then the pass of a case
+    recording a rule (which each caller asks first) is read as one without a profile is:
     "passes now", or what it says nothing of. (Under a profile, a case replaying clean never
     said "passes now", the fix of its loop unsaid.)"""
-    if not case.rule:
-        return False
     if profile is None:
         return True
     # A profile's own case records a known divergence, which shows erased or does not show.
-    recorded_known = case.rule.startswith(KNOWN_DIVERGENCE_CASE)
+    recorded_known = case.known_divergence is not None
     return not recorded_known and replay.stopped_at is None and not replay.known
 
 

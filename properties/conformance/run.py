@@ -2018,6 +2018,9 @@ class Case:
     # True when the run that saved it saw its divergence once, not when it ran the program
     # again: a replay passing may be chance, which replay says.
     unrepeated: bool = False
+    # The key of the known divergence a profile's case (tests/regressions/) recorded, where
+    # `rule` shows it with its rules; None for a case recording a rule.
+    known_divergence: str | None = None
 
     def line_of_command(self, index: int | None) -> int:
         """The line command `index` (0-based; None: the configuration's hooks) starts on."""
@@ -2333,7 +2336,8 @@ def _case_from(document: object) -> Case:
                 f"$.divergence is {spelled(known)}, which the {named.name} profile does not "
                 "list (SPEC.md sections 8 and 11 list each profile's)"
             ) from error
-    if rule is None and isinstance(known, str):  # a profile's case (tests/regressions/)
+    recorded_known = known if rule is None and isinstance(known, str) else None
+    if recorded_known is not None:  # a profile's case (tests/regressions/)
         # A key that is its one rule's ID is said once: "RW-1 (RW-1)" read as two things.
         touched = rules if rules and rules != [known] else []
         rule = f"{KNOWN_DIVERGENCE_CASE}{known}" + (f" ({', '.join(touched)})" if touched else "")
@@ -2352,6 +2356,7 @@ def _case_from(document: object) -> Case:
         written_by=writer,
         target_given="target" in document,
         unrepeated=unrepeated,
+        known_divergence=recorded_known,
     )
 
 
