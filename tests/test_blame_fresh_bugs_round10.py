@@ -830,3 +830,17 @@ def test_SCHED_1_a_call_answered_before_counts_as_running_no_longer() -> None:
     )
     events = [event for command in program for event in model.apply(command).events]
     assert [e["data"]["callId"] for e in compare._earlier_unanswered("c3", events)] == ["c2"]
+
+
+def test_EXE_2_null_read_as_no_arguments_for_an_unregistered_tool_is_named_EXE_2() -> None:
+    """EXE-2: `null` read as {} for a tool that is not registered (as seeds 52, 54 and 57 of
+    50-69 cut it down) is answered UNKNOWN_TOOL and read as EXE-5, the order calls are judged
+    in: the call made again with [] to tell was read as {} too; made with 1, it is judged."""
+    row = (
+        "arguments null read as {} for an unregistered tool",
+        NULL_ARGUMENTS[1],
+        LoopConfig(),
+        (SubmitUser(""), calls("c1", "missing_tool", "null")),
+        "EXE-2",
+    )
+    assert_found(row, "a reply calling missing_tool with 1 after it, sent to tell, was answered")

@@ -1473,8 +1473,12 @@ def _unregistered_input_probed(
     name, original = (_recorded(call_id, field, history) for field in ("name", "arguments"))
     if not isinstance(name, str):
         return None
+    # A loop reading a false-ish value as no arguments reads [] so too: 1 tells it (round 10's
+    # null read as {}, seeds 52, 54 and 57 of 50-69, read as EXE-5).
+    falsy = _falsy_json(original)
+    sent = "1" if falsy else "[]"
     judged = no_object_call_judged(
-        call_id, name, [*history, *target_events], config=config, probe=probe
+        call_id, name, [*history, *target_events], config=config, probe=probe, arguments=sent
     )
     about = f"the result of call {call_id} differs"
     if judged in ("unknown", "hooked"):
@@ -1482,11 +1486,18 @@ def _unregistered_input_probed(
             f"{about}: invalid input is reported before an unknown tool: arguments that are not "
             "a JSON object are invalid input whatever the tool, one that is not registered too "
             f"(EXE-5 (1)), and the target checks no input of such a tool "
-            f"({_UNREGISTERED_PROBE_SHOWS[judged].format(name=name)})"
+            f"({_unregistered_probe_shows(judged, name, sent)})"
         )
-    told = f"a reply calling {name} with [] after it, sent to tell, was answered"
+    told = f"a reply calling {name} with {sent} after it, sent to tell, was answered"
     if judged != "invalid":
         return None
+    if falsy:
+        instead = (
+            "judges the call's tool, which is not registered (EXE-5), and answers it "
+            f"UNKNOWN_TOOL; the target does check such a tool's input ({told} "
+            "INVALID_TOOL_INPUT)"
+        )
+        return "EXE-2", f"{about}: {_falsy_read_as_empty(original, instead)}"
     if _blank_to_javascript_only(original):
         read = (
             "blank to JavaScript's trim alone: U+FEFF is not blank to Python's str.strip, so "
@@ -3837,7 +3848,7 @@ def _held_behind_an_unjudged_call(
                 f"and whose input is invalid ({problem}): EXE-5 (1) judges the input of every "
                 "call, registered tool or not, and a call with invalid input ends at the gate "
                 "at once, holding no place in the schedule; the target judges no input of such "
-                f"a tool ({_UNREGISTERED_PROBE_SHOWS[shown].format(name=earlier.name)}), so it "
+                f"a tool ({_unregistered_probe_shows(shown, earlier.name)}), so it "
                 "holds the call as one of an unknown tool, exclusive"
             )
         return None
@@ -3946,7 +3957,7 @@ def _unregistered_input_unjudged(
         f"the target runs {hook_named(invoked)} for {words}, though its tool {name} is not "
         "registered: EXE-5 (1) judges the input of every call, registered tool or not, and "
         "no PreToolUse hook runs for a call with invalid input; the target judges no input of "
-        f"such a tool ({_UNREGISTERED_PROBE_SHOWS[shown].format(name=name)})"
+        f"such a tool ({_unregistered_probe_shows(shown, name)})"
     )
 
 
@@ -5341,9 +5352,16 @@ def _refused_before(asked: Event, history: Sequence[Event]) -> tuple[str, str] |
 
 
 _UNREGISTERED_PROBE_SHOWS = {
-    "unknown": "a reply calling {name} with [] after it, sent to tell, was answered UNKNOWN_TOOL",
-    "hooked": "a reply calling {name} with [] after it, sent to tell, had its hooks run",
+    "unknown": "a reply calling {name} with {arguments} after it, sent to tell, was answered "
+    "UNKNOWN_TOOL",
+    "hooked": "a reply calling {name} with {arguments} after it, sent to tell, had its hooks run",
 }
+
+
+def _unregistered_probe_shows(shown: str, name: str, arguments: str = "[]") -> str:
+    """What the call of tool `name` with `arguments` made again to tell showed (`shown`,
+    `no_object_call_judged`'s "unknown" or "hooked"), in words."""
+    return _UNREGISTERED_PROBE_SHOWS[shown].format(name=name, arguments=arguments)
 
 
 def _asked_instead(
