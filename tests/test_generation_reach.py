@@ -45,6 +45,7 @@ from loopspec.model.commands import (
     Pass,
     PostBlock,
     PostContext,
+    Recover,
     SubmitUser,
     ToolFailed,
     ToolFinishes,
@@ -174,29 +175,30 @@ SITUATIONS = (
     "pass whose audit records error",
 )
 OFTEN_SINCE_SESSION_27 = {
-    "three PreToolUse hooks on one call": 3,
-    "input of the last of three hooks after another hook's": 3,
+    "three PreToolUse hooks on one call": 0,
+    "input of the last of three hooks after another hook's": 2,
     "call id an earlier step used": 0,
-    "deny with a reason of only whitespace": 5,
+    "deny with a reason of only whitespace": 2,
     "ask with a reason of only whitespace": 7,
-    "block with a reason of only whitespace": 2,
-    "arguments holding NaN": 0,
+    "block with a reason of only whitespace": 3,
+    "arguments holding NaN": 1,
     "arguments holding Infinity": 1,
-    "arguments holding -Infinity": 3,
-    "arguments holding 1e400": 0,
+    "arguments holding -Infinity": 1,
+    "arguments holding 1e400": 1,
     **{f"path {where} in a title": 0 for where in TITLE_PATHS.values()},
-    "path inside the session cwd through empty and . segments in a title": 0,
-    "failed request with code RATE_LIMITED": 5,
+    "path inside the session cwd through empty and . segments in a title": 1,
+    "failed request with code RATE_LIMITED": 7,
     "failed request with code UNKNOWN": 2,
-    **dict.fromkeys(SURROGATE_PLACES.values(), 2),
-    "missing required keys Python's repr writes other than in plain quotes": 1,
+    **dict.fromkeys(SURROGATE_PLACES.values(), 0),
+    "missing required keys Python's repr writes other than in plain quotes": 2,
     "failed request with an empty code": 2,
 }
 # How often a situation of OFTEN must be reached: half the least count of fixed batches 0 to
 # MINIMUM_BATCHES - 1, rounded down (the least of 20 is their 5th percentile), set when the
-# draws last changed (session 37: aborts aimed early in three programs of four, JSON's missing
-# numbers and `null` in place of a read's `{}`, rewrites giving required keys null, passes
-# audited `error`; the first batch now reaches every situation alone). A change of
+# draws last changed (session 38: early aborts in the simplest program, an abort aimed at an
+# approval beside a running call, a crash at an idle loop, a call's second hook leaning on the
+# feature before its first's, `preread` beside bash's and write's hooks, the third hook's input
+# fitting where an earlier one did not; the first batch reaches every situation alone). A change of
 # the draws moves every batch, and a minimum read off one batch failed the next change where
 # the situation was as common as before; half the least fails where it became half as common
 # as its least. 0 where the least batch had none or one: such a situation need only be reached
@@ -216,22 +218,22 @@ def minimum_over(counts: Iterable[int]) -> int:
 # after thousands of programs, or never).
 OFTEN = {
     "bash result blocked by two PostToolUse hooks": 0,
-    "unacceptable rewrite": 0,
-    "abort while a denied call has passed busy slots": 1,
+    "unacceptable rewrite": 1,
+    "abort while a denied call has passed busy slots": 0,
     # A loop that trims the JavaScript way needed up to 99 examples to be caught when these
     # came in 5 and 12 programs of the first batch (issue #15: about 10 at most).
-    "arguments blank to Python's strip alone": 24,
-    "arguments blank to JavaScript's trim alone": 17,
+    "arguments blank to Python's strip alone": 25,
+    "arguments blank to JavaScript's trim alone": 15,
     # A loop that reads only the empty string as {} (real dsh) passed every program while every
     # tool required a key: blank arguments then ended the call unrun in the model too.
-    "blank arguments a body starts with": 7,
+    "blank arguments a body starts with": 8,
     # A loop that dropped queued input when the model request failed was never caught on two
     # seeds of three (200 examples), when such a failure came in 2 programs of 200; one that
     # left an approval unanswered on abort, on one seed of three, when 1 or 2 programs of 200
     # aborted over one. Typed input is now aimed at the awaited request, and aborts at pending
     # approvals (the first batch had 3, 5 and 3 before).
-    "failed request with input queued": 1,
-    "reply without calls with input queued": 6,
+    "failed request with input queued": 5,
+    "reply without calls with input queued": 3,
     "abort while an approval is pending": 1,
     # A loop that queued a batch's contexts as its calls settled (not in model order) passed
     # 200 programs on four seeds of six while every body deferred the same text, so no two
@@ -241,15 +243,15 @@ OFTEN = {
     # empty context, or worded an empty failure message its own way passed 200 programs on
     # every seed while no program had one (the first batch now has 20, 34 and 36).
     "allow with a reason beside a deny or an ask": 7,
-    "empty tool context": 3,
-    "failed request with an empty message": 12,
+    "empty tool context": 6,
+    "failed request with an empty message": 13,
     # A loop that named every failed body ToolError passed 200 programs on every seed while
     # every failure was one (the first batch now has 20).
-    "failure with a code and an error name of its own": 2,
+    "failure with a code and an error name of its own": 3,
     # A Go loop that read a body's empty code as none (`if code != ""`, a string's zero value)
     # passed 200 programs on both seeds while no failure reported one (the first batch now has
     # 25).
-    "failure with an empty code": 3,
+    "failure with an empty code": 2,
     # A loop that wrote an empty text block for a PostToolUse block without a reason passed
     # every program while every block gave one; blocks are rare (the first batch has 6).
     "PostToolUse block without a reason": 1,
@@ -257,21 +259,21 @@ OFTEN = {
     # as a number, rounded a hook's integer past 2^53 to a double (JavaScript's JSON.parse) or
     # ran a call's hooks sorted by id passed 200 programs while no program had one (a call's
     # hooks were always configured in id order); the first batch now has 63, 17, 36 and 32.
-    "arguments holding a lone surrogate escape": 32,
-    "arguments holding an integer past 2^53": 1,
-    "arguments holding a double written with an exponent": 13,
-    "arguments holding a negative zero": 2,
-    "rewrite holding an integer past 2^53": 13,
-    "rewrite holding a double written with an exponent": 6,
-    "call whose PreToolUse hooks are configured out of id order": 6,
+    "arguments holding a lone surrogate escape": 37,
+    "arguments holding an integer past 2^53": 7,
+    "arguments holding a double written with an exponent": 14,
+    "arguments holding a negative zero": 0,
+    "rewrite holding an integer past 2^53": 11,
+    "rewrite holding a double written with an exponent": 7,
+    "call whose PreToolUse hooks are configured out of id order": 3,
     # A loop that read a result's meta with JavaScript's JSON.parse, or wrote its numbers with
     # 15 significant digits, passed 200 programs while every meta was {"lines": 3}.
-    "result meta holding an integer past 2^53": 18,
-    "result meta holding a double of more than 15 significant digits": 18,
+    "result meta holding an integer past 2^53": 22,
+    "result meta holding a double of more than 15 significant digits": 22,
     # A loop that NFC-normalised text, wrote it as Latin-1 or UCS-2, dropped characters past
     # U+FFFF or cut text counting UTF-16 units passed every program while every text was ASCII.
     **{
-        f"{source} holding {kind}": 5
+        f"{source} holding {kind}": 7
         for source in ("prompt", "reply text", "tool result", "hook reason")
         for kind in ("a character past U+FFFF", "text NFC changes")
     },
@@ -892,10 +894,14 @@ def test_EXE_4_ABORT_1_an_outcome_is_aimed_first_at_a_call_awaiting_approval_and
     assert swarming.first_aim(_swarm("early_aborts"), asking, aimed) is None
 
 
-def test_ADJ_4_ABORT_1_the_simplest_continuation_types_a_prompt_after_an_aborted_turn() -> None:
-    """ADJ-4, ABORT-1: between turns the simplest choice ends the program, but after a turn
-    that ended aborted, where it types one more prompt: what the abort left behind (a context
-    queued, a body's success after it) shows in the next turn."""
+def test_ADJ_4_ABORT_1_REC_2_the_simplest_continuation_types_a_prompt_after_an_aborted_turn() -> (
+    None
+):
+    """ADJ-4, ABORT-1: between turns the simplest choice ends the program, but after the first
+    turn that ended aborted, where it types one more prompt: what the abort left behind (a
+    context queued, a body's success after it) shows in the next turn; after a second such
+    turn it ends (the simplest program aborts every turn). REC-2: after a reopen too, which a
+    loop left crashed refuses."""
     machine = ConformanceMachine(ConformanceRun(ModelTarget))
     try:
         reads = LoopConfig(tools=(READ,))
@@ -907,6 +913,13 @@ def test_ADJ_4_ABORT_1_the_simplest_continuation_types_a_prompt_after_an_aborted
         machine.oracle.apply(ToolFinishes("c2", ToolSucceeded("B", ("b",))))
         assert isinstance(machine.phase, Idle)
         assert machine.ending_choice() == 2
+        machine.program.append(Recover())
+        assert machine.ending_choice() == 2
+        machine.program.clear()
+        for command in (SubmitUser(""), Abort("user")):
+            machine.oracle.apply(command)
+        assert isinstance(machine.phase, Idle)
+        assert machine.ending_choice() == 0
     finally:
         machine.target.close()
 
@@ -914,14 +927,19 @@ def test_ADJ_4_ABORT_1_the_simplest_continuation_types_a_prompt_after_an_aborted
 def test_ABORT_1_ABORT_3_ADJ_4_early_aborts_come_first_at_an_approval_and_after_a_commit() -> None:
     """ABORT-1, ABORT-3, ADJ-4: with `early_aborts` on (and crashed batches off, whose crash
     comes first), a step puts an abort first, once per batch, where a call waits for its
-    approval too (the cancelled answer; a loop writing it after the step ended needed a median
-    of 34.5 programs) and where a result committed while a later call runs (the turn ends
-    aborted with its contexts queued, a body succeeding after it gives none: 31 and 46)."""
+    approval in the first turn too (the cancelled answer; a loop writing it after the step
+    ended needed a median of 34.5 programs) and where a result committed while a later call
+    runs (the turn ends aborted with its contexts queued, a body succeeding after it gives
+    none: 31 and 46)."""
     gated = LoopConfig(tools=(READ,), hooks=(HookSpec("gate", "PreToolUse", "read"),))
     asking = _stepped(gated, *TWO_READS, HookAnswers(Ask()), HookAnswers(Pass())).phase
     aimed: swarming.Aimed = {("c1", "c2", "settled")}
     assert swarming.first_aim(_swarm("crashed_batches"), asking, aimed) == "abort"
     assert swarming.first_aim(_swarm(), asking, aimed) is None
+    # Only in the first turn: a later turn's approval is answered, and the deny after it shows.
+    assert isinstance(asking, Dispatching)
+    later = attrs.evolve(asking, turn=2)
+    assert swarming.first_aim(_swarm("crashed_batches"), later, aimed) is None
     reads = LoopConfig(tools=(READ,))
     committed = _stepped(reads, *TWO_READS, ToolFinishes("c1", ToolSucceeded("A", ("a",)))).phase
     assert swarming.first_aim(_swarm("crashed_batches"), committed, aimed) == "abort"
@@ -930,15 +948,89 @@ def test_ABORT_1_ABORT_3_ADJ_4_early_aborts_come_first_at_an_approval_and_after_
     assert swarming.first_aim(_swarm("crashed_batches"), committed, aimed) is None
 
 
+def test_ABORT_3_DEC_1_REC_2_aims_at_an_approval_beside_a_running_call_a_denied_call_and_idle() -> (
+    None
+):
+    """ABORT-3: an abort comes first, once per batch, where a call asks while an earlier one
+    runs, early aborts off too (a loop writing the cancelled answer with its call's result was
+    found on 3 batches of 20); a configuration hooking a safe call runs two at once beside the
+    partial-names one. DEC-1: no abort is aimed at a denied call past busy slots once an abort
+    drains the batch (refused aborts filled the simplest programs of one configuration).
+    REC-2: a crash is aimed at an idle loop, which the reopen repairs with nothing."""
+    gated = LoopConfig(
+        tools=(READ,), hooks=(HookSpec("gate", "PreToolUse", "read"),), max_parallel=2
+    )
+    beside = _stepped(gated, *TWO_READS, HookAnswers(Pass()), HookAnswers(Ask())).phase
+    assert isinstance(beside, Dispatching)
+    assert [slot.status for slot in beside.slots] == [RUNNING, ASKING]
+    aimed: swarming.Aimed = {("c1", "c2", "settled")}
+    assert swarming.first_aim(_swarm("early_aborts"), beside, aimed) == "abort"
+    assert swarming.first_aim(_swarm("early_aborts", "aborts"), beside, aimed) is None
+    hooking_safe_calls = [
+        config
+        for config in swarming.CONFIGS
+        if config.max_parallel > 1
+        and any(t.concurrency_safe and config.hooks_for(PRE_TOOL_USE, t.name) for t in config.tools)
+    ]
+    assert len(hooking_safe_calls) == 2, hooking_safe_calls
+    one_slot = LoopConfig(
+        tools=(READ,), hooks=(HookSpec("gate", "PreToolUse", "read"),), max_parallel=1
+    )
+    denied = (*TWO_READS, HookAnswers(Pass()), HookAnswers(Deny("no")))
+    assert denied_call_passed_busy_slots(_stepped(one_slot, *denied).phase, 1)
+    draining = _stepped(one_slot, *denied, Abort("user")).phase
+    assert not denied_call_passed_busy_slots(draining, 1)
+    idle = LoopState(one_slot).phase
+    assert swarming.aimed_disruptions(_swarm(), idle, "none") == ("crash", "none")
+    assert swarming.aimed_disruptions(_swarm("crashes"), idle, "none") == ("none",)
+
+
+def test_HOOK_2_HOOK_6_ABORT_1_the_simplest_answers_deny_and_ask_and_the_last_word_fits() -> None:
+    """HOOK-2: the simplest answers of the second call's two hooks are a deny and an ask (a
+    loop letting the ask outrank the deny needed a median of 26 programs while both leaned
+    alike), the first call's an ask and a rewrite. HOOK-6: the third hook's input fits where
+    an earlier hook's did not (a loop judging the first input supplied needed 83). ABORT-1:
+    early aborts are on in the simplest program."""
+    simplest = swarming.swarms(lambda _bound: 0)
+    assert simplest.early_aborts
+    calls = [ToolCallBlock(f"c{n}", "read", '{"file_path":"a.txt"}') for n in (1, 2)]
+    answers = [
+        [
+            swarming.pre_verdicts(
+                lambda _bound: 0, simplest, call, call_index=index, hook_index=hook
+            )
+            for hook in (0, 1)
+        ]
+        for index, call in enumerate(calls)
+    ]
+    assert [[type(answer) for answer in pair] for pair in answers] == [[Ask, Allow], [Deny, Ask]]
+    config = swarming.CONFIGS[4]
+    assert swarming.LAST_WORD in config.hooks
+    unfit = _stepped(
+        config,
+        SubmitUser(""),
+        ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),)),
+        HookAnswers(Allow("not an object")),
+        HookAnswers(Pass()),
+    ).phase
+    assert isinstance(unfit, Rewriting)
+    last = swarming.last_word(unfit, config)
+    assert isinstance(last, Allow), last
+    assert READ.input_problem(last.updated_input) is None
+
+
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
 @pytest.mark.no_cover
-def test_EXE_4_MODEL_3_the_simplest_program_sends_an_outcome_for_its_settled_call() -> None:
+def test_EXE_4_MODEL_3_ABORT_1_ADJ_4_the_simplest_program_sends_an_outcome_for_a_settled_call() -> (
+    None
+):
     """EXE-4, MODEL-3: the simplest program (every choice 0: Hypothesis's first example, and
     the tail of each new random prefix's simplest continuation among its first examples) sends
     an outcome for its first call once that settled and the second runs, deferring a context of
-    its own, and runs the batch to its end. A loop settling the running call with such an
-    outcome, or queueing its context, needed a median of 22 and 50.5 programs (batches 0-19)
-    and now needs one."""
+    its own. A loop settling the running call with such an outcome, or queueing its context,
+    needed a median of 22 and 50.5 programs (batches 0-19) and now needs one. ABORT-1, ADJ-4:
+    it then aborts (early aborts are on in it), the second call's body succeeds after the
+    abort, and the one more turn it types does the same and ends aborted."""
     budget = settings(
         max_examples=1,
         stateful_step_count=40,
@@ -957,6 +1049,8 @@ def test_EXE_4_MODEL_3_the_simplest_program_sends_an_outcome_for_its_settled_cal
             assert isinstance(command, ToolFinishes), program
             refused.append(command)
     assert [(c.call_id, c.outcome) for c in refused] == [
-        ("c1", ToolSucceeded("A", (swarming.refused_context("c1"),)))
+        (call_id, ToolSucceeded("A", (swarming.refused_context(call_id),)))
+        for call_id in ("c1", "c3")
     ], program
+    assert sum(isinstance(command, Abort) for command in program) == 2, program
     assert isinstance(state.phase, Idle), program

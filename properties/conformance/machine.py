@@ -451,11 +451,20 @@ class ConformanceMachine(RuleBasedStateMachine):
         that ended aborted, where the simplest types one more prompt: what an abort left
         behind (a context its batch queued or a body gave after it, an answer it owed) shows
         in the turn after it. Ended there, a loop delivering an aborted success's context in
-        the next turn needed a median of 46 programs (batches 0-19)."""
+        the next turn needed a median of 46 programs (batches 0-19). Only after the program's
+        first aborted turn: with early aborts in the simplest program (`swarm.FEATURE_ODDS`),
+        its every turn ended aborted and typed the next, up to the step count. So too after the
+        session was reopened: a loop that a reopen repairing nothing left crashed refuses that
+        prompt (REC-2)."""
         assert self.oracle.state is not None
-        last = self.oracle.state.log[-1] if self.oracle.state.log else None
-        aborted = isinstance(last, TurnEnded) and last.reason.get("kind") == "aborted"
-        return 2 if aborted else 0
+        if self.program and isinstance(self.program[-1], Recover):
+            return 2
+        log = self.oracle.state.log
+        last = log[-1] if log else None
+        if not (isinstance(last, TurnEnded) and _aborted(last)):
+            return 0
+        first = sum(isinstance(event, TurnEnded) and _aborted(event) for event in log) == 1
+        return 2 if first else 0
 
     def end(self, data: st.DataObject) -> None:
         """End the program here: settle and compare its tail, then stop Hypothesis's run of
@@ -682,6 +691,10 @@ def _cut_at_keyless_call(profile: Profile | None, config: LoopConfig) -> bool:
         and config.tool(call.name) is not None
         and profile.avoids(ModelReplies((call,)), config)
     )
+
+
+def _aborted(ended: TurnEnded) -> bool:
+    return ended.reason.get("kind") == "aborted"
 
 
 def _calls_run(phase: Phase) -> bool:

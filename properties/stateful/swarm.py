@@ -41,10 +41,12 @@ The situations a rule governs and the generator reaches on purpose:
   once per batch (`first_aim`);
 - aborts over a partly finished batch: with aborts on, a disruption comes mostly after some call
   settled while an earlier one still runs; and first, once per batch, while a call has yet to
-  pass the gate (ABORT-1: it is answered unstarted; `first_aim`); with `early_aborts` on too
-  (three programs of four, not the simplest), also while a call waits for its approval and
-  once a result committed while a later call runs, and the simplest continuation types one
-  more prompt after a turn that ended aborted (the conformance machine's `ending_choice`);
+  pass the gate (ABORT-1: it is answered unstarted; `first_aim`), or while it waits for its
+  approval and an earlier call runs (ABORT-3: the abort answers it cancelled at once); with
+  `early_aborts` on too (three programs of four, the simplest among them), also while a call
+  waits for its approval and once a result committed while a later call runs, and the
+  simplest continuation types one more prompt after a turn that ended aborted (the conformance
+  machine's `ending_choice`);
 - replies that repeat a call id (EXE-1), which every loop must refuse whole: in a quarter of the
   programs, now and then, a reply's last call takes its first call's id;
 - arguments blank to one of Python's `strip` and JavaScript's `trim` alone (EXE-2): with
@@ -162,6 +164,7 @@ from loopspec.model.state import (
     AwaitingModel,
     Dispatching,
     HookVote,
+    Idle,
     Rewriting,
 )
 from loopspec.properties.stateful import strategies as gen
@@ -211,10 +214,6 @@ def _half_the_time(choose: Choose) -> bool:
     return choose(2) == 1
 
 
-def _mostly_but_not_simplest(choose: Choose) -> bool:
-    return choose(4) != 0
-
-
 def _always(_choose: Choose) -> bool:
     # Drawn as nothing: on in every program but those of a target that cannot take it
     # (`swarms`' `without`), whose programs draw what they drew before.
@@ -230,8 +229,11 @@ def _always(_choose: Choose) -> bool:
 # gave a reason; in the other quarter each deny draws its reason (none in one deny of three).
 # Blank arguments are on in half the programs and off in the simplest: they add a call to every
 # batch, which a shrunk program (its choices lowered towards the simplest) would then all carry.
-# Early aborts are on in half the programs and off in the simplest (see `first_aim`): an abort
-# ending a batch before its denied call's result shows hides what a deny does. Hooks timing out
+# Early aborts are on in three programs of four and in the simplest (see `first_aim`), whose
+# first turn's approval the abort answers cancelled, the call behind it unstarted, and whose
+# second turn answers its approval, so the denied call after it shows what a deny does. Off in
+# the simplest, loops that forgot the second unstarted call, or wrote the cancelled answer
+# after the step, needed a median of 25 and 34.5 programs (batches 0-19). Hooks timing out
 # (a pass audited `error`) and rewrites giving a required key null are on in every program but
 # a real CLI's (conform's machine turns them off under a profile): an adapter answers each hook
 # with its verdict, and a CLI's own tool schema refuses a null key the model's tool takes.
@@ -242,7 +244,7 @@ FEATURE_ODDS: dict[str, Callable[[Choose], bool]] = {
     "out_of_order": _half_the_time,
     "silent_denials": _mostly,
     "blank_arguments": _half_the_time,
-    "early_aborts": _mostly_but_not_simplest,
+    "early_aborts": _mostly,
     "timed_out_hooks": _always,
     "null_keys": _always,
 }
@@ -332,6 +334,11 @@ def _with_last_word(config: LoopConfig) -> LoopConfig:
     return attrs.evolve(config, hooks=(*config.hooks, LAST_WORD))
 
 
+def _with_preread(config: LoopConfig) -> LoopConfig:
+    """`config` with `preread` too."""
+    return attrs.evolve(config, tools=(*config.tools, PARTIAL_TOOLS[1]))
+
+
 # A tool without required keys, which blank arguments (`{}`, EXE-2) fit: a loop that reads only
 # the empty string as `{}` (real dsh) ends such a call as invalid input where its body runs.
 # Every tool above requires a key, so blank arguments always ended their call unrun. It is left
@@ -378,14 +385,20 @@ def keyless_in_place(config: LoopConfig, name: str, arguments: str, number: int)
 # partial-names one. The bundled ones list the hooks of a call in id order, so a loop that ran
 # and merged them by id, not in configured order (HOOK-3, HOOK-4), passed every random program;
 # reversed, they are out of id order (`rewriter` before `guard`, `late` before `everything`).
+# The copy hooking bash and write has `preread` too, which no PreToolUse hook there matches
+# (its calls missing keys Python's `repr` quotes otherwise than plain quotes are then refused
+# as invalid input, TEXT-1, not in a hook's name, HOOK-6: a loop quoting missing keys plainly
+# needed a median of 49.5 programs, batches 0-19, while only the partial-names configuration
+# had the tool), and the copy hooking every call runs two calls at once (a safe call then asks
+# while an earlier one runs, ABORT-3: only the partial-names configuration had that shape).
 # Each has the tool without required keys too (`KEYLESS_TOOL`).
 CONFIGS = tuple(
     map(
         _with_keyless_tool,
         (
             *gen.CONFIGS,
-            _with_bash_post_hooks(gen.CONFIGS[1]),
-            _with_last_word(_with_bash_post_hooks(gen.CONFIGS[2])),
+            _with_preread(_with_bash_post_hooks(gen.CONFIGS[1])),
+            attrs.evolve(_with_last_word(_with_bash_post_hooks(gen.CONFIGS[2])), max_parallel=2),
             PARTIAL_NAMES_CONFIG,
         ),
     )
@@ -857,10 +870,14 @@ def pre_verdicts(
     mostly fitting the tool.
 
     The simplest answer (see `model_replies`) leans on the program's first feature for its
-    first call, its second for the second call, and so on (an ask with a rewrite, then a
-    deny, then a rewrite), and its input differs from hook to hook of a call: a simplest
-    continuation then shows an approval of a rewritten call, a denial and two hooks' rewrites
-    at once. The rotations leave every answer as likely as before."""
+    first call's first hook, its second for the second call's, and so on (an ask with a
+    rewrite, then a deny, then a rewrite), a call's next hook on the feature before its
+    previous hook's (the first call's second hook on the last feature, a rewrite; the second
+    call's on an ask), and its input differs from hook to hook of a call: a simplest
+    continuation then shows an approval of a rewritten call and a call one hook denies and
+    another asks about (denied: HOOK-2; a loop letting the ask outrank the deny needed a
+    median of 26 programs, batches 0-19, when both hooks of a call leaned alike). The
+    rotations leave every answer as likely as before."""
     identity = _identity(call.arguments)
     leaning, starts = _leanings(
         swarm.approvals,
@@ -880,7 +897,8 @@ def pre_verdicts(
                 return Pass()
             case _:
                 return _deny(choose, swarm, call, hook_index=hook_index)
-    lean = leaning[(choose(len(leaning)) + starts[call_index % len(starts)]) % len(leaning)]
+    start = starts[(call_index - hook_index) % len(starts)]  # (see the docstring)
+    lean = leaning[(choose(len(leaning)) + start) % len(leaning)]
     if lean == "deny":
         return _deny(choose, swarm, call, hook_index=hook_index)
     if lean == "identity" and _LONE_SURROGATE.search(call.arguments):
@@ -903,9 +921,11 @@ def pre_verdicts(
 def last_word(phase: Rewriting, config: LoopConfig) -> PreVerdict:
     """What `LAST_WORD` answers for the call its turn is: for calls of odd number, an input that
     fits the tool and that no earlier hook of the call supplied (the last input in configured
-    order wins, HOOK-3); for the others a pass, which erases no rewrite. A pass too where an
-    input would change what becomes of the call (an earlier hook's unfit input refused,
-    HOOK-6): tied to answers already drawn, so the program goes on as it did with two hooks."""
+    order wins, HOOK-3); for the others a pass, which erases no rewrite. The input fits also
+    where an earlier hook's did not (only the input in effect is judged, HOOK-6: a loop judging
+    the first input supplied needed a median of 83 programs, batches 0-19, while a pass took
+    its place there). A pass where the tool takes none of `_fitting`'s inputs and giving one
+    would change what becomes of the call."""
     index = phase.queue[0].call_index
     call = phase.reply.tool_calls[index]
     earlier = tuple(vote for vote in phase.votes if vote.call_index == index)
@@ -919,7 +939,9 @@ def last_word(phase: Rewriting, config: LoopConfig) -> PreVerdict:
     same_fate = (
         resolve_call(call, with_it, config).decision == resolve_call(call, earlier, config).decision
     )
-    return answer if same_fate else Pass()
+    tool = config.tool(call.name)
+    fits = tool is not None and tool.input_problem(new_input) is None
+    return answer if fits or same_fate else Pass()
 
 
 _SUCCESS_TEXTS = ("A", "B", exacting_text("file contents"))
@@ -1089,8 +1111,11 @@ def later_call_waits(phase: object) -> bool:
 def denied_call_passed_busy_slots(phase: object, cap: int) -> bool:
     """Whether a denied call of the batch passed the gate while the calls before it left no slot
     it could have started in (DEC-1: it does not wait for one), its result not yet committed.
-    An abort there finds it denied where a loop that made it wait finds it unstarted."""
-    if not isinstance(phase, Dispatching):
+    An abort there finds it denied where a loop that made it wait finds it unstarted. Not once
+    an abort drains the batch: every abort after it is refused, and the steps aiming one there
+    sent one refused abort after another to the end of the program (up to 30 in one), where
+    the body settling after the abort, and the turn after it, showed what an abort leaves."""
+    if not isinstance(phase, Dispatching) or phase.aborting is not None:
         return False
     safe = tuple(slot.concurrency_safe for slot in phase.slots)
     running = tuple(slot.status == RUNNING for slot in phase.slots)
@@ -1119,12 +1144,16 @@ def aimed_disruptions(
     (ABORT-1; 5 programs of 900 had one), mostly; input typed while the model request is
     awaited, which the reply after it, or the request's failure, must keep queued (ADJ-4,
     STEP-4; 121 of 900, the failure after it in 5), in half the disruptions there, so as many
-    aborts of the request stay; in a running batch, `batch_aims` first (`aimed`: what the
-    program aimed already)."""
+    aborts of the request stay; a crash while idle, in half the disruptions there, which the
+    session's reopen repairs with nothing (REC-2: the loop takes the next prompt; a loop left
+    crashed by such a reopen needed a median of 22.5 programs, batches 0-19); in a running
+    batch, `batch_aims` first (`aimed`: what the program aimed already)."""
     if swarm.aborts and approval_pending(phase):
         return ("abort", "abort", drawn)
     if swarm.interjections and isinstance(phase, AwaitingModel):
         return (drawn, "interject")
+    if swarm.crashes and isinstance(phase, Idle):
+        return ("crash", drawn)
     return (*batch_aims(swarm, phase, aimed), drawn)
 
 
@@ -1158,17 +1187,20 @@ def first_aim(swarm: Swarm, phase: object, aimed: Aimed) -> str | None:
     for a settled call where one finished and another still runs (EXE-4, MODEL-3; refused, it
     changes nothing), or for a call waiting for its approval (EXE-4: its body has not run; a
     loop looking the call up among those asking too needed a median of 119.5 programs), then an
-    abort where a call has yet to pass the gate (ABORT-1: it is
-    answered unstarted), then, with `crashed_batches` on, a crash while the last call runs, the
-    others' results written (REC-1: repair writes its result); with `early_aborts` on and
-    `crashed_batches` off, the abort also where a call waits for its approval, or else once a
-    result committed while a later call runs (medians of 34.5 to 46 programs for loops
-    mishandling what such an abort leaves: its cancelled answer, the contexts queued).
-    First, so the simplest continuation of each new random prefix among Hypothesis's first
-    examples sends them (index 0): left to the random draws, a loop settling the running call
-    with an outcome for another, queueing a refused outcome's context, skipping the call at the
-    gate when it aborts or writing a note in crash repair needed a median of 22, 50.5, 38.5 and
-    13.5 programs (batches 0-19)."""
+    abort where a call has yet to pass the gate (ABORT-1: it is answered unstarted), where no
+    approval is pending or one is while an earlier call runs (ABORT-3: the abort answers it
+    cancelled at once; a loop writing that answer with the call's result, once the earlier
+    call settled, was found on 3 batches of 20), then, with `crashed_batches` on, a crash
+    while the last call runs, the others' results written (REC-1: repair writes its result);
+    with `early_aborts` on and `crashed_batches` off, the abort also where a call waits for its
+    approval in the program's first turn, or else once a result committed while a later call
+    runs (medians of 34.5 to 46
+    programs for loops mishandling what such an abort leaves: its cancelled answer, the
+    contexts queued). First, so the simplest continuation of each new random prefix among
+    Hypothesis's first examples sends them (index 0): left to the random draws, a loop
+    settling the running call with an outcome for another, queueing a refused outcome's
+    context, skipping the call at the gate when it aborts or writing a note in crash repair
+    needed a median of 22, 50.5, 38.5 and 13.5 programs (batches 0-19)."""
     if not isinstance(phase, Dispatching):
         return None
     key = batch_key(phase)
@@ -1184,7 +1216,8 @@ def first_aim(swarm: Swarm, phase: object, aimed: Aimed) -> str | None:
     # Not while an approval is pending: the conformance machine's step aims its own aborts
     # there, and the simplest continuation answers the approval (an abort first ended such a
     # batch before a later call's deny showed: denied calls' mutants needed 7 to 11 programs).
-    # With `early_aborts` on, there too (`early`), and, after a crash's aim, once a result
+    # With `early_aborts` on, there too in the first turn (`early`; a later turn's approval is
+    # answered, and a deny after it shows), and, after a crash's aim, once a result
     # committed while a later call runs: what an abort does to a pending approval (ABORT-1,
     # ABORT-3), to contexts already queued (the turn still ends aborted) and to a body
     # succeeding after it (its result ABORTED, its contexts none) then shows in a simplest
@@ -1197,7 +1230,13 @@ def first_aim(swarm: Swarm, phase: object, aimed: Aimed) -> str | None:
         and not swarm.crashed_batches
         and (*key, "abort") not in aimed
     )
-    if swarm.aborts and at_the_gate and (early or not held) and (*key, "abort") not in aimed:
+    beside = held and RUNNING in statuses  # (ABORT-3, see the docstring)
+    if (
+        swarm.aborts
+        and at_the_gate
+        and ((early and phase.turn == 1) or beside or not held)
+        and (*key, "abort") not in aimed
+    ):
         return "abort"
     # The last call running, every other result written: the rest of the batch as it was.
     last = statuses.count(RUNNING) == 1 and statuses.count(COMMITTED) == len(statuses) - 1
