@@ -283,6 +283,25 @@ def test_EXE_2_HOOK_4_a_null_call_hooked_or_started_is_named_by_how_the_loop_rea
     assert_report_says([row], row[0], *says)
 
 
+@pytest.mark.parametrize(
+    ("raw", "readers"),
+    [
+        ("null", "JSON.parse(raw) ?? {}, JSON.parse(raw) || {} or json.loads(raw) or {}"),
+        ("0", "JSON.parse(raw) || {} or json.loads(raw) or {}"),
+        ("[]", "json.loads(raw) or {}"),
+    ],
+)
+def test_EXE_2_a_value_read_as_no_arguments_names_the_readers_that_replace_it(
+    raw: str, readers: str
+) -> None:
+    """EXE-2: every such call was told `JSON.parse(raw) ?? {}` read it as {}, and SPEC said
+    `??` takes 0, "" and [] for false: `??` replaces null alone, `||` null, false, 0 and "" (an
+    array is true to JavaScript), Python's `or` all five. Each value names the readers that
+    replace it."""
+    said = compare._falsy_read_as_empty(raw, "starts it")
+    assert said.endswith(f"a loop reading such a value as no arguments ({readers}) starts it")
+
+
 class TakesAnotherCause(ModelTarget):
     """The model, except that an abort of another cause than the one draining is taken: the
     turn ends with the later cause (a loop refusing only a repeat of the first abort)."""

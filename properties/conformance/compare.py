@@ -1029,8 +1029,8 @@ def _object_only_when_lossy(original: object) -> bool:
 
 
 def _falsy_json(original: object) -> bool:
-    """Whether arguments are JSON whose value is false to JavaScript's `??`/`||` or Python's
-    `or` (null, false, 0, "", []): no object, which a loop defaulting them to {} runs."""
+    """Whether arguments are JSON whose value some reader defaulting them to {} replaces (null,
+    false, 0, "", []: `_readers_replacing`): no object, which such a loop runs."""
     if not isinstance(original, str) or not original.strip():
         return False
     value = parse_arguments(original)
@@ -1039,15 +1039,28 @@ def _falsy_json(original: object) -> bool:
 
 
 def _falsy_read_as_empty(raw: object, instead: str) -> str:
-    """EXE-2's words on arguments `raw` that are JSON false to `??`, `||` or `or` (null, false,
-    0, "", []: `_falsy_json`), which a loop reading them as no arguments, {}, took for valid
-    input; `instead`: what that loop does with the call where the model does not."""
+    """EXE-2's words on arguments `raw` some reader replaces with {} (null, false, 0, "", []:
+    `_falsy_json`), which a loop reading them as no arguments took for valid input; `instead`:
+    what that loop does with the call where the model does not."""
     return (
         f"its arguments {spelled(raw)} are JSON whose value is not an object, which EXE-2 does "
         "not read as {} (only blank arguments are): the call ends as an INVALID_TOOL_INPUT error, "
-        "no hook sees it and its body never starts, where a loop reading a false-ish value as no "
-        f"arguments (JSON.parse(raw) ?? {{}}, json.loads(raw) or {{}}) {instead}"
+        "no hook sees it and its body never starts, where a loop reading such a value as no "
+        f"arguments ({_readers_replacing(raw)}) {instead}"
     )
+
+
+def _readers_replacing(raw: object) -> str:
+    """The readers, as code, that replace arguments `raw` (`_falsy_json`) with {}: JavaScript's
+    `??` replaces null alone, its `||` null, false, 0 and "" (an array is true to it), Python's
+    `or` all five."""
+    value = parse_arguments(raw) if isinstance(raw, str) else None
+    readers = [
+        *(["JSON.parse(raw) ?? {}"] if value is None else []),
+        *(["JSON.parse(raw) || {}"] if not isinstance(value, tuple) else []),
+        "json.loads(raw) or {}",
+    ]
+    return readers[0] if len(readers) == 1 else f"{', '.join(readers[:-1])} or {readers[-1]}"
 
 
 def _blank_to_javascript_only(original: object) -> bool:
@@ -3972,9 +3985,9 @@ def _falsy_call_hooked(
 ) -> str | None:
     """Why the target's hook/invoked `invoked` breaks EXE-2, when it names a call of `reply`
     whose input the model finds invalid (`invalid`: `_invalid_call_hooked`) and whose arguments
-    are JSON false to `??` or `or` (null, 0, []: `_falsy_json`), and a probe shows the target
+    some reader replaces with {} (null, 0, []: `_falsy_json`), and a probe shows the target
     judges a call of that tool with `1`, no object either, invalid without a hook: it read the
-    false-ish value as no arguments, {}, where a loop running hooks for any input (HOOK-4) runs
+    value as no arguments, {}, where a loop running hooks for any input (HOOK-4) runs
     them for that call too. None otherwise (`events`: what the target logged)."""
     call_id = _data(invoked).get("callId")
     call = next((c for c in reply.tool_calls if c.id == call_id), None) if reply else None
@@ -4461,7 +4474,7 @@ def _hooked_invalid_call(
     (a `probe`) is the one: a loop judging a registered tool's input alone skips the EXE-5
     kind. A loop that runs hooks whatever a call's input is HOOK-4's, not EXE-2's or EXE-5's,
     where a probe shows it (`_hooks_whatever_the_input`; `events`, what the target logged); a
-    HOOK-4 call whose arguments are JSON false to `??` or `or` (null, 0, []) is EXE-2's where a
+    HOOK-4 call whose arguments some reader replaces with {} (null, 0, []) is EXE-2's where a
     call of its tool with `1`, sent once the hooks pass, is answered invalid without a hook: the
     loop read the value as {}."""
     if config is None:
@@ -4519,8 +4532,8 @@ def _hooked_invalid_call(
             return "EXE-2", (
                 f"call {call_id}'s arguments {spelled(block.get('arguments'))} are JSON whose "
                 f"value is not an object (a call of {name} with 1, sent after it to tell, "
-                "the target judged invalid without a hook: it reads a false-ish value as no "
-                "arguments, {}, as JSON.parse(raw) ?? {} or json.loads(raw) or {} do, where "
+                "the target judged invalid without a hook: it reads such a value as no "
+                f"arguments, {{}}, as {_readers_replacing(block.get('arguments'))} does, where "
                 "EXE-2 reads only blank arguments so)"
             )
     return rule, why
