@@ -78,7 +78,7 @@ from loopspec.model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from loopspec.model.config import LoopConfig
+from loopspec.model.config import HookSpec, LoopConfig
 from loopspec.model.events import Event, ToolResultRecorded
 from loopspec.model.jsonvalue import FrozenMap, JsonValue, freeze, thaw
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
@@ -442,3 +442,26 @@ def test_PROTO_1_a_go_loop_holding_its_answer_in_a_bufio_writer_is_told_to_flush
     report told Perl's, Python's, Java's, Rust's and C's flushes, not Go's."""
     assert "a Go bufio.Writer" in process_target.UNFLUSHED
     assert "Go: w.Flush() after each line" in process_target.UNFLUSHED
+
+
+def test_RW_2_a_printed_rewrite_of_a_call_waiting_behind_another_is_named_RW_2() -> None:
+    """RW-2: the fmt.Sprint rewrite of a bash call waiting behind a read (as seeds 66 to 68 of
+    50-69 cut it down) has not run when the hook answers, so not every reader was seen to hold
+    the printed input and it read as RW-1; the run that agrees comes once the read settles."""
+    _name, printing, *_ = next(row for row in FIXED if row[0].startswith("a rewrite's input"))
+    reply = ModelReplies(
+        (
+            ToolCallBlock("c1", "read", '{"file_path":""}'),
+            ToolCallBlock("c2", "bash", '{"command":""}'),
+        )
+    )
+    answer = HookAnswers(Allow(updated_input=FrozenMap({"command": ""})))
+    rewriting = LoopConfig(tools=TOOLS, hooks=(HookSpec("rewriter", "PreToolUse", "bash"),))
+    row = (
+        "a printed rewrite behind a read",
+        printing,
+        rewriting,
+        (SubmitUser(""), reply, answer),
+        "RW-2",
+    )
+    assert_found(row, 'the arguments it runs with are "map[command:]", no JSON')

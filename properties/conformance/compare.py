@@ -2181,6 +2181,11 @@ def _arguments_rule(
                     "double (write the number's own text back)"
                 )
             printed = None if kept else _printed_not_encoded(call_id, situation, theirs)
+            if printed is not None and not reads_the_result:
+                # A call waiting behind an earlier one has not run yet: the run that agrees
+                # comes once the calls before it settle (round 19's fmt.Sprint rewrite of a
+                # bash call behind a read, seeds 66 to 68 of 50-69, read as RW-1).
+                shown = _shown_once_settled(call_id, target_events, config, probe, probed_runs)
             if printed is not None and _every_reader_holds(
                 call_id, printed, shown, (*executed, *probed_runs)
             ):
