@@ -2,14 +2,18 @@
 
 The factory returns a `loopspec.properties.conformance.target.ConformanceTarget`, for example an
 adapter around your own loop; `--loopspec-cmd=COMMAND` runs a driver-protocol process instead.
-A target option written wrongly, a module or factory that cannot be loaded, or a case folder
-pytest cannot write, stops pytest before it collects anything (a usage error, one line); a
-factory that makes no target fails each loopspec test with that line. Needs pytest 7 or newer.
+A target option written wrongly, a module or factory that cannot be loaded, a `--loopspec-cmd`
+process that exits or is still silent at the answer timeout before answering its first message
+(it is started when pytest starts, but in a mode running no test: `--collect-only`,
+`--fixtures`, `--markers`), or a case folder pytest cannot write, stops pytest before it
+collects anything (a usage error, exit 4, one line); a factory that makes no target fails each
+loopspec test with that line. Needs pytest 7 or newer.
 
 First, every saved case is replayed against that target as a test of its own, collected as its
 file (`loopspec-cases/case-ADJ-4-0.json::replay`; naming the file or that id runs the case
 alone): the `*.json` files of the case directory
-(`--loopspec-case-dir`, default `loopspec-cases/` in pytest's rootdir), of each
+(`--loopspec-case-dir`, default `loopspec-cases/` in pytest's rootdir, whose committed cases
+replay also when that option names another folder), of each
 `--loopspec-cases=PATH` (a directory, or one case file; repeatable), and each file named on the
 command line that holds a case, by its content, whatever its name (`pytest
 ~/Downloads/alice-case.json --loopspec-cmd=...`; named without a target, it stops pytest saying
@@ -126,8 +130,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--loopspec-case-dir",
         metavar="DIR",
         default=None,
-        help="where a failing program is saved as a replayable case; the cases already there "
-        f"are replayed first, one test each (default {DEFAULT_CASE_DIR}/ in the rootdir)",
+        help="where a failing program is saved as a replayable case; the cases already there, "
+        f"and those of {DEFAULT_CASE_DIR}/ in the rootdir, are replayed first, one test each "
+        f"(default {DEFAULT_CASE_DIR}/ in the rootdir)",
     )
     group.addoption(
         "--loopspec-cases",
@@ -228,7 +233,12 @@ def _saved_cases(config: pytest.Config, as_paths: Sequence[str] = ()) -> list[Pa
         where = config.getoption("--loopspec-case-dir") or folder
         raise refused(f"--loopspec-case-dir {where}: exists and is not a directory")
     named = [*named, *as_paths]
-    places = [(folder, None), *((_typed_path(given), given) for given in named)]
+    # The committed cases still replay where new ones are saved elsewhere (a read-only
+    # checkout's `--loopspec-case-dir="$RUNNER_TEMP/..."`): else that option dropped them.
+    committed = config.rootpath / DEFAULT_CASE_DIR
+    elsewhere = committed.is_dir() and committed.resolve() != folder.resolve()
+    kept = [(committed, None)] if elsewhere else []
+    places = [(folder, None), *kept, *((_typed_path(given), given) for given in named)]
     for place, given in places:
         if place.is_file():
             found.append(place.resolve())
@@ -379,7 +389,6 @@ def _restore_sigterm() -> None:
 def _end_after_cleaning_up(signum: int, _frame: object) -> None:
     """End what the targets left (their modules looked up, not imported: one not loaded left
     nothing), then end pytest by the signal's default action, as without this handler."""
-    import contextlib  # noqa: PLC0415 (only on SIGTERM)
     import signal  # noqa: PLC0415 (loaded by _clean_up_at_sigterm)
     import sys  # noqa: PLC0415 (likewise)
 
@@ -452,7 +461,7 @@ def _start_the_process(
     it collects anything when it never answers it (it exits, a script mistyped, or is silent at
     the answer timeout): the first saved case was failed for it, its file named as the cause.
     The process is kept for the first loopspec test (none is started twice). Not where pytest
-    runs no test (`--collect-only`), nor on pytest-xdist's workers, whose controller started
+    runs no test (`_runs_no_test`), nor on pytest-xdist's workers, whose controller started
     one (then ended it: its workers start their own)."""
     from loopspec.properties.conformance.process_target import (  # noqa: PLC0415 (as above)
         ProcessTargetError,
@@ -461,11 +470,7 @@ def _start_the_process(
     from loopspec.properties.stateful.strategies import CONFIGS  # noqa: PLC0415 (likewise)
 
     # No test runs here: a pytest-xdist worker's controller started one already.
-    if (
-        config.option.collectonly
-        or getattr(config.option, "help", False)
-        or hasattr(config, "workerinput")
-    ):
+    if _runs_no_test(config) or hasattr(config, "workerinput"):
         factory.close()
         return
     not_started: ProcessTargetError | None = None
@@ -482,8 +487,38 @@ def _start_the_process(
         said = with_wait_hint(not_started.message, "--loopspec-answer-timeout")
         raise refused(said, not_started.rule_id)
     if not distributed:
-        config.stash[STARTED_TARGET] = (factory, named)
-        config.add_cleanup(functools.partial(_end_untaken_target, config))
+        hand_on_started_target(config, factory, named)
+
+
+def hand_on_started_target(
+    config: pytest.Config, factory: SharedProcess, named: dict[str, str]
+) -> None:
+    """Keep the running `--loopspec-cmd` process for the next loopspec test to take
+    (`take_started_target`): the one started with pytest, or the saved cases' after the last of
+    them, for the random suite (a second start fell inside `--loopspec-max-seconds`)."""
+    config.stash[STARTED_TARGET] = (factory, named)
+    config.add_cleanup(functools.partial(_end_untaken_target, config))
+
+
+# The options of pytest's modes that run no test body: they list the tests (`--collect-only`),
+# the fixtures or markers, the cache, pytest's help, or set fixtures up alone. Looked up by
+# name with a default: a plugin giving one may be off (`-p no:cacheprovider`).
+_NO_TEST_MODES = (
+    "collectonly",
+    "help",
+    "showfixtures",
+    "show_fixtures_per_test",
+    "markers",
+    "setuponly",
+    "setupplan",
+    "cacheshow",
+)
+
+
+def _runs_no_test(config: pytest.Config) -> bool:
+    """Whether pytest runs in a mode that runs no test, where starting the `--loopspec-cmd`
+    process only cost its start-up, and one that never answered stopped `pytest --markers`."""
+    return any(getattr(config.option, mode, None) for mode in _NO_TEST_MODES)
 
 
 def take_started_target(
@@ -591,8 +626,9 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
-    """Add the saved cases, then the random suite, after the tests pytest collected; when the
-    command line names a saved case file, that is what runs (nothing is added).
+    """Add the saved cases (after the case folders' files not read as one), then the random
+    suite, after the tests pytest collected; when the command line names a saved case file,
+    that is what runs (nothing is added).
 
     The cases pytest did not meet, and the suite's module, are collected here, not named as
     command-line paths: pytest drops a path lying under another one it collects and never
@@ -610,6 +646,15 @@ def pytest_collection_modifyitems(
     if any(_names_a_file(config, argument, met) for argument in config.args):
         return
     items[:] = [item for item in items if not isinstance(item, SavedCase)]
+    # The files not read as cases first: the last saved case hands its process on to the suite
+    # right after it (`close_replay_target`).
+    for path, reason in config.stash.get(PASSED_OVER, []):
+        nodeid = f"{Path(os.path.relpath(path, config.rootpath)).as_posix()}::{SAVED_CASE_TEST}"
+        items.append(
+            PassedOverFile.from_parent(
+                session, name=SAVED_CASE_TEST, path=path, nodeid=nodeid, reason=reason
+            )
+        )
     for path in config.stash[SAVED_CASES]:
         if path in met:
             items.append(met[path])
@@ -618,13 +663,6 @@ def pytest_collection_modifyitems(
             nodeid = Path(os.path.relpath(path, config.rootpath)).as_posix()
             found = SavedCaseFile.from_parent(session, path=path, nodeid=nodeid)
             items.extend(session.genitems(found))
-    for path, reason in config.stash.get(PASSED_OVER, []):
-        nodeid = f"{Path(os.path.relpath(path, config.rootpath)).as_posix()}::{SAVED_CASE_TEST}"
-        items.append(
-            PassedOverFile.from_parent(
-                session, name=SAVED_CASE_TEST, path=path, nodeid=nodeid, reason=reason
-            )
-        )
     module = pytest.Module.from_parent(session, path=SUITE, nodeid=f"loopspec/{SUITE.name}")
     items.extend(session.genitems(module))
 
@@ -693,8 +731,12 @@ def _skipped_at_the_case(item: pytest.Item, report: pytest.TestReport) -> None:
         report.longrepr = cast("tuple[str, int, str]", (str(item.path), None, report.longrepr[2]))
 
 
+# Last: after pytest's own teardown of the case, which a failure raised before it skipped, and
+# the next test then failed at its setup ("previous item was not torn down properly").
+@pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    """After the last saved case in a row, end the target they replayed on."""
+    """After the last saved case in a row, end the target they replayed on, or hand a
+    `--loopspec-cmd` process on to the random suite when it runs next."""
     if SAVED_CASES not in item.config.stash:
         return
     from loopspec.properties.conformance.saved_cases import (  # noqa: PLC0415 (as above)
@@ -703,7 +745,7 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     )
 
     if isinstance(item, SavedCase) and not isinstance(nextitem, SavedCase):
-        close_replay_target(item.config)
+        close_replay_target(item.config, hand_on=nextitem is not None and nextitem.path == SUITE)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

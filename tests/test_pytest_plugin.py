@@ -19,9 +19,9 @@ from inner_pytest import USER_CONFTEST, InnerPytest
 from node_requirements import Need
 
 from loopspec.properties import pytest_plugin
-from loopspec.properties.cli.conform_run import counts_line
+from loopspec.properties.cli.conform_run import counts_line, nothing_checked
 from loopspec.properties.conformance import suite
-from loopspec.properties.conformance.run import run_conformance
+from loopspec.properties.conformance.run import RunReport, run_conformance
 
 # The plugin's pytest runs are in this process (InnerPytest), but for the one needing a
 # virtualenv of its own.
@@ -128,6 +128,30 @@ def test_PROTO_1_plugin_s_time_budget_ends_the_search_saying_what_it_checked(
     done = inner_pytest(inner_pytest.pytester.path, target, "--loopspec-impl", 1000, *more)
     assert done.returncode == status, done.stdout + done.stderr
     assert re.search(says, done.stdout), done.stdout
+
+
+@pytest.mark.parametrize(
+    ("max_seconds", "played", "says"),
+    [
+        (None, 0, "the search ended before the first program: nothing was checked"),
+        (
+            0.5,
+            3,
+            "the --loopspec-max-seconds 0.5 budget ended before the first program: only 3 of "
+            "SPEC.md section 12's presentation examples were played (none diverged), no random "
+            "program: give the search longer",
+        ),
+    ],
+    ids=["no budget", "a budget"],
+)
+def test_PROTO_1_plugin_says_why_a_suite_running_no_program_has_no_verdict(
+    max_seconds: float | None, played: int, says: str
+) -> None:
+    """PROTO-1: the suite's words for a search that ran no program are conform's, from one
+    helper naming the option as given; without a budget they formatted None (a TypeError)."""
+    report = RunReport("t", frozenset(), 0, 0, 0.0, None, (), None, {}, {},
+                       presentation_examples=played)  # fmt: skip
+    assert nothing_checked(report, max_seconds, suite.MAX_SECONDS) == says
 
 
 def test_PROTO_1_plugin_fails_a_mutant_and_names_the_rule(
@@ -655,13 +679,20 @@ def test_SAFE_5_plugin_fails_a_target_leaving_without_bye_in_one_line(
 ) -> None:
     """SAFE-5: a --loopspec-cmd process that conforms and then exits at shutdown without `bye`
     fails the suite with one line saying so (it failed with a traceback through loopspec's
-    process target)."""
-    misbehaving = shlex.join(
-        [sys.executable, str(TESTS / "misbehaving_target.py"), "nobye", "1000000"]
-    )
-    # Two programs: what fails is the shutdown after them, whatever the run's length.
-    done = inner_pytest(tmp_path, misbehaving, "--loopspec-cmd", examples=2)
+    process target). The process started with pytest replays the saved case and is handed on
+    to the suite (the adapter writes a line per start); the suite started a second one, whose
+    start-up fell inside --loopspec-max-seconds."""
+    _write_case(tmp_path / "loopspec-cases" / "a.json", "TURN-2", _ASKS, _ANSWERS)
+    starts = tmp_path / "starts"
+    adapter = tmp_path / "counting.sh"
+    target = shlex.join([sys.executable, str(TESTS / "misbehaving_target.py"), "nobye", "1000000"])
+    adapter.write_text(f"echo started >> {shlex.quote(str(starts))}\nexec {target}\n")
+    # Two programs: what fails is the shutdown after them, whatever the run's length. No -x.
+    loop = shlex.join(["sh", str(adapter)])
+    done = inner_pytest(tmp_path, loop, "--loopspec-cmd", 2, "-p", "no:randomly")
+    assert starts.read_text().splitlines() == ["started"]
     assert done.returncode == 1, done.stdout + done.stderr
+    assert "1 failed, 1 passed" in done.stdout, done.stdout
     said = "loopspec: error: [PROTO-1] after a conforming run: "
     assert said in done.stdout, done.stdout
     assert "instead of answering shutdown" in done.stdout
@@ -1007,19 +1038,27 @@ def test_SAFE_5_plugin_replays_saved_cases_on_one_process_and_names_its_failed_s
 ) -> None:
     """SAFE-5: the saved cases share one --loopspec-cmd process, reset between them as conform's
     programs are (the adapter writes a line per start), and a process that leaves without `bye`
-    fails the last case's teardown with one line saying so, not a traceback."""
+    fails the last case's teardown with one line saying so, not a traceback. A test run after
+    it (here a user's, moved last by their conftest) still runs: it failed at its setup,
+    "previous item was not torn down properly", the case's teardown cut short by the error."""
     _write_case(tmp_path / "loopspec-cases" / "a.json", "TURN-2", _ASKS, _ANSWERS)
     _write_case(tmp_path / "loopspec-cases" / "b.json", "TURN-2", _ASKS)
+    (tmp_path / "test_mine.py").write_text("def test_mine():\n    pass\n", encoding="utf-8")
     starts = tmp_path / "starts"
     adapter = tmp_path / "counting.sh"
     target = shlex.join([sys.executable, str(TESTS / "misbehaving_target.py"), "nobye", "1000000"])
     adapter.write_text(f"echo started >> {shlex.quote(str(starts))}\nexec {target}\n")
-    done = inner_pytest(
-        tmp_path, shlex.join(["sh", str(adapter)]), "--loopspec-cmd", 1, "-k", "saved_case"
+    mine_last = (
+        "\ndef pytest_collection_modifyitems(items):\n"
+        "    items.sort(key=lambda item: item.name == 'test_mine')\n"
     )
+    done = inner_pytest(
+        tmp_path, shlex.join(["sh", str(adapter)]), "--loopspec-cmd", 1,
+        "-k", "saved_case or mine", conftest_end=mine_last,
+    )  # fmt: skip
     out = done.stdout
     assert done.returncode == 1, out + done.stderr
-    assert "2 passed, 1 deselected, 1 error" in out, out
+    assert "3 passed, 1 deselected, 1 error" in out, out
     assert starts.read_text().splitlines() == ["started"]
     said = "loopspec: error: [PROTO-1] after the saved cases replayed: "
     assert said in out, out
@@ -1095,6 +1134,41 @@ def test_PROTO_1_plugin_reports_a_renamed_case_beside_real_ones_as_skipped(
             f"but not ending in .json, not replayed: {name} (rename it to end in .json to "
             "replay it)\n"
         ) in out, out
+
+
+@pytest.mark.parametrize("mode", ["--fixtures", "--markers", "--setup-plan"])
+def test_PROTO_1_plugin_starts_no_cmd_process_where_pytest_runs_no_test(
+    inner_pytest: InnerPytest, mode: str
+) -> None:
+    """PROTO-1: where pytest runs no test (`--fixtures`, `--markers`, `--setup-plan`, as
+    `--collect-only` and `--help`), the --loopspec-cmd process is not started: it was, only to
+    be ended, and one that exits before its first answer (here at once) stopped `pytest
+    --markers` with the plugin's usage error, exit 4."""
+    done = inner_pytest(inner_pytest.pytester.path, "sh -c 'exit 3'", "--loopspec-cmd", 1, mode)
+    assert done.returncode == pytest.ExitCode.OK, done.stdout + done.stderr
+    assert "loopspec:" not in done.stderr, done.stderr
+
+
+def test_PROTO_1_plugin_replays_the_committed_cases_where_new_ones_are_saved_elsewhere(
+    inner_pytest: InnerPytest,
+) -> None:
+    """PROTO-1: `--loopspec-case-dir` naming another folder (a read-only checkout's
+    `"$RUNNER_TEMP/loopspec-cases"`, as the plugin's refusal advises) still replays the cases
+    committed in `loopspec-cases/` in the rootdir: that folder alone was read, and a CI job
+    following the advice ran none of its regression cases. (`--collect-only`: nothing runs.)"""
+    root = inner_pytest.pytester.path
+    _write_case(root / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS)
+    _write_case(root / "elsewhere" / "case-TURN-2-1.json", "TURN-2", _ASKS)
+    done = inner_pytest(
+        root, "sh -c 'exit 3'", "--loopspec-cmd", 1, "--co", "--loopspec-case-dir=elsewhere"
+    )
+    assert done.returncode == pytest.ExitCode.OK, done.stdout + done.stderr
+    collected = [line for line in done.stdout.splitlines() if "::" in line]
+    assert collected == [
+        "elsewhere/case-TURN-2-1.json::replay",
+        "loopspec-cases/case-TURN-2-0.json::replay",
+        "loopspec/suite.py::test_target_conforms_to_the_model",
+    ], done.stdout
 
 
 def test_PROTO_1_plugin_runs_its_tests_when_loopspec_is_installed_in_the_project_s_own_venv(

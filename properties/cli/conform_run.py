@@ -451,6 +451,27 @@ def budget_note(
     return f"{budget} ended the shrinking: the smallest program found by then is shown"
 
 
+def nothing_checked(
+    report: RunReport, max_seconds: float | None, option: str = "--max-seconds"
+) -> str:
+    """Why a run that ran no program has no verdict (conform's exit 2, the plugin's failure).
+    Only a time budget ends the search before its first program; worded without one anyway.
+    `option` names the budget as the user gave it, as in `budget_note`."""
+    ended = (
+        "the search ended" if max_seconds is None else f"the {option} {max_seconds:g} budget ended"
+    )
+    # SPEC.md section 12's rows, played first, make no verdict on the rules; but "nothing was
+    # checked" after 41 of them passed was not true.
+    played = report.presentation_examples
+    checked = (
+        f"only {played} of SPEC.md section 12's presentation examples were played (none "
+        "diverged), no random program: give the search longer"
+        if played
+        else "nothing was checked"
+    )
+    return f"{ended} before the first program: {checked}"
+
+
 def _text_report(
     report: RunReport,
     case_path: Path | None,
@@ -857,24 +878,7 @@ def run_conform(args: argparse.Namespace) -> int:
     if report.examples == 0 and report.divergence is None and not exhaustive_ran:
         # No program ran, so no verdict: a pass here would be a CI job green on nothing (the
         # exhaustive pass's programs count: it was skipped, or the budget ended it first).
-        # Only a budget ends the search before its first program; worded without one anyway.
-        budget = args.max_seconds
-        ended = (
-            "the search ended" if budget is None else f"the --max-seconds {budget:g} budget ended"
-        )
-        # SPEC.md section 12's rows, played first, do not make a verdict on the rules; but
-        # "nothing was checked" after 41 of them passed was not true.
-        played = report.presentation_examples
-        checked = (
-            f"only {played} of SPEC.md section 12's presentation examples were played (none "
-            "diverged), no random program: give the search longer"
-            if played
-            else "nothing was checked"
-        )
-        print(
-            f"loopspec: error: {ended} before the first program: {checked}",
-            file=sys.stderr,
-        )
+        print(f"loopspec: error: {nothing_checked(report, args.max_seconds)}", file=sys.stderr)
         if unclosed is not None:  # the target was started (its probe) and failed to end
             _print_unclosed(unclosed, after="after the budget ended")
         return 2

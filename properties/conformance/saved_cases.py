@@ -36,6 +36,7 @@ from loopspec.properties.conformance.compare import spec_pointer
 from loopspec.properties.conformance.run import (
     PYTEST_OPTIONS,
     Replay,
+    SharedProcess,
     TargetError,
     TargetFactory,
     UndeclaredCapability,
@@ -50,6 +51,7 @@ from loopspec.properties.pytest_plugin import (
     SAVED_CASE_TEST,
     SAYS_NOTHING_PROPERTY,
     as_typed,
+    hand_on_started_target,
     rerun_command,
     stop_when_not_started,
     take_started_target,
@@ -88,14 +90,21 @@ def _replay_target(config: pytest.Config) -> _Target:
     return config.stash[_REPLAY_TARGET]
 
 
-def close_replay_target(config: pytest.Config, *, quietly: bool = False) -> None:
+def close_replay_target(
+    config: pytest.Config, *, quietly: bool = False, hand_on: bool = False
+) -> None:
     """End the saved cases' target, after the last of them (the plugin's teardown hook). A
     process that leaves without `bye` fails that case's teardown, saying so, unless `quietly`
-    (pytest stopping early)."""
+    (pytest stopping early). With `hand_on` (the random suite runs next), a `--loopspec-cmd`
+    process is kept running for the suite to take: started again there, its start-up fell
+    inside `--loopspec-max-seconds` (a process a case broke is replaced at the next reset)."""
     target = config.stash.get(_REPLAY_TARGET, None)
     if target is None or target.factory is None:
         return
     del config.stash[_REPLAY_TARGET]
+    if hand_on and isinstance(target.factory, SharedProcess):
+        hand_on_started_target(config, target.factory, target.named)
+        return
     unclosed: LoopSpecError | None = None
     try:
         close_factory(target.factory)

@@ -31,6 +31,7 @@ from loopspec.properties.cli.conform_run import (
     budget_note,
     counterexample_lines,
     counts_line,
+    nothing_checked,
     save_case,
     with_saved_program,
 )
@@ -102,7 +103,8 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
     """Every random command program gives the same observations from the target and the model."""
     folder = case_folder(request.config)
     # From the suite's start (an --impl target's start-up included; a --cmd process started
-    # with pytest): the tests and saved cases before it are sized apart.
+    # with pytest, then handed on by the saved cases): the tests and saved cases before it are
+    # sized apart.
     max_seconds: float | None = request.config.getoption("--loopspec-max-seconds")
     deadline = None if max_seconds is None else clock() + max_seconds
     # A target that cannot be loaded or breaks (SAFE-5) fails with the line `loopspec conform`
@@ -159,7 +161,8 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
             said = with_wait_hint(said, "--loopspec-answer-timeout")
             pytest.fail(f"loopspec: error: {said}", pytrace=False)
         if report.examples == 0:  # as conform's exit 2: a pass here would be green on nothing
-            pytest.fail(f"loopspec: error: {_nothing_checked(report, max_seconds)}", pytrace=False)
+            said = nothing_checked(report, max_seconds, MAX_SECONDS)
+            pytest.fail(f"loopspec: error: {said}", pytrace=False)
         # What the pass is worth, as conform's verdict says it: `pytest -rP` shows it, and a
         # JUnit report keeps it as the test's output.
         statuses = Counter(row["status"] for row in rule_table(report))
@@ -222,21 +225,6 @@ def _on_ci() -> bool:
 
 MAX_SECONDS = "--loopspec-max-seconds"
 """The plugin's time budget, as a report names it (conform's `--max-seconds`)."""
-
-
-def _nothing_checked(report: RunReport, max_seconds: float | None) -> str:
-    """Why a run that ran no program has no verdict, as `conform` says it (exit 2 there): only
-    a time budget ends the search before its first program."""
-    budget = f"the {MAX_SECONDS} {max_seconds:g} budget ended"
-    ended = "the search ended" if max_seconds is None else budget
-    played = report.presentation_examples
-    checked = (
-        f"only {played} of SPEC.md section 12's presentation examples were played (none "
-        "diverged), no random program: give the search longer"
-        if played
-        else "nothing was checked"
-    )
-    return f"{ended} before the first program: {checked}"
 
 
 def counterexample_failure(
