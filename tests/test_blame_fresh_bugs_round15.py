@@ -46,12 +46,14 @@ import fnmatch
 import re
 from collections.abc import Callable
 from types import MappingProxyType
+from typing import Any
 
 import attrs
 import pytest
 from fresh_bugs import (
     FreshBug,
     assert_found,
+    blamed,
     calls,
     copied,
     names,
@@ -342,6 +344,41 @@ def test_HOOK_2_a_pass_audited_error_read_as_a_deny_is_named_where_its_denial_sh
         "PreToolUse hooks pass or allow it, one a pass whose audit records 'error'",
         "where the target denies it, as if the audit's word were the verdict",
     )
+
+
+class FailsWithACodeOfItsOwn(FailsClosedByDefault):
+    """`FailsClosedByDefault`, except that its result for the call carries an error code of its
+    own (HOOK_FAILED): an error, but no denial (a deny's result has no code)."""
+
+    def apply(self, command: Command) -> Observation:
+        seen = super().apply(command)
+        coded = {"code": "HOOK_FAILED", "message": "failed"}
+        events = tuple(
+            {**e, "data": {**e["data"], "error": coded}} if _a_denial(e) else e for e in seen.events
+        )
+        return attrs.evolve(seen, events=events)
+
+
+def _a_denial(event: dict[str, Any]) -> bool:
+    """Whether `event` is a tool/result that is an error with no code (a deny's)."""
+    if event.get("type") != "tool/result" or isinstance(event["data"].get("error"), dict):
+        return False
+    return event["data"]["message"]["content"][0].get("isError") is True
+
+
+@pytest.mark.parametrize(
+    ("row", "rule"), list(zip(FAILED_OPEN_LATER[:2], ["SCHED-2", "SCHED-1"], strict=True))
+)
+def test_SCHED_2_SCHED_1_a_coded_error_for_a_hook_failing_open_is_no_denial(
+    row: FreshBug, rule: str
+) -> None:
+    """SCHED-2, SCHED-1: a loop answering a call whose hook failed open with an error of its own
+    code (HOOK_FAILED), then letting a later call on early, was told "where the target denies
+    it": any result of the call was read as its denial. Only an error with no code is one."""
+    _name, _bug, config, program, _rule = row
+    divergence = blamed(FailsWithACodeOfItsOwn, config, program)
+    assert divergence.rule_id == rule, divergence.what
+    assert "denies it" not in divergence.what
 
 
 def _aborts_judged_calls_too(draft: Draft, phase: Dispatching) -> Dispatching:

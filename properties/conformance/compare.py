@@ -4894,7 +4894,7 @@ def _failed_open_before(
         words = _failed_open(earlier, program, config)
         if words is None:
             continue
-        if _result_for(earlier, target_events) or (
+        if _denial_for(earlier, target_events) or (
             _merge_shown_by_probe(earlier, config, history, probe, target_events) == "denied"
         ):
             return f"{words}, so call {call_id} went on early"
@@ -4923,7 +4923,7 @@ def _asked_yet_answered_before(
             or situation.approval is not None
         ):
             continue
-        answered = _result_for(earlier, target_events)
+        answered = _denial_for(earlier, target_events)
         shown = (
             "denied"
             if answered
@@ -5417,7 +5417,7 @@ def _rewrite_on_a_denial(
             "answers to a deny (deny > ask > allow > pass), and applied the input of a hook "
             "that did not deny"
         )
-    shown = "denied" if _result_for(call_id, target_events) else None
+    shown = "denied" if _denial_for(call_id, target_events) else None
     shown = shown or _merge_shown_by_probe(call_id, config, history, probe, target_events)
     if shown in ("asked", "ran"):
         done = "asked the user about it" if shown == "asked" else "ran it"
@@ -5494,9 +5494,22 @@ def _merge_shown_by_probe(
             e.get("type") == "approval/asked" and _call_id_of(e) == call_id for e in probed.events
         ):
             return "asked"
-        if _result_for(call_id, probed.events):
+        if _denial_for(call_id, probed.events):
             return "denied"
     return None
+
+
+def _denial_for(call_id: str | None, events: Sequence[Event]) -> bool:
+    """Whether `events` hold a denial of call `call_id`: a tool/result that is an error with no
+    code, as a deny's is (a result with a code, INVALID_TOOL_INPUT or one of the loop's own, is
+    no denial, as `_extra` reads one)."""
+    return any(
+        e.get("type") == "tool/result"
+        and _call_id_of(e) == call_id
+        and _is_error(e)
+        and _error_code(e) is None
+        for e in events
+    )
 
 
 def _deny_outranked(
