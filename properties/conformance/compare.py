@@ -1491,7 +1491,12 @@ def _unregistered_input_probed(
     falsy = _falsy_json(original)
     sent = "1" if falsy else "[]"
     judged = no_object_call_judged(
-        call_id, name, [*history, *target_events], config=config, probe=probe, arguments=sent
+        call_id,
+        name,
+        _target_log(history, target_events),
+        config=config,
+        probe=probe,
+        arguments=sent,
     )
     about = f"the result of call {call_id} differs"
     if judged in ("unknown", "hooked"):
@@ -1776,7 +1781,7 @@ def _result_rule(
             merge_without_the_askers_input(
                 call_id,
                 {hook: reading for hook, reading, _supplied in answers},
-                [*history, *target_events],
+                _target_log(history, target_events),
                 config,
                 probe,
             )
@@ -3070,7 +3075,12 @@ def _changed(
             invalid = _invalid_call_hooked(config, got, in_hand)
             lossy = _lossy_call_hooked(got, in_hand)
             unjudged = _unregistered_input_unjudged(
-                invalid, got, in_hand, [*history, *target_events], config=config, probe=probe
+                invalid,
+                got,
+                in_hand,
+                _target_log(history, target_events),
+                config=config,
+                probe=probe,
             )
             if unjudged is not None:
                 return "EXE-5", f"{named}: {unjudged}"
@@ -3090,7 +3100,11 @@ def _changed(
                 return "EXE-2", f"{named}: {falsy}"
             if invalid is not None and lossy is not None:
                 whatever = _hooks_whatever_the_input(
-                    lossy, _tool_in_hand(lossy, in_hand), [*history, *target_events], config, probe
+                    lossy,
+                    _tool_in_hand(lossy, in_hand),
+                    _target_log(history, target_events),
+                    config,
+                    probe,
                 )
                 if whatever is not None:
                     # It runs hooks whatever the input, no reader's at fault: HOOK-4's.
@@ -3115,7 +3129,7 @@ def _changed(
                     _hooks_whatever_the_input(
                         hooked,
                         _tool_in_hand(hooked, in_hand),
-                        [*history, *target_events],
+                        _target_log(history, target_events),
                         config,
                         probe,
                     )
@@ -3682,7 +3696,7 @@ def _missing(
                     f"{lacks}: a call's {_BLANK_TO_ONE_READER} no more hooks run, and the reply "
                     "is committed" + _unregistered_hint(config, want)
                 )
-            target_log = [*history[: len(history) - len(model_events)], *target_events]
+            target_log = _target_log(history, target_events, model_events)
             invalid = _hooked_invalid_call(config, want, command, probe, target_log)
             if isinstance(command, HookAnswers | ModelReplies) and invalid is not None:
                 # The target waits for hooks of a call no hook may see (it read as ORD-1); a
@@ -5251,7 +5265,7 @@ def _extra(
         case "assistant/message":
             if isinstance(command, ModelReplies) and _commits_as_javascript(config, command):
                 unhooked = _unregistered_left_unhooked(
-                    command, [*history, *target_events], config, probe
+                    command, _target_log(history, target_events, model_events), config, probe
                 )
                 if unhooked is not None:
                     return "EXE-5", f"{adds}: {unhooked}"
@@ -5903,10 +5917,19 @@ def _post_hooks_counted_otherwise(
     return None
 
 
-def _target_log(history: Sequence[Event], target_events: Sequence[Event]) -> list[Event]:
-    """What the target logged so far: the model's `history` before the seq the target's events
-    of this command, `target_events`, start at (the two logs agreed up to this command), then
-    those events; `history` whole before them when none carries an integer seq."""
+def _target_log(
+    history: Sequence[Event],
+    target_events: Sequence[Event],
+    model_events: Sequence[Event] | None = None,
+) -> list[Event]:
+    """What the target logged so far, as the probes blaming a divergence continue it: the
+    model's `history` (this command's events included, as `classify` has it) without this
+    command's events, the two logs having agreed up to this command, then the target's of this
+    command, `target_events`. This command's model events are `model_events` where the caller
+    has them (the last of `history`), else those from the seq the target's events start at;
+    `history` is kept whole where none carries an integer seq."""
+    if model_events is not None:
+        return [*history[: len(history) - len(model_events)], *target_events]
     seqs = [e.get("seq") for e in target_events]
     first = next((seq for seq in seqs if isinstance(seq, int)), None)
     kept = [e for e in history if first is None or _seq_before(e, first)]
