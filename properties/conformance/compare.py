@@ -92,14 +92,17 @@ from loopspec.properties.conformance.call_again import (
     settling,
     winner_shown,
 )
-from loopspec.properties.conformance.event_fields import Event, call_record
-from loopspec.properties.conformance.event_fields import approval_asked_for as _approval_asked_for
-from loopspec.properties.conformance.event_fields import call_id_of as _call_id_of
-from loopspec.properties.conformance.event_fields import data_of as _data
-from loopspec.properties.conformance.event_fields import error_code as _error_code
-from loopspec.properties.conformance.event_fields import message_text as _message_text
-from loopspec.properties.conformance.event_fields import result_for as _result_for
-from loopspec.properties.conformance.event_fields import whitespace_only as _whitespace_only
+from loopspec.properties.conformance.event_fields import (
+    Event,
+    approval_asked_for,
+    call_id_of,
+    call_record,
+    data_of,
+    error_code,
+    message_text,
+    result_for,
+    whitespace_only,
+)
 from loopspec.properties.conformance.history_change import comparable_change
 from loopspec.properties.conformance.history_rule import history_rule
 from loopspec.properties.conformance.json_diff import labelled_json_diff
@@ -507,7 +510,7 @@ def _reordered(difference: _Difference, expected: Observation, actual: Observati
 def hook_named(event: Event) -> str:
     """A hook audit event's hook, as a report names it: its handler id, or (where a profile
     erased the id, which the implementation spells its own way) its point and matcher."""
-    data = _data(event)
+    data = data_of(event)
     handler = data.get("handlerId")
     if isinstance(handler, str):
         return f"hook {handler}"
@@ -517,16 +520,16 @@ def hook_named(event: Event) -> str:
 def _unstarted_call_words(result: Event, model_events: Sequence[Event]) -> str:
     """What an abort owes the call whose result `result` is, in words naming the call, why it
     never started (waiting at the gate, or for its approval) and the result's code."""
-    call_id = _call_id_of(result)
+    call_id = call_id_of(result)
     code = (
-        _data(result).get("error", {}).get("code")
-        if isinstance(_data(result).get("error"), dict)
+        data_of(result).get("error", {}).get("code")
+        if isinstance(data_of(result).get("error"), dict)
         else None
     )
     cancelled = any(
         event.get("type") == "approval/decided"
-        and _data(event).get("outcome") == "cancelled"
-        and _data(event).get("id") == f"approval-{call_id}"
+        and data_of(event).get("outcome") == "cancelled"
+        and data_of(event).get("id") == f"approval-{call_id}"
         for event in model_events
     )
     waiting = (
@@ -586,7 +589,7 @@ def _situation(call_id: str | None, history: Sequence[Event]) -> _Situation:
     approval: str | None = None
     original: object = None
     for event in history:
-        data = _data(event)
+        data = data_of(event)
         kind = event.get("type")
         if kind == "hook/result" and data.get("callId") == call_id:
             if data.get("point") == "PreToolUse":
@@ -625,7 +628,7 @@ def _pre_answers(call_id: str | None, history: Sequence[Event]) -> list[tuple[st
     the decision it reads as (HOOK-1, HOOK-2), and whether it supplied an input."""
     answers: list[tuple[str, str, bool]] = []
     for event in _calls_step(call_id, history):
-        data = _data(event)
+        data = data_of(event)
         if (
             event.get("type") == "hook/result"
             and data.get("callId") == call_id
@@ -643,7 +646,7 @@ def _failed_closed(
     """Why a call the target started is denied, where the model's result for it is a denial
     and the only hooks that could have denied it are audited `error`: a hook that failed under
     fail-closed (HOOK-7), which a loop may take for no decision. None otherwise."""
-    if call_id not in started or _error_code(want) is not None or not _is_refusal(want):
+    if call_id not in started or error_code(want) is not None or not _is_refusal(want):
         return None
     answers = _pre_answers(call_id, history)
     failed = [hook for hook, reading, _supplied in answers if reading == "error"]
@@ -672,7 +675,7 @@ def _denied_yet_run(
     where its body would start, a call it treats as started."""
     if call_id not in started and refused_at_gate is None:
         return None
-    if _error_code(want) is not None or not _is_refusal(want):
+    if error_code(want) is not None or not _is_refusal(want):
         return None
     answers = _pre_answers(call_id, history)
     denied = [hook for hook, reading, _supplied in answers if reading == "deny"]
@@ -724,12 +727,12 @@ def _refused_rewrite(
     hook's input instead is HOOK-3's alone, and is judged where its arguments differ."""
     refused = any(
         e.get("type") == "tool/result"
-        and _call_id_of(e) == call_id
-        and REWRITE_REFUSED_WORDS in json.dumps(_data(e).get("message"))
+        and call_id_of(e) == call_id
+        and REWRITE_REFUSED_WORDS in json.dumps(data_of(e).get("message"))
         for e in model_events
     )
     applied = any(
-        e.get("type") == "tool/call" and _call_id_of(e) == call_id and _data(e).get("rewrite")
+        e.get("type") == "tool/call" and call_id_of(e) == call_id and data_of(e).get("rewrite")
         for e in target_events
     )
     if applied:
@@ -783,12 +786,12 @@ def _dropped_by_an_ask(call_id: str | None, history: Sequence[Event]) -> str | N
 
 
 def _reason_kind(event: Event | None) -> object:
-    reason = _data(event).get("reason")
+    reason = data_of(event).get("reason")
     return reason.get("kind") if isinstance(reason, dict) else None
 
 
 def _abort_cause_of(event: Event) -> object:
-    reason = _data(event).get("reason")
+    reason = data_of(event).get("reason")
     inner = reason.get("reason") if isinstance(reason, dict) else None
     return inner.get("kind") if isinstance(inner, dict) else None
 
@@ -842,7 +845,7 @@ def _abort_rule(phase: str) -> str:
 
 def _turn_end_rule(want: Event, got: Event | None, command: Command, phase: str) -> tuple[str, str]:
     """Which rule prescribes the model's turn/end reason."""
-    reason = _data(got).get("reason") if got is not None else None
+    reason = data_of(got).get("reason") if got is not None else None
     if got is not None and not (isinstance(reason, dict) and isinstance(reason.get("kind"), str)):
         return (
             "TURN-5",
@@ -855,7 +858,7 @@ def _turn_end_rule(want: Event, got: Event | None, command: Command, phase: str)
     )
     if got is not None and kind == theirs:
         said = (
-            f"the turn/end reason is {spelled(_data(want).get('reason'))} in the model, "
+            f"the turn/end reason is {spelled(data_of(want).get('reason'))} in the model, "
             f"{spelled(reason)} in the target"
         )
     match kind:
@@ -895,7 +898,7 @@ def _turn_end_rule(want: Event, got: Event | None, command: Command, phase: str)
 
 def _input_problem(event: Event) -> str:
     """Which input problem an INVALID_TOOL_INPUT result names (not an object, or missing keys)."""
-    text = json.dumps(_data(event).get("message", {}).get("content"))
+    text = json.dumps(data_of(event).get("message", {}).get("content"))
     return "not an object" if "JSON object" in text else "missing keys"
 
 
@@ -934,7 +937,7 @@ def _parsed_otherwise(
 
 def _recorded(call_id: str | None, field: str, events: Sequence[Event]) -> object:
     """`field` of the latest tool/call record of call `call_id` in `events`; None when none."""
-    return _data(call_record(call_id, events)).get(field)
+    return data_of(call_record(call_id, events)).get(field)
 
 
 def _misread_input(result: Event, events: Sequence[Event]) -> tuple[str, str] | None:
@@ -943,13 +946,13 @@ def _misread_input(result: Event, events: Sequence[Event]) -> tuple[str, str] | 
     missing (`events`: the model's log, with the call's tool/call), or when the result is
     another failure, in the loop's own words, of a call whose arguments are blank but not
     empty; None when the model finds the input invalid too."""
-    call_id = _call_id_of(result)
+    call_id = call_id_of(result)
     raw = _recorded(call_id, "arguments", events)
-    if _error_code(result) != "INVALID_TOOL_INPUT":
+    if error_code(result) != "INVALID_TOOL_INPUT":
         if (
             _is_error(result)
             and blank_but_not_empty(raw)
-            and _error_code(result) not in _LOOP_ERROR_CODES
+            and error_code(result) not in _LOOP_ERROR_CODES
         ):
             # Failed at once in the loop's own words (real dsh: INVALID_ARGS): how it read
             # the blank arguments is what is wrong, not when the result commits (ORD-3).
@@ -1137,7 +1140,7 @@ def _interrupted_reply_kept(adds: str, command: Abort | ModelReplies) -> str:
 
 def _result_text(event: Event | None) -> str:
     """The text blocks of a tool/result's message, run together."""
-    content = _data(event).get("message", {}).get("content") if event is not None else None
+    content = data_of(event).get("message", {}).get("content") if event is not None else None
     if not isinstance(content, list) or not content or not isinstance(content[0], dict):
         return ""
     parts = content[0].get("content")
@@ -1153,11 +1156,11 @@ def _outcome_of_another_call(
 ) -> str | None:
     """Why the target's `result`, for another call than the one `command` settles, carries that
     command's outcome (a loop matching call ids loosely: Perl's `==`, a prefix), if it does."""
-    other = _call_id_of(result)
+    other = call_id_of(result)
     if other is None or other == command.call_id:
         return None
     if any(
-        event.get("type") == "tool/result" and _call_id_of(event) == command.call_id
+        event.get("type") == "tool/result" and call_id_of(event) == command.call_id
         for event in target_events
     ):
         return None
@@ -1196,7 +1199,7 @@ def _result_blocks(event: Event | None) -> list[Any]:
     """The blocks a tool/result's message holds (its one tool-result block's content)."""
     if event is None:
         return []
-    content = _data(event).get("message", {}).get("content")
+    content = data_of(event).get("message", {}).get("content")
     if not isinstance(content, list) or not content or not isinstance(content[0], dict):
         return []
     parts = content[0].get("content")
@@ -1263,12 +1266,12 @@ def _body_error_words(want: Event, got: Event | None) -> str | None:
     """What the target wrote as a failed body's `{name, code}` against what the body gave,
     when the result's content agrees and only its error info differs (EXE-4); None otherwise.
     A loop naming every failure ToolError read as a wrong text ("Error: <message>")."""
-    wanted = _data(want).get("error")
+    wanted = data_of(want).get("error")
     if got is None or _content(got) != _content(want):
         return None
-    written = _data(got).get("error")
+    written = data_of(got).get("error")
     if wanted is None and written is not None:
-        content = _data(want).get("message", {}).get("content")
+        content = data_of(want).get("message", {}).get("content")
         block = content[0] if isinstance(content, list) and content else None
         if isinstance(block, dict) and block.get("isError") is True:
             return (
@@ -1310,10 +1313,10 @@ def _failure_info_kept_by_a_block(
     for a body that gave no code, whose error info is wrong blocked or not (EXE-4). A result
     held behind an earlier call's (ORD-3) commits on another command than its outcome, which
     `program` replayed finds."""
-    written = None if got is None else _data(got).get("error")
-    if written is None or _data(want).get("error") is not None or _content(got) != _content(want):
+    written = None if got is None else data_of(got).get("error")
+    if written is None or data_of(want).get("error") is not None or _content(got) != _content(want):
         return None
-    call_id = _call_id_of(want)
+    call_id = call_id_of(want)
     outcome = (
         command.outcome
         if isinstance(command, ToolFinishes) and command.call_id == call_id
@@ -1365,7 +1368,7 @@ def _outcome_taken(
 
 def _error_name(event: Event | None) -> object:
     """A tool/result's error name, None when it carries none."""
-    error = _data(event).get("error")
+    error = data_of(event).get("error")
     return error.get("name") if isinstance(error, dict) else None
 
 
@@ -1373,7 +1376,7 @@ def _judged_after_the_abort(want: Event, command: Command, history: Sequence[Eve
     """Words on a body that settled after an abort (`command` settles it, and the model's turn
     ends aborted after `want`, its result or an audit of it), for a PostToolUse hook's audit or
     block the target left out; "" otherwise."""
-    if not isinstance(command, ToolFinishes) or command.call_id != _call_id_of(want):
+    if not isinstance(command, ToolFinishes) or command.call_id != call_id_of(want):
         return ""
     seq = want.get("seq")
     ends = [
@@ -1395,7 +1398,7 @@ def _held_by_approval(call_id: str | None, history: Sequence[Event]) -> str | No
     asked: dict[str, str] = {}  # approval id -> call id
     order: list[str | None] = []
     for event in history:
-        kind, data = event.get("type"), _data(event)
+        kind, data = event.get("type"), data_of(event)
         if kind == "assistant/message":
             asked.clear()
             order = _reply_call_ids(event)
@@ -1410,7 +1413,7 @@ def _held_by_approval(call_id: str | None, history: Sequence[Event]) -> str | No
 
 def _is_error(event: Event | None) -> bool:
     """Whether a tool/result's block says the call failed."""
-    message = _data(event).get("message")
+    message = data_of(event).get("message")
     content = message.get("content") if isinstance(message, dict) else None
     block = content[0] if isinstance(content, list) and content else None
     return isinstance(block, dict) and block.get("isError") is True
@@ -1420,15 +1423,15 @@ def _is_refusal(event: Event | None) -> bool:
     """A result that is a denial (an error without error info) or an INVALID_TOOL_INPUT one."""
     if event is None or event.get("type") != "tool/result":
         return False
-    message = _data(event).get("message")
+    message = data_of(event).get("message")
     content = message.get("content") if isinstance(message, dict) else None
     block = content[0] if isinstance(content, list) and content else None
     failed = isinstance(block, dict) and block.get("isError") is True
-    return failed and _error_code(event) in (None, "INVALID_TOOL_INPUT")
+    return failed and error_code(event) in (None, "INVALID_TOOL_INPUT")
 
 
 def _content(result: Event | None) -> object:
-    message = _data(result).get("message")
+    message = data_of(result).get("message")
     return message.get("content") if isinstance(message, dict) else None
 
 
@@ -1478,11 +1481,11 @@ def _unregistered_input_probed(
     (EXE-5; read as a reader's parse of these, EXE-2); answered INVALID_TOOL_INPUT, it checks
     them, and read these arguments as an object: blank as JavaScript's trim reads them, or lossy
     JSON (EXE-2; read as EXE-5 where blank). None when it is not so or cannot be told."""
-    if probe is None or _error_code(want) != "INVALID_TOOL_INPUT":
+    if probe is None or error_code(want) != "INVALID_TOOL_INPUT":
         return None
-    if _error_code(got) != "UNKNOWN_TOOL":
+    if error_code(got) != "UNKNOWN_TOOL":
         return None
-    call_id = _call_id_of(want)
+    call_id = call_id_of(want)
     name, original = (_recorded(call_id, field, history) for field in ("name", "arguments"))
     if not isinstance(name, str):
         return None
@@ -1549,13 +1552,13 @@ def _result_rule(
     `config`, when given, says which keys the call's tool requires; `program` the commands up
     to this one; `target_events` what the target appended for it, and `probe` sends it more
     where only that tells two bugs apart."""
-    call_id = _call_id_of(want)
-    code = (_data(want).get("error") or {}).get("code")
-    text = json.dumps(_data(want).get("message", {}).get("content"))
+    call_id = call_id_of(want)
+    code = (data_of(want).get("error") or {}).get("code")
+    text = json.dumps(data_of(want).get("message", {}).get("content"))
     situation = _situation(call_id, history)
     about = f"the result of call {call_id}"
-    their_code = _error_code(got)  # a target may write `error` as another JSON type
-    got_error = _data(got).get("error")
+    their_code = error_code(got)  # a target may write `error` as another JSON type
+    got_error = data_of(got).get("error")
     spec = None if config is None else config.tool(str(_recorded(call_id, "name", history)))
     required = () if spec is None else spec.required_keys
     if _parsed_otherwise(code, their_code, got, situation.original, required):
@@ -1582,7 +1585,7 @@ def _result_rule(
         # Worded as the error it is, but without its {name, code}: the verdict is right and
         # only TEXT-1's error info is missing (it read as a wrong verdict, EXE-5 or ABORT-1).
         # Another code is another verdict, and stays that verdict's rule's.
-        error = _data(want).get("error") or {}
+        error = data_of(want).get("error") or {}
         return "TEXT-1", (
             f"{about} differs: the target words it as the {code} error it is, but writes no "
             "error info: an error result the loop writes itself carries its SPEC.md section 9 "
@@ -1614,7 +1617,7 @@ def _result_rule(
             f"(ABORT-1, named here as the rule of the result that differs), which answers a "
             "call still waiting with its verdict"
         )
-    if code == "ABORTED_BEFORE_DISPATCH" and _error_code(got) == "UNKNOWN_TOOL":
+    if code == "ABORTED_BEFORE_DISPATCH" and error_code(got) == "UNKNOWN_TOOL":
         # The target started the call before its turn: SCHED-1 counts a tool the
         # configuration lacks as exclusive, whether the target let exclusive calls pass
         # running safe ones or answered unknown tools at the gate.
@@ -1664,7 +1667,7 @@ def _result_rule(
             f"{about} differs: the target's crash repair answers it with the {code} error it "
             f"is, but not as SPEC.md section 9 words it: the text "
             f"{json.dumps(_result_text(want))}, the error name "
-            f"{(_data(want).get('error') or {}).get('name')}"
+            f"{(data_of(want).get('error') or {}).get('name')}"
         )
     if code in ("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED"):
         return "REC-1", f"{about} differs: crash repair answers it with a {code} error"
@@ -1722,7 +1725,7 @@ def _result_rule(
         return "TEXT-1", (
             f"{about} differs: the target ends it as the {code} error it is (EXE-5), but not as "
             f"SPEC.md section 9 words it: the text {json.dumps(_result_text(want))}, the "
-            f"error name {(_data(want).get('error') or {}).get('name')}"
+            f"error name {(data_of(want).get('error') or {}).get('name')}"
             + _keys_quoted_otherwise(want, got)
         )
     if code in ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL"):
@@ -1821,7 +1824,7 @@ def _result_rule(
     if (
         "deny" in situation.hook_decisions
         and got_error is not None
-        and _data(want).get("error") is None
+        and data_of(want).get("error") is None
         and _content(got) == _content(want)
     ):
         # Worded as the denial it is, with error info added (a loop writing {name, code} on
@@ -1867,7 +1870,7 @@ def _result_rule(
         # `Error: ` prefix every denial carries is wrong, or none gave a reason, so there was
         # nothing to join and the result says `denied`, or every reason is there joined
         # another way (DEC-1 states the separator and the order).
-        theirs = json.dumps(_data(got).get("message", {}).get("content")) if got else ""
+        theirs = json.dumps(data_of(got).get("message", {}).get("content")) if got else ""
         prefix_only = theirs == text.replace('"Error: ', '"', 1)
         unreasoned = json.dumps(ERROR_PREFIX + DENIED_WITHOUT_REASON) in text
         if not unreasoned and _result_text(got) == ERROR_PREFIX + DENIED_WITHOUT_REASON:
@@ -1974,7 +1977,7 @@ _MESSAGE_KINDS = frozenset({"user/message", "assistant/message", "tool/result"})
 def _message_of(event: Event) -> dict[str, Any]:
     """The message an event of `_MESSAGE_KINDS` carries: a user/message's data is the message
     itself, the others hold it as `data.message`."""
-    data = _data(event)
+    data = data_of(event)
     if event.get("type") == "user/message":
         return data
     message = data.get("message")
@@ -2029,11 +2032,11 @@ def _listed(keys: Sequence[str]) -> str:
 def _meta_kept_by_a_block(want: Event, got: Event | None) -> str:
     """Words saying a blocked result carries none of the body's meta, when the target's keeps
     it ("" otherwise): the block replaces the result whole (DEC-3)."""
-    if "meta" in _data(want) or got is None or "meta" not in _data(got):
+    if "meta" in data_of(want) or got is None or "meta" not in data_of(got):
         return ""
     return (
         f", and carries none of the body's meta, where the target's result keeps "
-        f"{json.dumps(_data(got).get('meta'))}"
+        f"{json.dumps(data_of(got).get('meta'))}"
     )
 
 
@@ -2086,7 +2089,7 @@ def _arguments_rule(
     `config` the program's (None: not known), whose tools judge the inputs hooks supplied;
     `probe` tells a denied call's merge from its rewrite where an earlier call holds the gate.
     """
-    call_ids = [_call_id_of(want)] if want.get("type") == "tool/call" else _reply_call_ids(want)
+    call_ids = [call_id_of(want)] if want.get("type") == "tool/call" else _reply_call_ids(want)
     # SPEC's names, with the event a reader looks for in their own loop's code.
     where = (
         "audit record (tool/call)"
@@ -2103,8 +2106,8 @@ def _arguments_rule(
         situation = _situation(call_id, history)
         rewrote = any(
             e.get("type") == "tool/call"
-            and _data(e).get("callId") == call_id
-            and bool(_data(e).get("rewrite"))
+            and data_of(e).get("callId") == call_id
+            and bool(data_of(e).get("rewrite"))
             for e in (got, *target_events)
         )
         denying = [hook for hook, reading, _ in _pre_answers(call_id, history) if reading == "deny"]
@@ -2293,13 +2296,13 @@ def _every_reader_holds(
     nor was asked about in this command."""
     ran = [as_run_value(arguments) for ran_id, arguments in executed if ran_id == call_id]
     readers = [
-        _as_value(_data(event).get("arguments"))
+        _as_value(data_of(event).get("arguments"))
         for event in target_events
         if event.get("type") in ("tool/call", "approval/asked")
-        and _data(event).get("callId") == call_id
+        and data_of(event).get("callId") == call_id
     ]
     asked = any(
-        event.get("type") == "approval/asked" and _data(event).get("callId") == call_id
+        event.get("type") == "approval/asked" and data_of(event).get("callId") == call_id
         for event in target_events
     )
     if len(ran) > 1 or not (ran or asked):
@@ -2333,14 +2336,14 @@ def _slot_free_for(
 
 
 def _reply_call_ids(event: Event) -> list[str | None]:
-    content = _data(event).get("message", {}).get("content") or []
+    content = data_of(event).get("message", {}).get("content") or []
     return [b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "tool-call"]
 
 
 def _reply_or_record_ids(event: Event) -> list[str | None]:
     """The call ids of a tool/call record, or of a reply's calls, in order."""
     if event.get("type") == "tool/call":
-        return [_call_id_of(event)]
+        return [call_id_of(event)]
     return list(_reply_call_ids(event))
 
 
@@ -2388,7 +2391,7 @@ def _number_rounded(wanted: object, applied: object) -> str | None:
 
 
 def _call_arguments(event: Event) -> list[Any]:
-    data = _data(event)
+    data = data_of(event)
     if event.get("type") == "tool/call":
         raw = [data.get("arguments")]
     else:
@@ -2437,7 +2440,7 @@ def _shown_once_settled(
     earlier call still running (ORD-3) is fetched so, once (a second probe finds them settled).
     `ran` gathers the bodies the target starts meanwhile."""
     shown = list(target_events)
-    if not _result_for(call_id, shown):
+    if not result_for(call_id, shown):
         shown += _once_earlier_calls_settle(call_id, target_events, config, probe, ran)
     return shown
 
@@ -2463,7 +2466,7 @@ def _acceptable_input_refused(
             _result_text(e)
             for e in shown
             if e.get("type") == "tool/result"
-            and _call_id_of(e) == call_id
+            and call_id_of(e) == call_id
             and _result_text(e).startswith(refusal.format(hook=situation.suppliers[-1]))
         ),
         None,
@@ -2497,7 +2500,7 @@ def _refused_in_place(
 ) -> str | None:
     """`_acceptable_input_refused` for a tool/call whose input in effect equals the model's own
     arguments (so only the sidecar differs), with the input the target judged in its place."""
-    call_id = _call_id_of(want)
+    call_id = call_id_of(want)
     theirs = dict(zip([call_id], _call_arguments(got), strict=False))
     where = "audit record (tool/call)"
     if "deny" in situation.hook_decisions or not _kept_the_models_arguments(
@@ -2526,9 +2529,9 @@ def _replaced_input_judged(
         return None
     name = next(
         (
-            str(_data(e).get("name"))
+            str(data_of(e).get("name"))
             for e in history
-            if e.get("type") == "tool/call" and _call_id_of(e) == call_id
+            if e.get("type") == "tool/call" and call_id_of(e) == call_id
         ),
         None,
     )
@@ -2560,8 +2563,8 @@ def _refused_earlier_rewrite(
     earlier = {refusal.format(hook=hook) for hook in situation.suppliers[:-1]}
     return any(
         e.get("type") == "tool/result"
-        and _call_id_of(e) == call_id
-        and any(prefix in json.dumps(_data(e).get("message")) for prefix in earlier)
+        and call_id_of(e) == call_id
+        and any(prefix in json.dumps(data_of(e).get("message")) for prefix in earlier)
         for e in target_events
     )
 
@@ -2606,7 +2609,7 @@ def _sidecar_reordered(
     probe makes with unequal inputs tells (`winner_shown`). None otherwise."""
     if _call_arguments(want) != _call_arguments(got):
         return None
-    ours, theirs = (_data(e).get("rewrite") for e in (want, got))
+    ours, theirs = (data_of(e).get("rewrite") for e in (want, got))
     if not (isinstance(ours, dict) and isinstance(theirs, dict)):
         return None
     wanted, recorded = ours.get("handlerIds"), theirs.get("handlerIds")
@@ -2686,7 +2689,7 @@ def _applied_earlier_rewrite(
         return True
     # The hook in effect is a sidecar's last: one naming the same hook last, with other
     # suppliers before it, records the rewrites wrongly (RW-2) but applied the right one.
-    sidecars = [_data(e).get("rewrite") for e in (want, got) if e.get("type") == "tool/call"]
+    sidecars = [data_of(e).get("rewrite") for e in (want, got) if e.get("type") == "tool/call"]
     handlers = [s.get("handlerIds") for s in sidecars if isinstance(s, dict)]
     lasts = [h[-1:] if isinstance(h, list) else h for h in handlers]
     return len(lasts) == 2 and lasts[0] != lasts[1]
@@ -2704,10 +2707,10 @@ def _delivered_elsewhere(
     starts = [i for i, event in enumerate(history) if event.get("type") == "turn/start"]
 
     def holds(events: Sequence[Event], message: Event) -> bool:
-        wanted = _data(_positional(normalized_event(message)))
+        wanted = data_of(_positional(normalized_event(message)))
         return any(
             event.get("type") == "user/message"
-            and _data(_positional(normalized_event(event))) == wanted
+            and data_of(_positional(normalized_event(event))) == wanted
             for event in events
         )
 
@@ -2716,21 +2719,21 @@ def _delivered_elsewhere(
 
 def _message_words(message: Event) -> str:
     """A user/message in words: its one text, spelled, or its blocks' count."""
-    text = _message_text(message)
+    text = message_text(message)
     if text is not None:
         return spelled(text)
-    return f"{len(_data(message).get('content') or [])} blocks"
+    return f"{len(data_of(message).get('content') or [])} blocks"
 
 
 def _source_of(event: Event) -> object:
     """The `source` of the message an event carries (`data` itself for a user/message)."""
-    data = _data(event)
+    data = data_of(event)
     message = data if event.get("type") == "user/message" else data.get("message")
     return message.get("source") if isinstance(message, dict) else None
 
 
 def _without_source(event: Event) -> Event:
-    data = dict(_data(event))
+    data = dict(data_of(event))
     if event.get("type") == "user/message":
         data.pop("source", None)
     elif isinstance(data.get("message"), dict):
@@ -2795,7 +2798,7 @@ def _reading(point: object, word: object) -> str | None:
 def hook_audit_rule(event: Event) -> str:
     """The rule of a hook audit event: HOOK-4 for a PreToolUse hook's, HOOK-5 for a
     PostToolUse hook's (what `loopspec conform` counts as checked by comparing it)."""
-    return "HOOK-4" if _data(event).get("point") == "PreToolUse" else "HOOK-5"
+    return "HOOK-4" if data_of(event).get("point") == "PreToolUse" else "HOOK-5"
 
 
 def _changed(
@@ -2812,7 +2815,7 @@ def _changed(
     executed: Sequence[tuple[str, str]] = (),
 ) -> tuple[str, str]:
     kind = str(want.get("type"))
-    mine, theirs = _data(normalized_event(want)), _data(normalized_event(got))
+    mine, theirs = data_of(normalized_event(want)), data_of(normalized_event(got))
     fields = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
     named = f"{kind} differs in {', '.join(fields) or 'its envelope'}"
     unknown = _unknown_members(want, got)
@@ -2889,8 +2892,8 @@ def _changed(
             # No list at all (an in-process loop's content written as its text): the member's
             # type, as the target's own log is read (it said "the target's blocks are null").
             return "LOG-4", (
-                f"{named}: {member_problem(_data(got), 'content', 'data', 'an array')} of "
-                f"blocks, where the target's is {_excerpt_json(_data(got).get('content'))}"
+                f"{named}: {member_problem(data_of(got), 'content', 'data', 'an array')} of "
+                f"blocks, where the target's is {_excerpt_json(data_of(got).get('content'))}"
             )
         case "user/message" if (
             not moved and _block_types(want) == ["text"] and _holds_no_text_alone(got)
@@ -2968,8 +2971,8 @@ def _changed(
                 return _arguments_rule(
                     want, got, history, target_events, config, probe=probe, executed=executed
                 )
-            situation = _situation(_call_id_of(want), history)
-            rewrote = bool(_data(got).get("rewrite"))
+            situation = _situation(call_id_of(want), history)
+            rewrote = bool(data_of(got).get("rewrite"))
             if len(situation.supplied) >= 2 and _applied_earlier_rewrite(
                 want, got, situation, rewrote
             ):
@@ -2979,13 +2982,13 @@ def _changed(
                 if reordered is not None:
                     return reordered[0], f"{named}: {reordered[1]}"
                 return "HOOK-3", "the sidecar names another hook as the rewrite in effect"
-            sidecar = _data(want).get("rewrite")
+            sidecar = data_of(want).get("rewrite")
             if not rewrote and isinstance(sidecar, dict):
                 # Left out where the input was applied but changed nothing: still a hook's input.
                 same = _as_value(sidecar.get("originalArguments")) == _as_value(
-                    _data(want).get("arguments")
+                    data_of(want).get("arguments")
                 )
-                dropped = _dropped_by_an_ask(_call_id_of(want), history) if same else None
+                dropped = _dropped_by_an_ask(call_id_of(want), history) if same else None
                 refused = (
                     _refused_in_place(
                         want,
@@ -3012,14 +3015,14 @@ def _changed(
                     f"{named}: the target records no rewrite sidecar, but a hook-supplied input "
                     "was applied"
                     + (" (equal to the model's own, which still gets one)" if same else "")
-                    + _not_erased_by_later(_call_id_of(want), history)
+                    + _not_erased_by_later(call_id_of(want), history)
                 )
             return "RW-2", f"{named}: {_sidecar_difference(want, got)}"
         case "tool/result":
-            if _call_id_of(want) != _call_id_of(got):
+            if call_id_of(want) != call_id_of(got):
                 return "ORD-3", (
-                    f"the target commits the result of call {_call_id_of(got)} where the model "
-                    f"commits call {_call_id_of(want)}'s (results commit in the reply's order)"
+                    f"the target commits the result of call {call_id_of(got)} where the model "
+                    f"commits call {call_id_of(want)}'s (results commit in the reply's order)"
                 )
             probed = _unregistered_input_probed(
                 want, got, history, probe, target_events=target_events, config=config
@@ -3045,7 +3048,7 @@ def _changed(
                 return "HOOK-8", (
                     f"{named}: the target runs {hook_named(got)}, whose matcher "
                     f"{spelled(matcher)} does not match the whole name of the tool call "
-                    f"{_data(got).get('callId')} makes"
+                    f"{data_of(got).get('callId')} makes"
                 )
             unmatched = _skipped_matching_hook(
                 want, got, command, history, config=config, program=program, probe=probe
@@ -3124,7 +3127,7 @@ def _changed(
                 # the hooked call's tool is not registered (a loop judging a registered tool's
                 # input alone), as `_hooked_invalid_call` says where the reply waits.
                 words, unregistered = invalid
-                hooked = _data(got).get("callId")
+                hooked = data_of(got).get("callId")
                 whatever = (
                     _hooks_whatever_the_input(
                         hooked,
@@ -3150,19 +3153,19 @@ def _changed(
                 )
             skipped_call = _skipped_as_strict_parser(want, program)
             # A target running another hook for that very call did not skip it.
-            if skipped_call is not None and _data(got).get("callId") != skipped_call:
+            if skipped_call is not None and data_of(got).get("callId") != skipped_call:
                 return "EXE-2", (
                     f"{named}: call {skipped_call}'s arguments are a JSON object as EXE-2 reads "
                     f"them{_LONE_SURROGATE_WORDS}, so its PreToolUse hooks run"
                 )
-            mine_pair = (_data(want).get("callId"), _data(want).get("handlerId"))
+            mine_pair = (data_of(want).get("callId"), data_of(want).get("handlerId"))
             skipped = _skipped_hook_rule(
                 config, _reply_in_hand(command, program), history, mine_pair
             )
             if skipped is not None:
                 rule, words = skipped
                 return rule, f"{named}: the target skips a hook the model runs: {words}"
-            if _data(want).get("point") == "PostToolUse":
+            if data_of(want).get("point") == "PostToolUse":
                 return "HOOK-5", (
                     f"{named}: which hook runs for which call, in order: a result's PostToolUse "
                     "hooks are audited in configured order, each with its own verdict (a "
@@ -3189,8 +3192,8 @@ def _changed(
                 )
             if set(fields) <= _AUDIT_FIELDS:  # the right hook's answer, its audit misrecorded
                 values = "; ".join(
-                    f"{field} {_audit_value(_data(want).get(field))} in the model, "
-                    f"{_audit_value(_data(got).get(field))} in the target"
+                    f"{field} {_audit_value(data_of(want).get(field))} in the model, "
+                    f"{_audit_value(data_of(got).get(field))} in the target"
                     for field in fields
                 )
                 wants: list[str] = []
@@ -3225,7 +3228,7 @@ def _changed(
                         f"hook's reason (none when it gave none): not what the loop measured{empty}"
                     )
                 return "TEXT-2", f"{named} ({values}): " + "; and ".join(wants)
-            if _data(want).get("point") == "PostToolUse":
+            if data_of(want).get("point") == "PostToolUse":
                 return "HOOK-5", named
             return "HOOK-1", f"{named}: the audit records what the hook answered"
         case "approval/asked":
@@ -3265,7 +3268,7 @@ def _nulls_dropped(given: object, audited: object) -> str:
 
 def _sidecar_difference(want: Event, got: Event) -> str:
     """What a target's rewrite sidecar gets wrong, both values shown (RW-2)."""
-    mine, theirs = _data(want).get("rewrite"), _data(got).get("rewrite")
+    mine, theirs = data_of(want).get("rewrite"), data_of(got).get("rewrite")
     if not isinstance(mine, dict) or not isinstance(theirs, dict):
         return "the rewrite sidecar records every applied rewrite"
     if mine.get("originalArguments") != theirs.get("originalArguments"):
@@ -3301,7 +3304,7 @@ def _appended_later(
 def _audited_after_reply(audit: Event, target_events: Sequence[Event]) -> bool:
     """Whether the target appends the PreToolUse `audit` of a call after an assistant/message
     that carries the call."""
-    data = _data(audit)
+    data = data_of(audit)
     if data.get("point") != "PreToolUse":
         return False
     reply_at: int | None = None
@@ -3313,8 +3316,8 @@ def _audited_after_reply(audit: Event, target_events: Sequence[Event]) -> bool:
         elif (
             reply_at is not None
             and event.get("type") == audit.get("type")
-            and _data(event).get("callId") == data.get("callId")
-            and _data(event).get("handlerId") == data.get("handlerId")
+            and data_of(event).get("callId") == data.get("callId")
+            and data_of(event).get("handlerId") == data.get("handlerId")
         ):
             return True
     return False
@@ -3325,9 +3328,9 @@ def _held_unknown_tool(want: Event, command: Command, started: frozenset[str]) -
     earlier call's settling lets pass the gate, and the target neither answers nor starts it:
     it held the call at the gate (a loop that counts a settled call not yet committed as
     running). None otherwise, a call the target started being EXE-5's."""
-    call_id = _call_id_of(want)
+    call_id = call_id_of(want)
     if (
-        _error_code(want) != "UNKNOWN_TOOL"
+        error_code(want) != "UNKNOWN_TOOL"
         or not isinstance(command, ToolFinishes)
         or command.call_id == call_id
         or call_id in started
@@ -3369,23 +3372,23 @@ def _missing(
             # Audited, but after the reply that carries the call: the hook ran once, as HOOK-4
             # asks ("must run" sent the reader looking for a hook that never ran).
             return "RW-3", (
-                f"{lacks}, after the assistant/message carrying call {_call_id_of(want)}: "
+                f"{lacks}, after the assistant/message carrying call {call_id_of(want)}: "
                 f"every PreToolUse answer for a call, {hook_named(want)}'s too, is audited "
                 "before the reply that carries the call, which is committed with its calls' "
                 "tool/call records after the last answer"
             )
         case "hook/invoked" | "hook/result":
-            call_id = _call_id_of(want)
+            call_id = call_id_of(want)
             theirs = next(
                 (
                     e
                     for e in target_events
-                    if e.get("type") == "tool/result" and _call_id_of(e) == call_id
+                    if e.get("type") == "tool/result" and call_id_of(e) == call_id
                 ),
                 None,
             )
-            if _error_code(theirs) == "ABORTED_BEFORE_DISPATCH" and (
-                _data(want).get("point") == "PostToolUse"
+            if error_code(theirs) == "ABORTED_BEFORE_DISPATCH" and (
+                data_of(want).get("point") == "PostToolUse"
             ):
                 # A call that ran, aborted as if it never had: its PostToolUse hooks are lost
                 # with its body's outcome, and the result is what is wrong.
@@ -3404,11 +3407,11 @@ def _missing(
                 isinstance(command, ToolFinishes)
                 and isinstance(command.outcome, ToolFailed)
                 and command.call_id == call_id
-                and _data(want).get("point") == "PostToolUse"
+                and data_of(want).get("point") == "PostToolUse"
             )
             if (
                 isinstance(command, HookAnswers)
-                and _data(want).get("point") == "PreToolUse"
+                and data_of(want).get("point") == "PreToolUse"
                 and not any(e.get("type") == "assistant/message" for e in model_events)
             ):
                 # The hook answered in this command: it ran, and its audit is what is missing
@@ -3437,7 +3440,7 @@ def _missing(
                 "before that command's results commit"
             )
         case "approval/asked":
-            call_id = _call_id_of(want)
+            call_id = call_id_of(want)
             answers = _pre_answers(call_id, history)
             asked = [hook for hook, reading, _supplied in answers if reading == "ask"]
             allowed = [hook for hook, reading, _supplied in answers if reading == "allow"]
@@ -3448,7 +3451,7 @@ def _missing(
                 # the reader to the merge of hook decisions).
                 earlier, outcome = refused
                 return "DEC-2", (
-                    f"{lacks}: call {earlier} of tool {_data(want).get('toolName')} was "
+                    f"{lacks}: call {earlier} of tool {data_of(want).get('toolName')} was "
                     f"answered {outcome}, which answers that call alone: every ask decision "
                     "asks for approval again before its call runs or ends"
                 )
@@ -3459,7 +3462,7 @@ def _missing(
                 # A shrunk program keeps that approval only when the bug needs it; a wrong
                 # merge shows the same here, and is named beside it.
                 return "DEC-2", (
-                    f"{lacks}: call {approved} of tool {_data(want).get('toolName')} was "
+                    f"{lacks}: call {approved} of tool {data_of(want).get('toolName')} was "
                     "approved allowed-once earlier, which approves that call alone: every ask "
                     "decision asks for approval again before the call runs"
                     + (
@@ -3555,11 +3558,11 @@ def _missing(
                 "another step/start, is parked for the next turn's first step, before the "
                 "user's own message" + _after_abort_note(want, ended)
             )
-        case "user/message" if _whitespace_only(want):
+        case "user/message" if whitespace_only(want):
             return "ADJ-4", _WHITESPACE_CONTEXT.format(lacks=lacks)
-        case "user/message" if _message_text(want) in _FALSE_TO_SOME:
+        case "user/message" if message_text(want) in _FALSE_TO_SOME:
             return "ADJ-4", (
-                f"{lacks}: a context {spelled(_message_text(want))}, false to some languages "
+                f"{lacks}: a context {spelled(message_text(want))}, false to some languages "
                 '(Perl, PHP), is not empty: only "" is no context, and it is delivered after the '
                 "next step/start"
             )
@@ -3567,7 +3570,7 @@ def _missing(
             # A repeat dropped: "queued messages are delivered" sent the reader looking for a
             # message never delivered at all, while the one of the same text was.
             return "ADJ-4", (
-                f"{lacks}: {spelled(_message_text(want))} was sent twice, and each message is "
+                f"{lacks}: {spelled(message_text(want))} was sent twice, and each message is "
                 "queued and delivered after the next step/start, a repeat of the same text "
                 "too; the target delivers it once"
             )
@@ -3591,47 +3594,47 @@ def _missing(
             if isinstance(command, Abort):
                 return "ABORT-1", f"{lacks}: {_unstarted_call_words(want, model_events)}"
             # A denied call the target ran: its result is missing for that, wherever it is.
-            failed = _failed_closed(_call_id_of(want), want, history, started)
+            failed = _failed_closed(call_id_of(want), want, history, started)
             if failed is not None:
-                return "DEC-1", f"{lacks} for call {_call_id_of(want)}: {failed}"
-            ran = _denied_yet_run(_call_id_of(want), want, history, started)
+                return "DEC-1", f"{lacks} for call {call_id_of(want)}: {failed}"
+            ran = _denied_yet_run(call_id_of(want), want, history, started)
             if ran is not None:
-                return ran[0], f"{lacks} for call {_call_id_of(want)}: {ran[1]}"
+                return ran[0], f"{lacks} for call {call_id_of(want)}: {ran[1]}"
             waiting = _awaiting_approval(history)
-            if waiting is not None and waiting != _call_id_of(want):
+            if waiting is not None and waiting != call_id_of(want):
                 return "SCHED-2", (
-                    f"{lacks} for call {_call_id_of(want)}: while call {waiting} waits for its "
+                    f"{lacks} for call {call_id_of(want)}: while call {waiting} waits for its "
                     "approval, the calls that started before it commit their results"
                 )
-            refusal = _refused_rewrite(_call_id_of(want), model_events, target_events, history)
+            refusal = _refused_rewrite(call_id_of(want), model_events, target_events, history)
             if refusal is not None:
                 return "HOOK-6", f"{lacks}: {refusal}"
             held = _held_unknown_tool(want, command, started)
             if held is not None:
-                return "SCHED-1", f"{lacks} for call {_call_id_of(want)}: {held}"
+                return "SCHED-1", f"{lacks} for call {call_id_of(want)}: {held}"
             raw = next(
                 (
-                    _data(event).get("arguments")
+                    data_of(event).get("arguments")
                     for event in history
-                    if event.get("type") == "tool/call" and _call_id_of(event) == _call_id_of(want)
+                    if event.get("type") == "tool/call" and call_id_of(event) == call_id_of(want)
                 ),
                 None,
             )
-            if _error_code(want) == "INVALID_TOOL_INPUT" and _object_only_when_lossy(raw):
+            if error_code(want) == "INVALID_TOOL_INPUT" and _object_only_when_lossy(raw):
                 return "EXE-2", (
-                    f"{lacks} for call {_call_id_of(want)}: its arguments are {_LOSSY_JSON}: "
+                    f"{lacks} for call {call_id_of(want)}: its arguments are {_LOSSY_JSON}: "
                     "the call ends as an INVALID_TOOL_INPUT error and its body never starts"
                 )
-            if _error_code(want) == "INVALID_TOOL_INPUT" and _falsy_json(raw):
+            if error_code(want) == "INVALID_TOOL_INPUT" and _falsy_json(raw):
                 # A JSON null (false, 0, "", []) read as no arguments, {}: how the arguments
                 # were read is what is wrong (it read as EXE-5, the order calls are judged in).
                 return "EXE-2", (
-                    f"{lacks} for call {_call_id_of(want)}: "
+                    f"{lacks} for call {call_id_of(want)}: "
                     + _falsy_read_as_empty(raw, "starts it")
                 )
             if (
-                _error_code(want) == "INVALID_TOOL_INPUT"
-                and _call_id_of(want) in started
+                error_code(want) == "INVALID_TOOL_INPUT"
+                and call_id_of(want) in started
                 and isinstance(raw, str)
                 and raw.strip()
                 and not isinstance(_as_value(raw), _Parsed)
@@ -3640,7 +3643,7 @@ def _missing(
                 # parse error caught and replaced with an empty object): how the arguments were
                 # read is what is wrong, not the order calls are judged in (it read as EXE-5).
                 return "EXE-2", (
-                    f"{lacks} for call {_call_id_of(want)}: its arguments {spelled(raw)} are no "
+                    f"{lacks} for call {call_id_of(want)}: its arguments {spelled(raw)} are no "
                     "JSON, which EXE-2 keeps as the raw string, no JSON object: the call ends as "
                     "an INVALID_TOOL_INPUT error and its body never starts, where a loop reading "
                     "text it cannot parse as {} (a parse error caught, an empty object put in "
@@ -3649,21 +3652,21 @@ def _missing(
             rule, _ = _result_rule(want, None, command, phase, history)
             if rule == "EXE-4":
                 return "ORD-3", (
-                    f"{lacks} for call {_call_id_of(want)}: a result commits as soon as it and "
+                    f"{lacks} for call {call_id_of(want)}: a result commits as soon as it and "
                     "every earlier call's result are ready, in model order, not when the whole "
                     "batch has settled"
                 )
             if isinstance(command, ApprovalAnswers) and command.outcome != "allowed-once":
                 return "DEC-2", (
-                    f"{lacks} for call {_call_id_of(want)}: only an approval answered "
+                    f"{lacks} for call {call_id_of(want)}: only an approval answered "
                     f"allowed-once runs the call; {command.outcome} ends it with its own error "
                     "result"
                 )
-            if rule == "ABORT-1" and _error_code(want) == "ABORTED_BEFORE_DISPATCH":
+            if rule == "ABORT-1" and error_code(want) == "ABORTED_BEFORE_DISPATCH":
                 # Owed since the abort and due once the calls before it commit (ORD-3): a
                 # drain that skips the call waiting at the gate read as a result merely missing.
                 return rule, f"{lacks}: {_unstarted_call_words(want, model_events)}"
-            return rule, f"{lacks} for call {_call_id_of(want)}"
+            return rule, f"{lacks} for call {call_id_of(want)}"
         case "turn/end":
             return _turn_end_rule(want, None, command, phase)
         case "step/end" | "step/start":
@@ -3735,7 +3738,7 @@ def _unanswered_before(call_id: str | None, history: Sequence[Event]) -> str:
     recorded = _earlier_unanswered(call_id, history)
     if not recorded:
         return "no call still without a result"
-    named = ", ".join(f"{_call_id_of(e)} ({_data(e).get('name')})" for e in recorded)
+    named = ", ".join(f"{call_id_of(e)} ({data_of(e).get('name')})" for e in recorded)
     return f"{'call' if len(recorded) == 1 else 'calls'} {named}, still without a result"
 
 
@@ -3748,13 +3751,13 @@ def _cap_full(config: LoopConfig | None, call_id: str | None, history: Sequence[
     earlier = _earlier_unanswered(call_id, history)
     name = next(
         (
-            _data(e).get("name")
+            data_of(e).get("name")
             for e in _calls_step(call_id, history)
-            if e.get("type") == "tool/call" and _call_id_of(e) == call_id
+            if e.get("type") == "tool/call" and call_id_of(e) == call_id
         ),
         None,
     )
-    tools = [config.tool(str(n)) for n in (name, *(_data(e).get("name") for e in earlier))]
+    tools = [config.tool(str(n)) for n in (name, *(data_of(e).get("name") for e in earlier))]
     if not earlier or len(earlier) < config.max_parallel:
         return ""
     if not all(tool is not None and tool.concurrency_safe for tool in tools):
@@ -3791,15 +3794,15 @@ def _cancelled_later(
     """The earlier call whose settling (probed: its body succeeds) makes the target write the
     cancelled approval `want` it did not write when the abort landed; None when there is none,
     or the target writes it then neither."""
-    call_id = str(_data(want).get("id", "")).removeprefix(APPROVAL_ID.format(call_id=""))
+    call_id = str(data_of(want).get("id", "")).removeprefix(APPROVAL_ID.format(call_id=""))
     earlier = _earlier_unanswered(call_id, history)
     if probe is None or config is None or not earlier:
         return None
-    first = str(_call_id_of(earlier[0]))
-    hooks = config.hooks_for(POST_TOOL_USE, str(_data(earlier[0]).get("name")))
+    first = str(call_id_of(earlier[0]))
+    hooks = config.hooks_for(POST_TOOL_USE, str(data_of(earlier[0]).get("name")))
     after = probe(ToolFinishes(first, ToolSucceeded(""), tuple(PostPass() for _ in hooks)))
     written = after is not None and any(
-        e.get("type") == "approval/decided" and _data(e) == _data(want) for e in after.events
+        e.get("type") == "approval/decided" and data_of(e) == data_of(want) for e in after.events
     )
     return first if written else None
 
@@ -3816,12 +3819,12 @@ def _earlier_unanswered(call_id: str | None, history: Sequence[Event]) -> list[E
         elif kind == "tool/call" and not own:
             # The records come together, before any result: results later in the step still
             # count (a loop stopping at the call's own record counted answered calls running).
-            own = _call_id_of(event) == call_id
+            own = call_id_of(event) == call_id
             if not own:
                 recorded.append(event)
         elif kind == "tool/result":
-            answered.add(_call_id_of(event))
-    return [e for e in recorded if _call_id_of(e) not in answered]
+            answered.add(call_id_of(event))
+    return [e for e in recorded if call_id_of(e) not in answered]
 
 
 def _what_still_runs(
@@ -3831,14 +3834,14 @@ def _what_still_runs(
     are in, which are all the schedule weighs against it; with `config`, those among them whose
     input is invalid, which ended at the gate and hold no place, are said apart."""
     answered = {
-        _call_id_of(e) for e in _calls_step(call_id, events) if e.get("type") == "tool/result"
+        call_id_of(e) for e in _calls_step(call_id, events) if e.get("type") == "tool/result"
     }
-    records = [e for e in _earlier_unanswered(call_id, events) if _call_id_of(e) not in answered]
-    running = [_call_id_of(e) for e in records]
+    records = [e for e in _earlier_unanswered(call_id, events) if call_id_of(e) not in answered]
+    running = [call_id_of(e) for e in records]
     if running:
         waiting = ", ".join(map(str, running))
         invalid = [
-            f"call {_call_id_of(e)}'s input is invalid ({problem})"
+            f"call {call_id_of(e)}'s input is invalid ({problem})"
             for e in records
             if config is not None
             and (problem := input_problem(_recorded_call(e), config)) is not None
@@ -3889,7 +3892,7 @@ def _held_behind_an_unjudged_call(
 
 def _recorded_call(record: Event) -> ToolCallBlock:
     """The call a tool/call record seals, as the model judges its input."""
-    data = _data(record)
+    data = data_of(record)
     return ToolCallBlock(
         str(data.get("callId")), str(data.get("name")), str(data.get("arguments", ""))
     )
@@ -3899,7 +3902,7 @@ def _awaiting_approval(history: Sequence[Event]) -> str | None:
     """The call of the current reply whose approval is asked and not yet answered, if any."""
     asked: dict[str, str] = {}  # approval id -> call id
     for event in history:
-        kind, data = event.get("type"), _data(event)
+        kind, data = event.get("type"), data_of(event)
         if kind == "assistant/message":
             asked.clear()  # a new reply: earlier batches are over
         elif kind == "approval/asked" and isinstance(data.get("callId"), str):
@@ -3917,8 +3920,8 @@ def _tool_name(call_id: object, command: Command, history: Sequence[Event]) -> s
             if call.id == call_id:
                 return call.name
     for event in reversed(history):
-        if event.get("type") == "tool/call" and _data(event).get("callId") == call_id:
-            return str(_data(event).get("name"))
+        if event.get("type") == "tool/call" and data_of(event).get("callId") == call_id:
+            return str(data_of(event).get("name"))
     return None
 
 
@@ -3951,7 +3954,7 @@ def _invalid_call_hooked(
     registered ("" when it is); None otherwise."""
     if config is None or reply is None:
         return None
-    call_id = _data(invoked).get("callId")
+    call_id = data_of(invoked).get("callId")
     call = next((c for c in reply.tool_calls if c.id == call_id), None)
     problem = None if call is None else input_problem(call, config)
     if call is None or problem is None:
@@ -3975,7 +3978,7 @@ def _unregistered_input_unjudged(
     blank to JavaScript's trim alone: EXE-2's readings), and a probe shows the target judges
     no input of such a tool, [] neither (`no_object_call_judged`; `events` what it logged).
     None otherwise."""
-    call_id = _data(invoked).get("callId")
+    call_id = data_of(invoked).get("callId")
     call = next((c for c in reply.tool_calls if c.id == call_id), None) if reply else None
     if invalid is None or not invalid[1] or call is None:
         return None
@@ -4008,7 +4011,7 @@ def _falsy_call_hooked(
     judges a call of that tool with `1`, no object either, invalid without a hook: it read the
     value as no arguments, {}, where a loop running hooks for any input (HOOK-4) runs
     them for that call too. None otherwise (`events`: what the target logged)."""
-    call_id = _data(invoked).get("callId")
+    call_id = data_of(invoked).get("callId")
     call = next((c for c in reply.tool_calls if c.id == call_id), None) if reply else None
     if invalid is None or call is None or not _falsy_json(call.arguments):
         return None
@@ -4028,7 +4031,7 @@ def _falsy_call_hooked(
 def _lossy_call_hooked(invoked: Event | None, reply: ModelReplies | None) -> str | None:
     """The id of the call of `reply` the target's hook/invoked `invoked` names when its
     arguments are an object only to a reader taking NaN, 1e400 or -0.0 as numbers; else None."""
-    call_id = _data(invoked).get("callId")
+    call_id = data_of(invoked).get("callId")
     calls = () if reply is None else reply.tool_calls
     call = next((c for c in calls if c.id == call_id), None)
     return call.id if call is not None and _object_only_when_lossy(call.arguments) else None
@@ -4047,7 +4050,7 @@ def _answered_this_step(history: Sequence[Event]) -> set[tuple[object, object]]:
     starts = [i for i, e in enumerate(history) if e.get("type") == "step/start"]
     this_step = history[starts[-1] :] if starts else history
     return {
-        (_data(e).get("callId"), _data(e).get("handlerId"))
+        (data_of(e).get("callId"), data_of(e).get("handlerId"))
         for e in this_step
         if e.get("type") == "hook/result"
     }
@@ -4186,15 +4189,15 @@ def _matcher_read_as_a_glob(
     call, hook = due[0]
     if fnmatch.fnmatchcase(call.name, hook.matcher):
         return None
-    called = {_call_id_of(e): _data(e).get("name") for e in events if e.get("type") == "tool/call"}
+    called = {call_id_of(e): data_of(e).get("name") for e in events if e.get("type") == "tool/call"}
     # The reply in hand is not recorded until its last hook answers: its calls' tools count too
     # (a hook run for an earlier call of the reply read as never run, HOOK-8, seeds 37-49 of
     # 30-49 of round 8's loop whose hook answers a tool once per reply).
     called.update((c.id, c.name) for c in reply.tool_calls)
     if any(
         e.get("type") == "hook/invoked"
-        and _data(e).get("handlerId") == hook.handler_id
-        and called.get(_data(e).get("callId")) == call.name
+        and data_of(e).get("handlerId") == hook.handler_id
+        and called.get(data_of(e).get("callId")) == call.name
         for e in events
     ):
         return None
@@ -4232,7 +4235,7 @@ def _context_of_a_refused_outcome(
     its text, as the body's context or a PostToolUse hook's; None otherwise. (A loop that
     queues an outcome's contexts before judging the outcome was told they wait for the next
     step, which they did.)"""
-    data = _data(message)
+    data = data_of(message)
     source = data.get("source")
     content = data.get("content")
     if config is None or not (isinstance(source, dict) and source.get("kind") == "plugin"):
@@ -4296,7 +4299,7 @@ def _excerpt_json(value: object, limit: int = 80) -> str:
 
 def _block_types(message: Event) -> list[object] | None:
     """The `type` of each block of a user/message's content, or None where it has no list."""
-    content = _data(message).get("content")  # a user/message's data is the message itself
+    content = data_of(message).get("content")  # a user/message's data is the message itself
     if not isinstance(content, list):
         return None
     return [block.get("type") if isinstance(block, dict) else None for block in content]
@@ -4311,7 +4314,7 @@ def _holds_no_text_alone(message: Event) -> bool:
 
 def _empty_context(message: Event) -> bool:
     """Whether `message` is a queued context whose text is empty, which ADJ-4 says is none."""
-    data = _data(message)  # a user/message's data is the message itself
+    data = data_of(message)  # a user/message's data is the message itself
     source = data.get("source") or {}
     content = data.get("content")
     return (
@@ -4330,15 +4333,15 @@ def _context_of_an_aborted_success(
     log, `history`) with a context `message` delivers as a tool context; None otherwise. A loop
     queueing contexts as bodies finish delivers it, where the result the model commits is the
     abort's."""
-    data = _data(message)
+    data = data_of(message)
     if data.get("source") != {"kind": "plugin", "plugin": "tool-context"}:
         return None
     content = data.get("content") or []
     texts = {block.get("text") for block in content if isinstance(block, dict)}
     aborted = {
-        _call_id_of(event)
+        call_id_of(event)
         for event in history
-        if event.get("type") == "tool/result" and _error_code(event) == "ABORTED"
+        if event.get("type") == "tool/result" and error_code(event) == "ABORTED"
     }
     for sent in program:
         if (
@@ -4359,7 +4362,7 @@ def _context_of_a_block(message: Event, command: Command, *, hooks: bool) -> boo
         return False
     if not any(isinstance(verdict, PostBlock) for verdict in command.post):
         return False
-    data = _data(message)  # a user/message's data is the message itself
+    data = data_of(message)  # a user/message's data is the message itself
     source = data.get("source") or {}
     if source.get("kind") != "plugin":
         return False
@@ -4377,11 +4380,11 @@ def _left_out(message: Event, events: Sequence[Event], history: Sequence[Event])
     """Whether `events` (the target's for this command) carry fewer user/messages with
     `message`'s content than the model delivers at its last step/start (`history`): one is
     lost, not moved. Two hooks may give the same words."""
-    content = json.dumps(_data(message).get("content"))
+    content = json.dumps(data_of(message).get("content"))
 
     def count(among: Sequence[Event]) -> int:
         return sum(
-            e.get("type") == "user/message" and json.dumps(_data(e).get("content")) == content
+            e.get("type") == "user/message" and json.dumps(data_of(e).get("content")) == content
             for e in among
         )
 
@@ -4394,14 +4397,14 @@ def _lost_after_a_block_with_context(message: Event, history: Sequence[Event]) -
     call's PostToolUse hooks both blocked its result and gave a context (audited `block` and
     `allow`): a loop that drops the blocked call's hook contexts with its body's loses it at
     the step's end, which may be a later call's command (DEC-3)."""
-    if (_data(message).get("source") or {}).get("kind") != "plugin":
+    if (data_of(message).get("source") or {}).get("kind") != "plugin":
         return False
     starts = [i for i, event in enumerate(history) if event.get("type") == "step/start"]
     if len(starts) < 2:
         return False
     said: dict[object, set[object]] = {}
     for event in history[starts[-2] : starts[-1]]:
-        data = _data(event)
+        data = data_of(event)
         if event.get("type") == "hook/result" and data.get("point") == "PostToolUse":
             said.setdefault(data.get("callId"), set()).add(data.get("decision"))
     return any({"block", "allow"} <= decisions for decisions in said.values())
@@ -4410,16 +4413,16 @@ def _lost_after_a_block_with_context(message: Event, history: Sequence[Event]) -
 def _result_follows(audit: Event, events: Sequence[Event]) -> bool:
     """Whether `events` hold the tool/result of the call `audit` names after it."""
     later = list(events)[next((i for i, e in enumerate(events) if e is audit), 0) :]
-    call_id = _data(audit).get("callId")
-    return any(e.get("type") == "tool/result" and _call_id_of(e) == call_id for e in later)
+    call_id = data_of(audit).get("callId")
+    return any(e.get("type") == "tool/result" and call_id_of(e) == call_id for e in later)
 
 
 def _answered_after(invoked: Event, events: Sequence[Event]) -> bool:
     """Whether `events` hold, after `invoked`, the hook/result that answers it."""
-    key = {name: _data(invoked).get(name) for name in ("point", "handlerId", "callId")}
+    key = {name: data_of(invoked).get(name) for name in ("point", "handlerId", "callId")}
     later = list(events)[next((i for i, e in enumerate(events) if e is invoked), 0) :]
     return any(
-        e.get("type") == "hook/result" and all(_data(e).get(n) == v for n, v in key.items())
+        e.get("type") == "hook/result" and all(data_of(e).get(n) == v for n, v in key.items())
         for e in later
     )
 
@@ -4446,7 +4449,7 @@ def _hooks_follow_javascript(
     if reply is None:
         return False
     calls: dict[object, ToolCallBlock] = {call.id: call for call in reply.tool_calls}
-    skipped, hooked = calls.get(_data(want).get("callId")), calls.get(_data(got).get("callId"))
+    skipped, hooked = calls.get(data_of(want).get("callId")), calls.get(data_of(got).get("callId"))
     return (skipped is not None and _blank_to_python_only(skipped.arguments)) or (
         hooked is not None
         and _blank_to_javascript_only(hooked.arguments)
@@ -4466,7 +4469,7 @@ def _skipped_as_strict_parser(want: Event, program: Sequence[Command]) -> str | 
     """The id of the call the model runs hook `want` for, when the latest reply's arguments for
     it hold a lone surrogate escape (a loop whose parser refuses one runs no hook for it)."""
     reply = next((sent for sent in reversed(program) if isinstance(sent, ModelReplies)), None)
-    call_id = _data(want).get("callId")
+    call_id = data_of(want).get("callId")
     call = next((c for c in reply.tool_calls if c.id == call_id), None) if reply else None
     return call.id if call and _object_holding_lone_surrogate(call.arguments) else None
 
@@ -4498,7 +4501,7 @@ def _hooked_invalid_call(
     loop read the value as {}."""
     if config is None:
         return None
-    content = _data(reply).get("message", {}).get("content") or ()
+    content = data_of(reply).get("message", {}).get("content") or ()
     calls = [b for b in content if isinstance(b, dict) and _is_call_block(b)]
     hooked = _hooked_names(config, [b.get("name") for b in calls])
     found: list[tuple[object, str, str]] = []
@@ -4528,7 +4531,7 @@ def _hooked_invalid_call(
             probe(HookAnswers(Pass())) if isinstance(command, ModelReplies | HookAnswers) else None
         )
         ran = {
-            _data(event).get("callId")
+            data_of(event).get("callId")
             for event in (probed.events if probed is not None else ())
             if event.get("type") == "hook/invoked"
         }
@@ -4607,7 +4610,7 @@ def _waits_as_javascript(config: LoopConfig | None, reply: Event) -> bool:
     """Whether a loop reading arguments with JavaScript's `trim` waits for hooks where the model
     commits `reply` now: one of its calls, whose arguments only JavaScript calls blank (invalid
     JSON to EXE-2, so the model runs no hook for it), has a PreToolUse hook matching it."""
-    content = _data(reply).get("message", {}).get("content") or ()
+    content = data_of(reply).get("message", {}).get("content") or ()
     calls = [b for b in content if isinstance(b, dict) and _is_call_block(b)]
     hooked = _hooked_names(config, [b.get("name") for b in calls])
     return any(
@@ -4622,7 +4625,7 @@ def _unregistered_hint(config: LoopConfig | None, reply: Event) -> str:
     """`; or ...` when a call of `reply` whose arguments only JavaScript calls blank names a
     tool that is not registered: a loop that lets hooks see such a call's non-object arguments
     (EXE-5 (1)) waits for its hooks too; else empty."""
-    content = _data(reply).get("message", {}).get("content") or ()
+    content = data_of(reply).get("message", {}).get("content") or ()
     unregistered = [
         b
         for b in content
@@ -4724,8 +4727,8 @@ def _refused_at_the_gate(call_id: str, target_events: Sequence[Event]) -> bool:
     """Whether the target answers call `call_id` INVALID_TOOL_INPUT among `target_events`."""
     return any(
         e.get("type") == "tool/result"
-        and _call_id_of(e) == call_id
-        and _error_code(e) == "INVALID_TOOL_INPUT"
+        and call_id_of(e) == call_id
+        and error_code(e) == "INVALID_TOOL_INPUT"
         for e in target_events
     )
 
@@ -4743,7 +4746,7 @@ def _outside_matcher(
 ) -> str | None:
     """The matcher of a hook the target ran although it does not match the whole tool name
     (the name found in the log, or in the program's replies while the reply waits for hooks)."""
-    data = _data(got)
+    data = data_of(got)
     call_id = data.get("callId")
     matcher = data.get("matcher")
     if not isinstance(matcher, str):
@@ -4782,7 +4785,7 @@ def _partly_matching_hook(
     answered, RW-3) runs none, and the configuration alone does not tell the two apart."""
     if config is None or not isinstance(command, ModelReplies | HookAnswers):
         return None
-    content = _data(reply).get("message", {}).get("content") or ()
+    content = data_of(reply).get("message", {}).get("content") or ()
     calls = [(b.get("id"), b.get("name")) for b in content if _is_call_block(b)]
     fits = [
         (hook, call_id, name)
@@ -4796,7 +4799,7 @@ def _partly_matching_hook(
     if fits and probe is not None:
         probed = probe(HookAnswers(Pass()))
         ran = {
-            (_data(event).get("handlerId"), _data(event).get("callId"))
+            (data_of(event).get("handlerId"), data_of(event).get("callId"))
             for event in (probed.events if probed is not None else ())
             if event.get("type") == "hook/invoked"
         }
@@ -4829,13 +4832,13 @@ def _pass_read_as_denial(got: Event, command: Command) -> str | None:
     audit = command.audit
     if audit is None or audit.decision not in ("error", "stop"):
         return None
-    if not _is_error(got) or _error_code(got) is not None:
+    if not _is_error(got) or error_code(got) is not None:
         return None
     return (
         f"the hook's answer is a pass, whose audit records {audit.decision!r} (a hook that failed "
         "gets its dialect's default, no decision, unless it fails closed, HOOK-7, which the "
         "verdict would then say: a deny), and a pass never denies a call (deny > ask > allow > "
-        f"pass): call {_call_id_of(got)} runs, where the target denies it, as if the audit's "
+        f"pass): call {call_id_of(got)} runs, where the target denies it, as if the audit's "
         "word were the verdict"
     )
 
@@ -4904,7 +4907,7 @@ def _failed_open_before(
     before it settle (`_merge_shown_by_probe`). None otherwise: what the target did with
     `call_id` (its approval asked, its body started) is then the scheduling's to name."""
     for record in _earlier_unanswered(call_id, history):
-        earlier = _call_id_of(record)
+        earlier = call_id_of(record)
         words = _failed_open(earlier, program, config)
         if words is None:
             continue
@@ -4929,7 +4932,7 @@ def _asked_yet_answered_before(
     past the exclusive call it waits behind, read as SCHED-1 (round 18's Qwen Code #6321, seed
     68 of 50-69). None otherwise."""
     for record in _earlier_unanswered(call_id, history):
-        earlier = _call_id_of(record)
+        earlier = call_id_of(record)
         situation = _situation(earlier, history)
         if (
             "ask" not in situation.hook_decisions
@@ -4971,7 +4974,7 @@ def _hook_skipped_for_an_unregistered_tool(
     as a glob, would not give that choice: the loop reads the matcher right and skips the
     call for its tool (round 18's WebMCP #283 loop, named HOOK-8 for a glob reading `.*`).
     None otherwise."""
-    mine, theirs = _data(want), _data(got)
+    mine, theirs = data_of(want), data_of(got)
     skipped, later = mine.get("callId"), theirs.get("callId")
     if (
         config is None
@@ -5014,7 +5017,7 @@ def _skipped_matching_hook(
     reads matchers otherwise (a glob, `string match`, where `.*` matches only names starting
     with a dot) skips it, where one running hooks out of order (HOOK-4) runs it later. None
     otherwise, and without a probe (the two look alike until the target's next answers)."""
-    mine, theirs = _data(want), _data(got)
+    mine, theirs = data_of(want), data_of(got)
     call_id = mine.get("callId")
     if (
         config is None
@@ -5049,7 +5052,7 @@ def _skipped_matching_hook(
             break
         audited = [e for e in probed.events if e.get("type") == "hook/invoked"]
         if any(
-            _data(e).get("handlerId") == skipped and _data(e).get("callId") == call_id
+            data_of(e).get("handlerId") == skipped and data_of(e).get("callId") == call_id
             for e in audited
         ):
             return None
@@ -5079,7 +5082,7 @@ def _fits_only_part(config: LoopConfig | None, got: Event) -> str | None:
     name of no configured tool and part of one's; None otherwise (or with no configuration)."""
     if config is None:
         return None
-    handler = _data(got).get("handlerId")
+    handler = data_of(got).get("handlerId")
     hook = next((h for h in config.hooks if h.handler_id == handler), None)
     if hook is None or hook.matcher in ("", "*"):
         return None
@@ -5133,7 +5136,7 @@ def _extra(
             hook = hook_named(got)
             matcher = _outside_matcher(got, command, history, program)
             if matcher is not None:
-                call_id = _data(got).get("callId")
+                call_id = data_of(got).get("callId")
                 call = (
                     f"the tool call {call_id} makes"
                     if call_id is not None
@@ -5143,11 +5146,13 @@ def _extra(
                     f"{adds}: {hook}'s matcher {spelled(matcher)} does not match the whole name "
                     f"of {call}"
                 )
-            if _data(got).get("point") == "PostToolUse" and not _result_follows(got, target_events):
+            if data_of(got).get("point") == "PostToolUse" and not _result_follows(
+                got, target_events
+            ):
                 # Audited as the body settles: the audit belongs right before the result it
                 # judges, which may wait for earlier calls' (it read as the hook run twice).
                 return "HOOK-5", (
-                    f"the target audits {hook} on call {_data(got).get('callId')} before that "
+                    f"the target audits {hook} on call {data_of(got).get('callId')} before that "
                     "call's result commits: a PostToolUse hook's hook/invoked and hook/result "
                     "come right before the result they judge, when it commits (in model order, "
                     "ORD-3), not when the body settles"
@@ -5162,7 +5167,7 @@ def _extra(
                 )
             return hook_audit_rule(got), f"{adds}: {hook} runs once per call"
         case "approval/asked":
-            call_id = _call_id_of(got)
+            call_id = call_id_of(got)
             refusal = _refused_rewrite(call_id, model_events, target_events, history)
             if refusal is not None:
                 # Asked with the model's own input: the refused rewrite went unnoticed, and
@@ -5198,11 +5203,11 @@ def _extra(
             return "ADJ-4", f"{adds}: messages arising mid-step wait for the next step/start"
         case "tool/result":
             if isinstance(command, Abort):
-                if _error_code(got) == "ABORTED":
+                if error_code(got) == "ABORTED":
                     # Answered as if killed: the model lets a running body drain.
                     return "ABORT-1", (
                         f"{adds}: after an abort a running call drains: call "
-                        f"{_call_id_of(got)}'s result waits for its body to settle (a success "
+                        f"{call_id_of(got)}'s result waits for its body to settle (a success "
                         "that lands after the abort becomes ABORTED)"
                     )
                 return "ABORT-1", adds
@@ -5232,7 +5237,7 @@ def _extra(
                 # The model commits this result too, after the audit: the result is not early,
                 # its audit is late (it read as ORD-3, even for a reply's only call).
                 return "HOOK-5", (
-                    f"the target commits call {_call_id_of(got)}'s result before "
+                    f"the target commits call {call_id_of(got)}'s result before "
                     f"{hook_named(audit)}'s audit of it: a PostToolUse hook's hook/invoked and "
                     "hook/result come right before the result they judge"
                 )
@@ -5244,12 +5249,12 @@ def _extra(
                 rule, why = misread
                 return rule, f"{adds}: {why}"
             failed_open = _pass_read_as_denial(got, command)
-            if failed_open is None and _is_error(got) and _error_code(got) is None:
-                failed_open = _failed_open(_call_id_of(got), program, config)
+            if failed_open is None and _is_error(got) and error_code(got) is None:
+                failed_open = _failed_open(call_id_of(got), program, config)
             if failed_open is not None:
                 return "HOOK-2", f"{adds}: {failed_open}"
             return "ORD-3", (
-                f"{adds}: the result of call {_call_id_of(got)} commits only after the results "
+                f"{adds}: the result of call {call_id_of(got)} commits only after the results "
                 "of every earlier call of the reply"
             )
         case "tool/call":
@@ -5298,7 +5303,7 @@ def _extra(
             if glob_read is not None and (
                 glob_read[0] in started
                 or any(
-                    e.get("type") == "hook/invoked" and _data(e).get("point") == "PreToolUse"
+                    e.get("type") == "hook/invoked" and data_of(e).get("point") == "PreToolUse"
                     for e in history
                 )
             ):
@@ -5350,18 +5355,18 @@ def _approved_before(asked: Event, before: Sequence[Event]) -> str | None:
     """The call of `asked`'s tool an earlier approval request of the program was answered
     `allowed-once` for, if any (`before`: the model's events before this command)."""
     allowed = {
-        _data(e).get("id")
+        data_of(e).get("id")
         for e in before
-        if e.get("type") == "approval/decided" and _data(e).get("outcome") == "allowed-once"
+        if e.get("type") == "approval/decided" and data_of(e).get("outcome") == "allowed-once"
     }
-    tool = _data(asked).get("toolName")
+    tool = data_of(asked).get("toolName")
     return next(
         (
-            str(_data(e).get("callId"))
+            str(data_of(e).get("callId"))
             for e in before
             if e.get("type") == "approval/asked"
-            and _data(e).get("toolName") == tool
-            and _data(e).get("id") in allowed
+            and data_of(e).get("toolName") == tool
+            and data_of(e).get("id") in allowed
         ),
         None,
     )
@@ -5370,15 +5375,15 @@ def _approved_before(asked: Event, before: Sequence[Event]) -> str | None:
 def _refused_before(asked: Event, history: Sequence[Event]) -> tuple[str, str] | None:
     """The call of `asked`'s tool, in its step, whose approval request was answered otherwise
     than allowed-once, and that answer, if any (`history`: the model's events so far)."""
-    tool = _data(asked).get("toolName")
+    tool = data_of(asked).get("toolName")
     requests: dict[object, str] = {}
-    for event in _calls_step(_call_id_of(asked), history):
-        data = _data(event)
+    for event in _calls_step(call_id_of(asked), history):
+        data = data_of(event)
         if event.get("type") == "approval/asked" and data.get("toolName") == tool:
             requests[data.get("id")] = str(data.get("callId"))
         elif event.get("type") == "approval/decided" and data.get("id") in requests:
             outcome = str(data.get("outcome"))
-            if outcome != "allowed-once" and requests[data.get("id")] != _call_id_of(asked):
+            if outcome != "allowed-once" and requests[data.get("id")] != call_id_of(asked):
                 return requests[data.get("id")], outcome
     return None
 
@@ -5401,10 +5406,10 @@ def _asked_instead(
 ) -> Event | None:
     """The model's approval request for `result`'s call, when the target answers the call in
     this command without asking."""
-    call_id = _call_id_of(result)
+    call_id = call_id_of(result)
 
     def asks(event: Event) -> bool:
-        return event.get("type") == "approval/asked" and _call_id_of(event) == call_id
+        return event.get("type") == "approval/asked" and call_id_of(event) == call_id
 
     if any(asks(e) for e in target_events):
         return None
@@ -5425,7 +5430,7 @@ def _rewrite_on_a_denial(
     it asks the user about the call or runs it, its merge not a deny (the input it applied is
     the asking or allowing hook's). An earlier call holding the gate hides which: the target is
     sent those calls' finishes (`probe`), and when it still does not show, the report says so."""
-    if _approval_asked_for(call_id, target_events):
+    if approval_asked_for(call_id, target_events):
         return "HOOK-2", (
             f"{said}: the target asks the user about it, so it did not merge its hooks' "
             "answers to a deny (deny > ask > allow > pass), and applied the input of a hook "
@@ -5463,13 +5468,13 @@ def _once_earlier_calls_settle(
     if probe is None or config is None:
         return []
     records = [e for e in target_events if e.get("type") == "tool/call"]
-    ids = [_call_id_of(e) for e in records]
+    ids = [call_id_of(e) for e in records]
     if call_id not in ids:
         return []
     seen: list[Event] = []
     for record in records[: ids.index(call_id)]:
-        earlier = _call_id_of(record)
-        if earlier is None or _result_for(earlier, [*target_events, *seen]):
+        earlier = call_id_of(record)
+        if earlier is None or result_for(earlier, [*target_events, *seen]):
             continue
         probed = probe(settling(record, config, [*target_events, *seen]))
         if probed is None or not probed.accepted:
@@ -5477,7 +5482,7 @@ def _once_earlier_calls_settle(
         seen += probed.events
         if ran is not None:
             ran.extend(probed.executed)
-        if _result_for(call_id, seen):
+        if result_for(call_id, seen):
             break
     return seen
 
@@ -5505,7 +5510,7 @@ def _merge_shown_by_probe(
         if call_id in {started for started, _arguments in probed.executed}:
             return "ran"
         if any(
-            e.get("type") == "approval/asked" and _call_id_of(e) == call_id for e in probed.events
+            e.get("type") == "approval/asked" and call_id_of(e) == call_id for e in probed.events
         ):
             return "asked"
         if _denial_for(call_id, probed.events):
@@ -5519,9 +5524,9 @@ def _denial_for(call_id: str | None, events: Sequence[Event]) -> bool:
     no denial, as `_extra` reads one)."""
     return any(
         e.get("type") == "tool/result"
-        and _call_id_of(e) == call_id
+        and call_id_of(e) == call_id
         and _is_error(e)
-        and _error_code(e) is None
+        and error_code(e) is None
         for e in events
     )
 
@@ -5533,9 +5538,9 @@ def _deny_outranked(
     about or runs: a deny outranks every other answer. Not for a call the target runs after
     logging the model's denial of it: its merge was right, and the run breaks DEC-1."""
     executed = {call_id for call_id, _arguments in actual.executed}
-    asked = {_call_id_of(e) for e in actual.events if e.get("type") == "approval/asked"}
+    asked = {call_id_of(e) for e in actual.events if e.get("type") == "approval/asked"}
     for result in expected.events:
-        call_id = _call_id_of(result)
+        call_id = call_id_of(result)
         if result.get("type") != "tool/result" or call_id not in executed | asked:
             continue
         answers = _pre_answers(call_id, history)
@@ -5568,7 +5573,7 @@ def _withheld_result(
     """The result a PostToolUse audit the target lacks precedes in the model's commit, when the
     target lacks that result too: the first tool/result after the audit (HOOK-5 puts a
     result's audit pairs right before it; a profile may have erased the audit's callId)."""
-    if _data(audit).get("point") != "PostToolUse":
+    if data_of(audit).get("point") != "PostToolUse":
         return None
     at = next((i for i, event in enumerate(model_events) if event is audit), None)
     if at is None:
@@ -5578,8 +5583,8 @@ def _withheld_result(
     result = next((e for e in model_events[at + 1 :] if e.get("type") == "tool/result"), None)
     if result is None:
         return None
-    committed = {_call_id_of(e) for e in target_events if e.get("type") == "tool/result"}
-    return None if _call_id_of(result) in committed else result
+    committed = {call_id_of(e) for e in target_events if e.get("type") == "tool/result"}
+    return None if call_id_of(result) in committed else result
 
 
 def _audit_after(
@@ -5587,19 +5592,19 @@ def _audit_after(
 ) -> Event | None:
     """A PostToolUse audit of `result`'s call that the target appends after `result`, when
     the model appends that result in this command too, with the call's audit before it."""
-    call_id = _call_id_of(result)
+    call_id = call_id_of(result)
 
     def audits(event: Event) -> bool:
         return (
             str(event.get("type")).startswith("hook/")
-            and _data(event).get("point") == "PostToolUse"
-            and _data(event).get("callId") == call_id
+            and data_of(event).get("point") == "PostToolUse"
+            and data_of(event).get("callId") == call_id
         )
 
     model_order = [
         "audit" if audits(e) else "result"
         for e in model_events
-        if audits(e) or (e.get("type") == "tool/result" and _call_id_of(e) == call_id)
+        if audits(e) or (e.get("type") == "tool/result" and call_id_of(e) == call_id)
     ]
     if model_order[:1] != ["audit"] or "result" not in model_order:
         return None
@@ -5612,11 +5617,11 @@ def _judged_result(
 ) -> Event | None:
     """The result a PostToolUse audit event judges, when the target appended it for this
     command and the model did not: the tool/result for the same call after the audit."""
-    if _data(audit).get("point") != "PostToolUse":
+    if data_of(audit).get("point") != "PostToolUse":
         return None
-    call_id = _data(audit).get("callId")
+    call_id = data_of(audit).get("callId")
     if any(
-        event.get("type") == "tool/result" and _call_id_of(event) == call_id
+        event.get("type") == "tool/result" and call_id_of(event) == call_id
         for event in model_events
     ):
         return None  # the model commits that result too: the audit itself is what differs
@@ -5624,7 +5629,7 @@ def _judged_result(
     for event in target_events:
         if event is audit:
             after = True
-        elif after and event.get("type") == "tool/result" and _call_id_of(event) == call_id:
+        elif after and event.get("type") == "tool/result" and call_id_of(event) == call_id:
             return event
     return None
 
@@ -5677,7 +5682,7 @@ def _execution_rule(
             (
                 e
                 for e in expected.events
-                if e.get("type") == "tool/result" and _call_id_of(e) == call_id
+                if e.get("type") == "tool/result" and call_id_of(e) == call_id
             ),
             None,
         )
@@ -5688,7 +5693,7 @@ def _execution_rule(
         if isinstance(command, Abort):
             return "ABORT-1", f"{ran}: after an abort no call starts"
         if not any(
-            _call_id_of(e) == call_id and e.get("type") == "tool/call"
+            call_id_of(e) == call_id and e.get("type") == "tool/call"
             for e in _calls_step(call_id, history)
         ):
             return "ORD-2", f"{ran}: it has no tool/call record"
@@ -5763,7 +5768,7 @@ def _execution_rule(
 
 def _result_texts(result: Event) -> list[str]:
     """The texts of a tool/result's block, in order."""
-    message = _data(result).get("message")
+    message = data_of(result).get("message")
     content = message.get("content") if isinstance(message, dict) else None
     block = content[0] if isinstance(content, list) and content else None
     inner = block.get("content") if isinstance(block, dict) else None
@@ -5780,7 +5785,7 @@ def _ended_unstarted(
     denied by a hook, or by the refusal of a rewrite that does not fit)."""
     words = _result_texts(result)
     said = f" ({spelled(words[0])})" if words else ""
-    code = _error_code(result)
+    code = error_code(result)
     if code == "INVALID_TOOL_INPUT":
         return "EXE-5", (
             f"{ran}: its input is invalid{said}, so it ends as that error without running, and "
@@ -5794,9 +5799,9 @@ def _ended_unstarted(
     approval = APPROVAL_ID.format(call_id=call_id)
     outcome = next(
         (
-            _data(e).get("outcome")
+            data_of(e).get("outcome")
             for e in _calls_step(call_id, events)
-            if e.get("type") == "approval/decided" and _data(e).get("id") == approval
+            if e.get("type") == "approval/decided" and data_of(e).get("id") == approval
         ),
         None,
     )
@@ -5824,12 +5829,12 @@ def _settled_unrun_before(call_id: str, history: Sequence[Event]) -> tuple[str, 
     if reply is None:
         return None
     ids = _reply_call_ids(reply)
-    results = {_call_id_of(e): e for e in step if e.get("type") == "tool/result"}
+    results = {call_id_of(e): e for e in step if e.get("type") == "tool/result"}
     for earlier in ids[: ids.index(call_id)]:
         if earlier is None or earlier not in results:
             continue
         situation = _situation(earlier, history)
-        code = _error_code(results[earlier])
+        code = error_code(results[earlier])
         if "deny" in situation.hook_decisions:
             return earlier, "denied by a hook"
         if situation.approval not in (None, "asked", "allowed-once"):
@@ -5854,13 +5859,13 @@ def _refused_outcome_before(
         (
             e
             for e in reversed(history)
-            if e.get("type") == "tool/call" and _call_id_of(e) == command.call_id
+            if e.get("type") == "tool/call" and call_id_of(e) == command.call_id
         ),
         None,
     )
     if config is None or record is None:
         return None
-    hooks = config.hooks_for(POST_TOOL_USE, str(_data(record).get("name")))
+    hooks = config.hooks_for(POST_TOOL_USE, str(data_of(record).get("name")))
     for number in range(len(program) - 1, 0, -1):
         earlier = program[number - 1]
         if isinstance(earlier, ModelReplies) and any(
@@ -5891,13 +5896,13 @@ def _post_hooks_counted_otherwise(
         (
             e
             for e in reversed(history)
-            if e.get("type") == "tool/call" and _call_id_of(e) == command.call_id
+            if e.get("type") == "tool/call" and call_id_of(e) == command.call_id
         ),
         None,
     )
     if probe is None or config is None or record is None:
         return None
-    name = str(_data(record).get("name"))
+    name = str(data_of(record).get("name"))
     matching = [hook.handler_id for hook in config.hooks_for(POST_TOOL_USE, name)]
     for count in range(len(config.hooks) + 1):
         if count == len(command.post):
@@ -5952,7 +5957,7 @@ def _ids_used_before(
     """The ids of `reply`'s calls that an earlier reply's calls used too, in reply order: the
     calls the log records, and those of a reply the model sent that never committed (cancelled
     while its hooks ran, refused), which a loop may have noted all the same."""
-    before = {_data(e).get("callId") for e in history if e.get("type") == "tool/call"}
+    before = {data_of(e).get("callId") for e in history if e.get("type") == "tool/call"}
     earlier = program[:-1] if program and program[-1] is reply else program
     before |= {
         call.id for sent in earlier if isinstance(sent, ModelReplies) for call in sent.tool_calls
@@ -5999,9 +6004,9 @@ def _settled_another_call(command: Command, actual: Observation) -> str:
     if not isinstance(command, ToolFinishes):
         return ""
     answered = [
-        e for e in actual.events if e.get("type") == "tool/result" and _call_id_of(e) is not None
+        e for e in actual.events if e.get("type") == "tool/result" and call_id_of(e) is not None
     ]
-    others = [_call_id_of(e) for e in answered if _call_id_of(e) != command.call_id]
+    others = [call_id_of(e) for e in answered if call_id_of(e) != command.call_id]
     if not others or len(answered) != len(others):
         return ""
     return (
@@ -6275,8 +6280,8 @@ def _repair_or_loss(
 def _tool_named(call_id: str | None, history: Sequence[Event]) -> str:
     """The tool of `call_id` as the model's tool/call records it ("?" when none does)."""
     for event in history:
-        if event.get("type") == "tool/call" and _call_id_of(event) == call_id:
-            return str(_data(event).get("name"))
+        if event.get("type") == "tool/call" and call_id_of(event) == call_id:
+            return str(data_of(event).get("name"))
     return "?"
 
 
@@ -6287,8 +6292,8 @@ _FALSE_TO_SOME = frozenset({"0"})
 def _queued_by(message: Event, command: Command) -> str:
     """Words on who queued `message` when this command's result did (a context its body
     deferred or a PostToolUse hook added), "" otherwise: it opens this very step/start."""
-    source = _data(message).get("source")
-    text = _message_text(message)
+    source = data_of(message).get("source")
+    text = message_text(message)
     if not isinstance(command, ToolFinishes) or text is None or not isinstance(source, dict):
         return ""
     if source.get("kind") != "plugin":
@@ -6311,8 +6316,8 @@ def _delivered_twice(
             1
             for e in events
             if e.get("type") == "user/message"
-            and _message_text(e) == _message_text(message)
-            and _data(e).get("source") == _data(message).get("source")
+            and message_text(e) == message_text(message)
+            and data_of(e).get("source") == data_of(message).get("source")
         )
 
     theirs = count(target_events)
@@ -6329,7 +6334,7 @@ def _prompts_own(message: Event, command: Command, model_events: Sequence[Event]
         and bool(messages)
         and messages[-1] == message
         and _source_of(message) == {"kind": "user"}
-        and _message_text(message) == command.text
+        and message_text(message) == command.text
     )
 
 
@@ -6360,9 +6365,9 @@ def _cancelled_approval_written_late(
     record = next((e for e in actual.events if e.get("seq") == first.seq), None)
     if record is None or record.get("type") != "approval/decided":
         return None
-    answer = _data(record)
+    answer = data_of(record)
     if answer.get("outcome") != "cancelled" or not any(
-        e.get("type") == "approval/decided" and _data(e).get("id") == answer.get("id")
+        e.get("type") == "approval/decided" and data_of(e).get("id") == answer.get("id")
         for e in expected.events
     ):
         return None
@@ -6518,7 +6523,7 @@ def _abort_cause_ending(model_events: Sequence[Event]) -> str | None:
     """The cause of the abort whose turn/end is among `model_events`, spelled; None when they
     end no turn aborted."""
     for event in model_events:
-        reason = _data(event).get("reason") if event.get("type") == "turn/end" else None
+        reason = data_of(event).get("reason") if event.get("type") == "turn/end" else None
         if isinstance(reason, dict) and reason.get("kind") == "aborted":
             cause = reason.get("reason")
             return spelled(cause.get("kind") if isinstance(cause, dict) else cause)
@@ -6534,7 +6539,7 @@ def _parking_turn_end(model_events: Sequence[Event], history: Sequence[Event]) -
     starts = [i for i, event in enumerate(history) if event.get("type") == "turn/start"]
     for event in reversed(history[: starts[-1]] if starts else ()):
         if event.get("type") == "turn/end":
-            reason = _data(event).get("reason")
+            reason = data_of(event).get("reason")
             kind = reason.get("kind") if isinstance(reason, dict) else None
             return None if kind in (None, "completed") else spelled(kind)
     return None
@@ -6658,7 +6663,7 @@ def classify(
                 )
                 record = next((e for e in actual.events if e.get("seq") == first.seq), None)
                 return _rewrite_on_a_denial(
-                    _call_id_of(record), said, actual.events, history, config=config, probe=probe
+                    call_id_of(record), said, actual.events, history, config=config, probe=probe
                 )
             late = _cancelled_approval_written_late(command, first, reordered, expected, actual)
             if late is not None:
