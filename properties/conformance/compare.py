@@ -3075,13 +3075,14 @@ def _changed(
                     "match the whole name of any configured tool, only part of one"
                 )
             in_hand = _reply_in_hand(command, program)
+            logged = _target_log(history, target_events)
             invalid = _invalid_call_hooked(config, got, in_hand)
             lossy = _lossy_call_hooked(got, in_hand)
             unjudged = _unregistered_input_unjudged(
                 invalid,
                 got,
                 in_hand,
-                _target_log(history, target_events),
+                logged,
                 config=config,
                 probe=probe,
             )
@@ -3095,7 +3096,7 @@ def _changed(
                 invalid,
                 got,
                 in_hand,
-                _target_log(history, target_events),
+                logged,
                 config=config,
                 probe=probe,
             )
@@ -3105,7 +3106,7 @@ def _changed(
                 whatever = _hooks_whatever_the_input(
                     lossy,
                     _tool_in_hand(lossy, in_hand),
-                    _target_log(history, target_events),
+                    logged,
                     config,
                     probe,
                 )
@@ -3132,7 +3133,7 @@ def _changed(
                     _hooks_whatever_the_input(
                         hooked,
                         _tool_in_hand(hooked, in_hand),
-                        _target_log(history, target_events),
+                        logged,
                         config,
                         probe,
                     )
