@@ -218,7 +218,9 @@ def main() -> None:
     """Kill every chosen mutant on each batch; print the table and the verdict."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10, help="batches 0..N-1 (default 10)")
-    parser.add_argument("--mutant", action="append", help="only this mutant (repeatable)")
+    parser.add_argument(
+        "--mutant", action="append", help="only this mutant or --fresh loop (repeatable)"
+    )
     parser.add_argument(
         "--programs", type=int, default=200, help="programs replayed per mutant (0: none)"
     )
@@ -234,7 +236,11 @@ def main() -> None:
         if not args.mutant or m.name in args.mutant
     ]
     if args.fresh:
-        chosen += [(name, min(rules), make, rules) for name, make, rules in fresh_loops()]
+        chosen += [
+            (name, min(rules), make, rules)
+            for name, make, rules in fresh_loops()
+            if not args.mutant or name in args.mutant
+        ]
     budget = KILL_BUDGET.max_examples
     print(f"examples to the first failing program, batches 0..{args.seeds - 1}, budget {budget}")
     print(

@@ -296,6 +296,61 @@ def test_HOOK_2_a_pass_after_an_ask_on_an_unregistered_tool_names_the_merge() ->
     )
 
 
+@pytest.mark.parametrize(
+    ("max_parallel", "first_call", "second_call", "says"),
+    [
+        (
+            1,
+            (Ask(), Allow({"file_path": "b.txt"})),
+            (Deny(""), Ask(updated_input={"file_path": "b.txt"})),
+            "once the calls before call c2 finished, the target asked the user about it",
+        ),
+        (
+            2,
+            (Ask(), Allow({"file_path": "b.txt"}), Pass()),
+            (Deny(""), Ask(updated_input={"file_path": "b.txt"}), Pass()),
+            "the target runs it, so it did not merge its hooks' answers to a deny",
+        ),
+    ],
+    ids=["an ask behind the call it runs unasked", "a pass last, the call run at once"],
+)
+def test_HOOK_2_a_deny_overruled_after_a_call_asked_then_allowed_names_the_merge(
+    max_parallel: int,
+    first_call: tuple[PreVerdict, ...],
+    second_call: tuple[PreVerdict, ...],
+    says: str,
+) -> None:
+    """HOOK-2: the same loop, its first call asked about then allowed with an input (which it
+    runs unasked) and its second denied then asked about with an input (which it applies), was
+    named HOOK-3, its log not showing yet whether it denies the second call, on 19 of batches
+    0-19 (the draws of 86f1e8d3): the probe settled the first call as the model's log has it,
+    rejecting an approval the target never asked for, where it now settles it as the target's
+    log has it (a success); and a second call the target ran in the same command was not
+    read as run."""
+    names = ("first", "second", "final")[: len(second_call) - 1]
+    hooks = tuple(HookSpec(name, "PreToolUse", "read") for name in (*names, "final"))
+    assert_found(
+        (
+            "the last hook's answer taken as the merge, a deny overruled after an allowed ask",
+            LAST_ANSWER_WINS[1],
+            LoopConfig(tools=(READ,), hooks=hooks, max_parallel=max_parallel),
+            (
+                SubmitUser(""),
+                ModelReplies(
+                    (
+                        *calls("c1", "read", '{"file_path":"a.txt"}').blocks,
+                        *calls("c2", "read", '{"file_path":"c.txt"}').blocks,
+                    )
+                ),
+                *(HookAnswers(answer) for answer in first_call),
+                *(HookAnswers(answer) for answer in second_call),
+            ),
+            "HOOK-2",
+        ),
+        says,
+    )
+
+
 def test_HOOK_2_a_deny_overruled_behind_a_call_awaiting_approval_is_told_by_rejecting_it() -> None:
     """HOOK-2: the same loop applying an allowing hook's input to a call another hook denied,
     held behind a call awaiting approval, was named HOOK-3 with words saying its log did not

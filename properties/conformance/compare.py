@@ -2121,7 +2121,13 @@ def _arguments_rule(
                 "denied call keeps the model's own arguments"
             )
             return _rewrite_on_a_denial(
-                call_id, said, target_events, history, config=config, probe=probe
+                call_id,
+                said,
+                target_events,
+                history,
+                config=config,
+                probe=probe,
+                executed=executed,
             )
         if len(situation.supplied) >= 2 and _applied_earlier_rewrite(want, got, situation, rewrote):
             return "HOOK-3", "a rewrite other than the last one in configured order won" + (
@@ -5425,17 +5431,24 @@ def _rewrite_on_a_denial(
     *,
     config: LoopConfig | None,
     probe: Probe | None,
+    executed: Sequence[tuple[str, str]] = (),
 ) -> tuple[str, str]:
     """The rule of a call recorded with a hook's input though a hook denied it (`said` says
     so): HOOK-3 when the target denies the call, keeping the input all the same; HOOK-2 when
-    it asks the user about the call or runs it, its merge not a deny (the input it applied is
-    the asking or allowing hook's). An earlier call holding the gate hides which: the target is
-    sent those calls' finishes (`probe`), and when it still does not show, the report says so."""
+    it asks the user about the call or runs it (`executed`: the bodies it ran in this
+    command), its merge not a deny (the input it applied is the asking or allowing hook's). An
+    earlier call holding the gate hides which: the target is sent those calls' finishes
+    (`probe`), and when it still does not show, the report says so."""
     if approval_asked_for(call_id, target_events):
         return "HOOK-2", (
             f"{said}: the target asks the user about it, so it did not merge its hooks' "
             "answers to a deny (deny > ask > allow > pass), and applied the input of a hook "
             "that did not deny"
+        )
+    if call_id in {started for started, _arguments in executed}:
+        return "HOOK-2", (
+            f"{said}: the target runs it, so it did not merge its hooks' answers to a deny "
+            "(deny > ask > allow > pass), and applied the input of a hook that did not deny"
         )
     shown = "denied" if _denial_for(call_id, target_events) else None
     shown = shown or _merge_shown_by_probe(call_id, config, history, probe, target_events)
@@ -5498,12 +5511,14 @@ def _merge_shown_by_probe(
     """What the target does with `call_id` once each earlier call of its step still without a
     result settles (`settling`: a success, its PostToolUse hooks passing, or its approval
     rejected where it waits for one): it asks the user about it, runs it or denies it; None
-    when it shows none of these (or cannot be probed). `shown` holds what the target appended
-    since `history` (an approval it asked for there)."""
+    when it shows none of these (or cannot be probed). `history` is the model's, this
+    command's events included, and `shown` what the target appended in this command (an
+    approval it asked for there): the calls settled are those the target's log leaves
+    unanswered, settled as it shows them (a call the model asks about may run there)."""
     if probe is None or config is None or call_id is None:
         return None
-    seen: list[Event] = [*history, *shown]
-    for record in _earlier_unanswered(call_id, history):
+    seen = _target_log(history, shown)
+    for record in _earlier_unanswered(call_id, seen):
         probed = probe(settling(record, config, seen))
         if probed is None or not probed.accepted:
             continue
