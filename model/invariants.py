@@ -297,6 +297,11 @@ def surface_metadata_valid(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     return found
 
 
+def _surface_kind_named(code: int) -> str:
+    """The event type of a surface node's kind `code` (below `RESULT_KIND`)."""
+    return next(kind for kind, known in SURFACE_CODE.items() if known == code)
+
+
 @invariant("replace_targets_current_nodes", "LOG-7", reads=of_types(*SURFACE_TYPES))
 def replace_targets_current_nodes(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """A surface replace names current nodes in order; a result replace shadows one result."""
@@ -318,11 +323,11 @@ def replace_targets_current_nodes(prefix: Prefix, fact: Fact) -> Sequence[Violat
     kinds, seqs = prefix.surface_kinds, prefix.surface_seqs
     if fact.type == "tool/result":
         if first != last or kinds[first] < RESULT_KIND:
-            shadowed = next(kind for kind, code in SURFACE_CODE.items() if code == kinds[first])
+            # (Named only for one node: a span may start at a result, which has no surface code.)
             what = (
                 f"{last - first + 1} nodes"
                 if first != last
-                else f"the {shadowed} at seq {seqs[first]}, no tool/result"
+                else f"the {_surface_kind_named(kinds[first])} at seq {seqs[first]}, no tool/result"
             )
             msg = (
                 f"replace {fact.surface_start}..{fact.surface_end} shadows {what}: a tool/result "

@@ -429,6 +429,31 @@ def test_LOG_7_replace_swaps_current_nodes_for_one() -> None:
         derive_messages(event_from_wire(o) for o in stale)
 
 
+def test_LOG_7_a_result_replace_over_several_nodes_from_a_result_is_one_violation() -> None:
+    """LOG-7: a tool/result replacement whose span starts at a result and covers more nodes
+    (the result and the reply after it) crashed check with an internal error (exit 3): the kind
+    of its first node, a result, was looked up among the surface codes results do not have."""
+    program: list[Command] = [
+        SubmitUser("a"),
+        ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a"}'),)),
+        ToolFinishes("c1", ToolSucceeded("A")),
+        ModelReplies((TextBlock("b"),)),
+    ]
+    base = wire(run(PLAIN, program).log)
+    result = next(int(str(o["seq"])) for o in base if o["type"] == "tool/result")
+    last = [int(str(o["seq"])) for o in base if "surfaceOp" in o][-1]
+    log = [*base, _replace(len(base), result, last, "tool/result")]
+    # (Past the turn's end, the result is also TURN-3's: outside any turn.)
+    found = check_facts(fact_from_wire(o) for o in log)
+    assert [(v.rule_id, v.message) for v in found if v.rule_id == "LOG-7"] == [
+        (
+            "LOG-7",
+            f"replace {result}..{last} shadows 2 nodes: a tool/result replacement must shadow "
+            "exactly one tool/result, the result it prunes",
+        )
+    ]
+
+
 def test_LOG_7_a_stale_replace_says_which_node_is_gone_and_what_took_it() -> None:
     """LOG-7: the violation says of each named node why it is not current: replaced (by which
     seq, also cited as a related event), never a message (a seq where a turn/start is), a
