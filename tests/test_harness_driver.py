@@ -262,6 +262,17 @@ def test_the_mock_model_and_the_report_follow_claude_codes_compact() -> None:
     assert whole["messages"] == [_user("One."), call, result, _user("Three."), asked[-1][-1]]
 
 
+def test_a_summary_request_in_the_message_recording_the_last_compact_is_read_whole() -> None:
+    """A second `/compact` whose summary request shares its last user message with the record of
+    the first (consecutive user messages merged) left no message after that record: reading the
+    history whole raised IndexError, and `run --harness`'s report with it."""
+    record, request = _user(COMPACT_COMMAND), _user(f"{COMPACT_REQUEST_START} Summarize.")
+    merged = {**record, "content": [*record["content"], *request["content"]]}
+    asked = [[_user("One."), merged], [_user("Two.")]]
+    whole = whole_history([{"messages": m} for m in asked])
+    assert whole == {"messages": [_user("Two.")]}
+
+
 def test_a_reply_asked_for_again_and_again_stops_the_run_naming_the_scenario_and_reply(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

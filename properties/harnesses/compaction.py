@@ -66,8 +66,10 @@ def whole_history(bodies: Sequence[Any]) -> Any:
     for body in [*bodies[:-1], None]:
         if body is not None and asks_for_a_summary(body):
             since = after_compaction(body)
-            sent = _messages(since if since is not None else body) or []
-            summarized = [*sent[:-1], _without_summary_request(sent[-1])]
+            # (A last message holding both the record of an earlier `/compact` and the request
+            # for this summary leaves nothing after the record: its own messages are sent.)
+            sent = (_messages(since) if since is not None else None) or _messages(body) or []
+            summarized = [*sent[:-1], _without_summary_request(sent[-1])] if sent else None
         elif summarized is not None:
             before += summarized
             summarized = None
