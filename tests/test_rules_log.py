@@ -27,8 +27,10 @@ from loopspec.model.events import Event, StepStarted, TurnStarted
 from loopspec.model.facts import fact_from_wire, facts_of
 from loopspec.model.invariants import LogMonitor, check_facts
 from loopspec.model.jsonvalue import FrozenMap, NotJsonError, freeze, parse_arguments, thaw
+from loopspec.model.log_layout import SURFACE_TYPES as layout_surface_types
 from loopspec.model.messages import TextBlock, ToolCallBlock, UserMessage
 from loopspec.model.prefix import PACKED_SURFACE, REMEMBERED_GONE, SKIPS_KEPT, Prefix
+from loopspec.model.prefix import SURFACE_TYPES as prefix_surface_types
 from loopspec.model.wire import (
     converter,
     event_from_wire,
@@ -427,6 +429,29 @@ def test_LOG_7_replace_swaps_current_nodes_for_one() -> None:
     assert rules == ["LOG-7"]
     with pytest.raises(InvalidEventError, match="LOG-7"):
         derive_messages(event_from_wire(o) for o in stale)
+
+
+def test_LOG_2_surface_events_are_one_set_and_the_words_name_each() -> None:
+    """LOG-2: the prefix's literal set of surface events (kept for check's cheap start-up) is
+    the wire layout's, derived from the event union, and the words refusing surface metadata
+    elsewhere name each of them."""
+    assert prefix_surface_types == layout_surface_types
+    said = check_facts(
+        fact_from_wire(o)
+        for o in [
+            {"type": "turn/start", "seq": 0, "time": 0, "data": {"turn": 1}},
+            {"type": "step/start", "seq": 1, "time": 0, "data": {"turn": 1, "step": 1}},
+            {
+                "type": "step/end",
+                "seq": 2,
+                "time": 0,
+                "data": {"turn": 1, "step": 1},
+                "surfaceOp": "append",
+            },
+        ]
+    )
+    (log2,) = [v.message for v in said if v.rule_id == "LOG-2"]
+    assert all(kind in log2 for kind in layout_surface_types), log2
 
 
 def test_LOG_7_a_result_replace_over_several_nodes_from_a_result_is_one_violation() -> None:
