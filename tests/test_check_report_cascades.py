@@ -19,6 +19,7 @@ from check_fixtures import FIXTURES
 
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.logcheck.checker import LogReport, check_paths, check_stream
+from loopspec.properties.logcheck.files import LogSource
 from loopspec.properties.logcheck.report import log_text_lines
 from loopspec.properties.logcheck.synth import MARKED_HEADER, marked_model_rows
 
@@ -305,14 +306,15 @@ def _marked_demo() -> bytes:
 
 
 @pytest.mark.parametrize(
-    ("log", "order", "first", "how", "others", "piped_folds"),
+    ("log", "order", "first", "how", "others", "piped_listed"),
     [
-        (DEMO.read_bytes(), _reversed, 43, "in reverse order (reversed, by tac?)", 92, True),
-        (DEMO.read_bytes(), sorted, 11, "in another order (sorted or shuffled?)", 99, False),
-        (DSH_LOG.read_bytes(), _reversed, 157, "in reverse order (reversed, by tac?)", 184, True),
-        # (its commits' holes leave LOG-1s unlisted: a pipe's breaks cannot show the order)
-        (_marked_demo(), _reversed, 43, "in reverse order (reversed, by tac?)", 25, False),
-        (_marked_demo(), sorted, 11, "in another order (sorted or shuffled?)", 36, False),
+        (DEMO.read_bytes(), _reversed, 43, "in reverse order (reversed, by tac?)", 92, None),
+        (DEMO.read_bytes(), sorted, 11, "in another order (sorted or shuffled?)", 99, 100),
+        (DSH_LOG.read_bytes(), _reversed, 157, "in reverse order (reversed, by tac?)", 184, None),
+        # (its commits' holes leave LOG-1s unlisted: a pipe's breaks cannot show the order;
+        # those LOG-1s are among the others the order makes)
+        (_marked_demo(), _reversed, 43, "in reverse order (reversed, by tac?)", 65, 25),
+        (_marked_demo(), sorted, 11, "in another order (sorted or shuffled?)", 71, 37),
     ],
     ids=[
         "reversed",
@@ -329,7 +331,8 @@ def test_LOG_1_a_log_whose_lines_were_reordered_is_one_LOG_1(
     how: str,
     others: int,
     *,
-    piped_folds: bool,
+    piped_listed: int | None,
+    tmp_path: Path,
 ) -> None:
     """LOG-1: the demo log's event lines reversed (tac) or sorted (sort) after its header read
     as 93 and 100 violations (LOG-1, TURN-3, ORD-1, ...) and a turn left open; only the first
@@ -338,8 +341,11 @@ def test_LOG_1_a_log_whose_lines_were_reordered_is_one_LOG_1(
     cannot be read again, as before, its first LOG-1 saying why and to check the log saved. A
     dsh log reversed was 'in another order': a compact row's seqs ascend within its line. A
     version-1 log reversed was 7 violations, LOG-8s first, none naming the order: its broken
-    commits left out the LOG-1s after them. From a pipe, a log reversed whose every LOG-1 is
-    listed is folded as well, its breaks' seqs going down from the last to 0."""
+    commits left out the LOG-1s after them, and its fold's count of others left those out
+    (25 and 36, where the same log version 0 says 92). From a pipe, a log reversed whose every
+    LOG-1 is listed is folded as well, its breaks' seqs going down from the last to 0 (else
+    `piped_listed` violations are listed). A file gone since it was read was said to be a pipe,
+    'which cannot be read twice'."""
     header, *events = log.splitlines(keepends=True)
     text = b"".join([header, *order(events)])
     report = check_stream("log", io.BytesIO(text))
@@ -353,7 +359,7 @@ def test_LOG_1_a_log_whose_lines_were_reordered_is_one_LOG_1(
     )
     assert (report.rule_counts, report.notices) == ({"LOG-1": 1}, [])
     piped = check_stream("log", _Pipe(text))
-    if piped_folds:
+    if piped_listed is None:
         (found,) = piped.violations
         assert found.violation.message.startswith(
             f"seq {first} where 0 was due: the log's lines go from seq {first} down to 0 "
@@ -361,13 +367,19 @@ def test_LOG_1_a_log_whose_lines_were_reordered_is_one_LOG_1(
         ), found.violation.message
         assert f"({others} other violations and the turn " in found.violation.message
         return
-    assert len(piped.violations) > 20
+    assert len(piped.violations) == piped_listed
     (said,) = [found for found in piped.violations if "from a pipe" in found.violation.message]
     assert said.violation.rule_id == "LOG-1"
     assert said.violation.message.endswith(
         "; more than half the log's lines break LOG-1, as a log's lines sorted or reversed after "
         "they were written do: read from a pipe, which cannot be read twice, their order is not "
         "looked at; check the log saved to a file to learn whether it is that"
+    )
+    gone = check_stream("log", _Pipe(text), source=LogSource(str(tmp_path / "gone.jsonl")))
+    (said,) = [found for found in gone.violations if "more than half" in found.violation.message]
+    assert said.violation.message.endswith(
+        "they were written do: the log could not be read again (gone or changed since it was "
+        "read), their order is not looked at; check it again to learn whether it is that"
     )
 
 

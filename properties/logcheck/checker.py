@@ -996,6 +996,7 @@ def check_stream(
         if foreign is not None:
             return foreign
     if source is None and stream.seekable():  # (a program's bytes in memory, a test's)
+        # (Imported here: `event_lines` imports this module, a cycle at the top.)
         from loopspec.properties.logcheck.event_lines import StreamSource  # noqa: PLC0415
 
         source = StreamSource(path, stream)

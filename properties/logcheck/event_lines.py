@@ -47,7 +47,7 @@ def place_events(
     `stream` from its start when it can seek, else `source` opened again when it is a file (a
     compressed one's stream cannot seek back), or standard input from where its log started
     when it is a file (`log_opener`, as a copy is found); when none can be read again (a
-    pipe), only each offending event's line is set."""
+    pipe, or a file gone or changed since), only each offending event's line is set."""
     if _reordered_lines_likely(report):
         # (Imported here: a log with no such break is checked without its module.)
         from loopspec.properties.logcheck import line_order  # noqa: PLC0415
@@ -57,11 +57,11 @@ def place_events(
             return (line_order.out_of_order(seqs, report.events),)
 
         read = _read_again(stream, source, order_of)
-        if read is None:  # a pipe: its breaks alone may show the lines reversed
+        if read is None:  # not read again: its breaks alone may show the lines reversed
             if line_order.reversed_by_its_breaks(report):
                 line_order.fold_out_of_order(report, line_order.REVERSED_AS_BROKEN)
             else:
-                line_order.say_order_unread(report)
+                line_order.say_order_unread(report, piped=_piped(stream, source))
         elif read[0] is not None:
             line_order.fold_out_of_order(report, read[0])
     found_all = report.violations
@@ -117,6 +117,19 @@ def _read_again(
     except OSError:
         return None
     return None
+
+
+def _piped(stream: BinaryIO, source: LogSource | None) -> bool:
+    """Whether a log `_read_again` could not read came from a pipe, which cannot be read twice
+    (standard input not redirected from a file, a FIFO), not from a file gone or changed since
+    the check read it, or a compressed one that cannot be opened again."""
+    if stream.seekable() or type(source) is StreamSource:
+        return False
+    if source is None or source.name == STDIN:
+        return source is None or source.stdin_start is None
+    import os.path  # noqa: PLC0415 (loaded by the interpreter at start: no cost)
+
+    return os.path.exists(source.name) and not os.path.isfile(source.name)
 
 
 GAP_SEQS_LOOKED_FOR = 16

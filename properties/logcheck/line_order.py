@@ -154,8 +154,13 @@ def fold_out_of_order(report: LogReport, how: str) -> None:
         first = unlisted
     else:
         first = listed
-    # (those past max_violations too; the first, when listed, is no other)
-    others = sum(report.rule_counts.values()) - (first is listed)
+    # (those past max_violations and in broken commits' holes too; the first is no other)
+    others = (
+        sum(report.rule_counts.values())
+        - (first is listed)
+        + report.unlisted_breaks
+        - (first is unlisted)
+    )
     kept = [notice for notice in report.notices if not _made_by_the_order(notice)]
     left_open = {notice.kind for notice in report.notices} - {notice.kind for notice in kept}
     also = {
@@ -185,6 +190,8 @@ def fold_out_of_order(report: LogReport, how: str) -> None:
     report.rule_counts = {"LOG-1": 1}
     report.facet_counts.clear()
     report.omitted_violations = 0
+    report.unlisted_breaks = 0
+    report.first_unlisted_break = None
     report.notices[:] = kept
 
 
@@ -197,17 +204,23 @@ def _made_by_the_order(notice: Notice) -> bool:
     )
 
 
-def say_order_unread(report: LogReport) -> None:
-    """Add to the first LOG-1 of `report`, a log read from a pipe more than half of whose lines
-    break LOG-1, that a log sorted or reversed does so, and that its order can be looked at
-    only in a file: a pipe cannot be read twice."""
+def say_order_unread(report: LogReport, *, piped: bool) -> None:
+    """Add to the first LOG-1 of `report`, a log not read again more than half of whose lines
+    break LOG-1, that a log sorted or reversed does so, and why its order is not looked at:
+    `piped`, a pipe cannot be read twice (a file can); else the file could not be opened again."""
     first = _first_listed_break(report)
     if first is None:
         return
+    why = (
+        "read from a pipe, which cannot be read twice, their order is not looked at; check the "
+        "log saved to a file"
+        if piped
+        else "the log could not be read again (gone or changed since it was read), their order "
+        "is not looked at; check it again"
+    )
     said = (
         "; more than half the log's lines break LOG-1, as a log's lines sorted or reversed "
-        "after they were written do: read from a pipe, which cannot be read twice, their order "
-        "is not looked at; check the log saved to a file to learn whether it is that"
+        f"after they were written do: {why} to learn whether it is that"
     )
     message = first.violation.message
     if len(message + said) > MAX_MESSAGE_CHARS:  # (its first words kept: `seq 9 where 7 was due`)
