@@ -70,7 +70,8 @@ def test_PROTO_1_plugin_answer_timeout_is_the_wait_for_each_answer(
     """PROTO-1: the pytest plugin's `--loopspec-answer-timeout` is conform's `--answer-timeout`;
     without `--loopspec-cmd` it stops pytest, as conform refuses it. A hang names the plugin's
     option, not the CLI's. The process is started when pytest starts, and one silent at its
-    first message stops pytest there, before the saved case replays (it failed that case)."""
+    first message stops pytest there, before the saved case replays (before, that case ran and
+    failed for it)."""
 
     def pytest_with(*options: str) -> subprocess.CompletedProcess[str]:
         return InnerPytest(pytester, monkeypatch).run(tmp_path, tmp_path, *options)

@@ -45,6 +45,7 @@ an abort, and TrimSpace's blank.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -60,6 +61,7 @@ from fresh_bugs import (
     own_log_checked,
     planted,
 )
+from test_case_travel import _failed_report
 
 from loopspec.model import config, dispatch, handlers, jsonvalue, repair, rewrite
 from loopspec.model.commands import (
@@ -83,7 +85,7 @@ from loopspec.model.events import Event, ToolResultRecorded
 from loopspec.model.jsonvalue import FrozenMap, JsonValue, freeze, thaw
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.model.state import Execution
-from loopspec.properties.cli.conform_run import UNREPEATED_NOTE
+from loopspec.properties.cli import conform_run
 from loopspec.properties.conformance import process_target
 from loopspec.properties.conformance.command_codec import command_to_json
 from loopspec.properties.conformance.process_target import (
@@ -430,18 +432,17 @@ def test_PROTO_1_a_loop_reading_lines_up_to_64_kib_meets_a_longer_one_declaring_
     assert longest > process_target.SCANNER_LINE_BYTES
 
 
-def test_PROTO_1_a_program_answered_two_ways_names_a_go_maps_order() -> None:
+def test_PROTO_1_a_program_answered_two_ways_names_a_go_maps_order(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """PROTO-1: the Go loop wrote its repair's results ranging over a map of its calls, so a
-    rerun answered otherwise; the note said only to replay a few times. It now names what
-    changes between runs, a Go map's order among them."""
-    assert "Go ranges over a map in a new order each time" in UNREPEATED_NOTE
-
-
-def test_PROTO_1_a_go_loop_holding_its_answer_in_a_bufio_writer_is_told_to_flush() -> None:
-    """PROTO-1: the Go loop wrote its answers through a bufio.Writer it did not flush; the
-    report told Perl's, Python's, Java's, Rust's and C's flushes, not Go's."""
-    assert "a Go bufio.Writer" in process_target.UNFLUSHED
-    assert "Go: w.Flush() after each line" in process_target.UNFLUSHED
+    rerun answered otherwise; conform's report said only to replay a few times. It now names
+    what changes between runs, a Go map's order among them. (The Go loop's unflushed
+    bufio.Writer: test_PROTO_1_an_answer_left_in_a_stdout_buffer_is_named_so.)"""
+    report = attrs.evolve(_failed_report(), unrepeated=True)
+    conform_run._text_report(report, Path("case.json"), {"impl": "mine:make"})
+    said = capsys.readouterr().out
+    assert "Go ranges over a map in a new order each time: order by the reply's calls" in said
 
 
 def test_RW_2_a_printed_rewrite_of_a_call_waiting_behind_another_is_named_RW_2() -> None:

@@ -446,13 +446,15 @@ def test_PROTO_1_an_answer_left_in_a_stdout_buffer_is_named_so(
     """PROTO-1: a Perl loop without STDOUT->autoflush answered into its buffer and waited for
     the next message; the report said "no answer to reset within 10 s (to wait longer:
     --answer-timeout S)", and waiting longer never helps it. Found waiting to read its input,
-    it is told to flush, and not to wait longer; a process that is busy keeps that hint."""
+    it is told to flush, and not to wait longer; a process that is busy keeps that hint. Go's
+    flush is named too (round 19: a Go loop's unflushed bufio.Writer was told every other's)."""
     cases = str(tmp_path / "cases")
     command = shlex.join(_python(UNFLUSHED_ANSWER))
     assert main(["conform", "--cmd", command, "--answer-timeout", "1", "--case-dir", cases]) == 2
     said = capsys.readouterr().err
     assert "no answer to reset within 1 s, and it waits to read more input: either its " in said
     assert "Perl: STDOUT->autoflush(1)" in said
+    assert "Go: w.Flush() after each line" in said
     assert "to wait longer" not in said
     busy = shlex.join(_python("import time; time.sleep(30)"))
     assert main(["conform", "--cmd", busy, "--answer-timeout", "1", "--case-dir", cases]) == 2

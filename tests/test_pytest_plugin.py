@@ -568,9 +568,9 @@ def test_PROTO_1_plugin_stops_before_any_case_replays_when_the_cmd_exits_or_hang
 ) -> None:
     """PROTO-1: a --loopspec-cmd process that exits before its first answer (a mistyped
     script, a usage line), or is still silent at that answer's deadline, stops pytest before
-    it collects anything, as a program that is not there does: the first saved case failed
-    for it, its file named as the cause, and pytest stopped after it (before, every saved
-    case and the random suite failed alike, each starting it again)."""
+    it collects anything, as a program that is not there does: one error says why, and no
+    saved case replays or is named (before, every saved case and the random suite failed
+    alike, each starting it again)."""
     folder = inner_pytest.pytester.path
     _write_case(folder / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
     _write_case(folder / "loopspec-cases" / "case-TURN-2-1.json", "TURN-2", _ASKS)
