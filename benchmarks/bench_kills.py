@@ -242,9 +242,10 @@ def main() -> None:
             if not args.mutant or name in args.mutant
         ]
     budget = KILL_BUDGET.max_examples
+    width = max([35, *(len(name) + 1 for name, *_ in chosen)])  # a fresh loop's name is long
     print(f"examples to the first failing program, batches 0..{args.seeds - 1}, budget {budget}")
     print(
-        f"{'mutant':<35}{'rule':<8}{'batch 0':>8}{'median':>8}{'worst':>7}{'missed':>7}"
+        f"{'mutant':<{width}}{'rule':<8}{'batch 0':>8}{'median':>8}{'worst':>7}{'missed':>7}"
         f"{'cpu s':>7}{'fails':>11}  all"
     )
     medians: list[float] = []
@@ -267,7 +268,7 @@ def main() -> None:
         failed = failing(make, programs) if programs else 0
         share = f"1 in {len(programs) / failed:.1f}" if failed else "-"
         print(
-            f"{name:<35}{rule_id:<8}{counts[0]:>8}{median:>8g}{max(counts):>7}"
+            f"{name:<{width}}{rule_id:<8}{counts[0]:>8}{median:>8g}{max(counts):>7}"
             f"{missed:>7}{statistics.median(took):>7.2f}{share:>11}  {listed}{blamed}"
         )
     verdict = "MET" if all(m <= GOAL for m in medians) else "MISSED"
