@@ -123,15 +123,15 @@ def test_a_counterexample_being_shrunk_when_the_time_ends_keeps_the_smallest_fou
     says the time ended the shrinking. Ended at once, that is the first program found; ended
     part-way, one simpler than it (`reduce.weight`, the order cutting down descends) and not
     yet the program a run without a budget reports. (Simpler, not shorter: in the fixed batch
-    no shrink shortens the first program found, of 8 commands, which cutting down takes to 6;
-    the shrinks of the first 16 clock readings make its answers simpler.)"""
+    no shrink shortens the first program found, of 14 commands, which cutting down takes to 6;
+    the shrinks of the first 4 clock readings make its answers simpler.)"""
     unbounded = _budgeted(None)
     assert unbounded.divergence is not None
     assert not unbounded.out_of_time
     assert not unbounded.cut_short  # cutting down went to its end
     assert budget_note(unbounded, None) is None
     at_once = _budgeted(1)
-    part_way = _budgeted(16)
+    part_way = _budgeted(4)
     for report in (at_once, part_way):
         assert report.divergence is not None
         assert report.divergence.rule_id == unbounded.divergence.rule_id

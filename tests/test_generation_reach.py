@@ -860,16 +860,22 @@ TWO_READS = (
 
 def test_ABORT_1_EXE_4_MODEL_3_REC_1_each_aim_at_a_running_batch_comes_first_once() -> None:
     """ABORT-1, EXE-4, MODEL-3, REC-1: a step in a running batch puts one disruption first, each
-    kind once per batch: an abort while a call has yet to pass the gate, an outcome for a call
-    that settled while another runs, and, with `crashed_batches` on (off in the simplest
-    program, whose batch runs to its end), a crash while the last call runs, every other
-    result written."""
+    kind once per batch: an abort while a call has yet to pass the gate, one more while that
+    abort drains the batch (refused: a loop taking one of another cause needed a median of 73
+    programs with none aimed), an outcome for a call that settled while another runs, and,
+    with `crashed_batches` on (off in the simplest program, whose batch runs to its end), a
+    crash while the last call runs, every other result written."""
     one_slot = LoopConfig(tools=(READ,), max_parallel=1)
     gated = _stepped(one_slot, *TWO_READS).phase  # c1 runs, c2 waits at the gate
     aimed: swarming.Aimed = set()
     assert swarming.first_aim(_swarm(), gated, aimed) == "abort"
     aimed.add(("c1", "c2", "abort"))
     assert swarming.first_aim(_swarm(), gated, aimed) is None
+    draining = _stepped(one_slot, *TWO_READS, Abort("user")).phase  # c1 still runs
+    assert swarming.first_aim(_swarm(), draining, aimed) == swarming.AGAIN
+    assert swarming.first_aim(_swarm("aborts"), draining, aimed) is None
+    aimed.add(("c1", "c2", swarming.AGAIN))
+    assert swarming.first_aim(_swarm(), draining, aimed) is None
     settled = _stepped(one_slot, *TWO_READS, ToolFinishes("c1", ToolSucceeded("A"))).phase
     assert swarming.first_aim(_swarm(), settled, aimed) == "settled"
     aimed.add(("c1", "c2", "settled"))
@@ -1029,8 +1035,10 @@ def test_EXE_4_MODEL_3_ABORT_1_ADJ_4_the_simplest_program_sends_an_outcome_for_a
     an outcome for its first call once that settled and the second runs, deferring a context of
     its own. A loop settling the running call with such an outcome, or queueing its context,
     needed a median of 22 and 50.5 programs (batches 0-19) and now needs one. ABORT-1, ADJ-4:
-    it then aborts (early aborts are on in it), the second call's body succeeds after the
-    abort, and the one more turn it types does the same and ends aborted."""
+    it then aborts (early aborts are on in it), sends one more abort of another cause, refused
+    while the first drains (a loop taking it needed a median of 73 programs with none aimed),
+    the second call's body succeeds after the abort, and the one more turn it types does the
+    same and ends aborted."""
     budget = settings(
         max_examples=1,
         stateful_step_count=40,
@@ -1041,16 +1049,20 @@ def test_EXE_4_MODEL_3_ABORT_1_ADJ_4_the_simplest_program_sends_an_outcome_for_a
     )
     [(config, program)] = drawn_programs(budget)
     state = LoopState(config)
-    refused: list[ToolFinishes] = []
+    refused: list[Command] = []
     for command in program:
         try:
             state = step(state, command)
         except TransitionRefused:
-            assert isinstance(command, ToolFinishes), program
+            assert isinstance(command, ToolFinishes | Abort), program
             refused.append(command)
-    assert [(c.call_id, c.outcome) for c in refused] == [
+    assert [(c.call_id, c.outcome) for c in refused if isinstance(c, ToolFinishes)] == [
         (call_id, ToolSucceeded("A", (swarming.refused_context(call_id),)))
         for call_id in ("c1", "c3")
     ], program
-    assert sum(isinstance(command, Abort) for command in program) == 2, program
+    aborts = [command for command in program if isinstance(command, Abort)]
+    assert len(aborts) == 4, program
+    assert [c for c in refused if isinstance(c, Abort)] == aborts[1::2], program
+    taken, again = aborts[::2], aborts[1::2]
+    assert all(first.cause != then.cause for first, then in zip(taken, again, strict=True))
     assert isinstance(state.phase, Idle), program

@@ -573,7 +573,7 @@ class ConformanceMachine(RuleBasedStateMachine):
             if settled:
                 call_id = swarming.pick(choose, settled)
                 command = ToolFinishes(call_id, swarming.settled_call_outcome(choose, call_id))
-        elif kind == "abort" and self.has("abort"):
+        elif kind in ("abort", swarming.AGAIN) and self.has("abort"):
             assert self.oracle.state is not None
             landing = self.phase.aborting if isinstance(self.phase, Dispatching) else None
             command = gen.abort_on(len(self.oracle.state.log), landing)
