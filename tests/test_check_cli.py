@@ -1569,6 +1569,17 @@ def _named_as_go_names_fields(line: str) -> str:
             "version, id, createdAt, cwd",
         ),
         (
+            1,
+            lambda _header: _named_as_go_names_fields(
+                '{"type": "turn/start", "seq": 0, "time": 0, "data": {"turn": 1}}'
+            ),
+            "error bad-header LOG-5: the first line must be the session header, "
+            '{"type": "session", "version": 0, "id": "...", "createdAt": <ms>, "cwd": "..."}, '
+            "with no seq; nor is it an event (no type, no seq), nor a record of a Claude Code "
+            "transcript or a Codex rollout, so the rest of the file is not read; its members are "
+            "written Type, Seq, Time, Data: member names are exact, write type, seq, time, data",
+        ),
+        (
             4,
             _named_as_go_names_fields,
             "error bad-event LOG-4: an event needs an integer seq (written Type, Seq, Time, Data: "
@@ -1581,7 +1592,7 @@ def _named_as_go_names_fields(line: str) -> str:
             "(written call_id: member names are exact, write callId)",
         ),
     ],
-    ids=["a header's", "an event's", "a member in snake_case"],
+    ids=["a header's", "an event's in the header's place", "an event's", "a member in snake_case"],
 )
 def test_LOG_4_a_member_named_otherwise_says_the_name_to_write(
     at: int, edit: Callable[[str], str], said: str

@@ -1681,7 +1681,10 @@ def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
             " rollout, so the rest of the file is not read"
         )
         if isinstance(obj, dict) and (
-            misnamed := written_otherwise(obj, "type", "version", "id", "createdAt", "cwd")
+            # (An event's members too: a log whose header is missing, its events Go-named.)
+            misnamed := written_otherwise(
+                obj, "type", "version", "id", "createdAt", "cwd", "seq", "time", "data"
+            )
         ):
             message += f"; its members are {misnamed}"
         if isinstance(obj, dict) and obj.get("loopspec") == "case":
