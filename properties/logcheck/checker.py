@@ -1281,13 +1281,14 @@ def _check_lines(
                         # A compact row has no seq: one after the first (whose reading put this
                         # judge under its type, below) is counted here when quiet, where the
                         # path below costs it three times as much, and its seq's KeyError alone
-                        # (about 460 ns) more than this test costs every line.
+                        # (about 460 ns) more than this test costs every line. (`quiet_run` is
+                        # set where the first row put the judge there: the test is mypy's.)
                         if judge is compact_row and quiet_run is not None:
                             run = quiet_run(obj, prefix)
                             if run:
                                 events_past_lines += run - 1
                                 continue
-                            raise KeyError
+                            raise KeyError  # not quiet: to `_envelope`, as a row without a seq
                         seq, stamp = obj["seq"], obj["time"]
                     except (KeyError, TypeError):  # one missing, no object, not a string
                         seq, kind, stamp, judge = _envelope(obj, judges)
