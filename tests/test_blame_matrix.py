@@ -1209,17 +1209,21 @@ def test_ADJ_4_an_extra_user_message_is_named_with_its_article() -> None:
     )
 
 
+# A turn's opening message, as the model logs it for SubmitUser("hi").
+_OPENING_MESSAGE: Event = {
+    "type": "user/message",
+    "seq": 2,
+    "data": {"role": "user", "content": [{"type": "text", "text": "hi"}],
+             "source": {"kind": "user"}, "id": "m2"},
+}  # fmt: skip
+
+
 @pytest.mark.parametrize("content", ["hi", None], ids=["its text", "null"])
 def test_LOG_4_a_user_message_whose_content_is_no_list_names_what_it_is(content: object) -> None:
     """LOG-4: an in-process loop writing a message's content as its text (or null), where its
     own log is not read first, was told "the target's blocks are null"; the words now say the
     member's type, as the target's own log is read, and what the target wrote."""
-    want: Event = {
-        "type": "user/message",
-        "seq": 2,
-        "data": {"role": "user", "content": [{"type": "text", "text": "hi"}],
-                 "source": {"kind": "user"}, "id": "m2"},
-    }  # fmt: skip
+    want = _OPENING_MESSAGE
     got: Event = {**want, "data": {**want["data"], "content": content}}
     rule, what = compare._changed(want, got, SubmitUser("hi"), "Idle", [want], target_events=[got])
     assert rule == "LOG-4", what
@@ -1232,12 +1236,7 @@ def test_LOG_4_a_user_message_whose_content_is_no_list_names_what_it_is(content:
 def test_LOG_4_a_member_of_a_loops_own_is_named_not_read_as_the_queues_order() -> None:
     """LOG-4: a turn's opening message holding one member no message defines was told "queued
     messages are delivered FIFO", with nothing queued; the words now name the member."""
-    want: Event = {
-        "type": "user/message",
-        "seq": 2,
-        "data": {"role": "user", "content": [{"type": "text", "text": "hi"}],
-                 "source": {"kind": "user"}, "id": "m2"},
-    }  # fmt: skip
+    want = _OPENING_MESSAGE
     got: Event = {**want, "data": {**want["data"], "trace id": "t1"}}
     rule, what = compare._changed(want, got, SubmitUser("hi"), "Idle", [want], target_events=[got])
     assert rule == "LOG-4", what
@@ -1248,12 +1247,7 @@ def test_LOG_4_a_member_of_a_loops_own_is_named_not_read_as_the_queues_order() -
 def test_TEXT_2_a_block_whose_type_is_a_list_is_compared_not_raised() -> None:
     """TEXT-2: a target's content block whose "type" is a list (["text"]) raised TypeError
     (unhashable) while conform looked for members of a loop's own; it is compared as it is."""
-    want: Event = {
-        "type": "user/message",
-        "seq": 2,
-        "data": {"role": "user", "content": [{"type": "text", "text": "hi"}],
-                 "source": {"kind": "user"}, "id": "m2"},
-    }  # fmt: skip
+    want = _OPENING_MESSAGE
     got: Event = {**want, "data": {**want["data"], "content": [{"type": ["text"], "text": "hi"}]}}
     rule, what = compare._changed(want, got, SubmitUser("hi"), "Idle", [want], target_events=[got])
     assert rule == "TEXT-2", what
