@@ -4,10 +4,10 @@
 // dsh appended to its session log meanwhile (the real wire events, as plain JSON), one commit per
 // event, and the tool bodies that started. A command that does not fit what dsh is waiting for is
 // refused, with the rule the loopspec model would cite, before anything is touched.
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 
 import { HistoryReport, nextRequestMessages } from './history.mjs'
 import { exitCodeProblem, postHooksFor } from './hooks.mjs'
@@ -67,7 +67,12 @@ export class Adapter {
     this.runtime = undefined
     /** teardowns of the current session's crashed incarnations (see `Crash`) */
     this.crashDisposals = []
+    /** the folder the live incarnation persists to; each incarnation has its own (see `Recover`) */
     this.storeDir = undefined
+    /** every store folder of the current session, removed when it is retired */
+    this.storeDirs = []
+    /** the session header's cwd, which names the log's folder inside a store */
+    this.sessionCwd = undefined
     /** teardowns of earlier sessions still running (see `reset`) */
     this.teardowns = new Set()
     this.sessionCount = 0
@@ -88,6 +93,8 @@ export class Adapter {
     this.retire()
     this.config = config
     this.storeDir = await mkdtemp(join(tmpdir(), 'loopspec-dsh-'))
+    this.storeDirs = [this.storeDir]
+    this.sessionCwd = this.storeDir
     this.sessionCount += 1
     this.sessionId = `loopspec-${process.pid}-${this.sessionCount}`
     this.reported = 0
@@ -103,7 +110,7 @@ export class Adapter {
       config: this.config,
       storeDir: this.storeDir,
       sessionId: this.sessionId,
-      cwd: this.storeDir,
+      cwd: this.sessionCwd,
       invariants: this.invariants,
       resume,
     })
@@ -115,12 +122,13 @@ export class Adapter {
       ...this.crashDisposals,
       ...(this.runtime === undefined ? [] : [this.runtime.dispose()]),
     ]
-    const storeDir = this.storeDir
+    const storeDirs = this.storeDirs
     this.crashDisposals = []
     this.runtime = undefined
     this.storeDir = undefined
+    this.storeDirs = []
     const teardown = Promise.all(disposals).then(() =>
-      storeDir === undefined ? undefined : rm(storeDir, { recursive: true, force: true }),
+      Promise.all(storeDirs.map((dir) => rm(dir, { recursive: true, force: true }))),
     )
     this.teardowns.add(teardown)
     teardown
@@ -249,23 +257,28 @@ const FEEDERS = {
     this.crashed = await this.runtime.crash()
     // A crashed process appends nothing more, but disposing an incarnation cancels what it
     // still holds (a context deferred to the next step) and appends that under its own next
-    // seq: disposed at the next reset, it wrote those into the resumed session's log under
-    // seqs the resumed incarnation had taken. It is torn down now instead, and Recover waits
-    // for that and puts the durable bytes back over whatever the teardown appended.
+    // seq, whenever its teardown gets there. It appends to its own store folder: Recover
+    // resumes from a copy of the durable bytes in a new one, so nothing the dead incarnation
+    // writes, however late, reaches the resumed session's log (LOG-1).
     this.crashDisposals.push(this.runtime.dispose())
     this.runtime = undefined
   },
 
   async Recover() {
     if (this.crashed === undefined) throw new Refusal('MODEL-1', 'Recover without a crash')
-    const durable = this.crashed
-    await Promise.all(this.crashDisposals)
-    await DshRuntime.restore(durable)
+    const { relativePath, bytes } = this.crashed
+    this.storeDir = await mkdtemp(join(tmpdir(), 'loopspec-dsh-'))
+    this.storeDirs.push(this.storeDir)
+    if (bytes !== undefined) {
+      const path = join(this.storeDir, relativePath)
+      await mkdir(dirname(path), { recursive: true })
+      await writeFile(path, bytes)
+    }
     this.crashed = undefined
     this.aborting = false
     // A session that crashed before its first event was never written: there is nothing to
     // resume, so the reopened session starts empty under the same id.
-    this.runtime = await this.start(durable.bytes !== undefined)
+    this.runtime = await this.start(bytes !== undefined)
     if (this.runtime.events.length < this.reported) {
       process.stderr.write(
         `[dsh-adapter] resumed log has ${this.runtime.events.length} events, ${this.reported} were reported\n`,

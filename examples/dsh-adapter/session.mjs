@@ -5,7 +5,8 @@
 // A loopspec Crash ends an incarnation (its in-memory state is dropped, its JSONL file kept); a
 // Recover starts a new one that resumes the session from that file, which runs dsh's own crash
 // repair. A reset starts a new one on a new session.
-import { readFile, writeFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
+import { relative } from 'node:path'
 import { setImmediate as nextMacrotask } from 'node:timers/promises'
 
 import { Context } from '@deepseek-ai/cordis'
@@ -185,27 +186,24 @@ export class DshRuntime {
 
   /**
    * Crash: make everything appended so far durable (every event was reported as committed), then
-   * keep only the file's bytes. Disposing it afterwards appends more events (it cancels the
-   * agent), which a crashed process would not: `restore` puts these bytes back over them.
-   * @returns the durable state: the log's path and bytes (undefined when dsh never materialised
-   *   the session, which it does only at its first event)
+   * keep only the file's bytes. Disposing it afterwards appends more events to that file (it
+   * cancels the agent), which a crashed process would not: the resumed incarnation starts from
+   * these bytes in a store of its own.
+   * @returns the durable state: the log's path inside the store and its bytes (undefined when
+   *   dsh never materialised the session, which it does only at its first event)
    */
   async crash() {
     await this.root.sessions.flush(this.agent.session)
     const path = this.logPath
     const bytes = this.events.length === 0 ? undefined : await readFile(path)
-    return { path, bytes }
-  }
-
-  /** Put the durable bytes of a crashed incarnation back, over what its disposal appended. */
-  static async restore({ path, bytes }) {
-    if (bytes !== undefined) await writeFile(path, bytes)
+    return { relativePath: relative(this.options.storeDir, path), bytes }
   }
 
   /**
-   * Tear the incarnation down for good (reset, shutdown). Whatever dsh is waiting on is refused
-   * first, so the agent can wind down instead of waiting forever; the session it leaves behind
-   * is never read again.
+   * Tear the incarnation down for good (crash, reset, shutdown). Whatever dsh is waiting on is
+   * refused first, so the agent can wind down instead of waiting forever; the store it leaves
+   * behind is never read again, so nothing waits on this but the folder's removal, and the timer
+   * only keeps a teardown that never ends from holding up the adapter's exit.
    */
   async dispose() {
     for (const waiter of [...this.pending.waiters]) waiter.reject(new Error('adapter reset'))
