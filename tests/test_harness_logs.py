@@ -119,14 +119,19 @@ def test_RW_1_claude_code_rewrite_to_the_same_input_or_denied_keeps_the_rule(
     tmp_path: Path,
 ) -> None:
     """RW-1: a hook that supplies the model's own input changes nothing, and a denied call never
-    ran, so neither is a divergence. Nor is a hook's Edit input without the `replace_all: false`
-    Claude Code 2.1.332 records (and sends the model) where the model left it out: the Edit runs
-    with its default, as recorded; it read as the hook's rewrite. One of true is another input,
+    ran, so neither is a divergence: denied by a hook whose answer is recorded, or by one
+    whose answer is not (Claude Code 2.1.332 records no denying PreToolUse hook, only the
+    denial on the result record, `permissionDecision` of source `hook`, beside another hook's
+    rewrite: seen offline 2026-12-06, for a deny, a legacy block and exit 2). Nor is a hook's
+    Edit input without the `replace_all: false` Claude Code 2.1.332 records (and sends the
+    model) where the model left it out: the Edit runs with its default, as recorded; it read
+    as the hook's rewrite. One of true is another input,
     as `true` is another value than the call's `1` (SPEC.md section 2), which `==` took for it."""
     names = (
         "rewrite-to-the-same-input.jsonl",
         "denied-rewrite-never-ran.jsonl",
         "a-hook-passes-an-edit-back-without-its-default.jsonl",
+        "a-rewrite-then-another-hook-denies.jsonl",
     )
     for name in names:
         report = check(CLAUDE / "valid" / name)

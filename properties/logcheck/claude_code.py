@@ -30,7 +30,11 @@ nothing the rules read):
   user message. One
   marked `isCompactSummary` is a compaction's summary: model-visible, opening no turn. The
   record's `permissionDecision.decision` is `reject` when the permission check (or a hook)
-  turned the call down: it never ran, whatever input a hook supplied. Its `toolUseResult` says
+  turned the call down: it never ran, whatever input a hook supplied. A PreToolUse hook that
+  denies (in JSON, by a legacy block or by exit 2) leaves no record of its own: the denial shows
+  only here (`source` `hook`, `reasonCode` `hook:PreToolUse`, the winning reason after
+  `PreToolUse:<tool> hook error: ` in the result's text), not which hook gave it (2.1.332,
+  observed offline 2026-12-06). Its `toolUseResult` says
   what a `Write` (`filePath`, `content`) or an `Edit` (`filePath`, `newString`, `replaceAll`)
   did: what ran, compared with the call (a PermissionRequest hook's `updatedInput` runs, and
   only its decision is recorded, an `attachment` of `hookEvent` PermissionRequest naming the
@@ -149,8 +153,9 @@ NOT_CHECKABLE = {
         "PostToolUse hook's run, nor which result it judged"
     ),
     "DEC-1": (
-        "a hook's deny is read only for the rewrite it discards; a transcript's results are not "
-        "held to it"
+        "a denying PreToolUse hook leaves no record of its own: its denial shows only as its "
+        "call's result (permissionDecision source hook), which is read as the call refused, so "
+        "no result is held to a hook's deny"
     ),
     "DEC-2": "approval requests and answers are not recorded",
     "ABORT-3": "approval requests and answers are not recorded",
