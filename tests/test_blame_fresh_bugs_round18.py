@@ -648,3 +648,33 @@ def test_EXE_5_hooks_skipped_for_an_unregistered_tools_blank_call_are_named_EXE_
         "EXE-5",
     )
     assert_found(row, "with {} after it, sent to tell, was answered UNKNOWN_TOOL with no hook")
+
+
+# Seeds 50-69 cut these down to programs whose supplied input either equals the model's
+# arguments (only the missing sidecar shows) or is one the tool cannot take (the model refuses
+# the call): read as RW-2 and HOOK-6, the call made again with an input its tool takes, unlike
+# the model's, tells what the loop does with a hook's input.
+INPUT_TOLD_AGAIN: tuple[FreshBug, ...] = (
+    # seed 66: the input equals the model's arguments
+    ("a rewrite equal to the model's input applied to execution alone",
+     _mutant("execution-only-rewrite"), ONE_HOOK, _read_hooked(Allow(updated_input=_to("a.txt"))),
+     "RW-1"),
+    # seed 50: the ask's input is {}, which read cannot take
+    ("an input its tool cannot take given with an ask dropped",
+     planted(rewrite, "supplied_input", _allow_alone_supplies, "only an allow supplies"),
+     ONE_HOOK, _read_hooked(Ask(updated_input=FrozenMap({}))), "RW-2"),
+    # seeds 61 and 68: the allow's input is {}
+    ("a passthrough erases an input its tool cannot take",
+     planted(rewrite, "winning_rewrite", _last_answer_decides, "the last answer decides"),
+     TWO_HOOKS, _read_hooked(Allow(updated_input=FrozenMap({})), Pass()), "HOOK-3"),
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("row", INPUT_TOLD_AGAIN, ids=names(INPUT_TOLD_AGAIN))
+def test_RW_1_RW_2_HOOK_3_what_a_loop_does_with_an_input_is_told_by_the_call_made_again(
+    row: FreshBug,
+) -> None:
+    """RW-1, RW-2, HOOK-3: an input that changes nothing, or one the model refuses, shows only
+    a missing sidecar or a missing refusal; the call made again with another input shows it run
+    alone, or dropped (by a later passthrough: HOOK-3), and the words say so."""
+    assert_found(row, "the call made again, sent to tell")

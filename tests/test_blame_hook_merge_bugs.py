@@ -6,7 +6,9 @@ ran `loopspec conform` on each. Two merges of one call's hook answers were blame
 - the last hook to answer decides the input, so a later passthrough erases an earlier hook's
   input (Claude Code #15897): where that input is one the tool cannot take, the model refuses
   the call (HOOK-6) and the loop asks the user about the model's own input instead — read as an
-  approval asked before the call could start (SCHED-2);
+  approval asked before the call could start (SCHED-2), then as HOOK-6 until session 39, when
+  the call made again with an input its tool takes showed that input erased too (HOOK-3; a
+  loop that judges no input, and drops only one it cannot take, is HOOK-6's);
 - an explicit allow skips the prompt another hook asked for: read as a loop that never asks
   (DEC-2) where the merge is what is wrong (HOOK-2: deny > ask > allow > pass).
 
@@ -17,6 +19,9 @@ these programs: the sentence names both causes, and the single-hook controls kee
 
 from __future__ import annotations
 
+from typing import Any
+
+import attrs
 import pytest
 
 from loopspec.model import rewrite
@@ -36,6 +41,9 @@ from loopspec.model.commands import (
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.pure.decisions import RANK_ALLOW, RANK_ASK, merged_rank, winning_rewrite
+from loopspec.model.rewrite import Resolution, resolve_call
+from loopspec.model.state import DENY
+from loopspec.model.wording import REWRITE_REFUSED_WORDS
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
@@ -107,6 +115,42 @@ class NeverAsks(ModelTarget):
             return super().apply(command)
 
 
+class DropsUnacceptableInputs(ModelTarget):
+    """Control: the model, except that an input the tool cannot take is dropped, not refused."""
+
+    def apply(self, command: Command) -> Observation:
+        def keeps_the_models(call: ToolCallBlock, votes: Any, config: LoopConfig) -> Resolution:
+            resolution = resolve_call(call, votes, config)
+            if resolution.decision != DENY or REWRITE_REFUSED_WORDS not in str(resolution.reason):
+                return resolution
+            dropped = [
+                attrs.evolve(vote, verdict=attrs.evolve(vote.verdict, updated_input=None))
+                if isinstance(vote.verdict, Allow | Ask)
+                else vote
+                for vote in votes
+            ]
+            return resolve_call(call, tuple(dropped), config)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rewrite, "resolve_call", keeps_the_models)
+            return super().apply(command)
+
+
+class LeavesOutAnIdentitySidecar(ModelTarget):
+    """Control: the model, except that an input equal to the model's arguments is not recorded."""
+
+    def apply(self, command: Command) -> Observation:
+        def unrecorded(call: ToolCallBlock, votes: Any, config: LoopConfig) -> Resolution:
+            resolution = resolve_call(call, votes, config)
+            if resolution.sidecar is None or resolution.arguments != call.arguments:
+                return resolution
+            return attrs.evolve(resolution, sidecar=None)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rewrite, "resolve_call", unrecorded)
+            return super().apply(command)
+
+
 def _program(*answers: HookAnswers) -> list[Command]:
     return [SubmitUser("hi"), ModelReplies((READ_CALL,)), *answers]
 
@@ -120,28 +164,28 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, list[Command], str]] = 
         PassthroughErasesRewrite,
         TWO_PRE_HOOKS,
         _program(UNACCEPTABLE_ASK, HookAnswers(Pass())),
-        "HOOK-6",
+        "HOOK-3",
     ),
     (
         "a plain allow erases an unacceptable ask's input: the model input is asked about",
         PassthroughErasesRewrite,
         TWO_PRE_HOOKS,
         _program(UNACCEPTABLE_ASK, HookAnswers(Allow())),
-        "HOOK-6",
+        "HOOK-3",
     ),
     (
         "a passthrough erases an unacceptable allow's input: the model input runs",
         PassthroughErasesRewrite,
         TWO_PRE_HOOKS,
         _program(UNACCEPTABLE_ALLOW, HookAnswers(Pass())),
-        "HOOK-6",
+        "HOOK-3",
     ),
     (
         "control: every input ignored, one hook's unacceptable ask",
         IgnoresSuppliedInputs,
         ONE_PRE_HOOK,
         _program(UNACCEPTABLE_ASK),
-        "HOOK-6",
+        "RW-2",
     ),
     (
         "control: the first input wins over a later unacceptable one, which the model refuses",
@@ -185,6 +229,13 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, list[Command], str]] = 
         _program(HookAnswers(Ask()), HookAnswers(Pass())),
         "DEC-2",
     ),
+    (
+        "control: an unacceptable input read as none, an acceptable one applied",
+        DropsUnacceptableInputs,
+        ONE_PRE_HOOK,
+        _program(UNACCEPTABLE_ASK),
+        "HOOK-6",
+    ),
 ]
 
 
@@ -200,13 +251,14 @@ def test_MODEL_1_a_wrong_merge_is_blamed_on_the_rule_its_author_must_fix(
     assert replay.divergence.rule_id == rule, replay.divergence.what
 
 
-def test_HOOK_6_the_report_names_the_hook_and_the_later_passthrough() -> None:
-    """HOOK-6, HOOK-3: the report names the hook whose input is refused, and the hook after it
-    that must not have erased it."""
+def test_HOOK_3_the_report_names_the_hook_and_the_later_passthrough() -> None:
+    """HOOK-3: the report names the hook whose input the model refuses, the hook after it that
+    must not have erased it, and the input its tool takes erased too (the call made again)."""
     replay = replay_case(PassthroughErasesRewrite, TWO_PRE_HOOKS, PROGRAMS[0][3])
     assert replay.divergence is not None
     what = replay.divergence.what
-    for named in ("hook everything", "call c1", "hook late answered after", "HOOK-3"):
+    told = "an input its tool takes is dropped too"
+    for named in ("hook everything", "call c1", "hook late answered after", "HOOK-3", told):
         assert named in what, what
 
 
@@ -220,18 +272,19 @@ OTHER_INPUT_THEN_PASS = _program(
 
 @pytest.mark.parametrize(
     ("program", "rule"),
-    [(IDENTITY_THEN_PASS, "RW-2"), (OTHER_INPUT_THEN_PASS, "HOOK-3")],
+    [(IDENTITY_THEN_PASS, "HOOK-3"), (OTHER_INPUT_THEN_PASS, "HOOK-3")],
     ids=["an identity input left unrecorded", "another input not applied"],
 )
 def test_HOOK_3_an_input_a_later_passthrough_erased_names_the_passthrough(
     program: list[Command], rule: str
 ) -> None:
-    """RW-2, HOOK-3: an input left out after a later hook passed is reported with that hook: a
-    loop that drops an identity input's sidecar shows the same as one that ignores every input
-    (RW-2); another input, kept out of every reader and the run, is the passthrough's erasure
-    (HOOK-3, the words saying a loop ignoring every input reads so too). One hook alone names
-    no other: its input went nowhere (RW-2, round 18's Claude Code #79321, where RW-1 was
-    named though every reader agreed)."""
+    """RW-2, HOOK-3: an input left out after a later hook passed is reported with that hook:
+    another input, kept out of every reader and the run, is the passthrough's erasure (HOOK-3,
+    the words saying a loop ignoring every input reads so too); an identity input, whose
+    missing sidecar alone shows, is too once the call made again with another input shows it
+    erased (it read as RW-2, a loop leaving out an identity input's sidecar, on seeds 60 and 67
+    of 50-69). One hook alone names no other: its input went nowhere (RW-2, round 18's Claude
+    Code #79321, where RW-1 was named though every reader agreed)."""
     assert replay_case(ModelTarget, TWO_PRE_HOOKS, program).divergence is None
     replay = replay_case(PassthroughErasesRewrite, TWO_PRE_HOOKS, program)
     assert replay.divergence is not None
@@ -242,6 +295,16 @@ def test_HOOK_3_an_input_a_later_passthrough_erased_names_the_passthrough(
     assert alone.divergence is not None
     assert alone.divergence.rule_id == "RW-2", alone.divergence.what
     assert "HOOK-3" not in alone.divergence.what, alone.divergence.what
+
+
+def test_RW_2_an_identity_input_left_unrecorded_by_a_loop_applying_others_is_RW_2() -> None:
+    """RW-2: a loop that applies a hook's input but records no sidecar when it equals the
+    model's arguments: the call made again with another input shows it recorded, so the missing
+    sidecar is what is wrong, not an erased input."""
+    replay = replay_case(LeavesOutAnIdentitySidecar, TWO_PRE_HOOKS, IDENTITY_THEN_PASS)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "RW-2", replay.divergence.what
+    assert "(equal to the model's own, which still gets one)" in replay.divergence.what
 
 
 def test_HOOK_2_the_report_names_who_asked_and_who_allowed() -> None:

@@ -146,14 +146,16 @@ def test_MODEL_1_arguments_a_new_input_and_an_approval_are_cut_to_what_the_diver
         HookAnswers(Ask()),
         ApprovalAnswers("rejected"),
     )
-    # A rewrite the divergence needs keeps its tool's keys, its strings as short as it can.
+    # A rewrite the divergence needs keeps its tool's keys, its strings as short as it can:
+    # emptied, equal to the model's arguments, where the call made again with another input
+    # still tells RW-1 (its tool/call records no sidecar, and the body runs the hook's input).
     rewritten = (*program[:2], HookAnswers(Allow(updated_input=rewrite)))
     reduced = reduce_counterexample(
         lambda: _mutant("execution-only-rewrite"),
         _found("execution-only-rewrite", config, rewritten),
     )
     assert reduced.divergence.rule_id == "RW-1"
-    assert reduced.program[2] == HookAnswers(Allow(updated_input={"command": "r"}))
+    assert reduced.program[2] == HookAnswers(Allow(updated_input={"command": ""}))
 
 
 def test_HOOK_6_an_input_that_fits_no_tool_is_left_as_it_is_when_cutting_down() -> None:

@@ -9,8 +9,9 @@ target did, and compare.py which rule that makes broken: which hook's input it a
 (`winner_shown`, HOOK-3), whether an ask outranks (`last_ask_asked`,
 `merge_without_the_askers_input`, HOOK-2), how it judges a call of no object
 (`no_object_call_judged`, EXE-5 or HOOK-4), whether it trims a blank context
-(`blank_context_trimmed`, ADJ-4 or DEC-3) and fences a success (`never_fenced`, ACP-2 or
-VIEW-2).
+(`blank_context_trimmed`, ADJ-4 or DEC-3), fences a success (`never_fenced`, ACP-2 or
+VIEW-2) and records, runs or drops a hook's input its tool takes (`supplied_input_fate`: RW-1,
+RW-2 or HOOK-3, where one equal to the model's arguments or one refused showed too little).
 """
 
 from __future__ import annotations
@@ -137,6 +138,11 @@ def _observed_sending_again(
             return None
         taken.append(observed)
     return taken
+
+
+def _records_call(event: Event, call_id: str) -> bool:
+    """Whether `event` is the tool/call record of call `call_id`."""
+    return event.get("type") == "tool/call" and call_id_of(event) == call_id
 
 
 def _events(observed: Sequence[Observation]) -> list[Event]:
@@ -383,3 +389,74 @@ def never_fenced(
         "body succeeding): a client without terminals gets a terminal call's output, whether "
         "its body succeeded or failed, as fenced console text (SPEC.md section 12)"
     )
+
+
+InputFate = Literal["recorded", "run alone", "dropped"]
+"""What a target does with an input a hook supplies (`supplied_input_fate`)."""
+
+
+def supplied_input_fate(
+    call_id: str | None,
+    answers: Sequence[tuple[str, str, bool]],
+    model_log: Sequence[Event],
+    events: Sequence[Event],
+    *,
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> InputFate | None:
+    """What the target does with an input its tool takes, unlike the model's arguments, that
+    a hook supplies for call `call_id` of `model_log` made again (`call_sent_again` after
+    `events`, what the target logged): its hooks answer as `answers` read (handler id, reading,
+    whether it supplied an input), each supplier's input the model's arguments with a key
+    "probe" naming it, any answer but an ask or allow a pass; an approval asked is answered
+    allowed-once. "recorded": the call's tool/call records the last supplier's input;
+    "run alone": it records the model's arguments and a body runs that input (RW-1);
+    "dropped": it records the model's arguments and no body runs the input. None when the
+    target takes any of that otherwise, or shows none of these."""
+    record = data_of(call_record(call_id, model_log))
+    name, sidecar = record.get("name"), record.get("rewrite")
+    raw = sidecar.get("originalArguments") if isinstance(sidecar, dict) else record.get("arguments")
+    original = thaw(parse_arguments(str(raw)))
+    suppliers = [hook for hook, _reading, supplied in answers if supplied]
+    if probe is None or config is None or not isinstance(name, str) or not suppliers:
+        return None
+    if not isinstance(original, dict):
+        return None
+    inputs = {hook: {**original, "probe": hook} for hook in suppliers}
+    readings = {hook: reading for hook, reading, _supplied in answers}
+    verdicts: list[PreVerdict] = []
+    for hook in config.hooks_for(PRE_TOOL_USE, name):
+        given = inputs.get(hook.handler_id)
+        reading = readings.get(hook.handler_id)
+        if reading == "ask":
+            verdicts.append(Ask(updated_input=given))
+        elif reading == "allow" or given is not None:
+            verdicts.append(Allow(updated_input=given))
+        else:
+            verdicts.append(Pass())
+    again = ToolCallBlock(f"{call_id}-probe", name, json.dumps(original))
+    observed = _observed_sending_again(again, verdicts, events, config, probe)
+    if observed is None:
+        return None
+    seen = [*events, *_events(observed)]
+    if approval_asked_for(again.id, seen) and not result_for(again.id, seen):
+        approved = probe(ApprovalAnswers("allowed-once"))
+        if approved is None or not approved.accepted:
+            return None
+        observed.append(approved)
+    made = next((e for e in _events(observed) if _records_call(e, again.id)), None)
+    if made is None:
+        return None
+    last = inputs[suppliers[-1]]
+    recorded = thaw(parse_arguments(str(data_of(made).get("arguments"))))
+    if recorded == last:
+        return "recorded"
+    if recorded != original:
+        return None
+    ran = [
+        thaw(parse_arguments(arguments))
+        for observation in observed
+        for started, arguments in observation.executed
+        if started == again.id
+    ]
+    return "run alone" if last in ran else "dropped"

@@ -90,6 +90,7 @@ from loopspec.properties.conformance.call_again import (
     never_fenced,
     no_object_call_judged,
     settling,
+    supplied_input_fate,
     winner_shown,
 )
 from loopspec.properties.conformance.event_fields import (
@@ -719,12 +720,17 @@ def _refused_rewrite(
     model_events: Sequence[Event],
     target_events: Sequence[Event],
     history: Sequence[Event],
-) -> str | None:
+    *,
+    config: LoopConfig | None = None,
+    probe: Probe | None = None,
+) -> tuple[str, str] | None:
     """Why the model refuses `call_id` (HOOK-6), when its result this command is the refusal of
     an input a hook supplied that the tool cannot take and the target applied no input (its
     tool/call has no sidecar); None otherwise. A later hook that answered without an input is
     named: it must not have erased the supplied one (HOOK-3). A target that applied another
-    hook's input instead is HOOK-3's alone, and is judged where its arguments differ."""
+    hook's input instead is HOOK-3's alone, and is judged where its arguments differ. A target
+    that drops an input its tool takes too, the call made again to tell (`supplied_input_fate`),
+    never judged the input: it drops every input so (RW-2, or HOOK-3 where a later hook passed)."""
     refused = any(
         e.get("type") == "tool/result"
         and call_id_of(e) == call_id
@@ -741,10 +747,29 @@ def _refused_rewrite(
     suppliers = [i for i, (_hook, _reading, supplied) in enumerate(answers) if supplied]
     if not refused or not suppliers:
         return None
-    return (
-        f"{_named([answers[suppliers[-1]][0]])} supplied an input for call {call_id} that its "
-        "tool cannot take, which denies the call with a reason naming the hook: such a call is "
-        "never asked about or run" + _not_erased_by_later(call_id, history)
+    supplier = _named([answers[suppliers[-1]][0]])
+    erased = _not_erased_by_later(call_id, history)
+    logged = _target_log(history, target_events, model_events)
+    fate = supplied_input_fate(call_id, answers, history, logged, config=config, probe=probe)
+    if fate == "dropped":
+        told = (
+            f"{supplier} supplied an input for call {call_id} that its tool cannot take, and the "
+            "target neither refuses the call nor applies the input; an input its tool takes is "
+            "dropped too (the call made again, sent to tell, runs or is asked about with the "
+            "model's arguments)"
+        )
+        if erased:
+            return "HOOK-3", (
+                f"{told}{erased}; a loop applying no hook's input at all reads so too (RW-2)"
+            )
+        return "RW-2", (
+            f"{told}: an input a hook supplied is either applied and recorded (a rewrite "
+            "sidecar naming the hook) or the call is refused, never dropped"
+        )
+    return "HOOK-6", (
+        f"{supplier} supplied an input for call {call_id} that its tool cannot take, which "
+        "denies the call with a reason naming the hook: such a call is never asked about or "
+        "run" + erased
     )
 
 
@@ -2243,6 +2268,53 @@ def _arguments_rule(
     )
 
 
+def _unequal_input_fate(
+    want: Event,
+    history: Sequence[Event],
+    target_events: Sequence[Event],
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> tuple[str, str] | None:
+    """The rule a target breaks that records no sidecar for `want`'s call, whose hook supplied
+    an input equal to the model's arguments, told by the call made again with an input unlike
+    them (`supplied_input_fate`): a target running it without recording it applies inputs to
+    execution alone (RW-1), one running and recording the model's arguments drops inputs (RW-2,
+    or HOOK-3 where a later hook passed). None where it records the unequal input (it leaves
+    out the sidecar of an input that changes nothing, RW-2's as said) or cannot be told."""
+    call_id = call_id_of(want)
+    answers = _pre_answers(call_id, history)
+    logged = _target_log(history, target_events)
+    fate = supplied_input_fate(call_id, answers, history, logged, config=config, probe=probe)
+    supplier = _named([hook for hook, _reading, supplied in answers if supplied][-1:])
+    unequal = (
+        f"the target records no rewrite sidecar for the input {supplier} supplied, equal to "
+        "the model's arguments; the call made again, sent to tell, its input unlike them,"
+    )
+    match fate:
+        case "run alone":
+            return "RW-1", (
+                f"{unequal} records the model's arguments and runs the hook's input: every "
+                "reader (tool/call, the next request's history, the ACP card, the body) takes "
+                "the effective input, the rewritten one"
+            )
+        case "dropped":
+            erased = _not_erased_by_later(call_id, history)
+            if erased:
+                return "HOOK-3", (
+                    f"{unequal} records the model's arguments, and no body runs the hook's "
+                    f"input{erased}; a loop applying no hook's input at all reads so too (RW-2)"
+                )
+            return "RW-2", (
+                f"{unequal} records the model's arguments, and no body runs the hook's input: an "
+                "input a hook supplied is either applied and recorded (a rewrite sidecar naming "
+                "the hook) or the call is refused, never dropped"
+            )
+        case "recorded" | None:
+            return None
+        case _:
+            assert_never(fate)
+
+
 def _merged_into_original(situation: _Situation, applied: object) -> str | None:
     """The keys of the model's own arguments a target kept beside the last input a hook
     supplied, when its arguments are that input merged into them (a patch, not a replacement:
@@ -3017,6 +3089,13 @@ def _changed(
                         f"{named}: the target records no rewrite sidecar, but a hook-supplied "
                         f"input (equal to the model's own) was applied: {dropped}"
                     )
+                unequal = (
+                    _unequal_input_fate(want, history, target_events, config, probe)
+                    if same
+                    else None
+                )
+                if unequal is not None:
+                    return unequal[0], f"{named}: {unequal[1]}"
                 return "RW-2", (
                     f"{named}: the target records no rewrite sidecar, but a hook-supplied input "
                     "was applied"
@@ -3613,9 +3692,11 @@ def _missing(
                     f"{lacks} for call {call_id_of(want)}: while call {waiting} waits for its "
                     "approval, the calls that started before it commit their results"
                 )
-            refusal = _refused_rewrite(call_id_of(want), model_events, target_events, history)
+            refusal = _refused_rewrite(
+                call_id_of(want), model_events, target_events, history, config=config, probe=probe
+            )
             if refusal is not None:
-                return "HOOK-6", f"{lacks}: {refusal}"
+                return refusal[0], f"{lacks}: {refusal[1]}"
             held = _held_unknown_tool(want, command, started)
             if held is not None:
                 return "SCHED-1", f"{lacks} for call {call_id_of(want)}: {held}"
@@ -5175,11 +5256,13 @@ def _extra(
             return hook_audit_rule(got), f"{adds}: {hook} runs once per call"
         case "approval/asked":
             call_id = call_id_of(got)
-            refusal = _refused_rewrite(call_id, model_events, target_events, history)
+            refusal = _refused_rewrite(
+                call_id, model_events, target_events, history, config=config, probe=probe
+            )
             if refusal is not None:
                 # Asked with the model's own input: the refused rewrite went unnoticed, and
                 # whether the call could start yet (SCHED-2) is not what is wrong.
-                return "HOOK-6", f"{adds}: {refusal}"
+                return refusal[0], f"{adds}: {refusal[1]}"
             situation = _situation(call_id, history)
             if "ask" in situation.hook_decisions and situation.approval is None:
                 before = _unanswered_before(call_id, history)
