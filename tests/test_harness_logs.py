@@ -125,13 +125,17 @@ def test_RW_1_claude_code_rewrite_to_the_same_input_or_denied_keeps_the_rule(
     rewrite: seen offline 2026-12-06, for a deny, a legacy block and exit 2). Nor is a hook's
     Edit input without the `replace_all: false` Claude Code 2.1.332 records (and sends the
     model) where the model left it out: the Edit runs with its default, as recorded; it read
-    as the hook's rewrite. One of true is another input,
+    as the hook's rewrite. Nor is a hook's input naming the call's file by the absolute path
+    Claude Code hands its hooks for the model's relative one (resolved against the records'
+    `cwd`; each of a passthrough hook's Read, Write and Edit calls read as RW-1), while one
+    naming a file in another folder is RW-1. One of true is another input,
     as `true` is another value than the call's `1` (SPEC.md section 2), which `==` took for it."""
     names = (
         "rewrite-to-the-same-input.jsonl",
         "denied-rewrite-never-ran.jsonl",
         "a-hook-passes-an-edit-back-without-its-default.jsonl",
         "a-rewrite-then-another-hook-denies.jsonl",
+        "a-hook-hands-back-a-relative-path-made-absolute.jsonl",
     )
     for name in names:
         report = check(CLAUDE / "valid" / name)
@@ -141,6 +145,11 @@ def test_RW_1_claude_code_rewrite_to_the_same_input_or_denied_keeps_the_rule(
     replacing_all = text.replace('"replace_all":false', '"replace_all":true')
     assert replacing_all != text
     (tmp_path / "t.jsonl").write_text(replacing_all)
+    assert rules(check(tmp_path / "t.jsonl")) == ["RW-1"]
+    text = (CLAUDE / "valid" / names[4]).read_text()
+    moved = text.replace("/home/sam/app/notes.txt", "/home/sam/other/notes.txt", 1)
+    assert moved != text
+    (tmp_path / "t.jsonl").write_text(moved)
     assert rules(check(tmp_path / "t.jsonl")) == ["RW-1"]
     # Compared as SPEC.md section 2 says: 1.0 is the call's 1, `true` is not (it read as 1).
     same = (CLAUDE / "valid" / names[0]).read_text()

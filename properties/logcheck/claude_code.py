@@ -51,7 +51,9 @@ nothing the rules read):
   `command` and the hook's raw `stdout`, whose `hookSpecificOutput.updatedInput` is the input the
   hook supplied (Claude Code runs it: the observed behaviour of 2.1.332; an Edit's input without
   `replace_all` is the call's when the call's is false, the default 2.1.332 records where the
-  model left it out). That attachment,
+  model left it out, and a file tool's input naming the call's file by its absolute path is the
+  call's, the relative path the model gave resolved against the record's `cwd`, as 2.1.332
+  hands its hooks that path). That attachment,
   `hook_non_blocking_error` and `hook_cancelled` also show a hook's own fault (a crash, broken
   JSON, a timeout: HOOK-7), noted, never a violation (`claude_code_hooks`). Other attachments
   are folded by Claude Code into the next user message and are not judged.
@@ -74,6 +76,8 @@ nothing the rules read):
 """
 
 from __future__ import annotations
+
+import posixpath  # (loaded with the interpreter, as os.path)
 
 # collections.abc's own source, loaded with the interpreter: collections.abc, and typing, import
 # collections and re, several times the interpreter's start (tests/test_check_startup.py)
@@ -194,6 +198,9 @@ class _Reader:
         self.reply_id: str | None = None
         # Each call's tool name and input, by id: what a file tool's result is compared with.
         self.inputs: dict[str, tuple[str, Any]] = {}
+        # The folder each call was made in (its record's `cwd`), by id: where a file tool runs a
+        # relative path (`same_input`).
+        self.cwd_of_call: dict[str, str] = {}
         # Whether the log's conversation is a subagent's: set by its first message.
         self.sidechain: bool | None = None
         # The calls and line of the crash repair records just read (REC-1), until the
@@ -273,7 +280,12 @@ class _Reader:
                 else:
                     invented = _text_of(message)  # REC-1 where calls await results
             key = _reply_key(message, record.get("requestRef"), line)
-            yield from self._assistant(message, line, invented, record.get("uuid"), key)
+            cwd = record.get("cwd")
+            for observed in self._assistant(message, line, invented, record.get("uuid"), key):
+                if isinstance(observed, Reply) and isinstance(cwd, str):
+                    for call in observed.calls:
+                        self.cwd_of_call.setdefault(call.call_id, cwd)
+                yield observed
         elif kind == "user" and isinstance(message, Mapping):
             content = message.get("content")
             said = content if isinstance(content, str) else _text_of(message)
@@ -559,7 +571,31 @@ def _hook_failed(attachment: Any, line: int) -> HookFailed | None:
     return HookFailed(hook, str(attachment.get("toolUseID")), word, summary, line)
 
 
-def _same_input(call: Call, ran: Any) -> bool:
+# The keys of a file tool's input that name its file: Claude Code runs a relative one as the
+# absolute path under the session's folder, and hands its hooks that path (2.1.332, Read, Write
+# and Edit, observed offline 2026-12-06), so a hook handing back the input it saw names the
+# call's file by another spelling.
+_PATH_KEYS = ("file_path", "notebook_path")
+
+
+def _resolved(arguments: Mapping[str, Any], cwd: str) -> dict[str, Any]:
+    """`arguments` with the file each names as an absolute path, `cwd` the folder it was made in."""
+    resolved = dict(arguments)
+    for key in _PATH_KEYS:
+        path = resolved.get(key)
+        if isinstance(path, str) and path:
+            resolved[key] = posixpath.normpath(posixpath.join(cwd, path))
+    return resolved
+
+
+def _same_input(call: Call, ran: Any, cwd: str | None = None) -> bool:
+    """Whether `ran` is `call`'s input; with `cwd`, the folder the call was made in, a file
+    tool's path naming the same file however it is spelt (relative or absolute) is the same."""
+    if cwd is not None and cwd.startswith("/") and isinstance(ran, Mapping):
+        arguments = call.arguments
+        if isinstance(arguments, Mapping) and any(key in arguments for key in _PATH_KEYS):
+            resolved = Call(call.call_id, call.name, _resolved(arguments, cwd))
+            return _same_input(resolved, _resolved(ran, cwd))
     if same_json(call.arguments, ran):
         return True
     # Claude Code 2.1.332 records an Edit with the `replace_all` the model left out (false), in
@@ -584,7 +620,7 @@ def dialect() -> Dialect:
         NAME,
         NOT_CHECKABLE,
         reader.observe,
-        _same_input,
+        lambda call, ran: _same_input(call, ran, reader.cwd_of_call.get(call.call_id)),
         rewrites_are_recorded=True,
         checked_in_part=CHECKED_IN_PART,
         identity="uuid",
