@@ -44,6 +44,7 @@ from loopspec.properties.conformance.command_codec import (
 from loopspec.properties.conformance.impl_target import scratch_root
 from loopspec.properties.conformance.process_target import STDERR_TAIL, ProcessTarget
 from loopspec.properties.conformance.run import _divergence_in, load_case, spec_text
+from loopspec.properties.conformance.target_frames import TRACEBACK_HEADING
 from loopspec.properties.stateful.strategies import CONFIGS
 
 pytest_plugins = ["pytester"]
@@ -1329,6 +1330,19 @@ def test_SAFE_5_a_targets_stderr_is_shown_when_it_breaks_as_the_protocol_says(
     assert STDERR_TAIL == 2000
 
 
+def _below_the_line(err: str) -> list[str]:
+    """The files of the frames an error prints below its line (a Python target's own, under
+    `TRACEBACK_HEADING`), by name, each once: [] where the line is alone. No traceback of
+    loopspec's, and no frame of a file outside the target's, is ever among them."""
+    assert "Traceback (most recent call last)" not in err, err
+    first, *below = err.strip().splitlines()
+    assert first.startswith("loopspec: error: "), err
+    if not below:
+        return []
+    assert below[0] == TRACEBACK_HEADING, err
+    return sorted({Path(line.split('"')[1]).name for line in below if line.startswith('  File "')})
+
+
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
 @pytest.mark.no_cover
 @pytest.mark.parametrize(
@@ -1349,14 +1363,16 @@ def test_SAFE_5_a_targets_stderr_is_shown_when_it_breaks_as_the_protocol_says(
         ),
     ],
 )
-def test_SAFE_5_a_python_target_that_raises_exits_2_in_one_line(
+def test_SAFE_5_a_python_target_that_raises_exits_2_in_one_line_then_its_own_frames(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     factory: str,
     says: str,
 ) -> None:
-    """SAFE-5: a factory that raises, `apply` that raises, a factory returning junk: exit 2."""
+    """SAFE-5: a factory that raises, `apply` that raises, a factory returning junk: exit 2,
+    one line, and below it the frames of the target's code that raised (none of loopspec's);
+    junk raised nothing of the target's, so its line is alone."""
     (tmp_path / "broken_targets.py").write_text(
         "from loopspec.properties.conformance.impl_target import bundled_target\n"
         "def raising_factory():\n"
@@ -1390,9 +1406,10 @@ def test_SAFE_5_a_python_target_that_raises_exits_2_in_one_line(
     code = main([*argv, "--case-dir", str(cases)])
     err = capsys.readouterr().err
     assert code == 2
-    assert says in err
-    assert len(err.strip().splitlines()) == 1
-    assert "Traceback" not in err
+    assert says in err.splitlines()[0]
+    raised = factory in ("raising_factory", "apply_raises")
+    assert _below_the_line(err) == (["broken_targets.py"] if raised else []), err
+    err = err.splitlines()[0]
     if factory != "apply_raises":  # broken before any program ran: nothing to replay
         assert not cases.exists()
         return
@@ -1413,11 +1430,18 @@ def test_SAFE_5_a_python_target_that_raises_exits_2_in_one_line(
     assert main(["replay", str(case), "--impl", "broken_targets:apply_raises"]) == 2
     # Replay names the command of the case it broke on, as conform names it in the program
     # (it said only where the target raised, leaving the colleague to count commands).
-    replayed = capsys.readouterr().err.strip()
+    replayed = capsys.readouterr().err
+    assert _below_the_line(replayed) == ["broken_targets.py"], replayed
+    replayed = replayed.splitlines()[0]
     assert "ZeroDivisionError: boom inside apply" in replayed
     assert re.search(r"\(at .+broken_targets\.py:15, in apply\); at command #4 of the case ",
                      replayed), replayed  # fmt: skip
     assert replayed.endswith(f"; at command #4 of the case ({words})"), replayed
+    # A folder's replay says it alike, the case's line then the frames (its JSON, the line).
+    assert main(["replay", str(cases), "--impl", "broken_targets:apply_raises"]) == 2
+    in_a_folder = capsys.readouterr().err
+    assert _below_the_line(in_a_folder) == ["broken_targets.py"], in_a_folder
+    assert in_a_folder.startswith(f"{replayed}\n"), in_a_folder
     assert main(["replay", str(case), "--impl", "broken_targets:ApplyRaises"]) == 2
     bundled = main(["replay", str(case), "--bundled"])
     assert bundled == 0, "the bundled implementation runs the program"
@@ -1512,8 +1536,9 @@ def test_SAFE_5_a_target_that_raises_in_the_exhaustive_pass_exits_2_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """SAFE-5: `--exhaustive K` holds a target that raises to what the random search does: one
-    PROTO-1 line, exit 2, the program saved (it ended in a traceback and exit 1, found with a
-    loop whose log reader refused the seqs it had written itself)."""
+    PROTO-1 line, then the target's own frames, exit 2, the program saved (it ended in a
+    traceback and exit 1, found with a loop whose log reader refused the seqs it had written
+    itself)."""
     (tmp_path / "raises_third.py").write_text(
         "from loopspec.properties.conformance.impl_target import bundled_target\n"
         "class RaisesThird:\n"
@@ -1536,7 +1561,8 @@ def test_SAFE_5_a_target_that_raises_in_the_exhaustive_pass_exits_2_in_one_line(
     argv = ["conform", "--impl", "raises_third:RaisesThird", "--exhaustive", "3"]
     code = main([*argv, "--examples", "1", "--case-dir", str(cases)])
     err = capsys.readouterr().err
-    assert (code, "Traceback" in err, len(err.strip().splitlines())) == (2, False, 1), err
+    assert (code, _below_the_line(err)) == (2, ["raises_third.py"]), err
+    err = err.splitlines()[0]
     assert "[PROTO-1]" in err
     assert "ZeroDivisionError: boom in the exhaustive pass" in err
     (case,) = cases.iterdir()

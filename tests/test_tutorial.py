@@ -22,6 +22,7 @@ from loopspec.properties.conformance.command_codec import command_from_json, con
 from loopspec.properties.conformance.report_documents import RULE_STATUSES
 from loopspec.properties.conformance.run import replay_case, run_conformance
 from loopspec.properties.conformance.target import ModelTarget
+from loopspec.properties.conformance.target_frames import TRACEBACK_HEADING
 from loopspec.properties.stateful.strategies import CONFIGS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -142,6 +143,10 @@ BROKEN_LINE = re.compile(
     r"\(call \S+'s tool (succeeds|fails): .+\); "
     r"rerun it: loopspec replay loopspec-cases/case-PROTO-1-\d+\.json --impl \S+"
 )
+# And below it, the loop's own frames, each its file, line and function, then its code.
+BROKEN_FRAMES = re.compile(
+    re.escape(TRACEBACK_HEADING) + r'(\n  File "[\w./-]+\.py", line \d+, in \w+\n    \S.*)+'
+)
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
@@ -149,10 +154,12 @@ BROKEN_LINE = re.compile(
 def test_SAFE_5_the_tutorials_broken_loop_line_is_what_conform_prints(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """SAFE-5: the line the tutorial shows for a loop that raises has the shape of the one
-    conform prints for the tutorial loop made to raise in `_finish`, run from its folder."""
-    shown = _fenced("A run can also end with your loop **broken**").strip()
+    """SAFE-5: the line the tutorial shows for a loop that raises, and the loop's frames below
+    it, have the shape of what conform prints for the tutorial loop made to raise in
+    `_finish`, run from its folder."""
+    shown, frames = _fenced("A run can also end with your loop **broken**").strip().split("\n", 1)
     assert BROKEN_LINE.fullmatch(shown), shown
+    assert BROKEN_FRAMES.fullmatch(frames), frames
     source = LOOP.read_text(encoding="utf-8")
     broken = source.replace(
         "    def _finish(self, finished: ToolFinishes) -> str | None:\n",
@@ -164,9 +171,11 @@ def test_SAFE_5_the_tutorials_broken_loop_line_is_what_conform_prints(
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     assert main(["conform", "--impl", "broken_loop:TutorialLoop", "--examples", "20"]) == 2
-    printed = capsys.readouterr().err.strip()
+    printed, frames = capsys.readouterr().err.strip().split("\n", 1)
     assert BROKEN_LINE.fullmatch(printed), printed
     assert "(at broken_loop.py:" in printed
+    assert BROKEN_FRAMES.fullmatch(frames), frames
+    assert frames.endswith("in _finish\n    raise KeyError(finished.call_id)"), frames
 
 
 def test_PROTO_1_the_tutorials_hand_written_case_replays_on_the_model_and_the_loop(

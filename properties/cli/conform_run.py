@@ -1588,7 +1588,7 @@ def _replay_listed(
         return Listed(path, "skipped", f"{path}:{line}: {lacking.message}")
     except TargetError as broke:
         said = f"loopspec: error: {case_replay_error(path, case, broke, target)}"
-        return _unusable(path, said, text=text)
+        return _unusable(path, said, text=text, trace=broke.trace)
     invalid = not_a_valid_program(path, case, profile, replay)
     if invalid is not None:
         return _unusable(path, f"loopspec: error: {invalid}", text=text)
@@ -1599,10 +1599,11 @@ def _replay_listed(
     return Listed(path, outcome, replayed=(case, profile, replay))
 
 
-def _unusable(path: str, error: str, *, text: bool) -> Listed:
-    """A case of `replay_all` that could not be used: the error on stderr, a line in the text
-    report pointing to it."""
-    _error_above(error)
+def _unusable(path: str, error: str, *, text: bool, trace: tuple[str, ...] = ()) -> Listed:
+    """A case of `replay_all` that could not be used: the error on stderr (below it, `trace`:
+    where a Python loop's own code raised), a line in the text report pointing to it. The
+    JSON report's reason is the error's line alone."""
+    _error_above("\n".join([error, *trace]))
     if text:
         print(f"{path}: cannot be used (the error is on stderr)")
     return Listed(path, "unusable", error)

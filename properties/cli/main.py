@@ -563,11 +563,18 @@ def _handled(handler: Callable[[Arguments], int], args: Arguments) -> int:
         if not isinstance(error, LoopSpecError):
             raise
         said = str(error)
+        trace: tuple[str, ...] = ()
         if hasattr(args, "answer_timeout"):  # conform, replay: a --cmd process's hang
-            from loopspec.properties.conformance.run import with_wait_hint  # noqa: PLC0415
+            from loopspec.properties.conformance.run import (  # noqa: PLC0415
+                TargetError,
+                with_wait_hint,
+            )
 
             said = with_wait_hint(said, "--answer-timeout")
-        print(f"{PROGRAM}: error: {said}", file=sys.stderr)
+            # A Python loop that raised: its own frames below the line, as the pytest plugin
+            # shows them, where the line named the innermost alone.
+            trace = error.trace if isinstance(error, TargetError) else ()
+        print(f"{PROGRAM}: error: {said}", *trace, sep="\n", file=sys.stderr)
         return 2
 
 

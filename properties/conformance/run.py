@@ -197,8 +197,8 @@ class TargetError(LoopSpecError):
     `at_start_up`: a `--cmd` process that never got going (`ProcessTargetError.at_start_up`),
     which every later program would meet again; `hung_at_start_up`, one still silent at its
     first message's deadline (`ProcessTargetError.hung_at_start_up`). `trace`: where an
-    in-process target's own code raised, the lines of `target_traceback` (the pytest plugin
-    prints them below the error; `conform` keeps to its one line, which names the innermost).
+    in-process target's own code raised, the lines of `target_traceback`, which the pytest
+    plugin, `conform` and `replay` print below the error's line (it names the innermost).
     """
 
     def __init__(
