@@ -557,8 +557,9 @@ def test_PROTO_1_plugin_stops_once_when_the_target_cannot_be_loaded(
         (
             "sh -c 'echo listening on 8080 >&2; exec sleep 60'",
             "0.3",
-            "[PROTO-1] sh -c 'echo listening on 8080 >&2; exec sleep 60': no answer to reset "
-            "within 0.3 s (to wait longer: --loopspec-answer-timeout S)",
+            "[PROTO-1] sh -c 'echo listening on 8080 >&2; exec sleep 60': the process hung at "
+            "start-up, before answering its first message: no answer to reset within 0.3 s (to "
+            "wait longer: --loopspec-answer-timeout S)",
         ),
     ],
     ids=["exits", "hangs"],

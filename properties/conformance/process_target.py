@@ -595,6 +595,10 @@ EXITED_AT_START_UP: Final = (
 """What a `--cmd` process that exited before its first answer did; its exit status and the last
 of its stderr follow on lines of their own."""
 
+HUNG_AT_START_UP: Final = "the process hung at start-up, before answering its first message"
+"""What a `--cmd` process still running and silent at its first message's deadline did: "no
+answer to reset within T s" follows, then the option that waits longer and its stderr."""
+
 
 class ProcessTargetError(LoopSpecError):
     """The process behind a `ProcessTarget` failed to speak the driver protocol (PROTO-1), or
@@ -1652,8 +1656,12 @@ class ProcessTarget:
                 if not waits and not died and _every_process_reads(process.popen):
                     unflushed = UNFLUSHED_BETWEEN
                 fetching = "" if self.slowest else npx_silent_hint(self.argv, process.stderr_tail())
+                # Silent from its start: said as one exiting then is (`EXITED_AT_START_UP`),
+                # where "no answer to reset" alone read as a protocol slip mid-run.
+                silent = not (self.slowest or unflushed or died)
                 self._fail(
-                    f"no answer to {what} within {timeout:g} s{unflushed}{died}{fetching}",
+                    f"{HUNG_AT_START_UP + ': ' if silent else ''}no answer to {what} within "
+                    f"{timeout:g} s{unflushed}{died}{fetching}",
                     grace=0.0,
                     hung=True,
                 )

@@ -355,9 +355,10 @@ class TargetBreakage:
             message = f"the target failed in {what}: {_one_line(error)}"
 
             at_start_up = isinstance(error, ProcessTargetError) and error.at_start_up
-            if at_start_up:
-                # "failed in reset" before "exited at start-up, before answering its first
-                # message (reset)" says it twice: the process's own words are the sentence.
+            hung_at_start_up = isinstance(error, ProcessTargetError) and error.hung_at_start_up
+            if at_start_up or hung_at_start_up:
+                # "failed in reset" before "exited (hung) at start-up, before answering its
+                # first message" says it twice: the process's own words are the sentence.
                 message = _one_line(error)
             # A fault of the user's input (a `--cmd` typed with curled quotes) stays no rule's.
             user_fault = isinstance(error, LoopSpecError) and error.rule_id == NO_RULE_BROKEN
@@ -372,7 +373,7 @@ class TargetBreakage:
                 program=tuple(commands),
                 rule_id=rule,
                 at_start_up=at_start_up,
-                hung_at_start_up=isinstance(error, ProcessTargetError) and error.hung_at_start_up,
+                hung_at_start_up=hung_at_start_up,
                 trace=() if isinstance(error, LoopSpecError) else tuple(target_traceback(error)),
             )
             raise self.again() from error
