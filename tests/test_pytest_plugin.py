@@ -18,10 +18,14 @@ import pytest
 from inner_pytest import USER_CONFTEST, InnerPytest
 from node_requirements import Need
 
+from loopspec.model.commands import Command
+from loopspec.model.config import LoopConfig
 from loopspec.properties import pytest_plugin
 from loopspec.properties.cli.conform_run import counts_line, nothing_checked
 from loopspec.properties.conformance import suite
-from loopspec.properties.conformance.run import RunReport, run_conformance
+from loopspec.properties.conformance.process_target import ProcessTargetError
+from loopspec.properties.conformance.run import RunReport, SharedProcess, run_conformance
+from loopspec.properties.conformance.target import ConformanceTarget, Observation
 
 # The plugin's pytest runs are in this process (InnerPytest), but for the one needing a
 # virtualenv of its own.
@@ -884,6 +888,74 @@ def test_PROTO_1_plugin_lists_a_pass_saying_nothing_from_its_report_as_xdist_han
     )
     pytest_plugin.pytest_terminal_summary(writer)  # type: ignore[arg-type]  # its two methods
     assert writer.lines == ["== loopspec: saved cases passing without their rule", said]
+
+
+class _StartedAtPytestsStart(SharedProcess):
+    """A `--loopspec-cmd` process as `_start_the_process` sees it, without one: its first
+    `reset` answers, or raises what a process silent at the answer timeout does (`hangs`);
+    `resets` and `closed` count what was done to it."""
+
+    def __init__(self, *, hangs: bool = False) -> None:  # no ProcessTarget: nothing started
+        self.hangs, self.resets, self.closed = hangs, 0, 0
+
+    name = "sleep 60"
+
+    def __call__(self) -> ConformanceTarget:
+        return self
+
+    def apply(self, command: Command) -> Observation:
+        raise AssertionError(f"a start-up sends one reset, no command ({command})")
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self.resets += 1
+        if self.hangs:
+            silent = "sleep 60: the process hung at start-up: no answer to reset within 0.2 s"
+            raise ProcessTargetError(silent, hung_at_start_up=True)
+        return frozenset()
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+@pytest.mark.parametrize(
+    ("worker", "hangs", "resets"),
+    [
+        # A worker (xdist sets `workerinput`) starts none: its controller checked one already.
+        (True, False, 0),
+        # The controller of `-n 2` checks the process answers, then ends it: no test runs there.
+        (False, False, 1),
+        # And one silent at its deadline stops pytest there, as without xdist.
+        (False, True, 1),
+    ],
+    ids=["worker", "controller", "controller-hangs"],
+)
+def test_PROTO_1_plugin_starts_the_cmd_process_under_xdist_on_the_controller_alone(
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    worker: bool,
+    hangs: bool,
+    resets: int,
+) -> None:
+    """PROTO-1: under pytest-xdist (`-n 2`) the `--loopspec-cmd` process is started on the
+    controller, which stops pytest when it never answers and ends it when it does (its
+    workers run the tests, each starting its own), and never on a worker; none is kept for a
+    test to take. pytest-xdist is not in the dev extra: its configuration is set as it sets it
+    (`workerinput` on a worker, `option.dist` on the controller), in process."""
+    config = request.config
+    if worker:
+        monkeypatch.setattr(config, "workerinput", {"workerid": "gw0"}, raising=False)
+    else:
+        monkeypatch.setattr(config.option, "dist", "load", raising=False)
+    process = _StartedAtPytestsStart(hangs=hangs)
+    if hangs:
+        with pytest.raises(pytest.UsageError) as refused:
+            pytest_plugin._start_the_process(config, process, {"cmd": "sleep 60"})
+        hint = " (to wait longer: --loopspec-answer-timeout S)"
+        assert str(refused.value).endswith(f"within 0.2 s{hint}"), refused.value
+    else:
+        pytest_plugin._start_the_process(config, process, {"cmd": "sleep 60"})
+    assert (process.resets, process.closed) == (resets, 1)
+    assert pytest_plugin.take_started_target(config) is None
 
 
 def test_PROTO_1_plugin_runs_one_saved_case_by_its_file_or_node_id(
