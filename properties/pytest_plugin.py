@@ -180,6 +180,15 @@ def case_folder(config: pytest.Config) -> Path:
     return _typed_path(given).resolve() if given else config.rootpath / DEFAULT_CASE_DIR
 
 
+def committed_elsewhere(config: pytest.Config) -> list[Path]:
+    """`loopspec-cases/` in the rootdir, where `--loopspec-case-dir` names another folder and
+    it exists: the cases committed there replay too, and a failure found again is theirs, not
+    a new case of the other folder ([] otherwise)."""
+    committed = config.rootpath / DEFAULT_CASE_DIR
+    elsewhere = committed.is_dir() and committed.resolve() != case_folder(config).resolve()
+    return [committed] if elsewhere else []
+
+
 def _typed_path(given: str) -> Path:
     """A path option as typed: `--loopspec-cases=~/Downloads/case.json` reaches pytest with its
     `~` unexpanded (a shell expands one only at a word's start), and named nothing. A `~name` of
@@ -235,9 +244,7 @@ def _saved_cases(config: pytest.Config, as_paths: Sequence[str] = ()) -> list[Pa
     named = [*named, *as_paths]
     # The committed cases still replay where new ones are saved elsewhere (a read-only
     # checkout's `--loopspec-case-dir="$RUNNER_TEMP/..."`): else that option dropped them.
-    committed = config.rootpath / DEFAULT_CASE_DIR
-    elsewhere = committed.is_dir() and committed.resolve() != folder.resolve()
-    kept = [(committed, None)] if elsewhere else []
+    kept = [(committed, None) for committed in committed_elsewhere(config)]
     places = [(folder, None), *kept, *((_typed_path(given), given) for given in named)]
     for place, given in places:
         if place.is_file():

@@ -392,6 +392,24 @@ def test_SAFE_5_a_wrong_seq_names_the_seq_sent_and_cut_down_programs_compare_ali
     assert signature(wrong(41, 40)) != signature(other)
 
 
+def test_SAFE_5_a_breakage_committed_in_another_case_folder_is_not_saved_again(
+    tmp_path: Path,
+) -> None:
+    """SAFE-5: a Python loop broken in a program whose case is committed in `loopspec-cases/`,
+    found again by the pytest plugin saving new cases in another folder (a CI job's
+    `--loopspec-case-dir`), is named by the committed case: a copy of it was saved in the other
+    folder on every run."""
+    program: tuple[Command, ...] = (SubmitUser("hi"),)
+    broke = TargetError("the target failed in apply: boom", config=LoopConfig(), program=program)
+    target = {"impl": "pkg.loop:make"}
+    committed = tmp_path / "loopspec-cases"
+    first = with_saved_program(broke, committed, target, None).message
+    again = with_saved_program(broke, tmp_path / "ci", target, None, also_in=[committed])
+    assert again.message == first
+    assert [path.name for path in committed.iterdir()] == ["case-PROTO-1-0.json"]
+    assert not (tmp_path / "ci").exists()
+
+
 def test_SAFE_5_the_stop_names_the_command_it_broke_at_in_words(tmp_path: Path) -> None:
     """SAFE-5: the one line of a target broken mid-program says the command it broke at in
     words, the hook and call it answered for included, both in conform ("at command #3 of a

@@ -178,11 +178,19 @@ def test_PROTO_1_plugin_fails_a_mutant_and_names_the_rule(
     assert f"replay it alone: {rerun}turn_end_with_step_open\n" in out
     assert "saved case: loopspec-cases/case-TURN-2-0.json (every run replays it first from " in out
     # Run again, the suite finds the same program: it is the saved case, not a new one (it
-    # said "saved case: ... from now on", of a case its own test had just replayed).
+    # said "saved case: ... from now on", of a case its own test had just replayed), even
+    # where new cases go to another folder (a CI job's): the case committed is the one named,
+    # where a copy of it was saved in the other folder on every run.
     again = inner_pytest(
-        tmp_path, "plugin_targets:turn_end_with_step_open", "--loopspec-impl", 25, "-q"
+        tmp_path,
+        "plugin_targets:turn_end_with_step_open",
+        "--loopspec-impl",
+        25,
+        "-q",
+        "--loopspec-case-dir=elsewhere",
     )
     assert len(list((tmp_path / "loopspec-cases").glob("case-TURN-2-*.json"))) == 1
+    assert not (tmp_path / "elsewhere").exists()
     assert "saved case:" not in again.stdout, again.stdout
     assert (
         "the case an earlier run saved: loopspec-cases/case-TURN-2-0.json (every run replays "

@@ -695,20 +695,30 @@ class SavedCase(NamedTuple):
 
 def save_case(report: RunReport, folder: Path, target: dict[str, str]) -> Path:
     """Write the failed run's case file into `folder`; its path."""
-    return _saved_case(report, folder, target).path
+    return saved_case(report, folder, target).path
 
 
-def _saved_case(report: RunReport, folder: Path, target: dict[str, str]) -> SavedCase:
-    """`save_case`, saying whether the folder held that case already."""
+def saved_case(
+    report: RunReport, folder: Path, target: dict[str, str], also_in: Sequence[Path] = ()
+) -> SavedCase:
+    """`save_case`, saying whether `folder`, or a folder of `also_in`, held that case already
+    (`_save_case_document`)."""
     assert report.divergence is not None
-    return _save_case_document(case_document(report, target), folder)
+    return _save_case_document(case_document(report, target), folder, also_in)
 
 
-def _save_case_document(document: dict[str, Any], folder: Path) -> SavedCase:
-    """Write a case document into `folder` under a new name; its path. A file there that holds
-    the same case already (`_same_case`) is that path: a saved case the pytest plugin replays
-    still diverging, the random suite usually finds its program again, and a copy of it would
-    join the user's committed cases on every run."""
+def _save_case_document(
+    document: dict[str, Any], folder: Path, also_in: Sequence[Path] = ()
+) -> SavedCase:
+    """Write a case document into `folder` under a new name; its path. A file there, or in a
+    folder of `also_in`, that holds the same case already (`_same_case`) is that path: a saved
+    case the pytest plugin replays still diverging, the random suite usually finds its program
+    again, and a copy of it would join the user's committed cases on every run (the committed
+    folder is `also_in` where new cases go elsewhere, a read-only checkout's CI)."""
+    for place in also_in:
+        for saved in sorted(place.glob(f"case-{document['rule']}-*.json")):
+            if _same_case(saved, document):
+                return SavedCase(saved, already_saved=True)
     folder.mkdir(parents=True, exist_ok=True)
     text = json.dumps(document, indent=2) + "\n"
     for saved in sorted(folder.glob(f"case-{document['rule']}-*.json")):
@@ -886,7 +896,7 @@ def run_conform(args: argparse.Namespace) -> int:
     unsaved = None
     if report.divergence is not None:
         try:
-            saved = _saved_case(report, case_folder, target)
+            saved = saved_case(report, case_folder, target)
         except OSError as error:  # the report (with the shrunk program) is still printed
             said = system_reason(error)
             unsaved = f"loopspec: error: the case was not saved in {case_folder}: {said}"
@@ -998,11 +1008,14 @@ def with_saved_program(
     target: dict[str, str],
     profile: str | None,
     rerun_case: Callable[[Path], str] | None = None,
+    *,
+    also_in: Sequence[Path] = (),
 ) -> TargetError:
     """The target broke in a program (SAFE-5: exit 2, not a counterexample): the same error,
     its first line saying at which command and how to rerun the program, saved as a case (the
-    program is random; without it a crash found once could not be reproduced). `rerun_case`
-    gives the command that reruns the saved case (default: `loopspec replay` on `target`)."""
+    program is random; without it a crash found once could not be reproduced) unless `folder`
+    or one of `also_in` holds it already. `rerun_case` gives the command that reruns the saved
+    case (default: `loopspec replay` on `target`)."""
     if broke.config is None or not broke.program:
         return broke
     first, newline, rest = broke.message.partition("\n")
@@ -1019,7 +1032,7 @@ def with_saved_program(
         profile=profile,
     )
     try:
-        case_path = _save_case_document(document, folder).path
+        case_path = _save_case_document(document, folder, also_in).path
     except OSError as error:
         rerun = f"its program was not saved in {folder}: {system_reason(error)}"
     else:

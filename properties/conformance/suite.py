@@ -32,7 +32,7 @@ from loopspec.properties.cli.conform_run import (
     counterexample_lines,
     counts_line,
     nothing_checked,
-    save_case,
+    saved_case,
     with_saved_program,
 )
 from loopspec.properties.conformance.case_portable import labelled
@@ -51,6 +51,7 @@ from loopspec.properties.conformance.run import (
 from loopspec.properties.pytest_plugin import (
     as_typed,
     case_folder,
+    committed_elsewhere,
     rerun_command,
     stop_when_not_started,
     take_started_target,
@@ -144,7 +145,8 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
     except TargetError as broke:
         stop_when_not_started(request.session, broke.never_got_going)
         rerun_case = functools.partial(rerun_command, request.config)
-        broken = with_saved_program(broke, folder, target, None, rerun_case)
+        committed = committed_elsewhere(request.config)
+        broken = with_saved_program(broke, folder, target, None, rerun_case, also_in=committed)
     finally:
         try:
             close_factory(factory)
@@ -173,10 +175,12 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
             print(f"  {ended}")
         print(f"  rules: {'; '.join(f'{status} {n}' for status, n in statuses.items())}")
         return
-    # A case saved by an earlier run, still diverging, is found again, not saved again.
-    earlier = set(folder.glob("case-*.json")) if folder.is_dir() else set()
+    # A case saved by an earlier run, still diverging, is found again, not saved again: in the
+    # case folder, or committed in loopspec-cases/ where the case folder is another.
     try:
-        case_path = save_case(report, folder, target)
+        case_path, already_saved = saved_case(
+            report, folder, target, committed_elsewhere(request.config)
+        )
     except OSError as error:  # the counterexample is still reported, as `conform` reports it
         said = system_reason(error)
         # A read-only checkout is the usual cause in CI: name the option that moves the case,
@@ -188,7 +192,7 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
         )
         saved = [f"loopspec: error: the case was not saved in {folder}: {said} ({elsewhere})"]
     else:
-        if case_path in earlier:
+        if already_saved:
             found = (
                 f"the case an earlier run saved: {as_typed(case_path)} (every run replays it first"
             )
