@@ -680,6 +680,15 @@ PROGRAMS: list[FreshBug] = [
         ),
         "ACP-2",
     ),
+    # ... its one result crash repair's, the call shown before the crash (seed 66 of 50-69): a
+    # reopened loop forgetting its log's calls (VIEW-2) shows a live success fenced, this raw.
+    (
+        "a loop never fencing output shows a result repaired after a crash",
+        NeverFences,
+        SHELL,
+        (SubmitUser("hi"), ModelReplies((BASH_CALL,)), Crash(), Recover()),
+        "ACP-2",
+    ),
 ]
 
 

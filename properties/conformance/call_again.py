@@ -361,10 +361,11 @@ def never_fenced(
     config: LoopConfig | None,
     probe: Probe | None,
 ) -> tuple[str, str] | None:
-    """ACP-2, where a terminal call's failed result shown as its raw content (VIEW-2: a result
-    view dropping the terminal for an error) is told by a probe from a loop fencing no output
-    at all: the call made again, its hooks passing, its body succeeding. A successful result
-    shown unfenced too is ACP-2's, as a success alone shows it. None when not so."""
+    """ACP-2, where a terminal call's result shown as its raw content, failed or shown before a
+    crash (VIEW-2: a result view dropping the terminal for an error, a reopened loop forgetting
+    its log's calls), is told by a probe from a loop fencing no output at all: the call made
+    again, live, its hooks passing, its body succeeding. A successful result shown unfenced too
+    is ACP-2's, as a success alone shows it. None when not so."""
     unfenced = found.unfenced_failure
     if unfenced is None or probe is None or config is None:
         return None
@@ -384,7 +385,7 @@ def never_fenced(
     if not updates or any("```console" in json.dumps(update) for update in updates):
         return None
     return "ACP-2", (
-        f"{unfenced.named}: the update shows the failed result's raw content, and the target "
+        f"{unfenced.named}: the update shows {unfenced.shown}'s raw content, and the target "
         "shows a successful result of that tool raw too (the call made again, sent to tell, its "
         "body succeeding): a client without terminals gets a terminal call's output, whether "
         "its body succeeded or failed, as fenced console text (SPEC.md section 12)"

@@ -348,12 +348,15 @@ def _text(content: object) -> str:
 
 @attrs.frozen
 class UnfencedFailure:
-    """A terminal call's failed result whose update shows its raw content: a result view
-    dropping the terminal for an error (VIEW-2), or a loop fencing no output at all (ACP-2),
-    which only a success of the same tool tells apart (`call_again.never_fenced`)."""
+    """A terminal call's result whose update shows its raw content where only a failed body or
+    a call shown before a crash makes it so: a result view dropping the terminal for an error,
+    or a reopened loop forgetting the calls its log shows (VIEW-2), or a loop fencing no output
+    at all (ACP-2), which only a live success of the same tool tells apart
+    (`call_again.never_fenced`)."""
 
     call_id: str
     named: str  # the update in words: which presented message, its call, what differs
+    shown: str  # the result the update shows raw, in words ("the failed result")
 
 
 @attrs.frozen
@@ -1054,11 +1057,13 @@ def _result_rule(
             # Raw content is the update for a call the presenter does not know: a loop that
             # reopens after a crash and forgets the calls its log shows renders so (VIEW-2:
             # replay gives the same view as live rendering), not one unaware of terminals.
-            return "VIEW-2", (
+            return PresentedDivergence(
+                "VIEW-2",
                 f"{named}: the update shows the result's raw content, as for a call the "
                 f"presenter does not know; call {call_id}'s card, shown before the crash, was a "
                 "terminal, so its result is the fenced console output: a reopened loop renders "
-                "the result of a call its log recorded with that call's card, as it would live"
+                "the result of a call its log recorded with that call's card, as it would live",
+                UnfencedFailure(str(call_id), named, "the result of a call shown before the crash"),
             )
         earlier = _earlier_call_with_the_id(call_id, history)
         if theirs.get("content") == _raw_items(call_id, history) and earlier:
@@ -1080,7 +1085,7 @@ def _result_rule(
                 "call's result is its terminal output whether its body succeeded or failed (the "
                 "error's text is that output), fenced console text for a client without "
                 "terminals (SPEC.md section 12)",
-                UnfencedFailure(str(call_id), named),
+                UnfencedFailure(str(call_id), named, "the failed result"),
             )
         return "ACP-2", f"{named}: a client without terminals gets the output as fenced console"
     if _title_differs_in_its_path(mine, theirs):
