@@ -2418,6 +2418,17 @@ def _reply_call_ids(event: Event) -> list[str | None]:
     return [b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "tool-call"]
 
 
+def _calls_named(event: Event) -> str:
+    """A reply's calls, each as its id and tool name ("c1 read, c2 read"), or "none"."""
+    content = data_of(event).get("message", {}).get("content") or []
+    calls = [
+        f"{b.get('id')} {b.get('name')}"
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "tool-call"
+    ]
+    return ", ".join(calls) or "none"
+
+
 def _reply_or_record_ids(event: Event) -> list[str | None]:
     """The call ids of a tool/call record, or of a reply's calls, in order."""
     if event.get("type") == "tool/call":
@@ -3022,8 +3033,18 @@ def _changed(
             ) != _reply_call_ids(got):
                 if _reply_call_ids(want) != _reply_call_ids(got):
                     if isinstance(command, ModelReplies) and command.finish != "completed":
-                        return "STEP-4", f"{named}: a reply that did not complete keeps no calls"
-                    return "ORD-2", f"{named}: the reply's calls differ"
+                        # A cancelled reply's calls are ABORT-2's; a cut one's STEP-4's.
+                        return _reply_end_rule(command), (
+                            f"{named}: a reply that did not complete keeps no calls"
+                        )
+                    # The reply recorded is not the one the model sent (round 20: Continue
+                    # #6506's calls merged, dynamiq #902's dropped): it read as ORD-2, whose
+                    # records match the reply the target wrote.
+                    return "STEP-4", (
+                        f"{named}: a completed reply is the step's assistant/message with every "
+                        f"block as delivered, in order: the model's reply makes the calls "
+                        f"{_calls_named(want)}, the target's {_calls_named(got)}"
+                    )
                 return _arguments_rule(
                     want, got, history, target_events, config, probe=probe, executed=executed
                 )
@@ -3738,6 +3759,16 @@ def _missing(
                     "its place) starts it"
                 )
             rule, _ = _result_rule(want, None, command, phase, history)
+            if rule == "EXE-4" and any(
+                e.get("type") in ("step/end", "turn/end") for e in target_events
+            ):
+                # The target ended the step without the result, not held it back (round 20's
+                # Zed #40391: a failure dropped): it read as ORD-3, a result merely late.
+                return "ADJ-3", (
+                    f"{lacks} for call {call_id_of(want)}: the target ends the step with the "
+                    "call unanswered, where every call a reply makes gets its result before the "
+                    "step ends (the next request would carry it without one)"
+                )
             if rule == "EXE-4":
                 return "ORD-3", (
                     f"{lacks} for call {call_id_of(want)}: a result commits as soon as it and "
@@ -3754,6 +3785,15 @@ def _missing(
                 # Owed since the abort and due once the calls before it commit (ORD-3): a
                 # drain that skips the call waiting at the gate read as a result merely missing.
                 return rule, f"{lacks}: {_unstarted_call_words(want, model_events)}"
+            if rule == "ABORT-1" and any(e.get("type") == "step/end" for e in target_events):
+                # Ended with the call unanswered (round 20's ADK #187, a result dropped, cut
+                # down to a program with an abort): the bare words said nothing of why.
+                return rule, (
+                    f"{lacks} for call {call_id_of(want)}: the target ends the step with the "
+                    "call unanswered, where after an abort running calls drain: a success that "
+                    "lands after it becomes ABORTED, a failure stays the body's, and only once "
+                    "every call has its result do the step and the turn end"
+                )
             return rule, f"{lacks} for call {call_id_of(want)}"
         case "turn/end":
             return _turn_end_rule(want, None, command, phase)
@@ -5188,6 +5228,45 @@ def _fits_part(hook: HookSpec, name: str) -> bool:
         return False
 
 
+def _batch_ended_early(
+    kind: str,
+    command: Command,
+    target_events: Sequence[Event],
+    model_events: Sequence[Event],
+) -> tuple[str, str] | None:
+    """The rule and words for a step/end or turn/end the target appends, where the model
+    commits a result it lacks or goes on to the next step after the batch (round 20: Gemini
+    CLI #2017, a refused approval ending the turn unanswered; Continue #6510, an empty result
+    ending it): they read as TURN-2, whose order those ends keep. None otherwise."""
+    if kind not in ("step/end", "turn/end") or not isinstance(
+        command, ToolFinishes | ApprovalAnswers
+    ):
+        return None
+    answered = {call_id_of(e) for e in target_events if e.get("type") == "tool/result"}
+    unanswered = [
+        call_id_of(e)
+        for e in model_events
+        if e.get("type") == "tool/result" and call_id_of(e) not in answered
+    ]
+    if isinstance(command, ApprovalAnswers) and command.outcome != "allowed-once" and unanswered:
+        return "DEC-2", (
+            f"only an approval answered allowed-once runs the call; {command.outcome} ends call "
+            f"{unanswered[0]} with its own error result, and the batch goes on"
+        )
+    if unanswered:
+        return "ADJ-3", (
+            f"the step ends with call {unanswered[0]} unanswered, where every call a reply "
+            "makes gets its result before the step ends"
+        )
+    if kind == "turn/end" and any(e.get("type") == "step/start" for e in model_events):
+        return "STEP-4", (
+            "only a completed reply that makes no call ends the turn (with no message "
+            "queued): once a batch's last result commits the next step opens, its request "
+            "carrying the results"
+        )
+    return None
+
+
 def _extra(
     got: Event,
     command: Command,
@@ -5278,6 +5357,14 @@ def _extra(
                     f"{adds}: call {call_id}'s approval is asked only when the call could "
                     f"start under SCHED-1, and it comes after {before}"
                     + _cap_full(config, call_id, history)
+                )
+            if "deny" in situation.hook_decisions and "ask" not in situation.hook_decisions:
+                # A denial shown to the user as a question (round 20's Antigravity CLI #628):
+                # the deny is what went unapplied, not how an ask asks.
+                return "DEC-1", (
+                    f"{adds}: a PreToolUse hook denied call {call_id}, and a denied call is "
+                    "neither run nor asked about: it ends with its denial's error result when "
+                    "it reaches the gate"
                 )
             return "DEC-2", f"{adds}: only an ask decision asks, once"
         case "approval/decided":
@@ -5433,6 +5520,9 @@ def _extra(
                     "commits the step ends and the turn ends aborted, even with messages "
                     "queued: they are parked for the next turn's first step (ADJ-4)"
                 )
+            ended_early = _batch_ended_early(kind, command, target_events, model_events)
+            if ended_early is not None:
+                return ended_early[0], f"{adds}: {ended_early[1]}"
             return ("STEP-1" if kind == "step/start" else "TURN-2"), adds
         case "turn/start":
             return "TURN-1", adds
