@@ -650,6 +650,8 @@ def test_EXE_5_hooks_skipped_for_an_unregistered_tools_blank_call_are_named_EXE_
     assert_found(row, "with {} after it, sent to tell, was answered UNKNOWN_TOOL with no hook")
 
 
+_LIMITED = FrozenMap({"file_path": "a", "limit": 1})
+
 # Seeds 50-69 cut these down to programs whose supplied input either equals the model's
 # arguments (only the missing sidecar shows) or is one the tool cannot take (the model refuses
 # the call): read as RW-2 and HOOK-6, the call made again with an input its tool takes, unlike
@@ -667,6 +669,11 @@ INPUT_TOLD_AGAIN: tuple[FreshBug, ...] = (
     ("a passthrough erases an input its tool cannot take",
      planted(rewrite, "winning_rewrite", _last_answer_decides, "the last answer decides"),
      TWO_HOOKS, _read_hooked(Allow(updated_input=FrozenMap({})), Pass()), "HOOK-3"),
+    # seed 68: the merge equals the earlier hook's input, read as that input winning (HOOK-3)
+    ("a hook's input merged into the model's arguments, equal to an earlier hook's",
+     planted(rewrite, "resolve_call", _merged_resolve, "inputs merge into the arguments"),
+     TWO_HOOKS, _read_hooked(Allow(updated_input=_LIMITED), Allow(updated_input=_to("a")),
+                             arguments=dumps(_LIMITED)), "RW-2"),
 )  # fmt: skip
 
 

@@ -236,6 +236,18 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, list[Command], str]] = 
         _program(UNACCEPTABLE_ASK),
         "HOOK-6",
     ),
+    (
+        "control: the first input wins, equal to the last one merged into the model's arguments",
+        FirstRewriteWins,
+        TWO_PRE_HOOKS,
+        [
+            SubmitUser("hi"),
+            ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a.txt","limit":1}'),)),
+            HookAnswers(Allow(updated_input={"file_path": "a.txt", "limit": 1})),
+            HookAnswers(Allow(updated_input={"file_path": "a.txt"})),
+        ],
+        "HOOK-3",
+    ),
 ]
 
 

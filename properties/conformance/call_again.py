@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import attrs
 
@@ -406,24 +406,60 @@ def supplied_input_fate(
     probe: Probe | None,
 ) -> InputFate | None:
     """What the target does with an input its tool takes, unlike the model's arguments, that
-    a hook supplies for call `call_id` of `model_log` made again (`call_sent_again` after
-    `events`, what the target logged): its hooks answer as `answers` read (handler id, reading,
-    whether it supplied an input), each supplier's input the model's arguments with a key
-    "probe" naming it, any answer but an ask or allow a pass; an approval asked is answered
-    allowed-once. "recorded": the call's tool/call records the last supplier's input;
-    "run alone": it records the model's arguments and a body runs that input (RW-1);
-    "dropped": it records the model's arguments and no body runs the input. None when the
-    target takes any of that otherwise, or shows none of these."""
-    record = data_of(call_record(call_id, model_log))
-    name, sidecar = record.get("name"), record.get("rewrite")
-    raw = sidecar.get("originalArguments") if isinstance(sidecar, dict) else record.get("arguments")
-    original = thaw(parse_arguments(str(raw)))
+    a hook supplies for call `call_id` of `model_log` made again (`inputs_sent_again`), each
+    supplier's input the model's arguments with a key "probe" naming it. "recorded": the call's
+    tool/call records the last supplier's input; "run alone": it records the model's arguments
+    and a body runs that input (RW-1); "dropped": it records the model's arguments and no body
+    runs the input. None when the target takes any of that otherwise, or shows none of these."""
+    original = _original_arguments(call_id, model_log)
     suppliers = [hook for hook, _reading, supplied in answers if supplied]
-    if probe is None or config is None or not isinstance(name, str) or not suppliers:
-        return None
-    if not isinstance(original, dict):
+    if original is None or not suppliers:
         return None
     inputs = {hook: {**original, "probe": hook} for hook in suppliers}
+    shown = inputs_sent_again(
+        call_id, answers, inputs, model_log, events, config=config, probe=probe
+    )
+    if shown is None:
+        return None
+    recorded, ran = shown
+    last = inputs[suppliers[-1]]
+    if recorded == last:
+        return "recorded"
+    if recorded != original:
+        return None
+    return "run alone" if last in ran else "dropped"
+
+
+def _original_arguments(call_id: str | None, model_log: Sequence[Event]) -> dict[str, Any] | None:
+    """The arguments the model gave call `call_id` of `model_log` (before any hook's input), a
+    JSON object; None when they are none."""
+    record = data_of(call_record(call_id, model_log))
+    sidecar = record.get("rewrite")
+    raw = sidecar.get("originalArguments") if isinstance(sidecar, dict) else record.get("arguments")
+    original = thaw(parse_arguments(str(raw)))
+    return original if isinstance(original, dict) else None
+
+
+def inputs_sent_again(
+    call_id: str | None,
+    answers: Sequence[tuple[str, str, bool]],
+    inputs: Mapping[str, object],
+    model_log: Sequence[Event],
+    events: Sequence[Event],
+    *,
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> tuple[object, list[object]] | None:
+    """The arguments the target records for call `call_id` of `model_log` made again with the
+    model's arguments (`call_sent_again` after `events`, what the target logged), and those
+    each body it starts runs: its hooks answer as `answers` read (handler id, reading, whether
+    it supplied an input), each supplier with its input in `inputs`, any answer but an ask or
+    allow a pass; an approval asked is answered allowed-once. None when the target takes any
+    of that otherwise, or records no such call."""
+    name = data_of(call_record(call_id, model_log)).get("name")
+    original = _original_arguments(call_id, model_log)
+    if probe is None or config is None or not isinstance(name, str) or original is None:
+        return None
     readings = {hook: reading for hook, reading, _supplied in answers}
     verdicts: list[PreVerdict] = []
     for hook in config.hooks_for(PRE_TOOL_USE, name):
@@ -448,16 +484,10 @@ def supplied_input_fate(
     made = next((e for e in _events(observed) if _records_call(e, again.id)), None)
     if made is None:
         return None
-    last = inputs[suppliers[-1]]
-    recorded = thaw(parse_arguments(str(data_of(made).get("arguments"))))
-    if recorded == last:
-        return "recorded"
-    if recorded != original:
-        return None
     ran = [
         thaw(parse_arguments(arguments))
         for observation in observed
         for started, arguments in observation.executed
         if started == again.id
     ]
-    return "run alone" if last in ran else "dropped"
+    return thaw(parse_arguments(str(data_of(made).get("arguments")))), ran

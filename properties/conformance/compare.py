@@ -85,6 +85,7 @@ from loopspec.model.wording import (
 from loopspec.properties.conformance.call_again import (
     Probe,
     blank_context_trimmed,
+    inputs_sent_again,
     last_ask_asked,
     merge_without_the_askers_input,
     never_fenced,
@@ -2154,6 +2155,21 @@ def _arguments_rule(
                 probe=probe,
                 executed=executed,
             )
+        patched = (
+            _merged_not_earlier(
+                call_id,
+                situation,
+                theirs,
+                history=history,
+                target_events=target_events,
+                config=config,
+                probe=probe,
+            )
+            if len(situation.supplied) >= 2
+            else None
+        )
+        if patched is not None:
+            return "RW-2", f"the call's arguments in the {where} are {patched}"
         if len(situation.supplied) >= 2 and _applied_earlier_rewrite(want, got, situation, rewrote):
             return "HOOK-3", "a rewrite other than the last one in configured order won" + (
                 _earlier_winner(call_id, situation, theirs)
@@ -2313,6 +2329,50 @@ def _unequal_input_fate(
             return None
         case _:
             assert_never(fate)
+
+
+def _merged_not_earlier(
+    call_id: str | None,
+    situation: _Situation,
+    theirs: dict[str | None, Any],
+    *,
+    history: Sequence[Event],
+    target_events: Sequence[Event],
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> str | None:
+    """Words for a target whose arguments for `call_id` are the last input a hook supplied
+    merged into the model's arguments, where they also equal an earlier hook's input or the
+    inputs merged key by key (HOOK-3's readings): the call made again, each earlier hook's
+    input changed (`inputs_sent_again`), runs the last input merged into the model's arguments
+    again (a patch, RW-2). None where it does not, or cannot be told."""
+    applied = theirs.get(call_id)
+    kept = _merged_into_original(situation, applied)
+    last = situation.supplied[-1]
+    if kept is None or not isinstance(situation.original, _Parsed):
+        return None
+    original = situation.original.value
+    if not isinstance(original, dict) or not isinstance(last, dict):
+        return None
+    inputs: dict[str, object] = {hook: {**original, "probe": hook} for hook in situation.suppliers}
+    inputs[situation.suppliers[-1]] = last
+    shown = inputs_sent_again(
+        call_id,
+        _pre_answers(call_id, history),
+        inputs,
+        history,
+        _target_log(history, target_events),
+        config=config,
+        probe=probe,
+    )
+    if shown is None or shown[0] != {**original, **last}:
+        return None
+    return (
+        f"{_named(situation.suppliers[-1:])}'s input merged into the model's arguments ({kept}"
+        f"; the call made again, sent to tell, each earlier hook's input changed, records that "
+        "merge again): a hook's input replaces the call's whole input, recorded as the JSON "
+        "value it gave"
+    )
 
 
 def _merged_into_original(situation: _Situation, applied: object) -> str | None:
