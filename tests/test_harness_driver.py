@@ -41,6 +41,7 @@ from loopspec.properties.harnesses.mock_model import (
     replies_in_anthropic_history,
     replies_in_responses_history,
 )
+from loopspec.properties.harnesses.model_stream import StreamCall, scripted_blocks
 from loopspec.properties.harnesses.report import report_lines, session_view
 from loopspec.properties.harnesses.script import (
     Harness,
@@ -323,23 +324,49 @@ def test_mock_streams_openai_responses_with_an_exec_command_call() -> None:
     assert "no more replies" in _events(past)[-1]["response"]["output"][0]["content"][0]["text"]
 
 
-def test_a_harness_scenario_has_one_turn_of_bash_calls(tmp_path: Path) -> None:
-    """The shipped scenarios load; results/approvals, other tools and no turns are refused with
-    the file, the line and the JSON path."""
-    script = script_from_scenario(load_scenario(SCENARIOS / "two-calls.json"))
+def test_a_harness_scenario_has_turns_of_calls_its_cli_offers(tmp_path: Path) -> None:
+    """The shipped scenarios load, Claude Code's file tools as its Read, Write and Edit;
+    results/approvals, tools the CLI does not offer the mock model (a file tool on Codex, which
+    has none), a file tool's input that is no object and no turns are refused with the file,
+    the line and the JSON path."""
+    script = script_from_scenario(load_scenario(SCENARIOS / "two-calls.json"), Harness.CODEX)
     assert [c.command for c in script.calls()] == ["sleep 1.5; echo slow", "echo fast"]
+    files = load_harness_script(SCENARIOS / "file-tools.json", Harness.CLAUDE_CODE)
+    streamed = [scripted_blocks(Harness.CLAUDE_CODE, reply) for reply in files.replies]
+    calls = [b for blocks in streamed for b in blocks if isinstance(b, StreamCall)]
+    assert [c.name for c in calls] == ["Write", "Edit", "Read"]
+    assert calls[0].tool_input == {"file_path": "notes.txt", "content": "first line\nsecond line\n"}
     document = json.loads((SCENARIOS / "one-call.json").read_text())
+    text = json.dumps(document)
     bad = {
-        "results": {**document, "results": {"toolu_print": {"ok": True, "text": "x"}}},
-        "tool": json.loads(json.dumps(document).replace('"name": "bash"', '"name": "read"')),
-        "turns": {**document, "turns": []},
+        "results": ({**document, "results": {"toolu_print": {"ok": True, "text": "x"}}}, "CC"),
+        "tool": (json.loads(text.replace('"name": "bash"', '"name": "grep"')), "CC"),
+        "file-tool": (json.loads(text.replace('"name": "bash"', '"name": "read"')), "CODEX"),
+        "input": (
+            json.loads(
+                text.replace('"name": "bash"', '"name": "write"')
+                .replace('"arguments": "{', '"arguments": "[{')
+                .replace('}", ', '}]", ', 1)
+            ),
+            "CC",
+        ),
+        "turns": ({**document, "turns": []}, "CC"),
     }
-    for name, content in bad.items():
+    for name, (content, on) in bad.items():
         path = tmp_path / f"{name}.json"
         path.write_text(json.dumps(content))
         with pytest.raises(ScenarioError) as error:
-            load_harness_script(path)
-        assert str(error.value).startswith(f"{path}:1: $.")  # (a file of one line)
+            load_harness_script(path, Harness.CODEX if on == "CODEX" else Harness.CLAUDE_CODE)
+        assert str(error.value).startswith(f"{path}:1: $."), name  # (a file of one line)
+    assert "Codex 0.171.0 offers a mock model no file tool" in _refusal(tmp_path, "file-tool")
+    assert "must be a JSON object (the input Claude Code's Write" in _refusal(tmp_path, "input")
+
+
+def _refusal(folder: Path, name: str) -> str:
+    harness = Harness.CODEX if name == "file-tool" else Harness.CLAUDE_CODE
+    with pytest.raises(ScenarioError) as error:
+        load_harness_script(folder / f"{name}.json", harness)
+    return str(error.value)
 
 
 def test_hooks_file_errors_name_the_file_and_the_part(tmp_path: Path) -> None:
@@ -708,6 +735,57 @@ def test_HOOK_3_RW_1_report_compares_what_ran_with_configured_order_and_history(
     assert "claude-code:PreToolUse:1's, which finished last" in view.divergences[2].message
     lines = report_lines(view, result)
     assert "offline: 1 connect(s) not to the mock: 1.2.3.4:443 (ENETUNREACH)" in lines
+
+
+def test_RW_1_report_compares_a_file_tools_input_as_claude_code_runs_it() -> None:
+    """RW-1 for Claude Code's file tools: what ran is the whole input, its relative path made
+    absolute under the CLI's folder (as Claude Code hands its hooks the path) and an Edit's
+    `replace_all: false` its default, both left as the model gave them in the history; a
+    hook's content then differs, named by the member that differs. It compared a command
+    alone, which a file tool's input has not, so a Write a hook rewrote read as agreeing."""
+    asked = {"file_path": "notes.txt", "content": "one\n"}
+    script = HarnessScript(
+        "note",
+        (
+            ScriptedReply((ScriptedCall("c1", asked, "write"),)),
+            ScriptedReply((ScriptedText("Ok."),)),
+        ),
+    )
+    for content, found in (("one\n", []), ("hooked\n", ["RW-1", "RW-1"])):
+        ran = {"file_path": "/w/notes.txt", "content": content}
+        result = _ran_file_tool(asked, ran, "Write")
+        view = session_view(Harness.CLAUDE_CODE, script, None, result)
+        assert [d.rule_id for d in view.divergences] == found, content
+    assert view.divergences[0].message == (
+        'ran {"content": "hooked\\n"} but the next request\'s history holds {"content": "one\\n"}'
+    )
+    edit = {"file_path": "n.txt", "old_string": "a", "new_string": "b"}
+    script = HarnessScript(
+        "fix", (ScriptedReply((ScriptedCall("c1", edit, "edit"),)), ScriptedReply(()))
+    )
+    result = _ran_file_tool(
+        {**edit, "replace_all": False}, {**edit, "file_path": "/w/n.txt"}, "Edit"
+    )
+    assert session_view(Harness.CLAUDE_CODE, script, None, result).divergences == []
+
+
+def _result_block(call_id: str) -> dict[str, Any]:
+    return {"type": "tool_result", "tool_use_id": call_id, "content": "done"}
+
+
+def _ran_file_tool(recorded: dict[str, Any], ran: dict[str, Any], tool: str) -> dict[str, Any]:
+    """A Claude Code session in folder /w whose one call of `tool`, recorded in the history and
+    the transcript as `recorded`, ran `ran`."""
+    result = {**_ran_original(recorded), "work": "/w"}
+    result["audit"][-1] = _audit(OBSERVER_ID, "PostToolUse", ran, None, 2.5)
+    call = {"type": "tool_use", "id": "c1", "name": tool, "input": recorded}
+    records = [
+        {"type": "assistant", "uuid": "a1", "message": {"id": "m1", "content": [call]}},
+        {"type": "user", "uuid": "u1", "message": {"content": [_result_block("c1")]}},
+    ]
+    text = "".join(json.dumps(record) + "\n" for record in records)
+    result["logs"] = [{"path": ".claude/projects/p/s.jsonl", "text": text}]
+    return result
 
 
 def test_ADJ_3_is_not_named_for_a_call_no_request_followed() -> None:
@@ -1096,7 +1174,7 @@ def test_crash_and_abort_keys_are_checked(tmp_path: Path) -> None:
     """`crashAfterSeconds` / `abortAfterSeconds` must be positive numbers, not both on a turn;
     `cutAfterFile` a plain file name. The shipped crash scenario reads as a crash on turn 1,
     counted from the file its command creates."""
-    script = load_harness_script(SCENARIOS / "crash-resume.json")
+    script = load_harness_script(SCENARIOS / "crash-resume.json", Harness.CLAUDE_CODE)
     assert (script.crash_after_turn(0), script.cut_start_file(0)) == (2.0, "running.flag")
     assert (script.crash_after_turn(1), script.abort_after_turn(0)) == (None, None)
     document = json.loads((SCENARIOS / "crash-resume.json").read_text())
@@ -1111,7 +1189,7 @@ def test_crash_and_abort_keys_are_checked(tmp_path: Path) -> None:
         path = tmp_path / "bad.json"
         path.write_text(json.dumps({**document, "turns": turns}))
         with pytest.raises(ScenarioError) as error:
-            load_harness_script(path)
+            load_harness_script(path, Harness.CLAUDE_CODE)
         assert words in str(error.value)
 
 

@@ -130,6 +130,32 @@ def test_RW_1_a_resumed_session_still_holds_the_models_input(
     assert check_rules(capsys, log).count("RW-1") == 2
 
 
+def test_RW_1_claude_codes_file_tools_run_a_hooks_write_and_edit_the_history_keeps_the_models(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, harness: str
+) -> None:
+    """RW-1 with Claude Code's Read, Write and Edit: a hook's Write content and Edit text run
+    (the Read after them shows `two line`, `added by the hook`), while the next request and the
+    transcript keep the model's; `check` finds both from what the transcript's results record
+    the tools did, and not the Read the hook handed back as it saw it (its path made absolute:
+    it read as RW-1), and `check --known claude-code` passes the log. Codex offers a mock
+    model no file tool: the scenario is refused at its call, nothing run."""
+    if harness == Harness.CODEX.value:
+        code = main(["run", str(SCENARIOS / "file-tools.json"), "--harness", harness])
+        assert code == 2
+        assert "file-tools.json:13: $.turns[0].replies[0].blocks[1].name is" in (
+            capsys.readouterr().err
+        )
+        return
+    code, lines, log = play(capsys, tmp_path, harness, "file-tools", "rewrite-file-tools")
+    assert code == 1
+    assert divergences(lines) == ["RW-1"] * 4
+    assert all(x.endswith("(known bug)") for x in lines if x.startswith("  [RW-"))
+    assert any(x.startswith('  [RW-1] toolu_edit: ran {"new_string": "two"} but') for x in lines)
+    assert any("2\ttwo line\\n3\tadded by the hook" in x for x in lines if "toolu_read:" in x)
+    assert check_rules(capsys, log) == ["RW-1", "RW-1"]
+    assert main(["check", "--known", "claude-code", str(log)]) == 0
+
+
 def test_HOOK_3_two_rewriting_hooks_the_last_to_finish_wins(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, harness: str
 ) -> None:

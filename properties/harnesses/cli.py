@@ -157,7 +157,7 @@ def _refuse_a_stuck_run(
 def run_harness(args: argparse.Namespace) -> int:
     """Run the scenario on the real harness; print the report."""
     harness = Harness(args.harness)
-    script = load_harness_script(Path(args.scenario))
+    script = load_harness_script(Path(args.scenario), harness)
     hooks_path = Path(args.hooks).resolve() if args.hooks else None
     hooks = load_hooks(hooks_path) if hooks_path else None
     adapter = Path(args.adapter).resolve() if getattr(args, "adapter", None) else None

@@ -15,7 +15,14 @@ from typing import Any, assert_never
 
 import attrs
 
-from loopspec.properties.harnesses.script import Harness, ScriptedCall, ScriptedReply, ScriptedText
+from loopspec.properties.harnesses.script import (
+    CLAUDE_FILE_TOOLS,
+    SHELL,
+    Harness,
+    ScriptedCall,
+    ScriptedReply,
+    ScriptedText,
+)
 
 # The shell tool each CLI offers the model, and the argument that carries the command.
 CLAUDE_SHELL_TOOL = "Bash"
@@ -70,8 +77,12 @@ def scripted_blocks(harness: Harness, reply: ScriptedReply) -> list[StreamBlock]
         match block:
             case ScriptedText(text):
                 blocks.append(StreamText(text))
-            case ScriptedCall(call_id, arguments):
+            case ScriptedCall(call_id, arguments, tool) if tool == SHELL:
                 blocks.append(shell_call(harness, call_id, arguments))
+            case ScriptedCall(call_id, arguments, tool):
+                # A file tool: Claude Code's own, taking the input as it stands (the script
+                # offers none on Codex).
+                blocks.append(StreamCall(call_id, CLAUDE_FILE_TOOLS[tool], arguments))
             case _:
                 assert_never(block)
     return blocks

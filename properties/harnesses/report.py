@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -281,8 +282,40 @@ def configured_order(hooks: Mapping[str, Any] | None, harness: Harness) -> list[
     return [h.hook_id for h in configured_hooks(hooks, harness.value) if h.event == PRE_TOOL_USE]
 
 
-def _command(value: Any) -> Any:
-    return value.get("command", value.get("cmd")) if isinstance(value, dict) else value
+# The keys of a Claude Code file tool's input that name its file.
+_PATH_KEYS = ("file_path", "notebook_path")
+
+
+def _compared(value: Any, work: str) -> Any:
+    """What of a call's input the report compares: a shell call's command; a file tool's input
+    with its file's path made absolute against the CLI's working folder `work` (Claude Code runs
+    a relative one so: its hooks see the absolute path, the history and transcript keep the
+    model's) and without an Edit's `replace_all: false` (the default Claude Code writes into the
+    history and transcript where the model left it out)."""
+    if not isinstance(value, dict):
+        return value
+    if "command" in value or "cmd" in value:
+        return value.get("command", value.get("cmd"))
+    compared = {k: v for k, v in value.items() if not (k == "replace_all" and v is False)}
+    for key in _PATH_KEYS:
+        path = compared.get(key)
+        if isinstance(path, str) and path and not os.path.isabs(path):
+            compared[key] = os.path.normpath(os.path.join(work, path))
+    return compared
+
+
+def _where_they_differ(ran: Any, held: Any) -> tuple[Any, Any]:
+    """Of two inputs compared (`_compared`), the members whose values differ, each side's (a
+    file tool's input is long, its path the same); two that are not both objects whole."""
+    if not isinstance(ran, dict) or not isinstance(held, dict):
+        return ran, held
+    differ = [
+        key for key in {**ran, **held} if key not in ran or key not in held or ran[key] != held[key]
+    ]
+    return (
+        {key: ran[key] for key in differ if key in ran},
+        {key: held[key] for key in differ if key in held},
+    )
 
 
 @attrs.frozen
@@ -465,6 +498,7 @@ def session_view(
             if result.get("aborted")
             else "HIST-1",
             order=configured_order(hooks, harness),
+            work=str(result.get("work", "")),
         )
     )
     divergences = compared + list(_found_in_log(log_report, compared))
@@ -520,6 +554,7 @@ def _divergences(
     history: HistoryView,
     log_calls: dict[str, Any],
     order: list[str],
+    work: str,
 ) -> Iterator[Divergence]:
     unfollowed = set(unfollowed_calls(script, history))
     for name, call in scripted_call_names(script):
@@ -554,19 +589,20 @@ def _divergences(
             )
         if name not in ran:
             continue
-        executed = _command(ran[name])
+        executed = _compared(ran[name], work)
         held = {
-            "the next request's history": _command(history.calls.get(name)),
-            "the log's call record": _command(log_calls.get(name)),
+            "the next request's history": _compared(history.calls.get(name), work),
+            "the log's call record": _compared(log_calls.get(name), work),
         }
         if left_out or name in unfollowed:
             del held["the next request's history"]  # no record of the call there (HIST-1)
         for reader, value in held.items():
             if value != executed:
+                ran_part, held_part = _where_they_differ(executed, value)
                 yield Divergence(
                     "RW-1",
                     name,
-                    f"ran {_short(executed)} but {reader} holds {_short(value)}",
+                    f"ran {_short(ran_part)} but {reader} holds {_short(held_part)}",
                 )
         rewrites = [
             a
@@ -589,12 +625,12 @@ def _divergences(
             continue
         if rewrites:
             winner = max(rewrites, key=lambda a: order.index(a.hook_id))
-            expected = _command(winner.updated_input)
+            expected = _compared(winner.updated_input, work)
             if executed != expected:
                 last_done = max(rewrites, key=lambda a: a.finished)
                 took = (
                     f"{last_done.hook_id}'s, which finished last"
-                    if _command(last_done.updated_input) == executed
+                    if _compared(last_done.updated_input, work) == executed
                     else "no hook's rewrite"
                 )
                 yield Divergence(

@@ -3,7 +3,10 @@
 A harness run reads the same scenario format as `loopspec run` (see
 `loopspec.properties.cli.scenario`), with what a real CLI allows: turns played as headless
 prompts (the first starts the session, each later one resumes it), and tool calls to `bash`
-whose arguments are an object with a string `command`. The command really runs in the harness's
+whose arguments are an object with a string `command`, or, on Claude Code, to its file tools
+`read`, `write` and `edit` (its Read, Write and Edit: the arguments an object the CLI takes as
+it stands, `file_path`, `content`, `old_string`, `new_string`; Codex 0.171.0 offers a mock
+model no file tool, its shell writes files). The command really runs in the harness's
 shell, so the scenario controls a tool's output and its finishing order through the command
 itself (`sleep 0.5; echo late`); `results` and `approvals` do not apply (the hooks and the shell
 decide) and are refused rather than silently ignored. One key is the harness's own: a turn's
@@ -61,12 +64,20 @@ class ScriptedText:
     text: str
 
 
+# The scenario's name of each tool a harness run drives on Claude Code but its shell, and the
+# name Claude Code gives it (the shell, `bash`, is each CLI's own: `model_stream.shell_call`).
+CLAUDE_FILE_TOOLS = {"read": "Read", "write": "Write", "edit": "Edit"}
+SHELL = "bash"
+
+
 @attrs.frozen
 class ScriptedCall:
-    """A shell call; `arguments` holds at least a string `command`."""
+    """A call of `tool` (`SHELL`, or a key of `CLAUDE_FILE_TOOLS`); a shell call's `arguments`
+    hold at least a string `command`."""
 
     call_id: str
     arguments: dict[str, Any]
+    tool: str = SHELL
 
     @property
     def command(self) -> str:
@@ -128,9 +139,9 @@ class HarnessScript:
         return [b for r in self.replies for b in r.blocks if isinstance(b, ScriptedCall)]
 
 
-def script_from_scenario(scenario: Scenario) -> HarnessScript:
+def script_from_scenario(scenario: Scenario, harness: Harness) -> HarnessScript:
     """The harness script of a parsed scenario; `ScenarioError` starting with the JSON path of
-    what a real CLI cannot play (`load_harness_script` puts the file and line before it)."""
+    what `harness` cannot play (`load_harness_script` puts the file and line before it)."""
     # Imported here, not at the top: the scenario reader pulls in the whole bundled loop, and
     # each harness session's process (which needs only the script's data) would pay ~0.6 s of
     # CPU at start-up for it.
@@ -154,24 +165,48 @@ def script_from_scenario(scenario: Scenario) -> HarnessScript:
                     case TextBlock(text=text) | ReasoningBlock(text=text):
                         blocks.append(ScriptedText(text))
                     case ToolCallBlock(id=call_id, name=name, arguments=raw):
-                        blocks.append(ScriptedCall(call_id, _shell_arguments(name, raw, where)))
+                        tool = _tool(harness, name, where)
+                        blocks.append(ScriptedCall(call_id, _arguments(tool, raw, where), tool))
             scripted.append(ScriptedReply(tuple(blocks)))
     prompts = [prompt for prompt, _ in scenario.turns]
     return HarnessScript(prompts[0], tuple(scripted), tuple(prompts[1:]))
 
 
-def _shell_arguments(name: str, raw: str, where: str) -> dict[str, Any]:
+def _tool(harness: Harness, name: str, where: str) -> str:
+    """The tool a call names, as `ScriptedCall.tool` holds it; `ScenarioError` for one `harness`
+    does not offer a mock model."""
+    from loopspec.properties.cli.scenario import ScenarioError  # noqa: PLC0415 (see above)
+
+    tool = name.lower()
+    if tool == SHELL or (harness == Harness.CLAUDE_CODE and tool in CLAUDE_FILE_TOOLS):
+        return tool
+    if tool in CLAUDE_FILE_TOOLS:
+        raise ScenarioError(
+            f"{where}.name is {spelled(name)}: Codex 0.171.0 offers a mock model no file tool "
+            "(its shell, exec_command, reads and writes files), so a harness run on codex "
+            "drives only calls of bash"
+        )
+    raise ScenarioError(
+        f"{where}.name is {spelled(name)}: a harness run drives only calls of bash (the CLI's "
+        "shell tool), and on claude-code of read, write and edit (its Read, Write and Edit)"
+    )
+
+
+def _arguments(tool: str, raw: str, where: str) -> dict[str, Any]:
     from loopspec.properties.cli.scenario import ScenarioError  # noqa: PLC0415 (see above)
     from loopspec.properties.conformance.command_codec import given_instead  # noqa: PLC0415
 
-    if name.lower() != "bash":
-        raise ScenarioError(
-            f"{where}.name is {spelled(name)}: a harness run drives only calls of bash"
-        )
     try:
         arguments = json.loads(raw)
     except ValueError:
         arguments = None
+    if tool != SHELL:
+        if not isinstance(arguments, dict):
+            raise ScenarioError(
+                f"{where}.arguments must be a JSON object (the input Claude Code's "
+                f"{CLAUDE_FILE_TOOLS[tool]} takes){given_instead(raw)}"
+            )
+        return arguments
     if not isinstance(arguments, dict) or not isinstance(arguments.get("command"), str):
         raise ScenarioError(
             f"{where}.arguments must be a JSON object with a string `command` (the shell "
@@ -185,10 +220,10 @@ _CUTS = ("crashAfterSeconds", "abortAfterSeconds")
 _CUT_START = "cutAfterFile"
 
 
-def load_harness_script(path: Path) -> HarnessScript:
+def load_harness_script(path: Path, harness: Harness) -> HarnessScript:
     """The script of a scenario file, with each turn's `crashAfterSeconds`, `abortAfterSeconds`
-    and `cutAfterFile`; `ScenarioError` naming the file, the line and the JSON path of what a
-    real CLI cannot play (a scenario is written by hand, as `loopspec run` reads it)."""
+    and `cutAfterFile`; `ScenarioError` naming the file, the line and the JSON path of what
+    `harness` cannot play (a scenario is written by hand, as `loopspec run` reads it)."""
     from loopspec.properties.cli.scenario import (  # noqa: PLC0415 (see script_from_scenario)
         ScenarioError,
         read_scenario,
@@ -197,7 +232,7 @@ def load_harness_script(path: Path) -> HarnessScript:
 
     scenario, document, text = read_scenario(path)
     try:
-        script = script_from_scenario(scenario)
+        script = script_from_scenario(scenario, harness)
         cuts, starts = _cuts(document["turns"])
     except ScenarioError as error:
         raise refused_at(path, text, error) from error

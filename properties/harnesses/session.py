@@ -32,6 +32,7 @@ from loopspec.properties.harnesses import hook_audit
 from loopspec.properties.harnesses.hook_ids import configured_hooks
 from loopspec.properties.harnesses.mock_model import MockModel
 from loopspec.properties.harnesses.script import (
+    CLAUDE_FILE_TOOLS,
     Harness,
     HarnessScript,
     ScriptedCall,
@@ -215,8 +216,8 @@ def _request_to_json(request: SessionRequest) -> dict[str, Any]:
             match block:
                 case ScriptedText(text):
                     blocks.append({"text": text})
-                case ScriptedCall(call_id, arguments):
-                    blocks.append({"id": call_id, "arguments": arguments})
+                case ScriptedCall(call_id, arguments, tool):
+                    blocks.append({"id": call_id, "arguments": arguments, "tool": tool})
         replies.append(blocks)
     return {
         "harness": request.harness.value,
@@ -240,7 +241,7 @@ def _request_from_json(document: Mapping[str, Any]) -> SessionRequest:
             if "text" in block:
                 scripted.append(ScriptedText(block["text"]))
             else:
-                scripted.append(ScriptedCall(block["id"], block["arguments"]))
+                scripted.append(ScriptedCall(block["id"], block["arguments"], block["tool"]))
         replies.append(ScriptedReply(tuple(scripted)))
     return SessionRequest(
         Harness(document["harness"]),
@@ -291,8 +292,12 @@ def wrapped_hooks(
                 handlers.append({**handler, "command": command})
             wrapped[event].append({**group, "hooks": handlers})
     observer = {"type": "command", "command": _wrapped("true", OBSERVER_ID, audit_dir, None)}
+    # Claude Code's file tools are observed too (the scripts offer them only there).
+    matcher = (
+        "Bash|" + "|".join(CLAUDE_FILE_TOOLS.values()) if harness == Harness.CLAUDE_CODE else "Bash"
+    )
     for event in observed:
-        wrapped.setdefault(event, []).append({"matcher": "Bash", "hooks": [observer]})
+        wrapped.setdefault(event, []).append({"matcher": matcher, "hooks": [observer]})
     return wrapped
 
 
@@ -360,7 +365,8 @@ def _claude_setup(request: SessionRequest, home: Path, work: Path, audit: Path, 
         "--model",
         CLAUDE_MODEL,
         "--allowedTools",
-        "Bash",
+        # The file tools too: a headless run asks no one, and their calls are scripted.
+        "Bash,Read,Write,Edit",
         "--include-hook-events",
     ]
     return argv, env
