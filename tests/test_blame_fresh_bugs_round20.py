@@ -24,14 +24,14 @@ not its code or prose). Found named by another rule than the one broken, and now
   dropped (ADK #187): ORD-3, a result merely late; now ADJ-3.
 
 Of 19 bugs, all were found on both seeds, 8 by the rule written before the run on both; after
-the fixes 15 are. Three more are named by a rule SPEC.md gives the situation the cut-down
+the fixes 16 are. Three more are named by a rule SPEC.md gives the situation the cut-down
 program shows: ABORT-1 for an abort leaving an approval pending (ABORT-3 expected: both rules
 say it), VIEW-2 for a card's update sent again alike (ADJ-2 expected, which an ACP recording
 holds to a card changed after its end), and ABORT-1 for the dropped later results, the program
-cut down holding an abort (its words now say the step ended with the call unanswered). Left: a
-batch whose running calls start again when an approval is answered (LangGraph PR #3126) is
-named SCHED-1, in words saying the call had not passed the gate: conform does not know which
-bodies started in earlier commands.
+cut down holding an abort (its words now say the step ended with the call unanswered). A batch
+whose running calls start again when an approval is answered (LangGraph PR #3126) was named
+SCHED-1, in words saying the call had not passed the gate; it is EXE-4 now, the report telling
+the command that first started it (conform replays the model over the program to know).
 """
 
 from __future__ import annotations
@@ -486,3 +486,30 @@ def test_ABORT_1_a_result_dropped_after_an_abort_is_said_to_leave_its_call_unans
     )
     row = ("a later result dropped after an abort", drops, config, program, "ABORT-1")
     assert_found(row, "the target ends the step with the call unanswered, where after an abort")
+
+
+class RunsTheBatchAgainOnApproval(ModelTarget):
+    """Once an approval is answered, the batch's calls that already ran are run again
+    (LangGraph PR #3126: the tool node replayed whole after an interrupt)."""
+
+    def apply(self, command: Command) -> Observation:
+        assert self.state is not None
+        before = self.state.executions
+        observed = super().apply(command)
+        if not isinstance(command, ApprovalAnswers):
+            return observed
+        again = tuple((run.call_id, run.arguments) for run in before if run.step == 1)
+        return attrs.evolve(observed, executed=(*again, *observed.executed))
+
+
+def test_EXE_4_a_running_call_started_again_as_an_approval_is_answered_is_named_EXE_4() -> None:
+    """EXE-4: a call whose body runs started again when a later call's approval is answered
+    (LangGraph PR #3126, as seed 1 cut it down): SCHED-1, in words saying the call had not
+    passed the gate, though it ran since the reply; now that it started again, and when first."""
+    config = LoopConfig(tools=TOOLS, hooks=(HookSpec("read-audit", "PreToolUse", "read"),))
+    reply = ModelReplies(
+        (ToolCallBlock("c1", "grep", '{"pattern":""}'), ToolCallBlock("c2", "read", READ))
+    )
+    program = (SubmitUser(""), reply, HookAnswers(Ask()), ApprovalAnswers("allowed-once"))
+    row = ("the batch run again on approval", RunsTheBatchAgainOnApproval, config, program, "EXE-4")
+    assert_found(row, "starts the body of call c1 again: it started at command #3 of the program")

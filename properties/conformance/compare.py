@@ -5889,6 +5889,32 @@ def _cap(config: LoopConfig | None) -> str:
     return "" if config is None else f" ({config.max_parallel} here)"
 
 
+def _started_before(
+    call_id: str, config: LoopConfig | None, program: Sequence[Command]
+) -> int | None:
+    """The number (from 1) of the command of `program` before its last that started the body
+    of call `call_id` of the open step, on the model; None when none did (or unknown)."""
+    if config is None or not program:
+        return None
+    state = LoopState(config)
+    started: dict[str, int] = {}
+    for number, command in enumerate(program[:-1], start=1):
+        try:
+            after = step(state, command)
+        except TransitionRefused:
+            continue
+        for run in after.executions[len(state.executions) :]:
+            started[run.call_id] = number
+        state = after
+    phase = state.phase
+    if not isinstance(phase, Dispatching):
+        return None
+    runs = {
+        run.call_id for run in state.executions if (run.turn, run.step) == (phase.turn, phase.step)
+    }
+    return started.get(call_id) if call_id in runs else None
+
+
 def _execution_rule(
     command: Command,
     expected: Observation,
@@ -5918,6 +5944,15 @@ def _execution_rule(
             )
         if "deny" in situation.hook_decisions:
             return "DEC-1", f"{ran}: it was denied"
+        again = _started_before(call_id, config, program)
+        if again is not None:
+            # Run again as another call's approval is answered (round 20's LangGraph #3126: a
+            # tool node replayed whole on resuming): it read as SCHED-1, a call started early.
+            return "EXE-4", (
+                f"the target starts the body of call {call_id} again: it started at command "
+                f"#{again} of the program, and a call's body runs once, its one outcome the "
+                "call's result"
+            )
         if situation.supplied and not situation.rewritten:
             # A supplied input its record does not apply was refused (RW-2, HOOK-6): the
             # call is denied, its result perhaps held back behind an earlier call's.
