@@ -1151,6 +1151,53 @@ def test_RW_2_the_verdict_counts_what_check_finds_in_the_log_and_the_report_does
     assert lines[-1].startswith("  [RW-2] log line 2: call c1 ran another input")
 
 
+def test_HOOK_5_a_patch_codex_runs_itself_is_named_where_no_post_tool_use_hook_ran() -> None:
+    """HOOK-5: Codex 0.171.0 runs an `apply_patch` heredoc sent through its shell tool as a
+    patch itself (a `FileChange` item in the rollout, no command run) and runs no PostToolUse
+    hook for it (observed offline, 2026-12-06), so the observer saw nothing and the report said
+    the call never ran. It names the patch's line and HOOK-5; a deny the patch ran despite is
+    DEC-1's."""
+    patch = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch\nEOF"
+    call = {**PRINT_CALL, "arguments": json.dumps({"cmd": patch})}
+    result = _result([], {"input": [call, PRINT_OUTPUT]})
+    result["requests"][0]["path"] = "/v1/responses"
+    change = {"type": "FileChange", "id": "c1", "changes": {}, "status": "completed"}
+    rollout = _rollout(
+        ("response_item", call),
+        ("event_msg", {"type": "item_completed", "item": change}),
+        ("response_item", PRINT_OUTPUT),
+    )
+    result["logs"] = [{"path": ".codex/sessions/rollout-x.jsonl", "text": rollout}]
+    script = HarnessScript(
+        "patch", (ScriptedReply((ScriptedCall("c1", {"command": patch}),)), ScriptedReply(()))
+    )
+    view = session_view(Harness.CODEX, script, None, result)
+    assert [(d.rule_id, d.call_id) for d in view.divergences] == [("HOOK-5", "c1")]
+    assert (
+        "(the FileChange at log line 2) and ran no PostToolUse hook" in view.divergences[0].message
+    )
+    lines = report_lines(view, result)
+    assert (
+        "    ran         : (a patch Codex ran itself: the FileChange at log line 2; no PostToolUse)"
+        in lines
+    )
+    assert lines[-1].endswith("judge its result (NOT a known divergence)")
+    deny = _deny_answer()
+    result["audit"] = [_audit("codex:PreToolUse:1", "PreToolUse", {"command": patch}, deny, 1.0)]
+    view = session_view(Harness.CODEX, script, None, result)
+    assert [d.rule_id for d in view.divergences] == ["DEC-1", "HOOK-5"]
+
+
+def _deny_answer() -> dict[str, Any]:
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "no",
+        }
+    }
+
+
 def test_LOG_8_a_log_check_cannot_read_to_its_end_is_said_so_in_the_report() -> None:
     """LOG-8: a CLI killed mid-write leaves a torn last line, which it skips on resuming; the
     report prints check's notice for it (and the others: a call still awaiting its result). It

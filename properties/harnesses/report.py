@@ -16,6 +16,8 @@ divergences from the model:
   none under a deny) is not a JSON object, which the model refuses naming the hook;
 - DEC-1: a call a hook denied ran anyway (denied as the model reads the hook's dialect: a
   `deny` decision, and also exit 2 or `decision: block` where the dialect reads them so);
+- HOOK-5: Codex ran a call as a patch itself (its rollout's `FileChange`: an `apply_patch`
+  heredoc sent to its shell) and no PostToolUse hook, the observer among them, judged it;
 - ADJ-3: the next request carries a call without its result;
 - HIST-1: a call reusing an earlier call's id ran, and the next request holds neither it nor
   its result (Claude Code leaves it out);
@@ -406,6 +408,8 @@ class SessionView:
     killed_calls: list[str] = attrs.field(factory=list)
     """The call each hook the harness killed ran for (the result's `unfinished`, in order),
     named as the answers' calls are."""
+    patched: dict[str, int] = attrs.field(factory=dict)
+    """`LogCalls.patched`."""
 
 
 @attrs.frozen
@@ -415,15 +419,20 @@ class LogCalls:
 
     inputs: dict[str, Any]
     answered: set[str]
+    patched: dict[str, int] = attrs.field(factory=dict)
+    """The calls Codex applied as a patch itself, with the line of the `FileChange` item that
+    says so: an `apply_patch` heredoc sent through its shell tool, which runs no PostToolUse
+    hook (HOOK-5; Codex 0.171.0, observed offline 2026-12-06)."""
 
 
 def _log_calls(harness: Harness, text: str) -> LogCalls:
     inputs: dict[str, Any] = {}
     answered: set[str] = set()
+    patched: dict[str, int] = {}
     names = CallNames()
     # One record a line, split at "\n" alone: a record's strings may hold U+2028 and its kin
     # unescaped, where `str.splitlines` would split it (and lose a result that says one).
-    for line in text.split("\n"):
+    for number, line in enumerate(text.split("\n"), start=1):
         record = _json(line)
         if not isinstance(record, dict):
             continue
@@ -440,14 +449,24 @@ def _log_calls(harness: Harness, text: str) -> LogCalls:
                         answered.add(names.latest(str(block.get("tool_use_id"))))
             case Harness.CODEX:
                 payload = record.get("payload")
-                if record.get("type") != "response_item" or not isinstance(payload, dict):
+                if not isinstance(payload, dict):
+                    continue
+                item = payload.get("item")
+                if (
+                    record.get("type") == "event_msg"
+                    and payload.get("type") == "item_completed"
+                    and isinstance(item, dict)
+                    and item.get("type") == "FileChange"
+                ):
+                    patched[names.latest(str(item.get("id")))] = number
+                if record.get("type") != "response_item":
                     continue
                 if payload.get("type") == "function_call":
                     name = names.new_call(str(payload["call_id"]))
                     inputs[name] = _json(str(payload.get("arguments")))
                 elif payload.get("type") == "function_call_output":
                     answered.add(names.latest(str(payload.get("call_id"))))
-    return LogCalls(inputs, answered)
+    return LogCalls(inputs, answered, patched)
 
 
 def session_view(
@@ -491,6 +510,7 @@ def session_view(
             history=history,
             log_calls=log_calls.inputs,
             log_results=log_calls.answered if logs else None,
+            patched=log_calls.patched,
             # An invented reply is read against what the loop was repairing or stopping.
             invented_rule="REC-1"
             if result["crashed"]
@@ -514,6 +534,7 @@ def session_view(
         configured_hooks(hooks, harness.value),
         hooks_source,
         names[len(answers) :],
+        log_calls.patched,
     )
 
 
@@ -555,12 +576,22 @@ def _divergences(
     log_calls: dict[str, Any],
     order: list[str],
     work: str,
+    patched: Mapping[str, int],
 ) -> Iterator[Divergence]:
     unfollowed = set(unfollowed_calls(script, history))
     for name, call in scripted_call_names(script):
         denied_by = [a.hook_id for a in answers if a.call_id == name and a.denies]
-        if denied_by and name in ran:
+        if denied_by and (name in ran or name in patched):
             yield Divergence("DEC-1", name, f"ran although {', '.join(denied_by)} denied it")
+        if name in patched and name not in ran:
+            yield Divergence(
+                "HOOK-5",
+                name,
+                f"Codex ran it as a patch itself (the FileChange at log line "
+                f"{patched[name]}) and ran no PostToolUse hook for it, loopspec's observer "
+                "matching Bash among them: the PostToolUse hooks matching a call that ran "
+                "judge its result",
+            )
         answered_in_history = name in {c for c, _ in history.results}
         # A call reusing an earlier call's id of which the history holds nothing (Claude Code
         # leaves it out with its result, whether it ran or not): the request shows no such
@@ -787,8 +818,13 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
         reused = "" if name == call.call_id else f" (id {call.call_id} again, a later call)"
         lines.append(f"  {name}{reused}")
         lines.append(f"    model asked : {_short(call.arguments)}")
-        ran = view.ran.get(name, NOT_REPORTED_RUN)
-        lines.append(f"    ran         : {_short(ran)}")
+        if name not in view.ran and name in view.patched:
+            lines.append(
+                f"    ran         : (a patch Codex ran itself: the FileChange at log line "
+                f"{view.patched[name]}; no PostToolUse)"
+            )
+        else:
+            lines.append(f"    ran         : {_short(view.ran.get(name, NOT_REPORTED_RUN))}")
         held = (
             "(no request followed it: the CLI asked the model nothing after its reply)"
             if name in unfollowed
