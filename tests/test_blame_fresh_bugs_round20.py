@@ -23,8 +23,8 @@ not its code or prose). Found named by another rule than the one broken, and now
 - a failed call's result dropped, the step ended (Zed #40391), and a reply's later results
   dropped (ADK #187): ORD-3, a result merely late; now ADJ-3.
 
-Of 19 bugs, all were found on both seeds, 8 by the rule written before the run on both; after
-the fixes 16 are. Three more are named by a rule SPEC.md gives the situation the cut-down
+Of 22 bugs, all were found on both seeds, 11 by the rule written before the run on both; after
+the fixes 19 are. Three more are named by a rule SPEC.md gives the situation the cut-down
 program shows: ABORT-1 for an abort leaving an approval pending (ABORT-3 expected: both rules
 say it), VIEW-2 for a card's update sent again alike (ADJ-2 expected, which an ACP recording
 holds to a card changed after its end), and ABORT-1 for the dropped later results, the program
@@ -52,9 +52,10 @@ from fresh_bugs import (
     renumbered,
 )
 
-from loopspec.model import dispatch, rewrite
+from loopspec.model import dispatch, handlers, rewrite
 from loopspec.model.commands import (
     Abort,
+    Allow,
     ApprovalAnswers,
     Ask,
     Command,
@@ -63,6 +64,8 @@ from loopspec.model.commands import (
     HookAnswers,
     ModelReplies,
     Pass,
+    PostBlock,
+    PostPass,
     Recover,
     SubmitUser,
     ToolFailed,
@@ -76,9 +79,10 @@ from loopspec.model.events import (
     HookResulted,
     ToolCallRecorded,
 )
+from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.model.pure.decisions import RANK_ASK, RANK_DENY, merged_rank
-from loopspec.model.state import ASKING, Dispatching
+from loopspec.model.state import ASKING, Dispatching, Rewriting
 from loopspec.model.wire import event_to_wire
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import TOOLS
@@ -360,6 +364,38 @@ class RecoveryRunsTheStepAgain(ModelTarget):
         return attrs.evolve(observed, executed=(*observed.executed, *again))
 
 
+class HistoryKeepsTheModelsInput(ModelTarget):
+    """A hook's rewrite runs and is recorded and shown, but the reply the model's history
+    holds keeps the model's own input (OpenCode #37963: the model is never told)."""
+
+    def apply(self, command: Command) -> Observation:
+        phase = self.state.phase if self.state is not None else None
+        original = (
+            {call.id: call.arguments for call in phase.reply.tool_calls}
+            if isinstance(phase, Rewriting)
+            else {}
+        )
+        observed = super().apply(command)
+        events = copied(observed)
+        for event in events:
+            if event["type"] != "assistant/message":
+                continue
+            for block in event["data"]["message"]["content"]:
+                if block.get("type") == "tool-call" and block["id"] in original:
+                    block["arguments"] = original[block["id"]]
+        return attrs.evolve(observed, events=tuple(events))
+
+
+_REAL_PREPARE = dispatch.prepare_result
+
+
+def _post_hooks_unheard(slot: Any, outcome: Any, post: Any, aborting: str | None) -> Any:
+    """`prepare_result`, every PostToolUse verdict read as a pass: the hooks run detached,
+    their output never read (Cline PR #13298)."""
+    unheard = tuple((hook, PostPass()) for hook, _verdict in post)
+    return attrs.evolve(_REAL_PREPARE(slot, outcome, unheard, aborting), post=post)
+
+
 FIXED: tuple[FreshBug, ...] = (
     # github.com/google-antigravity/antigravity-cli/issues/628
     ("a hook's deny read as an ask",
@@ -435,6 +471,19 @@ FOUND: tuple[FreshBug, ...] = (
     # github.com/openai/openai-agents-js/pull/1418
     ("hooks audited again as an approved call resumes", HooksAgainOnApproval, ONE_HOOK,
      (*_asked(Ask()), ApprovalAnswers("allowed-once")), "HOOK-4"),
+    # github.com/anomalyco/opencode/issues/31680 (also #26910, #42409)
+    ("a hook's changed arguments never reach the body",
+     planted(rewrite, "winning_rewrite", lambda _s, _m: -1, "no hook's input is applied"),
+     ONE_HOOK, _asked(Allow(updated_input=FrozenMap({"file_path": "b.txt"}))), "RW-2"),
+    # github.com/anomalyco/opencode/issues/37963
+    ("a rewrite the model's history never shows", HistoryKeepsTheModelsInput, ONE_HOOK,
+     _asked(Allow(updated_input=FrozenMap({"file_path": "b.txt"}))), "RW-1"),
+    # github.com/cline/cline/pull/13298
+    ("a PostToolUse hook's block never read",
+     planted(handlers, "prepare_result", _post_hooks_unheard, _post_hooks_unheard.__doc__ or ""),
+     LoopConfig(tools=TOOLS, hooks=(HookSpec("audit", "PostToolUse", "read"),)),
+     (SubmitUser(""), calls("c1", "read", READ),
+      ToolFinishes("c1", ToolSucceeded("x"), (PostBlock("secret"),))), "DEC-3"),
 )  # fmt: skip
 
 
@@ -442,7 +491,8 @@ FOUND: tuple[FreshBug, ...] = (
 def test_MODEL_1_a_bug_reported_of_another_harness_is_blamed_on_the_rule_it_breaks(
     row: FreshBug,
 ) -> None:
-    """MODEL-1 (ABORT-1, HOOK-2, EXE-5, REC-1, EXE-1, VIEW-2, DEC-2, HOOK-4): each reported bug
+    """MODEL-1 (ABORT-1, HOOK-2, EXE-5, REC-1, EXE-1, VIEW-2, DEC-2, HOOK-4, RW-1, RW-2,
+    DEC-3): each reported bug
     conform found right on both seeds is found on its short program and named by the rule
     SPEC.md gives it; the program passes on the model."""
     assert_found(row)
