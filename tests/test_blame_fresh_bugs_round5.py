@@ -340,6 +340,15 @@ PROGRAMS: list[FreshBug] = [
         "EXE-1",
     ),
     (
+        # Both replies sent while idle, each refused: the model for the phase (MODEL-1), the
+        # target for the id its refused first reply used (seed 60 of 50-69 named MODEL-1).
+        "a reply sent while idle refused for the id of a reply refused before it",
+        RefusesIdsUsedBefore,
+        LoopConfig(tools=(READ,)),
+        (calls("c1", "read", '{"file_path":""}'), calls("c1", "read", '{"file_path":""}')),
+        "EXE-1",
+    ),
+    (
         "an empty matcher read as a pattern matching only the empty name",
         EmptyMatcherMatchesNothing,
         LoopConfig(tools=(READ,), hooks=(HookSpec("everything", "PreToolUse", ""),)),

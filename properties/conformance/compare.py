@@ -6249,6 +6249,19 @@ def _ids_used_before(
     return [call.id for call in reply.tool_calls if call.id in before]
 
 
+def _ids_refused_as_repeats(
+    command: Command, actual: Observation, history: Sequence[Event], program: Sequence[Command]
+) -> str:
+    """The ids, joined, an earlier reply used that the reply `command`, its own ids unique, was
+    refused for as repeats (EXE-1) by the target; empty when it was not so refused."""
+    if not isinstance(command, ModelReplies) or actual.refusal_rule != "EXE-1":
+        return ""
+    ids = [call.id for call in command.tool_calls]
+    return (
+        ", ".join(_ids_used_before(command, history, program)) if len(set(ids)) == len(ids) else ""
+    )
+
+
 def _second_abort_words(command: Command, program: Sequence[Command]) -> str:
     """What an abort taken while an earlier one drains changes in the model, nothing, said
     with both causes when `command` is such an abort of another cause than the first (a loop
@@ -6416,6 +6429,16 @@ def _refusal_rule(
         if expected.refusal_message
         else ""
     )
+    used = _ids_refused_as_repeats(command, actual, history, program)
+    if used:
+        # The target's own reason is wrong in any phase: its refusal, not the order in which it
+        # judges the phase, is what its author must fix.
+        return "EXE-1", (
+            f"both refuse {command.NAME}; the model with {rule}{why}, the target with EXE-1, "
+            "which no phase makes right: call ids are unique within one reply only, and this "
+            f"reply's are; an earlier reply's call {used} does not make them repeats, committed "
+            "or refused (local models number their calls call_0, call_1, ... in every reply)"
+        )
     # A loop that refuses a stray outcome as a phase error reads EXE-4's cut as MODEL-1's.
     batch_open = (
         "; while a batch is open, an outcome for a call that is not running (not started, "
