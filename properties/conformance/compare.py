@@ -5054,14 +5054,20 @@ def _pre_answers_taken(
 
 
 def _failed_open(
-    call_id: str | None, program: Sequence[Command], config: LoopConfig | None
+    call_id: str | None,
+    program: Sequence[Command],
+    config: LoopConfig | None,
+    *,
+    coded: str | None = None,
 ) -> str | None:
     """Words when every PreToolUse answer the model took for call `call_id` passes or allows
     it, one a pass whose audit records a word a deny may record too (`error`: a hook that
     failed, which by its dialect's default gives no decision, HOOK-7; `stop`): a loop reading
     the audit's word, not the verdict, denies the call, and whatever its denial lets go on
     early (a later call's approval, start or result) read as SCHED-1, SCHED-2 or ORD-3.
-    None otherwise (`_pass_read_as_denial` says it at the answer itself)."""
+    With `coded` (` (CODE)`, or empty where the code is not known), the words say the target
+    ends the call with an error of its own instead (HOOK-7). None otherwise
+    (`_pass_read_as_denial` says it at the answer itself)."""
     answers = _pre_answers_taken(program, config).get(str(call_id), [])
     words = [
         answer.audit.decision
@@ -5072,6 +5078,16 @@ def _failed_open(
     ]
     if not words or not all(isinstance(answer.verdict, Pass | Allow) for answer in answers):
         return None
+    if coded is not None:
+        # Not denied but failed with an error of the loop's own: its fault handling, not its
+        # merge, read the hook's fault as a verdict.
+        return (
+            f"call {call_id}'s PreToolUse hooks pass or allow it, one a pass whose audit records "
+            f"{words[0]!r}: a hook that failed gets its dialect's default, no decision, unless "
+            "it fails closed, which its verdict would then say (a deny), so call "
+            f"{call_id} runs, where the target ends it with an error of its own{coded} before "
+            "it runs"
+        )
     return (
         f"call {call_id}'s PreToolUse hooks pass or allow it, one a pass whose audit records "
         f"{words[0]!r} (a hook that failed gets its dialect's default, no decision, unless it "
@@ -5079,6 +5095,17 @@ def _failed_open(
         f"denies a call (deny > ask > allow > pass): call {call_id} runs, where the target "
         "denies it, as if the audit's word were the verdict"
     )
+
+
+def _own_error_code(call_id: str | None, events: Sequence[Event]) -> str | None:
+    """The code of an error result `events` hold for call `call_id` that is the loop's own
+    (none of the codes SPEC gives the loop's own results, `_LOOP_ERROR_CODES`), else None."""
+    for event in events:
+        if event.get("type") == "tool/result" and call_id_of(event) == call_id:
+            code = error_code(event)
+            if _is_error(event) and code is not None and code not in _LOOP_ERROR_CODES:
+                return str(code)
+    return None
 
 
 def _failed_open_before(
@@ -5089,20 +5116,35 @@ def _failed_open_before(
     program: Sequence[Command],
     config: LoopConfig | None,
     probe: Probe | None,
-) -> str | None:
-    """`_failed_open`'s words on an earlier call of `call_id`'s step still without a result,
-    when the target denied it: its denial is among `target_events`, or comes once the calls
-    before it settle (`_merge_shown_by_probe`). None otherwise: what the target did with
-    `call_id` (its approval asked, its body started) is then the scheduling's to name."""
+) -> tuple[str, str] | None:
+    """`_failed_open`'s rule and words on an earlier call of `call_id`'s step still without a
+    result, when the target denied it (HOOK-2) or ended it with an error of its own code
+    (HOOK-7): that result is among `target_events`, or comes once the calls before it settle
+    (`_merge_shown_by_probe`). None otherwise: what the target did with `call_id` (its
+    approval asked, its body started) is then the scheduling's to name."""
     for record in _earlier_unanswered(call_id, history):
         earlier = call_id_of(record)
-        words = _failed_open(earlier, program, config)
-        if words is None:
+        if _failed_open(earlier, program, config) is None:
             continue
-        if _denial_for(earlier, target_events) or (
-            _merge_shown_by_probe(earlier, config, history, probe, target_events) == "denied"
-        ):
-            return f"{words}, so call {call_id} went on early"
+        code = _own_error_code(earlier, target_events)
+        shown = (
+            "denied"
+            if _denial_for(earlier, target_events)
+            else "failed"
+            if code is not None
+            else _merge_shown_by_probe(earlier, config, history, probe, target_events)
+        )
+        went_on = f", so call {call_id} went on early"
+        if shown == "denied":
+            return "HOOK-2", f"{_failed_open(earlier, program, config)}{went_on}"
+        if shown == "failed":
+            # Known from this command's events, or (no code) once the calls before it settle.
+            coded = (
+                f" ({code})"
+                if code is not None
+                else " (shown once the calls before it settle, sent after it to tell)"
+            )
+            return "HOOK-7", f"{_failed_open(earlier, program, config, coded=coded)}{went_on}"
     return None
 
 
@@ -5408,11 +5450,11 @@ def _extra(
                 over_the_cap = _starts_over_the_cap(call_id, config, history, probe)
                 if over_the_cap is not None:
                     return "SCHED-1", f"{adds}: {over_the_cap}"
-                failed_open = _failed_open_before(
+                failed_early = _failed_open_before(
                     call_id, history, target_events, program=program, config=config, probe=probe
                 )
-                if failed_open is not None:
-                    return "HOOK-2", f"{adds}: {failed_open}"
+                if failed_early is not None:
+                    return failed_early[0], f"{adds}: {failed_early[1]}"
                 return "SCHED-2", (
                     f"{adds}: call {call_id}'s approval is asked only when the call could "
                     f"start under SCHED-1, and it comes after {before}"
@@ -5490,6 +5532,14 @@ def _extra(
                 failed_open = _failed_open(call_id_of(got), program, config)
             if failed_open is not None:
                 return "HOOK-2", f"{adds}: {failed_open}"
+            code = _own_error_code(call_id_of(got), [got])
+            coded = (
+                _failed_open(call_id_of(got), program, config, coded=f" ({code})")
+                if code is not None
+                else None
+            )
+            if coded is not None:
+                return "HOOK-7", f"{adds}: {coded}"
             return "ORD-3", (
                 f"{adds}: the result of call {call_id_of(got)} commits only after the results "
                 "of every earlier call of the reply"
@@ -5740,11 +5790,12 @@ def _merge_shown_by_probe(
     history: Sequence[Event],
     probe: Probe | None,
     shown: Sequence[Event] = (),
-) -> Literal["asked", "ran", "denied"] | None:
+) -> Literal["asked", "ran", "denied", "failed"] | None:
     """What the target does with `call_id` once each earlier call of its step still without a
     result settles (`settling`: a success, its PostToolUse hooks passing, or its approval
-    rejected where it waits for one): it asks the user about it, runs it or denies it; None
-    when it shows none of these (or cannot be probed). `history` is the model's, this
+    rejected where it waits for one): it asks the user about it, runs it, denies it or ends it
+    with an error of its own code ("failed"); None when it shows none of these (or cannot be
+    probed). `history` is the model's, this
     command's events included, and `shown` what the target appended in this command (an
     approval it asked for there): the calls settled are those the target's log leaves
     unanswered, settled as it shows them (a call the model asks about may run there)."""
@@ -5764,6 +5815,8 @@ def _merge_shown_by_probe(
             return "asked"
         if _denial_for(call_id, probed.events):
             return "denied"
+        if _own_error_code(call_id, probed.events) is not None:
+            return "failed"
     return None
 
 
@@ -5987,11 +6040,11 @@ def _execution_rule(
                 f"{ran}: call {waiting} waits for its approval answer, and no later call passes "
                 "the gate meanwhile"
             )
-        failed_open = _failed_open_before(
+        failed_early = _failed_open_before(
             call_id, history, actual.events, program=program, config=config, probe=probe
         )
-        if failed_open is not None:
-            return "HOOK-2", f"{ran}: {failed_open}"
+        if failed_early is not None:
+            return failed_early[0], f"{ran}: {failed_early[1]}"
         unasked = _asked_yet_answered_before(call_id, history, actual.events, config, probe)
         if unasked is not None:
             return "DEC-2", f"{ran}: {unasked}"
