@@ -304,6 +304,47 @@ def test_a_reply_asked_for_again_and_again_stops_the_run_naming_the_scenario_and
     assert not log.exists()
 
 
+def test_PROTO_1_TURN_1_a_cli_that_fails_before_asking_the_model_is_no_pass(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: a CLI that exits 1 at its start (a broken install, a flag it refuses), never
+    asking the model, was reported as `exit 1` above no call judged and no divergence, exit 0,
+    its stderr shown nowhere. `run` stops with exit 2 quoting its stderr, its log removed; a
+    CLI that failed after asking is reported as before. TURN-1: where the scenario's prompt is
+    blank, which Claude Code refuses so (`Input contained only whitespace`), the report names
+    TURN-1 with its words, exit 1."""
+    failed = {
+        **_result([], {"messages": []}),
+        "exitCode": 1,
+        "requests": [],
+        "stderr": "starting\nError: unknown option '--include-hook-events'\n",
+    }
+    monkeypatch.setattr(harness_cli, "drive", lambda request: failed)
+    log = tmp_path / "run.jsonl"
+    scenario = str(SCENARIOS / "one-call.json")
+    code = main(["run", scenario, "--harness", "claude-code", "--log", str(log)])
+    error = capsys.readouterr().err
+    assert code == 2
+    assert (
+        "[PROTO-1] claude-code exited 1 before asking the model anything, so none of the scenario "
+        "was played; its stderr: starting | Error: unknown option '--include-hook-events'"
+    ) in error
+    assert not log.exists()
+    asked = {**failed, "requests": _result([], {"messages": []})["requests"]}
+    monkeypatch.setattr(harness_cli, "drive", lambda request: asked)
+    assert main(["run", scenario, "--harness", "claude-code", "--log", str(log)]) != 2
+    log.unlink()
+    blank = tmp_path / "blank.json"
+    blank.write_text((SCENARIOS / "one-call.json").read_text().replace("Print a word.", " "))
+    monkeypatch.setattr(harness_cli, "drive", lambda request: failed)
+    assert main(["run", str(blank), "--harness", "claude-code", "--log", str(log)]) == 1
+    assert (
+        "  [TURN-1] -: the CLI exited 1 (Error: unknown option '--include-hook-events') where the "
+        "blank prompt of turn 1 was to open a turn: a prompt opens a turn, blank or not (known "
+        "design difference)"
+    ) in capsys.readouterr().out.splitlines()
+
+
 def test_mock_streams_openai_responses_with_an_exec_command_call() -> None:
     """Codex's endpoint: a function_call item for exec_command with `{"cmd": ...}`, then
     response.completed carrying the output and usage; past the script it says so."""

@@ -7,7 +7,8 @@ rollout the harness wrote is copied to `--log` — only to a path that does not 
 existing file is refused, never replaced — so `loopspec check OUT` can judge it. Exit status: 0
 no divergence, 1 the real loop diverged from the model (the report's comparisons found it, or
 `check` finds a rule broken in the log it wrote: one verdict, see `report`), 2 the scenario,
-hooks file, log path or installation cannot be used.
+hooks file, log path or installation cannot be used, or the CLI failed before asking the model
+anything (PROTO-1, its stderr quoted).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from loopspec.model.errors import NO_RULE_BROKEN
 from loopspec.model.json_location import leading_path, line_of
 from loopspec.model.json_text import spelled
 from loopspec.properties.harnesses.report import report_lines, session_view
-from loopspec.properties.harnesses.script import Harness, load_harness_script
+from loopspec.properties.harnesses.script import Harness, HarnessScript, load_harness_script
 from loopspec.properties.harnesses.session import (
     HarnessError,
     SessionRequest,
@@ -154,6 +155,35 @@ def _refuse_a_stuck_run(
     )
 
 
+# How much of a failed CLI's stderr the refusal quotes: its last lines, as `drive` quotes a
+# failed session's.
+_STDERR_LINES = 5
+
+
+def _refuse_a_cli_that_never_asked(
+    harness: Harness, script: HarnessScript, result: dict[str, Any]
+) -> None:
+    """`HarnessError` (PROTO-1) when a turn of the CLI failed (an exit code no crash or abort of
+    the scenario explains) and it never asked the model anything: nothing of the scenario was
+    played, and a report of it (no call judged, no divergence) would read as a pass. A scenario
+    with a blank prompt is reported instead: Claude Code refuses one (TURN-1, `report`)."""
+    code = result.get("exitCode", 0)
+    asked = any(
+        r["method"] == "POST" and r["path"].split("?")[0] in ("/v1/messages", "/v1/responses")
+        for r in result.get("requests", [])
+    )
+    if code == 0 or asked or any(not prompt.strip() for prompt in script.prompts):
+        return
+    tail = [line for line in str(result.get("stderr", "")).splitlines() if line.strip()]
+    said = " | ".join(tail[-_STDERR_LINES:]) or "(nothing on stderr)"
+    timed_out = ", timed out" if result.get("timedOut") else ""
+    raise HarnessError(
+        f"{harness.value} exited {code}{timed_out} before asking the model anything, so none "
+        f"of the scenario was played; its stderr: {said}",
+        rule_id="PROTO-1",
+    )
+
+
 def run_harness(args: argparse.Namespace) -> int:
     """Run the scenario on the real harness; print the report."""
     harness = Harness(args.harness)
@@ -174,6 +204,7 @@ def run_harness(args: argparse.Namespace) -> int:
         with removed_at_sigterm_while_empty(log_path, descriptor):
             result = drive(request)
             _refuse_a_stuck_run(Path(args.scenario), harness, len(script.replies), result)
+            _refuse_a_cli_that_never_asked(harness, script, result)
             logs = result["logs"]
             _write_whole(descriptor, logs[0]["text"].encode() if logs else b"", log_path)
     except BaseException:

@@ -521,7 +521,8 @@ def session_view(
             work=str(result.get("work", "")),
         )
     )
-    divergences = compared + list(_found_in_log(log_report, compared))
+    refused = list(_blank_prompts_refused(script, result))
+    divergences = refused + compared + list(_found_in_log(log_report, compared))
     return SessionView(
         harness,
         script,
@@ -535,6 +536,27 @@ def session_view(
         hooks_source,
         names[len(answers) :],
         log_calls.patched,
+    )
+
+
+def _blank_prompts_refused(
+    script: HarnessScript, result: Mapping[str, Any]
+) -> Iterator[Divergence]:
+    """TURN-1 where a turn failed (an exit code no crash or abort explains) and the scenario
+    gives a blank prompt: Claude Code refuses one (`Input contained only whitespace`), opening
+    no turn, where a prompt opens a turn, blank or not."""
+    code = result.get("exitCode", 0)
+    blank = [n + 1 for n, prompt in enumerate(script.prompts) if not prompt.strip()]
+    if code == 0 or not blank:
+        return
+    said = [line for line in str(result.get("stderr", "")).splitlines() if line.strip()]
+    words = f" ({said[-1].strip()})" if said else ""
+    turns = ", ".join(str(n) for n in blank)
+    yield Divergence(
+        "TURN-1",
+        "-",
+        f"the CLI exited {code}{words} where the blank prompt of turn {turns} was to open a "
+        "turn: a prompt opens a turn, blank or not",
     )
 
 
