@@ -43,7 +43,12 @@ from loopspec.properties.conformance.command_codec import (
 )
 from loopspec.properties.conformance.impl_target import scratch_root
 from loopspec.properties.conformance.process_target import STDERR_TAIL, ProcessTarget
-from loopspec.properties.conformance.run import _divergence_in, load_case, spec_text
+from loopspec.properties.conformance.run import (
+    SYS_EXIT_IN_TARGET,
+    _divergence_in,
+    load_case,
+    spec_text,
+)
 from loopspec.properties.conformance.target_frames import TRACEBACK_HEADING
 from loopspec.properties.stateful.strategies import CONFIGS
 
@@ -1350,6 +1355,12 @@ def _below_the_line(err: str) -> list[str]:
     [
         ("raising_factory", "RuntimeError: the factory is broken"),
         ("apply_raises", "ZeroDivisionError: boom inside apply"),
+        # sys.exit ended conform itself, with the loop's status: 0, a pass, and nothing said.
+        (
+            "exits_at_once",
+            "SystemExit: 0 (at {folder}/broken_targets.py:24, in exits_at_once)"
+            + SYS_EXIT_IN_TARGET,
+        ),
         (
             "not_a_target",
             "the factory returned a str, not a ConformanceTarget (it has no name, "
@@ -1395,7 +1406,9 @@ def test_SAFE_5_a_python_target_that_raises_exits_2_in_one_line_then_its_own_fra
         "def apply_raises():\n"
         "    return ApplyRaises()\n"
         "def an_int():\n"
-        "    return 42\n",
+        "    return 42\n"
+        "def exits_at_once():\n"
+        "    raise SystemExit(0)\n",
         encoding="utf-8",
     )
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -1406,8 +1419,8 @@ def test_SAFE_5_a_python_target_that_raises_exits_2_in_one_line_then_its_own_fra
     code = main([*argv, "--case-dir", str(cases)])
     err = capsys.readouterr().err
     assert code == 2
-    assert says in err.splitlines()[0]
-    raised = factory in ("raising_factory", "apply_raises")
+    assert says.format(folder=tmp_path) in err.splitlines()[0]
+    raised = factory in ("raising_factory", "apply_raises", "exits_at_once")
     assert _below_the_line(err) == (["broken_targets.py"] if raised else []), err
     err = err.splitlines()[0]
     if factory != "apply_raises":  # broken before any program ran: nothing to replay
@@ -1922,16 +1935,24 @@ def test_SAFE_4_run_refuses_to_append_to_a_log_over_the_cap(
 def test_SAFE_5_an_impl_module_that_fails_to_import_exits_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """SAFE-5: `--impl` naming a module that raises or does not parse: one line, exit 2."""
+    """SAFE-5: `--impl` naming a module that raises, does not parse or exits (a script parsing
+    its arguments as it is imported): one line, exit 2. The exit ended conform with the
+    script's status, 0 a pass, and argparse's usage line alone."""
     (tmp_path / "raises_on_import.py").write_text("raise RuntimeError('at import')\n")
     (tmp_path / "does_not_parse.py").write_text("def f(:\n")
+    (tmp_path / "exits_on_import.py").write_text("import sys\nsys.exit(0)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    for spec in ("raises_on_import:make", "does_not_parse:make"):
+    for spec in ("raises_on_import:make", "does_not_parse:make", "exits_on_import:make"):
         assert main(["conform", "--impl", spec]) == 2
     err = capsys.readouterr().err
     assert "RuntimeError: at import" in err
     assert "SyntaxError" in err
     assert "Traceback" not in err
+    assert err.endswith(
+        f"exits_on_import:make: SystemExit: 0 (at {tmp_path / 'exits_on_import.py'}:2, in "
+        "<module>): the module exits as it is imported; keep what runs it as a program (its "
+        'argument parsing) under `if __name__ == "__main__":`\n'
+    ), err
     # Run from another folder than the module's (a shared case replayed elsewhere): the error
     # says where the module was looked for.
     monkeypatch.chdir(tmp_path)

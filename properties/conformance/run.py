@@ -350,7 +350,9 @@ class TargetBreakage:
             raise self.again()
         try:
             return action()
-        except Exception as error:  # anything a target does wrong, whatever its language
+        # Anything a target does wrong, whatever its language; and a Python target's sys.exit,
+        # which ended conform's own process with its status (0: a CI job read a pass).
+        except (Exception, SystemExit) as error:
             config, commands = program
             message = f"the target failed in {what}: {_one_line(error)}"
 
@@ -393,13 +395,23 @@ class TargetBreakage:
         )
 
 
-def _one_line(error: Exception) -> str:
+def _one_line(error: Exception | SystemExit) -> str:
     if isinstance(error, LoopSpecError):
         return error.message  # ours: already says what and where (a process's stderr tail)
     said = exception_line(error)
     where = _raised_in_target(error)
     said = f"{said} ({where})" if where else said
+    if isinstance(error, SystemExit):
+        return f"{said}{SYS_EXIT_IN_TARGET}"
     return said + _raised_presenting(error.__traceback__)
+
+
+SYS_EXIT_IN_TARGET = (
+    "; sys.exit in a Python target ends the process that runs it, loopspec's: raise an "
+    "exception to say what went wrong"
+)
+"""What follows a Python target's `SystemExit` (its `sys.exit`, an argparse usage error): it
+ended conform with the loop's status, 0 read as a pass, and no word of why."""
 
 
 def _raised_presenting(chain: TracebackType | None) -> str:
@@ -415,7 +427,7 @@ def _raised_presenting(chain: TracebackType | None) -> str:
     )
 
 
-def _raised_in_target(error: Exception) -> str | None:
+def _raised_in_target(error: BaseException) -> str | None:
     """Where in the target's own code `error` was raised: the innermost frame outside
     loopspec and the standard library (no Python traceback is printed, SAFE-5: this and the
     target's own frames below the line, `target_traceback`, point to the bug), as
@@ -574,7 +586,7 @@ class GuardedTarget:
             return None
         try:
             return self._target.apply(command)
-        except Exception:  # whatever a target raises, the probe tells nothing then
+        except (Exception, SystemExit):  # whatever a target raises, the probe tells nothing
             return None
 
     def close(self) -> None:
@@ -582,7 +594,7 @@ class GuardedTarget:
             self._breakage.call("close", self._target.close)
             return
         # Already broken: still release what it holds (a loop, a process), quietly.
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(Exception, SystemExit):
             self._target.close()
 
 
@@ -751,6 +763,13 @@ def resolve_target(
         raise TargetError(f"cannot load {spec}: {error}{curled}", rule_id=blame) from error
     except Exception as error:  # the module itself fails while importing (SAFE-5)
         raise TargetError(f"cannot load {spec}: {_one_line(error)}") from error
+    except SystemExit as error:  # it exits: a script's argparse, run when it is imported
+        said, raised_at = exception_line(error), _raised_in_target(error)
+        raise TargetError(
+            f"cannot load {spec}: {said}{f' ({raised_at})' if raised_at else ''}: the module exits "
+            "as it is imported; keep what runs it as a program (its argument parsing) under "
+            '`if __name__ == "__main__":`'
+        ) from error
     try:
         factory = getattr(module, attribute)
     except AttributeError as error:  # a factory misspelt, or a module's name for another
