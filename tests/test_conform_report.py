@@ -434,6 +434,31 @@ def test_MODEL_1_conform_json_is_versioned_and_carries_the_shrunk_program(
     assert "$json" not in json.dumps(document)
 
 
+def test_PROTO_1_conform_json_stays_json_when_a_python_loop_prints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: what a Python loop prints, loading or in its calls (its debugging output), goes
+    to stderr: on stdout it broke `conform --format json`'s document, which a CI job parses."""
+    (tmp_path / "printing_loop.py").write_text(
+        "from loopspec.properties.conformance.target import ModelTarget\n"
+        "print('loading my loop')\n"
+        "class PrintingLoop(ModelTarget):\n"
+        "    def reset(self, config):\n"
+        "        super().reset(config)\n"
+        "        return frozenset()  # no presentation: section 12's rows are not played\n"
+        "    def apply(self, command):\n"
+        "        print('applying', type(command).__name__)\n"
+        "        return super().apply(command)\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    argv = ["conform", "--impl", "printing_loop:PrintingLoop", "--examples", "2"]
+    assert main([*argv, "--format", "json", "--case-dir", str(tmp_path)]) == 0
+    printed = capsys.readouterr()
+    assert json.loads(printed.out)["verdict"] == "CONFORMANT"
+    assert printed.err.startswith("loading my loop\napplying "), printed.err
+
+
 def _text_search(case_dir: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The arguments of the JSON test's search above, for a text report saving in `case_dir`."""
     monkeypatch.syspath_prepend(str(Path(__file__).parent))

@@ -499,9 +499,11 @@ def _end_everything_below(signum: int) -> NoReturn:
 
     signal.signal(signal.SIGALRM, lambda _signum, _frame: os._exit(128 + signum))
     signal.alarm(FLUSH_SECONDS_AT_SIGTERM)
-    for stream in (sys.stdout, sys.stderr):
+    # sys.__stdout__ too: a Python target's call has sys.stdout sent to stderr while it runs.
+    for stream in (sys.stdout, sys.__stdout__, sys.stderr):
         with contextlib.suppress(OSError, ValueError, RuntimeError):
-            stream.flush()
+            if stream is not None:  # __stdout__, where Python made no stream of it
+                stream.flush()
     # Said last, why the run ended (a CI log read a bare 143 as a crash); written past
     # sys.stderr, whose buffered write the signal may have interrupted.
     with contextlib.suppress(OSError):

@@ -349,7 +349,10 @@ class TargetBreakage:
         if self.first is not None:
             raise self.again()
         try:
-            return action()
+            # A Python loop's prints are its debugging output, not the report: on stderr, where
+            # on stdout they broke a `--format json` document (a CI job's `> conform.json`).
+            with contextlib.redirect_stdout(sys.stderr):
+                return action()
         # Anything a target does wrong, whatever its language; and a Python target's sys.exit,
         # which ended conform's own process with its status (0: a CI job read a pass).
         except (Exception, SystemExit) as error:
@@ -585,7 +588,8 @@ class GuardedTarget:
         if self._breakage.first is not None:
             return None
         try:
-            return self._target.apply(command)
+            with contextlib.redirect_stdout(sys.stderr):  # its prints, as in `call`
+                return self._target.apply(command)
         except (Exception, SystemExit):  # whatever a target raises, the probe tells nothing
             return None
 
@@ -594,7 +598,7 @@ class GuardedTarget:
             self._breakage.call("close", self._target.close)
             return
         # Already broken: still release what it holds (a loop, a process), quietly.
-        with contextlib.suppress(Exception, SystemExit):
+        with contextlib.suppress(Exception, SystemExit), contextlib.redirect_stdout(sys.stderr):
             self._target.close()
 
 
@@ -735,7 +739,8 @@ def resolve_target(
     if module_name.endswith(".py") or "/" in module_name or os.sep in module_name:
         raise TargetError(_path_given(module_name, attribute, options), rule_id=NO_RULE_BROKEN)
     try:
-        module = importlib.import_module(module_name)
+        with contextlib.redirect_stdout(sys.stderr):  # what it prints loading, as in `call`
+            module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         # Say where it was looked for: the usual cause is running from another folder.
         top = module_name.partition(".")[0]
