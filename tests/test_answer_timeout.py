@@ -47,11 +47,21 @@ def test_PROTO_1_replay_answer_timeout_is_the_wait_for_each_answer(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """PROTO-1: replay waits `--answer-timeout` seconds too, for one case and for a folder, and
-    names the option when the wait runs out."""
+    names the option when the wait runs out. In a folder, the cases after one whose process
+    never answered its first message are not replayed: each started it again and waited out
+    the timeout, saying the same words (50 committed cases, 500 s at the default 10 s)."""
     case = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    later = save_case(_failed_report(), tmp_path, {"impl": "theirs:make"})
     for named in (case, tmp_path):
         assert main(["replay", str(named), "--cmd", SILENT, "--answer-timeout", "0.2"]) == 2
-        assert f"no answer to reset within 0.2 s{CLI_HINT}" in capsys.readouterr().err
+        said = capsys.readouterr()
+        assert said.err.count(f"no answer to reset within 0.2 s{CLI_HINT}") == 1, said.err
+    assert said.out.endswith(
+        "the target never answered its first message: the 1 case after this one is not "
+        "replayed (each would start it again and fail alike)\n"
+        f"replayed 1 case against {SILENT}: 1 unusable; 1 not replayed\n"
+    ), said.out
+    assert f"{later.name}: replaying" not in said.out
 
 
 @pytest.mark.parametrize("verb", [["conform"], ["replay", "case.json"]])

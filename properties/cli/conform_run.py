@@ -1439,17 +1439,32 @@ def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
     outcomes: Counter[str] = Counter()
     listed: list[Listed] = []
     try:
-        for path in paths:
+        for at, path in enumerate(paths):
             outcome = _replay_listed(args, path, (factory, target), text=text)
             outcomes[outcome.outcome] += 1
             listed.append(outcome)
+            if outcome.never_got_going and at + 1 < len(paths):
+                # A `--cmd` that exited or hung before its first answer: every later case
+                # would start it again and fail alike, each waiting out the answer timeout.
+                why = f"not replayed: {path}'s target never answered its first message"
+                listed += [Listed(rest, "unusable", why) for rest in paths[at + 1 :]]
+                if text:
+                    after = len(paths) - at - 1
+                    print(
+                        f"the target never answered its first message: the {_cases(after)} "
+                        f"after this one {'is' if after == 1 else 'are'} not replayed (each "
+                        "would start it again and fail alike)"
+                    )
+                break
             if text:
                 print()
     finally:
         unclosed = _closing_error(factory)
     if text:
         tally = ", ".join(f"{count} {outcome}" for outcome, count in outcomes.items())
-        cases = "1 case" if len(paths) == 1 else f"{len(paths)} cases"
+        left = len(listed) - sum(outcomes.values())  # after a target that never got going
+        cases = _cases(len(paths) - left)
+        tally += f"; {left} not replayed" if left else ""
         against = replayed_target(target)
         unnamed = sum(case.target_unnamed for case in listed)
         # "4 unusable" alone read as four broken files when this command named no loop and
@@ -1483,6 +1498,10 @@ def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
     return 1 if outcomes["diverging"] else 0
 
 
+def _cases(count: int) -> str:
+    return "1 case" if count == 1 else f"{count} cases"
+
+
 # How many diverging cases the tally names: a folder of 40 made its last line 40 paths long.
 _DIVERGING_NAMED_AT_MOST: Final = 3
 
@@ -1507,7 +1526,7 @@ class Listed:
     """How the replay of one case of `replay_all` went: its `outcome` (`REPLAY_OUTCOMES`), why
     it was skipped or unusable, and what was replayed when it came to a verdict."""
 
-    __slots__ = ("case", "outcome", "reason", "replayed", "target_unnamed")
+    __slots__ = ("case", "never_got_going", "outcome", "reason", "replayed", "target_unnamed")
 
     def __init__(
         self,
@@ -1524,6 +1543,8 @@ class Listed:
         self.replayed = replayed
         # Unusable only because the case records a loop and the command named none.
         self.target_unnamed = target_unnamed
+        # Unusable because its `--cmd` exited or hung before its first answer.
+        self.never_got_going = False
 
 
 def _error_above(line: str) -> None:
@@ -1601,7 +1622,9 @@ def _replay_listed(
         return Listed(path, "skipped", f"{path}:{line}: {lacking.message}")
     except TargetError as broke:
         said = f"loopspec: error: {case_replay_error(path, case, broke, target)}"
-        return _unusable(path, said, text=text, trace=broke.trace)
+        unusable = _unusable(path, said, text=text, trace=broke.trace)
+        unusable.never_got_going = broke.never_got_going
+        return unusable
     invalid = not_a_valid_program(path, case, profile, replay)
     if invalid is not None:
         return _unusable(path, f"loopspec: error: {invalid}", text=text)
