@@ -326,6 +326,25 @@ FAILED_OPEN_LATER: list[FreshBug] = [
         (*_READ_THEN_WRITE, ToolFinishes("c1", ToolSucceeded("A"))),
         "HOOK-2",
     ),
+    # Seeds 50, 52, 57, 60, 67 and 69 of 50-69: the call the model starts beside an earlier
+    # one is denied, its result held behind that one's (it read as SCHED-1, "does not start").
+    (
+        "a hook failing open read as a deny, its body not started beside an earlier call",
+        FailsClosedByDefault,
+        LoopConfig(tools=TOOLS, hooks=(HookSpec("read-audit", "PreToolUse", "read"),)),
+        (
+            SubmitUser(""),
+            ModelReplies(
+                (
+                    ToolCallBlock("c1", "read", '{"file_path":""}'),
+                    ToolCallBlock("c2", "read", '{"file_path":""}'),
+                )
+            ),
+            HookAnswers(Pass()),
+            HookAnswers(Pass(), _FAILED_OPEN),
+        ),
+        "HOOK-2",
+    ),
 ]
 
 
@@ -336,7 +355,8 @@ def test_HOOK_2_a_pass_audited_error_read_as_a_deny_is_named_where_its_denial_sh
     """HOOK-2: the denial of a call whose hook passed, its audit recording error, shows after
     that answer: a later call's approval asked or its body started while the call would still
     run (named SCHED-2 and SCHED-1 on 5 of batches 0-19), or the denial committed once the
-    calls before it settle (ORD-3 on 5). The model's replay of the program gives the call's
+    calls before it settle (ORD-3 on 5), or its own body not started where the model starts it
+    (SCHED-1 on 6 of seeds 50-69). The model's replay of the program gives the call's
     answers; where the target has not committed the denial yet, a probe settling the calls
     before it shows it."""
     assert_found(

@@ -5148,6 +5148,43 @@ def _failed_open_before(
     return None
 
 
+def _failed_open_unstarted(
+    call_id: str,
+    history: Sequence[Event],
+    target_events: Sequence[Event],
+    *,
+    program: Sequence[Command],
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> tuple[str, str] | None:
+    """`_failed_open`'s rule and words on call `call_id`, whose body the model starts and the
+    target does not, when the target denied it (HOOK-2) or ended it with an error of its own
+    code (HOOK-7): that result is among `target_events`, or comes once the calls before it
+    settle (`_merge_shown_by_probe`; a result held behind an earlier call's read as SCHED-1,
+    seeds 50, 52, 57, 60, 67 and 69 of 50-69). None otherwise."""
+    if _failed_open(call_id, program, config) is None:
+        return None
+    code = _own_error_code(call_id, target_events)
+    shown = (
+        "denied"
+        if _denial_for(call_id, target_events)
+        else "failed"
+        if code is not None
+        else _merge_shown_by_probe(call_id, config, history, probe, target_events)
+    )
+    later = "" if result_for(call_id, target_events) else ", once the calls before it settle"
+    if shown == "denied":
+        return "HOOK-2", f"{_failed_open(call_id, program, config)}{later}"
+    if shown == "failed":
+        coded = (
+            f" ({code})"
+            if code is not None
+            else " (shown once the calls before it settle, sent after it to tell)"
+        )
+        return "HOOK-7", str(_failed_open(call_id, program, config, coded=coded))
+    return None
+
+
 def _asked_yet_answered_before(
     call_id: str | None,
     history: Sequence[Event],
@@ -6061,6 +6098,11 @@ def _execution_rule(
             unstarted = (
                 f"the target does not start call {call_id}, which the schedule lets start now"
             )
+            failed_open = _failed_open_unstarted(
+                call_id, history, actual.events, program=program, config=config, probe=probe
+            )
+            if failed_open is not None:
+                return failed_open[0], f"{unstarted}: {failed_open[1]}"
             unjudged = _held_behind_an_unjudged_call(
                 call_id, [*history, *actual.events], config, probe
             )
