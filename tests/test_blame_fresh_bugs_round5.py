@@ -312,6 +312,15 @@ PROGRAMS: list[FreshBug] = [
         "HOOK-3",
     ),
     (
+        # ... an input that is no object, which the log alone reads as hooks run for a call of
+        # no object (HOOK-4: seed 51 of 50-69); the model's call kept its own arguments.
+        "a denied call keeps another hook's input that is no object",
+        DeniesButKeepsTheRewrite,
+        GUARDED_BASH,
+        bash_answered('{"command":""}', Allow(updated_input="not an object"), Deny("")),
+        "HOOK-3",
+    ),
+    (
         "a reply reusing an earlier reply's call id refused",
         RefusesIdsUsedBefore,
         READS,

@@ -7010,7 +7010,8 @@ def classify(
         )
         # A hook's input that is no JSON object, recorded as the call's arguments: a log alone
         # reads hooks run for a call they never see (HOOK-4), but the model's call at that very
-        # event keeps its own arguments, refusing the input (HOOK-6).
+        # event keeps its own arguments, refusing the input (HOOK-6) or discarding it under
+        # another hook's deny (HOOK-3).
         if (
             first.rule_id == "HOOK-4"
             and difference is not None
@@ -7028,7 +7029,7 @@ def classify(
                 config,
                 executed=actual.executed,
             )
-            if arguments[0] == "HOOK-6":
+            if arguments[0] in ("HOOK-3", "HOOK-6"):
                 return arguments
         if not (record_missing_before or block_not_applied) and (
             difference is None or difference.at >= where or reordered
