@@ -515,6 +515,32 @@ def test_DEC_1_an_abort_answering_a_denied_call_with_a_slot_free_names_the_abort
     )
 
 
+def test_EXE_5_an_abort_answering_an_unregistered_tools_feff_call_unstarted_is_EXE_5() -> None:
+    """EXE-5: the abort answering calls already judged, on a call of a tool the configuration
+    lacks whose arguments are U+FEFF, which Python keeps (invalid input, judged at the gate) and
+    JavaScript's trim reads as blank ({}, an unknown tool's call, judged at the gate too): read
+    as EXE-2, the arguments parsed otherwise (seed 67 of 50-69), though neither reading leaves
+    the call unstarted."""
+    config = LoopConfig(
+        tools=(ToolSpec("grep", concurrency_safe=True, required_keys=("pattern",)),)
+    )
+    reply = ModelReplies(
+        (
+            ToolCallBlock("c1", "grep", '{"pattern":""}'),
+            ToolCallBlock("c2", "missing_tool", "\ufeff"),
+        )
+    )
+    program = (SubmitUser(""), reply, Abort("user"), ToolFinishes("c1", ToolSucceeded("")))
+    row = (
+        "an abort answering a judged call unstarted",
+        AbortsJudgedCalls,
+        config,
+        program,
+        "EXE-5",
+    )
+    assert_found(row, "a call with invalid input passes the gate without waiting for a free slot")
+
+
 # What Tcl's `string trim` removes when given no characters: Python's str.strip but
 # U+001C..U+001F, and U+FEFF, U+180E, U+200B and NUL besides.
 TCL_TRIMMED = (

@@ -934,11 +934,14 @@ def _parsed_otherwise(
     got: Event | None,
     original: object,
     required: tuple[str, ...] = (),
+    *,
+    unregistered: bool = False,
 ) -> bool:
     """Whether a call's result differs because the target parsed its arguments otherwise (EXE-2)
     rather than judged or timed it otherwise (EXE-5, ABORT-1): it found them not an object where
     the model took the input, or the model found them not an object where JavaScript's `trim`
-    reads them as blank ({}): U+FEFF, which Python's `str.strip` keeps."""
+    reads them as blank ({}): U+FEFF, which Python's `str.strip` keeps. `required`: the keys
+    the call's tool requires; `unregistered`: the configuration lacks the tool."""
     if their_code == "INVALID_TOOL_INPUT" and code != "INVALID_TOOL_INPUT":
         # Arguments the model too finds not an object were settled at another time (ABORT-1).
         return (
@@ -951,8 +954,10 @@ def _parsed_otherwise(
     # it with [] (`_unregistered_input_probed`): a loop that reads U+FEFF as blank answers so,
     # and so does one that checks only a registered tool's input (EXE-5).
     # Read as blank, the arguments are {}, which misses a key the tool requires: invalid input
-    # all the same, so an abort's ABORTED_BEFORE_DISPATCH there is no reading of them.
-    still_invalid = their_code == "ABORTED_BEFORE_DISPATCH" and bool(required)
+    # all the same, so an abort's ABORTED_BEFORE_DISPATCH there is no reading of them; nor
+    # where the tool is not registered, whose call {} ends UNKNOWN_TOOL at the gate (seed 67 of
+    # 50-69: an abort answering judged calls read as EXE-2).
+    still_invalid = their_code == "ABORTED_BEFORE_DISPATCH" and (bool(required) or unregistered)
     return (
         code == "INVALID_TOOL_INPUT"
         and their_code not in ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL")
@@ -1587,7 +1592,10 @@ def _result_rule(
     got_error = data_of(got).get("error")
     spec = None if config is None else config.tool(str(_recorded(call_id, "name", history)))
     required = () if spec is None else spec.required_keys
-    if _parsed_otherwise(code, their_code, got, situation.original, required):
+    unregistered = config is not None and spec is None
+    if _parsed_otherwise(
+        code, their_code, got, situation.original, required, unregistered=unregistered
+    ):
         return "EXE-2", (
             f"{about} differs: the call's arguments parse to another value here (blank means "
             "{}, blank as Python's str.strip reads it, which JavaScript's trim does not)"
