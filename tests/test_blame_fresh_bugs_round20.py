@@ -20,11 +20,13 @@ not its code or prose). Found named by another rule than the one broken, and now
   #902): ORD-2, whose records match the reply the target wrote; now STEP-4, naming both
   replies' calls;
 - an empty result ending the turn (Continue #6510): TURN-2; now STEP-4;
+- what the user typed while a call ran opening a turn of its own once the batch ends (Gemini
+  CLI #17282): STEP-4, the turn ended early; now ADJ-4, where that message belongs;
 - a failed call's result dropped, the step ended (Zed #40391), and a reply's later results
   dropped (ADK #187): ORD-3, a result merely late; now ADJ-3.
 
-Of 22 bugs, all were found on both seeds, 11 by the rule written before the run on both; after
-the fixes 19 are. Three more are named by a rule SPEC.md gives the situation the cut-down
+Of 23 bugs, all were found on both seeds, 11 by the rule written before the run on both; after
+the fixes 20 are. Three more are named by a rule SPEC.md gives the situation the cut-down
 program shows: ABORT-1 for an abort leaving an approval pending (ABORT-3 expected: both rules
 say it), VIEW-2 for a card's update sent again alike (ADJ-2 expected, which an ACP recording
 holds to a card changed after its end), and ABORT-1 for the dropped later results, the program
@@ -396,6 +398,33 @@ def _post_hooks_unheard(slot: Any, outcome: Any, post: Any, aborting: str | None
     return attrs.evolve(_REAL_PREPARE(slot, outcome, unheard, aborting), post=post)
 
 
+class TypedInputOpensATurn(ModelTarget):
+    """What the user typed while a call ran opens a turn of its own once the batch ends,
+    before the model's follow-up (Gemini CLI #17282: a queued message sent as a prompt)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = copied(observed)
+        opened = next((i for i, e in enumerate(events) if e["type"] == "step/start"), None)
+        typed = [
+            e
+            for e in events[opened or 0 :]
+            if e["type"] == "user/message" and e["data"]["source"] == {"kind": "user"}
+        ]
+        if opened is None or not typed:
+            return observed
+        time = events[opened]["time"]
+        turn = events[opened]["data"]["turn"]
+        reason = {"kind": "completed"}
+        reopened = [
+            {"type": "turn/end", "seq": 0, "time": time, "data": {"turn": turn, "reason": reason}},
+            {"type": "turn/start", "seq": 0, "time": time, "data": {"turn": turn + 1}},
+            {"type": "step/start", "seq": 0, "time": time, "data": {"turn": turn + 1, "step": 1}},
+        ]
+        kept = [*events[:opened], *reopened, *typed]
+        return attrs.evolve(renumbered(observed, kept), commits=(len(kept),))
+
+
 FIXED: tuple[FreshBug, ...] = (
     # github.com/google-antigravity/antigravity-cli/issues/628
     ("a hook's deny read as an ask",
@@ -426,6 +455,10 @@ FIXED: tuple[FreshBug, ...] = (
      dropping_results(_succeeded, "A failed call's result is never written (Zed #40391)."),
      PLAIN, (SubmitUser(""), calls("c1", "read", READ), ToolFinishes("c1", ToolFailed("boom"))),
      "ADJ-3"),
+    # github.com/google-gemini/gemini-cli/issues/17282 (PR #17199)
+    ("what the user typed opens a turn of its own", TypedInputOpensATurn, PLAIN,
+     (SubmitUser(""), calls("c1", "read", READ), SubmitUser("also b"),
+      ToolFinishes("c1", ToolSucceeded("x"))), "ADJ-4"),
     # github.com/google/adk-python/issues/187
     ("only the first call's result kept",
      dropping_results(_answers_the_first_call, "Only the reply's first result is written."),
@@ -509,15 +542,16 @@ def test_MODEL_1_a_bug_reported_of_another_harness_is_blamed_on_the_rule_it_brea
         (FIXED[4], ("the model's reply makes the calls c1 read, c2 read, the target's c1 read",)),
         (FIXED[5], ("once a batch's last result commits the next step opens",)),
         (FIXED[6], ("ends the step with the call unanswered",)),
-        (FIXED[7], ("ends the step with the call unanswered",)),
+        (FIXED[7], ("a message the user typed during the turn waits for its next step",)),
+        (FIXED[8], ("ends the step with the call unanswered",)),
     ],
     ids=names(FIXED),
 )  # fmt: skip
-def test_DEC_1_DEC_2_ABORT_2_STEP_4_ADJ_3_a_bug_named_wrong_is_named_right(
+def test_DEC_1_DEC_2_ABORT_2_STEP_4_ADJ_3_ADJ_4_a_bug_named_wrong_is_named_right(
     row: FreshBug, phrases: tuple[str, ...]
 ) -> None:
-    """DEC-1, DEC-2, ABORT-2, STEP-4, ADJ-3: the bugs conform named by another rule than the one
-    they break, named by it now, in words that say what to fix."""
+    """DEC-1, DEC-2, ABORT-2, STEP-4, ADJ-3, ADJ-4: the bugs conform named by another rule than
+    the one they break, named by it now, in words that say what to fix."""
     assert_found(row, *phrases)
 
 

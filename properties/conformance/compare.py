@@ -5375,6 +5375,19 @@ def _fits_part(hook: HookSpec, name: str) -> bool:
         return False
 
 
+def _queued_as_a_turn(target_events: Sequence[Event], model_events: Sequence[Event]) -> bool:
+    """Whether the target ends the turn and opens another with a message the user typed,
+    where the model delivers that message after its next step/start in the same turn (round
+    20's Gemini CLI #17282: a queued message sent as a prompt once the tools finished)."""
+    opened = next((i for i, e in enumerate(model_events) if e.get("type") == "step/start"), None)
+    if opened is None or not any(e.get("type") == "turn/start" for e in target_events):
+        return False
+    return any(
+        e.get("type") == "user/message" and _source_of(e) == {"kind": "user"}
+        for e in model_events[opened:]
+    )
+
+
 def _batch_ended_early(
     kind: str,
     command: Command,
@@ -5662,6 +5675,12 @@ def _extra(
         case "turn/end" | "step/end" | "step/start":
             if isinstance(command, Abort):
                 return _abort_rule(phase), adds
+            if kind == "turn/end" and _queued_as_a_turn(target_events, model_events):
+                return "ADJ-4", (
+                    f"{adds}: a message the user typed during the turn waits for its next "
+                    "step and is appended right after that step/start, in this turn, not "
+                    "delivered as a turn of its own"
+                )
             if isinstance(command, ModelReplies):
                 return _reply_end_rule(command), (
                     f"{adds} ({_how_the_reply_ends(command, model_events)})"
