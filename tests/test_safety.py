@@ -42,7 +42,11 @@ from loopspec.properties.conformance.command_codec import (
     config_to_json,
 )
 from loopspec.properties.conformance.impl_target import scratch_root
-from loopspec.properties.conformance.process_target import STDERR_TAIL, ProcessTarget
+from loopspec.properties.conformance.process_target import (
+    STDERR_TAIL,
+    ProcessTarget,
+    ProcessTargetError,
+)
 from loopspec.properties.conformance.run import (
     SYS_EXIT_IN_TARGET,
     _divergence_in,
@@ -1246,6 +1250,27 @@ def test_SAFE_5_a_program_answered_two_ways_exits_2_with_its_program_saved_and_s
         f"DIVERGED ONCE, NOT WHEN RERUN: {saved['rule']} (loopspec spec {saved['rule']}); "
         f"rerun: {replay}"
     )
+
+
+def test_PROTO_1_a_loop_exiting_0_between_programs_is_told_one_process_serves_them_all() -> None:
+    """PROTO-1: a `--cmd` loop that answers a session, then exits 0 as if done, is told that one
+    process serves every program, each begun by a reset: "the process ended its output instead
+    of answering reset" said what the wire saw, not what the loop must do."""
+    ready = json.dumps({"type": "ready", "implementation": "once", "capabilities": []})
+    once = f"import sys; sys.stdin.readline(); print({ready!r}, flush=True)"
+    target = ProcessTarget(shlex.join([sys.executable, "-c", once]), name="once")
+    try:
+        assert target.reset(LoopConfig()) == frozenset()
+        with pytest.raises(ProcessTargetError) as refused:
+            target.reset(LoopConfig())
+    finally:
+        target.close()
+    assert refused.value.message.splitlines()[:2] == [
+        "once: the process ended its output instead of answering reset (it exited with status "
+        "0, having answered before: one process serves every program, each begun by a reset, "
+        "and a loop exits only once it has answered shutdown)",
+        "exit code: 0",
+    ]
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).

@@ -595,6 +595,13 @@ EXITED_AT_START_UP: Final = (
 """What a `--cmd` process that exited before its first answer did; its exit status and the last
 of its stderr follow on lines of their own."""
 
+EXITED_BETWEEN_PROGRAMS: Final = (
+    " (it exited with status 0, having answered before: one process serves every program, "
+    "each begun by a reset, and a loop exits only once it has answered shutdown)"
+)
+"""What follows "the process ended its output instead of answering reset" for a process that
+answered before and then exited 0, as a loop written to run one session does."""
+
 HUNG_AT_START_UP: Final = "the process hung at start-up, before answering its first message"
 """What a `--cmd` process still running and silent at its first message's deadline did: "no
 answer to reset within T s" follows, then the option that waits longer and its stderr."""
@@ -1614,6 +1621,10 @@ class ProcessTarget:
             if impl is not None:
                 ended += impl
                 rule = NO_RULE_BROKEN
+        elif what == "reset" and code == 0:
+            # It answered a program, then exited 0 as if done: "ended its output instead of
+            # answering reset" did not say that one process serves every program.
+            ended += EXITED_BETWEEN_PROGRAMS
         if what == "shutdown":
             ended += ' (a loop answers shutdown with {"type": "bye"}, then exits)'
         self._fail(ended, grace=1.0, rule=rule, files_missed=files_missed)
