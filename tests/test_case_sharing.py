@@ -1297,6 +1297,12 @@ def test_PROTO_1_a_module_of_a_package_misnamed_names_the_package_not_a_missing_
         ("tutorial_loop_h:Loop", "; tutorial_loop_h defines: TutorialLoop"),
         ("tutorial_lop_h:TutorialLoop", " (did you mean tutorial_loop_h?)"),
         ("tutorial_loop_h:VERSION", " is not callable; tutorial_loop_h defines: TutorialLoop"),
+        # The loop itself, made once in the module, where conform makes one for each run.
+        (
+            "tutorial_loop_h:LOOP",
+            " is not callable: it is a TutorialLoop made once; name what makes one for each "
+            "run, its class (--impl tutorial_loop_h:TutorialLoop)",
+        ),
         # In a src layout, on the import path (pytest's `pythonpath`) and not in the current
         # folder: a misspelt module was offered nothing, told to name the folder it named.
         ("src/ tutorial_lop_h:TutorialLoop", " (did you mean tutorial_loop_h?)"),
@@ -1317,7 +1323,7 @@ def test_PROTO_1_an_impl_misnamed_is_offered_the_factory_or_module_meant(
     (tmp_path / folder).mkdir(exist_ok=True)
     (tmp_path / folder / "tutorial_loop_h.py").write_text(
         "from json import dumps\n\nVERSION = 1\n\nclass TutorialLoop:\n    pass\n\n"
-        "def _helper():\n    pass\n",
+        "def _helper():\n    pass\n\nLOOP = TutorialLoop()\n",
         encoding="utf-8",
     )
     monkeypatch.chdir(tmp_path)

@@ -783,7 +783,15 @@ def resolve_target(
             f"cannot load {spec}: {error}{curled}{offer}", rule_id=NO_RULE_BROKEN
         ) from error
     if not callable(factory):  # a module's constant or submodule: name its factory instead
-        raise TargetError(f"{spec} is not callable{missing_attribute(module, attribute)}")
+        kind = type(factory)
+        # The loop made once (`loop = MyLoop()`), where conform makes one for each run.
+        offer = (
+            f": it is a {kind.__name__} made once; name what makes one for each run, its class "
+            f"(--impl {module_name}:{kind.__name__})"
+            if kind.__module__ == module.__name__ and getattr(module, kind.__name__, None) is kind
+            else missing_attribute(module, attribute)
+        )
+        raise TargetError(f"{spec} is not callable{offer}")
     # A case found on the bundled implementation records `{}`: a colleague replays it there with
     # no option, where a recorded --impl asked them to name it and called the pass "not the
     # recorded target".
