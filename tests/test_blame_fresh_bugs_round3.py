@@ -63,6 +63,7 @@ from fresh_bugs import (
     names,
     renumbered,
     report,
+    row_named,
 )
 from test_blame_hook_merge_bugs import IgnoresSuppliedInputs
 
@@ -719,6 +720,14 @@ def test_VIEW_2_a_forgotten_card_after_a_reopen_is_named() -> None:
     what = report(*PROGRAMS[2][1:4])
     assert "shown before the crash" in what, what
     assert "raw content" in what, what
+
+
+def test_ACP_2_a_loop_never_fencing_a_result_after_a_reopen_is_told_by_a_live_success() -> None:
+    """ACP-2: the report says which result showed raw and that a live success shows raw too."""
+    row = row_named(PROGRAMS, "a loop never fencing output shows a result repaired after a crash")
+    what = report(*row[1:4])
+    assert "raw content of call c1's result, its card shown before the crash, and" in what, what
+    assert "shows a successful result of that tool raw too" in what, what
 
 
 @pytest.mark.parametrize("program", [PROGRAMS[4], PROGRAMS[5]], ids=["dropped", "after"])

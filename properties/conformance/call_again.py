@@ -385,7 +385,7 @@ def never_fenced(
     if not updates or any("```console" in json.dumps(update) for update in updates):
         return None
     return "ACP-2", (
-        f"{unfenced.named}: the update shows {unfenced.shown}'s raw content, and the target "
+        f"{unfenced.named}: the update shows {unfenced.shown}, and the target "
         "shows a successful result of that tool raw too (the call made again, sent to tell, its "
         "body succeeding): a client without terminals gets a terminal call's output, whether "
         "its body succeeded or failed, as fenced console text (SPEC.md section 12)"

@@ -356,7 +356,7 @@ class UnfencedFailure:
 
     call_id: str
     named: str  # the update in words: which presented message, its call, what differs
-    shown: str  # the result the update shows raw, in words ("the failed result")
+    shown: str  # what the update shows, in words ("the failed result's raw content")
 
 
 @attrs.frozen
@@ -1063,7 +1063,11 @@ def _result_rule(
                 f"presenter does not know; call {call_id}'s card, shown before the crash, was a "
                 "terminal, so its result is the fenced console output: a reopened loop renders "
                 "the result of a call its log recorded with that call's card, as it would live",
-                UnfencedFailure(str(call_id), named, "the result of a call shown before the crash"),
+                UnfencedFailure(
+                    str(call_id),
+                    named,
+                    f"the raw content of call {call_id}'s result, its card shown before the crash",
+                ),
             )
         earlier = _earlier_call_with_the_id(call_id, history)
         if theirs.get("content") == _raw_items(call_id, history) and earlier:
@@ -1085,7 +1089,7 @@ def _result_rule(
                 "call's result is its terminal output whether its body succeeded or failed (the "
                 "error's text is that output), fenced console text for a client without "
                 "terminals (SPEC.md section 12)",
-                UnfencedFailure(str(call_id), named, "the failed result"),
+                UnfencedFailure(str(call_id), named, "the failed result's raw content"),
             )
         return "ACP-2", f"{named}: a client without terminals gets the output as fenced console"
     if _title_differs_in_its_path(mine, theirs):
