@@ -338,11 +338,14 @@ def test_PROTO_1_TURN_1_a_cli_that_fails_before_asking_the_model_is_no_pass(
     blank.write_text((SCENARIOS / "one-call.json").read_text().replace("Print a word.", " "))
     monkeypatch.setattr(harness_cli, "drive", lambda request: failed)
     assert main(["run", str(blank), "--harness", "claude-code", "--log", str(log)]) == 1
+    out = capsys.readouterr().out.splitlines()
     assert (
         "  [TURN-1] -: the CLI exited 1 (Error: unknown option '--include-hook-events') where the "
         "blank prompt of turn 1 was to open a turn: a prompt opens a turn, blank or not (known "
         "design difference)"
-    ) in capsys.readouterr().out.splitlines()
+    ) in out
+    # It said the log "(~/no log in the run's HOME)" was copied.
+    assert out[-1] == f"claude-code wrote no log in the run's HOME: {log} is left empty"
 
 
 def test_mock_streams_openai_responses_with_an_exec_command_call() -> None:

@@ -215,6 +215,9 @@ def run_harness(args: argparse.Namespace) -> int:
     view = session_view(harness, script, hooks, result, hooks_source=str(args.hooks))
     for line in report_lines(view, result):
         print(line)
-    where = logs[0]["path"] if logs else "no log"
-    print(f"\n{harness.value} log (~/{where} in the run's HOME) copied to {log_path}")
+    if logs:
+        where = logs[0]["path"]
+        print(f"\n{harness.value} log (~/{where} in the run's HOME) copied to {log_path}")
+    else:
+        print(f"\n{harness.value} wrote no log in the run's HOME: {log_path} is left empty")
     return 1 if view.divergences else 0
