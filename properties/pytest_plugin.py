@@ -453,7 +453,9 @@ def _check_target(config: pytest.Config) -> None:
         if isinstance(factory, SharedProcess):
             _start_the_process(config, factory, named)
     if unusable is not None:  # raised outside the `except`: pytest would print the context
-        raise refused(unusable.message + _configuration_unread(config), unusable.rule_id)
+        # Below the line, where a module that raised while imported did: its own frames.
+        said = "\n".join([unusable.message + _configuration_unread(config), *unusable.trace])
+        raise refused(said, unusable.rule_id)
 
 
 STARTED_TARGET = pytest.StashKey[tuple["SharedProcess", dict[str, str]]]()

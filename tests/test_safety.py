@@ -1958,11 +1958,15 @@ def test_SAFE_4_run_refuses_to_append_to_a_log_over_the_cap(
 
 
 def test_SAFE_5_an_impl_module_that_fails_to_import_exits_2(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    request: pytest.FixtureRequest,
 ) -> None:
     """SAFE-5: `--impl` naming a module that raises, does not parse or exits (a script parsing
-    its arguments as it is imported): one line, exit 2. The exit ended conform with the
-    script's status, 0 a pass, and argparse's usage line alone."""
+    its arguments as it is imported): one line, exit 2, and below it the module's own frames
+    where it raised or exited (the pytest plugin's stop alike). The exit ended conform with
+    the script's status, 0 a pass, and argparse's usage line alone."""
     (tmp_path / "raises_on_import.py").write_text("raise RuntimeError('at import')\n")
     (tmp_path / "does_not_parse.py").write_text("def f(:\n")
     (tmp_path / "exits_on_import.py").write_text("import sys\nsys.exit(0)\n")
@@ -1973,11 +1977,24 @@ def test_SAFE_5_an_impl_module_that_fails_to_import_exits_2(
     assert "RuntimeError: at import" in err
     assert "SyntaxError" in err
     assert "Traceback" not in err
-    assert err.endswith(
+    assert (
         f"exits_on_import:make: SystemExit: 0 (at {tmp_path / 'exits_on_import.py'}:2, in "
         "<module>): the module exits as it is imported; keep what runs it as a program (its "
         'argument parsing) under `if __name__ == "__main__":`\n'
-    ), err
+    ) in err, err
+    frames = {
+        module: f'{TRACEBACK_HEADING}\n  File "{tmp_path / module}.py", line {line}, in <module>\n'
+        for module, line in (("raises_on_import", 1), ("exits_on_import", 2))
+    }
+    assert all(frame in err for frame in frames.values()), err
+    monkeypatch.setattr(request.config.option, "loopspec_impl", "raises_on_import:make")
+    with pytest.raises(pytest.UsageError) as stopped:
+        pytest_plugin._check_target(request.config)
+    assert f"RuntimeError: at import (at {tmp_path / 'raises_on_import.py'}:1, in <module>)\n" in (
+        str(stopped.value)
+    )
+    assert frames["raises_on_import"] in str(stopped.value), stopped.value
+    assert str(stopped.value).endswith("\n    raise RuntimeError('at import')"), stopped.value
     # Run from another folder than the module's (a shared case replayed elsewhere): the error
     # says where the module was looked for.
     monkeypatch.chdir(tmp_path)

@@ -767,13 +767,16 @@ def resolve_target(
     except (ImportError, AttributeError) as error:
         raise TargetError(f"cannot load {spec}: {error}{curled}", rule_id=blame) from error
     except Exception as error:  # the module itself fails while importing (SAFE-5)
-        raise TargetError(f"cannot load {spec}: {_one_line(error)}") from error
+        raise TargetError(
+            f"cannot load {spec}: {_one_line(error)}", trace=tuple(target_traceback(error))
+        ) from error
     except SystemExit as error:  # it exits: a script's argparse, run when it is imported
         said, raised_at = exception_line(error), _raised_in_target(error)
         raise TargetError(
             f"cannot load {spec}: {said}{f' ({raised_at})' if raised_at else ''}: the module exits "
             "as it is imported; keep what runs it as a program (its argument parsing) under "
-            '`if __name__ == "__main__":`'
+            '`if __name__ == "__main__":`',
+            trace=tuple(target_traceback(error)),
         ) from error
     try:
         factory = getattr(module, attribute)
