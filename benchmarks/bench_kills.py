@@ -172,13 +172,32 @@ def fresh_loops() -> list[tuple[str, Callable[[], ModelTarget], frozenset[str]]]
             r15.AbortsJudgedCalls,
             {"EXE-5", "DEC-1", "ABORT-1"},
         ),
+        # Error info on every error result of a finished body's command: EXE-4 on a failure
+        # without a code, DEC-1 on a denial committed with it, DEC-3 on a blocked failure with a
+        # code (round 11's tests of NullErrorCode name each; 4 of batches 0-19 reach the last).
+        (
+            "r11 a failure without a code written with a null code",
+            r11.NullErrorCode,
+            {"EXE-4", "DEC-1", "DEC-3"},
+        ),
+        # The model's input run for every rewritten call: RW-4 after an approval, RW-1 with none
+        # (its round 14 test says so; batches 14 and 18 reach it with no approval first).
+        (
+            "r14 the model's input run after an approved rewrite",
+            r14.RunsTheModelsInput,
+            {"RW-4", "RW-1"},
+        ),
     ]
-    listed = {target for _, target, _ in loops}
+    listed = {target: rules for _, target, rules in loops}
     for number, module in ((10, r10), (11, r11), (14, r14), (15, r15)):
         for what, target, rule_id in _table_rows(module):
-            if target not in listed:
-                listed.add(target)
-                loops.append((f"r{number} {what}", target, {rule_id}))
+            if target in listed:
+                # Another row of the same loop: the rule it names is right too (round 15's
+                # hooks run last first are HOOK-4's for PreToolUse, HOOK-5's for PostToolUse).
+                listed[target].add(rule_id)
+                continue
+            listed[target] = {rule_id}
+            loops.append((f"r{number} {what}", target, listed[target]))
     return [(name, target, frozenset(rules)) for name, target, rules in loops]
 
 
