@@ -21,7 +21,8 @@ not its code or prose). Found named by another rule than the one broken, and now
   replies' calls;
 - an empty result ending the turn (Continue #6510): TURN-2; now STEP-4;
 - what the user typed while a call ran opening a turn of its own once the batch ends (Gemini
-  CLI #17282): STEP-4, the turn ended early; now ADJ-4, where that message belongs;
+  CLI #17282): TURN-2 (STEP-4 once the empty result's fix landed); now ADJ-4, where that
+  message belongs;
 - a failed call's result dropped, the step ended (Zed #40391), and a reply's later results
   dropped (ADK #187): ORD-3, a result merely late; now ADJ-3.
 
