@@ -164,6 +164,13 @@ class Situations:
         # once its result was appended, whichever came first.
         self._refusals_counted: set[tuple[str, str]] = set()
         self._call_ids: set[str] = set()  # the ids of every call the model accepted
+        # The ids of the calls of replies the model refused: a refused reply takes none, so a
+        # later reply reusing one holds a new id, which a loop counting refused ids refuses
+        # (the refusal then names EXE-1 where the model's names another rule).
+        self._refused_ids: set[str] = set()
+        # Whether the reply just refused reused such an id (EXE-1's situation, though refused
+        # for another rule: `program_exercises`).
+        self.refused_reusing_ids = False
         self._call_names: dict[str, str] = {}  # call id -> the tool it calls
         self._verdict: str | None = None  # the decision of the hook answer being fed
         self._calls_in_turn = False
@@ -188,8 +195,15 @@ class Situations:
             self._abort_causes.add(command.cause)
         # The verdict decides, not the audit's word (a deny audited "block" or "error").
         self._verdict = _verdict_word(command.verdict) if isinstance(command, HookAnswers) else None
+        self.refused_reusing_ids = False
         if not observation.accepted:
             found += ["MODEL-3", observation.refusal_rule or "MODEL-1"]
+            if isinstance(command, ModelReplies):
+                self.refused_reusing_ids = any(
+                    call.id in self._refused_ids for call in command.tool_calls
+                )
+                found += ["EXE-1"] * self.refused_reusing_ids
+                self._refused_ids.update(call.id for call in command.tool_calls)
             return found
         found += self._from_command(command, before, after)
         for event in observation.events:
@@ -567,8 +581,14 @@ def program_exercises(
         created = situations.feed(command, before, model.state, observed)
         # A command refused for the rule itself puts it to the test (a reply repeating a call
         # id, EXE-1): the case's bug is that its loop took it; any refused command MODEL-3
-        # (a refusal changes nothing).
-        refused_for = (observed.refusal_rule, "MODEL-3")
+        # (a refusal changes nothing); and a reply refused for another rule reusing the ids of
+        # a reply refused before it EXE-1 (ids a refused reply held are free: the case's loop
+        # refused them as repeats).
+        refused_for = (
+            observed.refusal_rule,
+            "MODEL-3",
+            "EXE-1" if situations.refused_reusing_ids else None,
+        )
         if rule_id in created and (observed.accepted or rule_id in refused_for):
             return True
     return False
