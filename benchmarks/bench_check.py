@@ -423,11 +423,29 @@ learned, where `quiet_of.get` is a method call (388.4M to 387.8M: under what tim
 and each event of a log past `_QUIET_CACHE_LIMIT` types would raise). Where the time goes, by
 this benchmark's parts (100,000 events, one round, load 11 to 13): the harness-written log 1.26x,
 its reading 0.66x, the clean-event judges 0.34x on the 26,277 of 55,474 lines past the quiet
-path, the rest (the loop, quiet lines, compact rows) 0.26x. What is left is the judges' bytecode
-and the loop's per-line tests and counts, each reading a rule or a line's place: `line += 1`
-alone makes an int past 256 on every line, some 50 ns timed under that load (a fifth of what
-1.25x needs), and each seq's `+ 1` another; a line's number kept otherwise would have to be
-right at each of the loop's dozens of places that name it.
+path, the rest (the loop, quiet lines, compact rows) 0.26x.
+
+Where session 39 took the harness-written log (instructions: 20,000 events, a copy of checker.py
+run less a run importing it; time: CPU time, one process timing the bare pass and two checkers in
+turn, the order rotated each round, the median of 301 per-round ratios on 20,000 events, then the
+two the other way round: at load 9 to 12 on 2 cores such a median moves by some 0.4%). Kept: the
+character after a line's value read by index (`text[end]`, an IndexError caught for a last line
+without its newline), where a slice up to `depth_free` made a slice object and read its bounds
+(115 ns against 49 ns a line alone, under load): 522.0M to 519.6M, the time 0.990x and 0.994x
+(the model's events only 767.4M to 764.3M with the next); a stream chunk's type known by its
+judge's lookup (`_in_step_judge`, a marker as the compact rows' judge is), where its quiet kind's
+`get` and the turn/start comparison followed: 519.6M to 518.3M, the time 0.997x and 1.004x (under
+what time tells; a judged line pays one identity test more). Measured, not kept: the lines
+counted as a float (`lines_read += 1.0` takes its result from the floats' free list where an int
+past 256 is allocated: 7 ns against 37 ns a line alone), `int()` where a line is named: 518.3M to
+518.0M, but 1.004x and 1.008x the time. Alone: `earlier = obj` 1 ns a line, `if opening:` 2 ns,
+`enumerate` 13 ns more than `line += 1`; all three of `line += 1`, `earlier = obj` and the slice
+left out (wrongly) made the check 0.963x. Where the excess lies (callgrind by function, the run
+less one reading nothing, lazily compiled modules included: 407.4M against 349.2M): the eval
+loop's own instructions 38M more than json.loads' Python (69M against 31M), dict lookups 12M
+more (4.8M of it comparing a fresh key's characters), string hashing 2.8M. 1.3x with a margin on
+a quiet machine needs some 4% of the check: the loop's per-line tests left are about 1% together,
+each reading a rule or a line's place; the judges (a third of the time) hold the rest.
 
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,

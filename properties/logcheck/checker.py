@@ -1149,6 +1149,12 @@ def _check_lines(
         judges.update(clean_judges(run_counts))
     # turn/start is judged apart: the checker keeps the line of the turn it opens.
     start_turn = judges.pop("turn/start", None)
+    # A stream chunk's type (quiet in a step) is known by its judge's lookup, a marker no line
+    # calls: its quiet kind looked up too would cost each chunk a method call (`_in_step_judge`).
+    in_step = _in_step_judge
+    for known, quiet in quiet_of.items():
+        if quiet == QUIET_IN_STEP:
+            judges[known] = in_step
     for known in (*READ_TYPES, *quiet_of):  # (every one None when not `quick`)
         judges.setdefault(known, None)
     scan, depth_free = scan_json, DEPTH_FREE_CHARS
@@ -1220,10 +1226,14 @@ def _check_lines(
                         # Past the value, nothing but whitespace: usually just the newline (the only
                         # one, which ends the line). A line cut at the length limit, or not UTF-8,
                         # is a `RawLine`, which json refuses. A value of `depth_free` characters or
-                        # more (its slice is empty) is looked at too: only such a value may nest too
-                        # deeply for every Python to read. (The slice's stop costs the others some
-                        # 80 instructions a line, less than a test of `end` of its own, about 100.)
-                        if text[end:depth_free] != "\n":
+                        # more is looked at too: only such a value may nest too deeply for every
+                        # Python to read. (The character after the value read by index, not a
+                        # slice: a slice's object and its bounds' reading cost some 60 ns a line.)
+                        try:
+                            after = text[end]
+                        except IndexError:  # a last line without its newline
+                            after = ""
+                        if after != "\n" or end >= depth_free:
                             if end > depth_free and _nested_deeper_text(text):
                                 raise RecursionError  # refused in `parse_slowly`, as json's own
                             if text[end:] != "\n" and text[end:].strip(_JSON_SPACE):
@@ -1473,40 +1483,47 @@ def _check_lines(
                         and is_type(stamp) is integer
                         and stamp >= 0  # (LOG-4: else refused with the fact)
                     ):
-                        if judge is not None:
-                            if judge(prefix, obj, seq):
-                                continue
-                        elif kind == "turn/start":  # (before the quiet kinds: one line a turn)
-                            if start_turn is not None and start_turn(prefix, obj, seq):
+                        if judge is None:
+                            # (turn/start before the quiet kinds: one line a turn)
+                            if (
+                                kind == "turn/start"
+                                and start_turn is not None
+                                and start_turn(prefix, obj, seq)
+                            ):
                                 turn_line, turn_seq = line, seq  # where a crash tail's turn began
                                 continue
-                        else:
                             quiet = quiet_of.get(kind, QUIET_NEVER)
-                            if (
-                                quiet != QUIET_NEVER
-                                and "surfaceOp" not in obj
-                                and "sourceEventSeqs" not in obj
-                            ):
-                                if quiet == QUIET_IN_STEP:
-                                    try:
-                                        data = obj["data"]
-                                        turn, step = data["turn"], data["step"]
-                                    except (KeyError, TypeError):  # no data, or not an object
-                                        turn = step = None
-                                    if (
-                                        type(turn) is int
-                                        and type(step) is int
-                                        and turn == prefix.open_turn
-                                        and step == prefix.open_step
-                                    ):
-                                        prefix.expected_seq = seq + 1
-                                        continue
-                                elif quiet == QUIET_ANYWHERE or prefix.open_turn is not None:
-                                    seen = unread.get(kind)
-                                    if seen is not None:  # the first of a type is counted below
-                                        unread[kind] = seen + 1
-                                        prefix.expected_seq = seq + 1
-                                        continue
+                        elif judge is in_step:
+                            quiet = QUIET_IN_STEP
+                        elif judge(prefix, obj, seq):
+                            continue
+                        else:
+                            quiet = QUIET_NEVER
+                        if (
+                            quiet != QUIET_NEVER
+                            and "surfaceOp" not in obj
+                            and "sourceEventSeqs" not in obj
+                        ):
+                            if quiet == QUIET_IN_STEP:
+                                try:
+                                    data = obj["data"]
+                                    turn, step = data["turn"], data["step"]
+                                except (KeyError, TypeError):  # no data, or not an object
+                                    turn = step = None
+                                if (
+                                    is_type(turn) is integer
+                                    and is_type(step) is integer
+                                    and turn == prefix.open_turn
+                                    and step == prefix.open_step
+                                ):
+                                    prefix.expected_seq = seq + 1
+                                    continue
+                            elif quiet == QUIET_ANYWHERE or prefix.open_turn is not None:
+                                seen = unread.get(kind)
+                                if seen is not None:  # the first of a type is counted below
+                                    unread[kind] = seen + 1
+                                    prefix.expected_seq = seq + 1
+                                    continue
                     if type(obj) is dict and "seq" in obj:
                         if seq_int and seq < prefix.expected_seq:
                             # Events written again: one LOG-1, not what each copy breaks.
@@ -1530,8 +1547,8 @@ def _check_lines(
                         if monitor is None:
                             monitor = _monitor(prefix)
                         if quick and kind not in quiet_of and len(quiet_of) < _QUIET_CACHE_LIMIT:
-                            quiet_of[kind] = monitor.quiet_kind(kind)
-                            judges.setdefault(kind, None)
+                            quiet_of[kind] = quiet = monitor.quiet_kind(kind)
+                            judges.setdefault(kind, in_step if quiet == QUIET_IN_STEP else None)
                         if kind not in READ_TYPES:
                             seen = unread.get(kind)
                             if seen is None:
@@ -1883,6 +1900,13 @@ def _quiet_run_reader() -> tuple[Callable[[Any, Prefix], int], Iterable[str]]:
     from loopspec.properties.logcheck.compact_rows import COUNT_FIELDS, quiet_run  # noqa: PLC0415
 
     return quiet_run, COUNT_FIELDS.keys()
+
+
+def _in_step_judge(_prefix: Prefix, _obj: Any, _seq: int) -> bool:
+    """The judge of the types quiet in a step (`QUIET_IN_STEP`: stream chunks): the loop knows
+    it by identity and reads the chunk's turn and step itself; called, it sends the event down
+    the full path."""
+    return False
 
 
 def _compact_row_judge(_prefix: Prefix, _obj: Any, _seq: int) -> bool:
