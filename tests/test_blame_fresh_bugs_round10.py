@@ -88,7 +88,8 @@ from loopspec.model.events import Event, ToolResultRecorded
 from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.model.state import ASKING, RUNNING, Dispatching, Idle, QueuedMessage
-from loopspec.properties.conformance import compare
+from loopspec.properties.conformance.blame.history import earlier_unanswered
+from loopspec.properties.conformance.blame.readings import falsy_read_as_empty
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import ABORT_CAUSE_CYCLE, abort_on
 
@@ -298,7 +299,7 @@ def test_EXE_2_a_value_read_as_no_arguments_names_the_readers_that_replace_it(
     `??` takes 0, "" and [] for false: `??` replaces null alone, `||` null, false, 0 and "" (an
     array is true to JavaScript), Python's `or` all five. Each value names the readers that
     replace it."""
-    said = compare._falsy_read_as_empty(raw, "starts it")
+    said = falsy_read_as_empty(raw, "starts it")
     assert said.endswith(f"a loop reading such a value as no arguments ({readers}) starts it")
 
 
@@ -848,7 +849,7 @@ def test_SCHED_1_a_call_answered_before_counts_as_running_no_longer() -> None:
         HookAnswers(Ask("ok?")),
     )
     events = [event for command in program for event in model.apply(command).events]
-    assert [e["data"]["callId"] for e in compare._earlier_unanswered("c3", events)] == ["c2"]
+    assert [e["data"]["callId"] for e in earlier_unanswered("c3", events)] == ["c2"]
 
 
 def test_EXE_2_null_read_as_no_arguments_for_an_unregistered_tool_is_named_EXE_2() -> None:

@@ -326,7 +326,7 @@ def test_ABORT_3_a_cancelled_approval_after_a_step_ended_early_is_named_ABORT_3(
     """ABORT-3: with its step ended before the abort's result too, the target's own log reads
     the late cancelled answer as one outside its request's step (DEC-2: no aborted result came
     in the step), and conform names it ABORT-3 in words of its own
-    (`compare._cancelled_approval_written_late`, which no test reached: check's invariant
+    (`blame.classify._cancelled_approval_written_late`, which no test reached: check's invariant
     names the shape above ABORT-3 itself since db69e10)."""
     row: FreshBug = (
         "an abort's step/end written before its cancelled approval and result",

@@ -27,7 +27,7 @@ from loopspec.model.facts import FactError, fact_from_wire
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.wire import event_from_wire
 from loopspec.properties.cli.main import main
-from loopspec.properties.conformance.compare import classify
+from loopspec.properties.conformance.blame.classify import classify
 from loopspec.properties.conformance.target import Observation
 from loopspec.properties.conformance.value_notes import value_notes
 from loopspec.properties.stateful.strategies import CONFIGS

@@ -46,7 +46,7 @@ from loopspec.model.jsonvalue import freeze
 from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.model.state import Idle
 from loopspec.model.wire import event_to_wire
-from loopspec.properties.conformance import compare
+from loopspec.properties.conformance.blame import changed_events, extra_events
 from loopspec.properties.conformance.run import replay_case, run_conformance
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import (
@@ -1202,7 +1202,7 @@ def test_ADJ_4_an_extra_user_message_is_named_with_its_article() -> None:
     """ADJ-4: "user" begins with a vowel letter but not a vowel sound: the sentence naming a
     message the target appends reads "appends a user/message", not "an user/message"."""
     extra: Event = {"type": "user/message", "seq": 9, "data": {"message": {"role": "user"}}}
-    rule, what = compare._extra(extra, SubmitUser("hi"), "idle", [])
+    rule, what = extra_events.extra(extra, SubmitUser("hi"), "idle", [])
     assert (rule, what.split(":")[0]) == (
         "ADJ-4",
         "the target appends a user/message the model does not",
@@ -1225,7 +1225,9 @@ def test_LOG_4_a_user_message_whose_content_is_no_list_names_what_it_is(content:
     member's type, as the target's own log is read, and what the target wrote."""
     want = _OPENING_MESSAGE
     got: Event = {**want, "data": {**want["data"], "content": content}}
-    rule, what = compare._changed(want, got, SubmitUser("hi"), "Idle", [want], target_events=[got])
+    rule, what = changed_events.changed(
+        want, got, SubmitUser("hi"), "Idle", [want], target_events=[got]
+    )
     assert rule == "LOG-4", what
     assert (
         f"data.content must be an array of blocks, where the target's is {json.dumps(content)}"
@@ -1238,7 +1240,9 @@ def test_LOG_4_a_member_of_a_loops_own_is_named_not_read_as_the_queues_order() -
     messages are delivered FIFO", with nothing queued; the words now name the member."""
     want = _OPENING_MESSAGE
     got: Event = {**want, "data": {**want["data"], "trace id": "t1"}}
-    rule, what = compare._changed(want, got, SubmitUser("hi"), "Idle", [want], target_events=[got])
+    rule, what = changed_events.changed(
+        want, got, SubmitUser("hi"), "Idle", [want], target_events=[got]
+    )
     assert rule == "LOG-4", what
     assert 'holds data."trace id", a member no user/message defines' in what
     assert "FIFO" not in what
@@ -1249,7 +1253,9 @@ def test_TEXT_2_a_block_whose_type_is_a_list_is_compared_not_raised() -> None:
     (unhashable) while conform looked for members of a loop's own; it is compared as it is."""
     want = _OPENING_MESSAGE
     got: Event = {**want, "data": {**want["data"], "content": [{"type": ["text"], "text": "hi"}]}}
-    rule, what = compare._changed(want, got, SubmitUser("hi"), "Idle", [want], target_events=[got])
+    rule, what = changed_events.changed(
+        want, got, SubmitUser("hi"), "Idle", [want], target_events=[got]
+    )
     assert rule == "TEXT-2", what
     assert 'where the target\'s blocks are [["text"]]' in what
 

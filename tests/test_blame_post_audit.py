@@ -34,7 +34,7 @@ from loopspec.model.commands import (
 from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, HookSpec, LoopConfig
 from loopspec.model.jsonvalue import freeze
 from loopspec.model.messages import ToolCallBlock
-from loopspec.properties.conformance.compare import classify
+from loopspec.properties.conformance.blame.classify import classify
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import CONFIGS

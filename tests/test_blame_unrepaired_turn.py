@@ -12,7 +12,8 @@ import pytest
 from loopspec.model.commands import Command, ModelReplies, SubmitUser
 from loopspec.model.invariants import LogMonitor
 from loopspec.model.messages import ToolCallBlock
-from loopspec.properties.conformance.compare import classify, log_violations
+from loopspec.properties.conformance.blame.classify import classify
+from loopspec.properties.conformance.blame.own_log import log_violations
 from loopspec.properties.conformance.target import ModelTarget
 from loopspec.properties.stateful.strategies import CONFIGS
 

@@ -308,7 +308,7 @@ def test_PROTO_1_the_protocol_says_how_long_an_answer_is_awaited(
 
 
 def test_PROTO_1_the_protocol_says_a_refusal_names_the_models_rule() -> None:
-    """PROTO-1: conform compares a refusal's rule with the model's (compare._refusal_rule), so
+    """PROTO-1: conform compares a refusal's rule with the model's (blame.refusals.refusal_rule), so
     the protocol's documentation says so and names where each refusal rule is listed; an
     implementer reading only the pydoc otherwise cannot tell that `rule` is checked."""
     documented = " ".join((driver_protocol.__doc__ or "").split())

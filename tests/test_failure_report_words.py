@@ -33,7 +33,7 @@ from loopspec.model.messages import ToolCallBlock
 from loopspec.model.state import DENY
 from loopspec.properties.cli import conform_run
 from loopspec.properties.cli.main import main
-from loopspec.properties.conformance import compare
+from loopspec.properties.conformance.blame import results
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
 from loopspec.properties.conformance.run import RunReport, replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
@@ -327,7 +327,7 @@ def test_HOOK_3_an_allowing_hooks_input_judged_beside_a_deny_sends_the_target_no
     when no hook asked, sending the target a call whose answer the report never reads."""
     probed: list[object] = []
     monkeypatch.setattr(
-        compare, "merge_without_the_askers_input", lambda *given: probed.append(given)
+        results, "merge_without_the_askers_input", lambda *given: probed.append(given)
     )
     judges = planted(rewrite, "resolve_call", _judges_a_rewrite_beside_a_deny, "judged first")
     program: list[Command] = [

@@ -25,7 +25,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.messages import ToolCallBlock
 from loopspec.properties.cli.main import main
-from loopspec.properties.conformance.compare import classify
+from loopspec.properties.conformance.blame.classify import classify
 from loopspec.properties.conformance.process_target import _thread_died
 from loopspec.properties.conformance.target import Observation
 from loopspec.properties.conformance.value_notes import number_note, value_notes

@@ -5,7 +5,7 @@ them apart: every call it left without a result settles first, then a reply make
 again and its hooks answer as the probe says (`call_sent_again`); `call_made_again` also lets
 its body finish. The call to make again is read from the log by its id (the divergence's
 command or observation names it), never from a report's words. Each probe says what the
-target did, and compare.py which rule that makes broken: which hook's input it applies
+target did, and blame/ which rule that makes broken: which hook's input it applies
 (`winner_shown`, HOOK-3), whether an ask outranks (`last_ask_asked`,
 `merge_without_the_askers_input`, HOOK-2), how it judges a call of no object
 (`no_object_call_judged`, EXE-5 or HOOK-4), whether it trims a blank context

@@ -73,12 +73,12 @@ from loopspec.model.state import (
     Rewriting,
 )
 from loopspec.model.transitions import step
+from loopspec.properties.conformance.blame.classify import classify
+from loopspec.properties.conformance.blame.own_log import log_violations
+from loopspec.properties.conformance.blame.probes import probe_for
 from loopspec.properties.conformance.compare import (
     Divergence,
     DivergenceFound,
-    classify,
-    log_violations,
-    probe_for,
     same_normalized,
     split_units,
 )

@@ -63,14 +63,14 @@ from loopspec.model.state import (
     Rewriting,
 )
 from loopspec.model.transitions import transition_for
+from loopspec.properties.conformance.blame.classify import classify
+from loopspec.properties.conformance.blame.history import hook_audit_rule
+from loopspec.properties.conformance.blame.own_log import log_violations
+from loopspec.properties.conformance.blame.probes import probe_for
 from loopspec.properties.conformance.capability_needs import hook_capabilities, needed_capabilities
 from loopspec.properties.conformance.compare import (
     Divergence,
     DivergenceFound,
-    classify,
-    hook_audit_rule,
-    log_violations,
-    probe_for,
     same_normalized,
     split_units,
 )

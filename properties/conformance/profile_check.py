@@ -57,8 +57,9 @@ from loopspec.model.state import (
     Phase,
     Rewriting,
 )
+from loopspec.properties.conformance.blame.classify import classify
 from loopspec.properties.conformance.command_codec import command_to_json
-from loopspec.properties.conformance.compare import Divergence, classify
+from loopspec.properties.conformance.compare import Divergence
 from loopspec.properties.conformance.history_own_log import OwnLogHistory
 from loopspec.properties.conformance.target import Observation
 from loopspec.properties.profiles.known import Profile

@@ -55,6 +55,8 @@ from loopspec.model.near_miss import did_you_mean, without_offer
 from loopspec.model.repeated_keys import RepeatedKey, given_twice
 from loopspec.model.state import RUNNING, Dispatching
 from loopspec.model.transitions import TRANSITIONS
+from loopspec.properties.conformance.blame.classify import classify
+from loopspec.properties.conformance.blame.own_log import log_violations
 from loopspec.properties.conformance.capability_needs import hook_capabilities, needed_capabilities
 from loopspec.properties.conformance.case_format import (
     BUNDLED_IMPL,
@@ -86,8 +88,6 @@ from loopspec.properties.conformance.compare import (
     NO_RULE,
     Divergence,
     DivergenceFound,
-    classify,
-    log_violations,
     split_units,
 )
 from loopspec.properties.conformance.compare import normalized_observation as normalized
@@ -583,7 +583,7 @@ class GuardedTarget:
         )
 
     def probe(self, command: Command) -> Observation | None:
-        """`apply` after a divergence, to sharpen its blame (`compare.probe_for`): a failure
+        """`apply` after a divergence, to sharpen its blame (`blame.probes.probe_for`): a failure
         then is None, not the run's breakage, which would turn the divergence into PROTO-1."""
         if self._breakage.first is not None:
             return None

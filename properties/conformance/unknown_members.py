@@ -6,7 +6,7 @@ misspelt beside the right one) breaks no rule a reader checks; conform compares 
 for member, and such a member read as whatever rule the event's kind falls to (a user/message's
 as ADJ-4's queue order, a reply's as STEP-4's blocks, a result's as EXE-4's outcome). Here the
 event is stripped of them, level by level as its layout nests (envelope, data, message, its
-source and content blocks, a tool result's blocks), for compare.py to name them where nothing
+source and content blocks, a tool result's blocks), for blame/ to name them where nothing
 else differs.
 """
 
