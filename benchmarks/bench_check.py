@@ -431,11 +431,14 @@ turn, the order rotated each round, the median of 301 per-round ratios on 20,000
 two the other way round: at load 9 to 12 on 2 cores such a median moves by some 0.4%). Kept: the
 character after a line's value read by index (`text[end]`, an IndexError caught for a last line
 without its newline), where a slice up to `depth_free` made a slice object and read its bounds
-(115 ns against 49 ns a line alone, under load): 522.0M to 519.6M, the time 0.990x and 0.994x
-(the model's events only 767.4M to 764.3M with the next); a stream chunk's type known by its
-judge's lookup (`_in_step_judge`, a marker as the compact rows' judge is), where its quiet kind's
-`get` and the turn/start comparison followed: 519.6M to 518.3M, the time 0.997x and 1.004x (under
-what time tells; a judged line pays one identity test more). Measured, not kept: the lines
+(115 ns against 49 ns a line alone, under load): 522.0M to 519.6M, the time 0.990x and 0.994x;
+a stream chunk's type known by its judge's lookup (`_in_step_judge`, a marker as the compact
+rows' judge is), where its quiet kind's `get` and the turn/start comparison followed: 519.6M to
+518.3M, the time 0.997x and 1.004x (under what time tells; a judged line pays one identity test
+more). Both (ce3cb51d against its parent): the model's events only 767.4M to 764.3M, version 1
+856.7M to 853.8M; the time on 200,000 harness-written events 0.989x and 1.000x (41 rounds each
+way, load 8 to 9); `--harness-only` after them, load 9.7: 1.37x (1.31x to 1.38x), a ceiling at
+that load (see session 35). Measured, not kept: the lines
 counted as a float (`lines_read += 1.0` takes its result from the floats' free list where an int
 past 256 is allocated: 7 ns against 37 ns a line alone), `int()` where a line is named: 518.3M to
 518.0M, but 1.004x and 1.008x the time. Alone: `earlier = obj` 1 ns a line, `if opening:` 2 ns,
