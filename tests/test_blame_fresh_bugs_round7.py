@@ -60,6 +60,7 @@ from loopspec.model.commands import (
     HookAudit,
     ModelReplies,
     SubmitUser,
+    ToolFailed,
     ToolFinishes,
     ToolSucceeded,
 )
@@ -168,6 +169,38 @@ def test_VIEW_2_a_result_shown_with_an_earlier_calls_card_is_found_and_reported_
     assert "as a result of the earlier call call_0 (tool read) would show" in what, what
     assert "the latest tool/call with its id" in what, what
     assert "without terminals" not in what, what
+
+
+@pytest.mark.parametrize(
+    "again",
+    [
+        (calls("c1", "missing_tool", "[]"),),
+        (calls("c1", "read", '{"file_path":""}'), ToolFinishes("c1", ToolFailed(""))),
+    ],
+    ids=["an unregistered tool's", "a failed read's"],
+)
+def test_VIEW_2_a_raw_result_shown_fenced_with_an_earlier_calls_card_is_named_VIEW_2(
+    again: tuple[Command, ...],
+) -> None:
+    """VIEW-2: a result the model shows raw, shown fenced as the earlier bash call with its id
+    would show it, names that call (where VIEW-3 was named, 'a result no presenter renders
+    shows its raw content': seeds 50, 53, 54, 58, 61 and 65 of 50-69)."""
+    assert_found(
+        (
+            "a raw result shown with an earlier call's terminal card",
+            KeepsTheFirstCardPerId,
+            LoopConfig(tools=(READ, BASH_TOOL)),
+            (
+                SubmitUser(""),
+                calls("c1", "bash", '{"command":""}'),
+                ToolFinishes("c1", ToolSucceeded("")),
+                *again,
+            ),
+            "VIEW-2",
+        ),
+        'as the earlier call c1 (tool bash, {"command":""}) would show it',
+        "the latest tool/call with its id",
+    )
 
 
 class AbortLeavesTheAskedCallUnanswered(ModelTarget):

@@ -151,6 +151,43 @@ def _earlier_call_with_the_id(call_id: object, history: Sequence[Event]) -> str:
     return f"tool {names[-2]}" if len(names) > 1 else ""
 
 
+def _earlier_call_record(call_id: object, history: Sequence[Event]) -> dict[str, Any] | None:
+    """The data of the `tool/call` for `call_id` before its latest one, None when none is."""
+    records = [
+        data
+        for event in history
+        if event.get("type") == "tool/call"
+        for data in [event.get("data")]
+        if isinstance(data, dict) and data.get("callId") == call_id
+    ]
+    return records[-2] if len(records) > 1 else None
+
+
+def _shown_with_an_earlier_card(
+    record: dict[str, Any], theirs: dict[str, Any], named: str, history: Sequence[Event]
+) -> tuple[str, str] | None:
+    """VIEW-2, with words, when the update `theirs` is the result of the call `record` records
+    rendered with the card of an earlier call that had its id (a UI keeping a call id's first
+    card), not with its own; None otherwise."""
+    call_id = record.get("callId")
+    earlier = _earlier_call_record(call_id, history)
+    if earlier is None or (earlier.get("name"), earlier.get("arguments")) == (
+        record.get("name"),
+        record.get("arguments"),
+    ):
+        return None
+    card = _result_card_for(earlier, parse_arguments(str(earlier.get("arguments", ""))), history)
+    if card is None or _without_status(card) != _without_status(theirs):
+        return None
+    return "VIEW-2", (
+        f"{named}: the update shows the result as the earlier call {call_id} (tool "
+        f"{earlier.get('name')}, {earlier.get('arguments')}) would show it; this result answers "
+        f"the latest call {call_id} (tool {record.get('name')}, {record.get('arguments')}): a "
+        "result is shown with the card of the call it answers, the latest tool/call with its id "
+        "(ids are unique within a reply only, EXE-1)"
+    )
+
+
 def _result_of(call_id: object, history: Sequence[Event]) -> Event | None:
     """The (latest) `tool/result` answering `call_id`: its data names the call only inside its
     message, in the one `tool-result` block (LOG-6)."""
@@ -1092,6 +1129,9 @@ def _result_rule(
                 UnfencedFailure(str(call_id), named, "the failed result's raw content"),
             )
         return "ACP-2", f"{named}: a client without terminals gets the output as fenced console"
+    earlier_card = _shown_with_an_earlier_card(record, theirs, named, history)
+    if earlier_card is not None:
+        return earlier_card
     if _title_differs_in_its_path(mine, theirs):
         return "VIEW-4", f"{named}: {_title_path_why(mine, theirs)}"
     if _differing(mine, theirs) == ["title"] and "title" in mine:
