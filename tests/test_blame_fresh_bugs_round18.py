@@ -651,6 +651,7 @@ def test_EXE_5_hooks_skipped_for_an_unregistered_tools_blank_call_are_named_EXE_
 
 
 _LIMITED = FrozenMap({"file_path": "a", "limit": 1})
+_LS = '{"command":"ls","description":""}'
 
 # Seeds 50-69 cut these down to programs whose supplied input either equals the model's
 # arguments (only the missing sidecar shows) or is one the tool cannot take (the model refuses
@@ -660,6 +661,14 @@ INPUT_TOLD_AGAIN: tuple[FreshBug, ...] = (
     # seed 66: the input equals the model's arguments
     ("a rewrite equal to the model's input applied to execution alone",
      _mutant("execution-only-rewrite"), ONE_HOOK, _read_hooked(Allow(updated_input=_to("a.txt"))),
+     "RW-1"),
+    # seed 66 again, the call behind a running grep: its settling, done once, serves both probes
+    ("a rewrite equal to the model's input applied to execution alone, behind a running call",
+     _mutant("execution-only-rewrite"),
+     LoopConfig(tools=TOOLS, hooks=(HookSpec("rewriter", "PreToolUse", "bash"),)),
+     (SubmitUser(""), ModelReplies((ToolCallBlock("c1", "grep", '{"pattern":""}'),
+                                    ToolCallBlock("c2", "bash", _LS))),
+      HookAnswers(Allow(updated_input=parse_arguments(_LS)))),
      "RW-1"),
     # seed 50: the ask's input is {}, which read cannot take
     ("an input its tool cannot take given with an ask dropped",

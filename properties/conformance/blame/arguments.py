@@ -141,7 +141,7 @@ def arguments_rule(
         )
         probed_runs: list[tuple[str, str]] = []
         shown = (
-            _shown_once_settled(call_id, target_events, config, probe, probed_runs)
+            shown_once_settled(call_id, target_events, config, probe, probed_runs)
             if reads_the_result
             else target_events
         )
@@ -182,7 +182,7 @@ def arguments_rule(
                 # A call waiting behind an earlier one has not run yet: the run that agrees
                 # comes once the calls before it settle (round 19's fmt.Sprint rewrite of a
                 # bash call behind a read, seeds 66 to 68 of 50-69, read as RW-1).
-                shown = _shown_once_settled(call_id, target_events, config, probe, probed_runs)
+                shown = shown_once_settled(call_id, target_events, config, probe, probed_runs)
             if printed is not None and _every_reader_holds(
                 call_id, printed, shown, (*executed, *probed_runs)
             ):
@@ -411,7 +411,7 @@ def _kept_the_models_arguments(
     return bool(situation.supplied) and call_id in theirs and theirs[call_id] == situation.original
 
 
-def _shown_once_settled(
+def shown_once_settled(
     call_id: str | None,
     target_events: Sequence[Event],
     config: LoopConfig | None,
@@ -438,7 +438,7 @@ def _acceptable_input_refused(
     """How the target refused an input the model applies (HOOK-6 the other way round): the
     call keeps the model's arguments and is denied as an unacceptable rewrite in the name of
     the hook whose input is in effect, which its tool takes (the model applies it). `shown`
-    holds the call's result where the target gave one (`_shown_once_settled`)."""
+    holds the call's result where the target gave one (`shown_once_settled`)."""
     if "deny" in situation.hook_decisions or not _kept_the_models_arguments(
         call_id, situation, theirs
     ):
@@ -490,7 +490,7 @@ def refused_in_place(
         call_id, situation, theirs
     ):
         return None  # no refusal to fetch: keep the probe's target as it is
-    shown = _shown_once_settled(call_id, target_events, config, probe)
+    shown = shown_once_settled(call_id, target_events, config, probe)
     refused = _acceptable_input_refused(call_id, situation, theirs, where, shown)
     judged = _replaced_input_judged(call_id, situation, theirs, history, config)
     return refused if refused is None or judged is None else f"{refused} ({judged})"

@@ -16,6 +16,7 @@ from loopspec.properties.conformance.blame.arguments import (
     applied_earlier_rewrite,
     arguments_rule,
     refused_in_place,
+    shown_once_settled,
     sidecar_reordered,
 )
 from loopspec.properties.conformance.blame.contexts import (
@@ -468,13 +469,21 @@ def changed(
                     data_of(want).get("arguments")
                 )
                 dropped = dropped_by_an_ask(call_id_of(want), history) if same else None
+                # The call's result once the calls before it settle, fetched once: both probes
+                # below go on from what the target showed then (a second settling of those
+                # calls is refused, and told nothing: seed 66 of 50-69 read as RW-2 so).
+                shown = (
+                    shown_once_settled(call_id_of(want), target_events, config, probe)
+                    if same
+                    else list(target_events)
+                )
                 refused = (
                     refused_in_place(
                         want,
                         got,
                         situation,
                         history,
-                        target_events=target_events,
+                        target_events=shown,
                         config=config,
                         probe=probe,
                     )
@@ -490,11 +499,7 @@ def changed(
                         f"{named}: the target records no rewrite sidecar, but a hook-supplied "
                         f"input (equal to the model's own) was applied: {dropped}"
                     )
-                unequal = (
-                    _unequal_input_fate(want, history, target_events, config, probe)
-                    if same
-                    else None
-                )
+                unequal = _unequal_input_fate(want, history, shown, config, probe) if same else None
                 if unequal is not None:
                     return unequal[0], f"{named}: {unequal[1]}"
                 return "RW-2", (
