@@ -665,6 +665,9 @@ def test_LOG_1_LOG_8_a_copy_of_a_commit_begun_where_another_broke_off_is_LOG_1_a
         assert report.violations[1].violation.message.startswith(words)
 
 
+_TAKEN = "where 44 was due: that seq is taken already; "
+
+
 @pytest.mark.parametrize(
     ("start", "stop", "said", "piped"),
     [
@@ -672,34 +675,64 @@ def test_LOG_1_LOG_8_a_copy_of_a_commit_begun_where_another_broke_off_is_LOG_1_a
             21,
             44,
             "lines 46 to 68 repeat lines 23 to 45, the events of seqs 21 to 43 again",
-            ["LOG-1", "TURN-1"],
+            (["LOG-1", "TURN-1"], f"seq 21 {_TAKEN}"),
         ),
         (
             0,
             3,
             "lines 46 to 48 repeat lines 2 to 4, the events of seqs 0 to 2 again",
-            ["LOG-1", "TURN-1"],
+            (["LOG-1", "TURN-1"], f"seq 0 {_TAKEN}"),
         ),
         (
             28,
             44,
             "lines 46 to 61 repeat lines 30 to 45, the events of seqs 28 to 43 again",
-            ["LOG-1"],
+            (["LOG-1"], f"seq 28 {_TAKEN}"),
+        ),
+        (
+            39,
+            44,
+            "lines 46 to 50 repeat lines 41 to 45, the events of seqs 39 to 43 again",
+            (
+                ["LOG-1"],
+                "seqs 39 to 43 are written again, the same last two commits, of 2 and 3 events, "
+                "as where they were first written, begun with the same assistant/message (a "
+                "writer that, resuming, wrote its last two commits again)",
+            ),
+        ),
+        (
+            39,
+            42,
+            "lines 46 to 48 repeat lines 41 to 43, the events of seqs 39 to 41 again",
+            (
+                ["LOG-1"],
+                "seqs 39 to 41 are written again, the commit of 2 begun at seq 39 and event 1 of "
+                "the last, of 3, at the seqs and with the markers they were first written with",
+            ),
         ),
     ],
-    ids=["several commits", "a commit not the last", "from inside a commit"],
+    ids=[
+        "several commits",
+        "a commit not the last",
+        "from inside a commit",
+        "the last two commits",
+        "the last two commits in part",
+    ],
 )
 def test_LOG_1_LOG_8_commits_copied_from_earlier_are_one_LOG_1(
-    tmp_path: Path, start: int, stop: int, said: str, piped: list[str]
+    tmp_path: Path, start: int, stop: int, said: str, piped: tuple[list[str], str]
 ) -> None:
     """LOG-1, LOG-8: the events of seqs `start` to `stop - 1` appended to the marked demo again,
-    markers and all: several commits (turns 2 and 3), one not the last (turn 1's first), or
-    from a commit's third event on. Check read them line by line: a LOG-1 and the TURN-1 of a
-    turn begun again (the first commit: and a crash tail), or a LOG-8 for the copy's marker
-    out of place, and nothing more. Read again from the file, they are one LOG-1 naming the
-    lines repeated and the lines they repeat, the copy judged by no other rule. From a pipe,
-    a copy begun inside a commit is the LOG-1 of its taken seq, saying where its marker
-    places it, where it was that LOG-8 alone ('its first 2 event(s) are missing')."""
+    markers and all: several commits (turns 2 and 3), one not the last (turn 1's first), from
+    a commit's third event on, or the last two commits (turn 3's reply and its record, then
+    its result, step/end and turn/end), whole or in part. Check read them line by line: a
+    LOG-1 and the TURN-1 of a turn begun again (the first commit: and a crash tail), or a
+    LOG-8 for the copy's marker out of place, and nothing more. Read again from the file, they
+    are one LOG-1 naming the lines repeated and the lines they repeat, the copy judged by no
+    other rule. From a pipe, a copy begun inside a commit is the LOG-1 of its taken seq,
+    saying where its marker places it, where it was that LOG-8 alone ('its first 2 event(s)
+    are missing'); the last two commits, told by the first lines check keeps of them, are one
+    LOG-1 naming them, where their lines were judged again (TURN-3 four times and a REC-1)."""
     header, events = marked_demo()
     planted = [*events, *copy.deepcopy(events[start:stop])]
     report = check_lines(tmp_path / "copied.jsonl", header, planted)
@@ -707,9 +740,10 @@ def test_LOG_1_LOG_8_commits_copied_from_earlier_are_one_LOG_1(
     assert report.violations[0].violation.message.startswith(f"{said} (times aside")
     assert (report.errors, report.notices) == ([], [])
     report = check_lines(tmp_path / "copied.jsonl", header, planted, read_again=False)
-    assert [found.violation.rule_id for found in report.violations] == piped
+    rules, words = piped
+    assert [found.violation.rule_id for found in report.violations] == rules
     message = report.violations[0].violation.message
-    assert message.startswith(f"seq {start} where 44 was due: that seq is taken already; ")
+    assert message.startswith(words), message
     marked = "; the line is marked event 3 of a commit of 7 though none is open: lines written "
     assert (marked in message) == (start == 28), message
 

@@ -1208,9 +1208,11 @@ def _check_lines(
     earlier: Any = None
     # What says that lines reusing taken seqs are events written again (`repeated_lines`).
     repeats: Repeats | None = None
-    # The first lines of the last commit the loop began and of the one before it (version-1
-    # logs): a commit written again whole is told by its first line (`Repeats.seen`), and the
-    # copy's first line has begun a commit of its own when it is judged.
+    # The first lines of the last commit the loop began and of the two before it (version-1
+    # logs): the last commit or the last two written again are told by their first line
+    # (`Repeats.seen`; a pipe cannot be read again to find an earlier one), and the copy's
+    # first line has begun a commit of its own when it is judged.
+    commit_earlier: Any = None
     commit_before: Any = None
     commit_first: Any = None
     obj: Any = None
@@ -1347,7 +1349,11 @@ def _check_lines(
                                 if taken & COMMIT_BROKEN:  # not whole: nothing copies it
                                     commit_first = None
                                 if taken & COMMIT_BEGINS:
-                                    commit_before, commit_first = commit_first, obj
+                                    commit_earlier, commit_before, commit_first = (
+                                        commit_before,
+                                        commit_first,
+                                        obj,
+                                    )
                                 units_open = units.is_open()
                         elif units_open:
                             position = None
@@ -1370,7 +1376,11 @@ def _check_lines(
                             if taken & COMMIT_BROKEN:  # not whole: nothing copies it
                                 commit_first = None
                             if taken & COMMIT_BEGINS:
-                                commit_before, commit_first = commit_first, obj
+                                commit_earlier, commit_before, commit_first = (
+                                    commit_before,
+                                    commit_first,
+                                    obj,
+                                )
                             units_open = units.is_open()
                         elif marker is None and seq_int and kind != "assistant/message":
                             position = None  # a commit by itself
@@ -1391,7 +1401,11 @@ def _check_lines(
                                     line,
                                     seq,
                                 )
-                                commit_before, commit_first = commit_first, obj
+                                commit_earlier, commit_before, commit_first = (
+                                    commit_before,
+                                    commit_first,
+                                    obj,
+                                )
                                 unit_noted = False
                             else:
                                 position = None
@@ -1414,7 +1428,11 @@ def _check_lines(
                                 if taken & COMMIT_BROKEN:  # not whole: nothing copies it
                                     commit_first = None
                                 if taken & COMMIT_BEGINS:
-                                    commit_before, commit_first = commit_first, obj
+                                    commit_earlier, commit_before, commit_first = (
+                                        commit_before,
+                                        commit_first,
+                                        obj,
+                                    )
                                 units_open = units.is_open()
                         if position is not None:
                             if kind in {"tool/call", "assistant/message"}:
@@ -1531,10 +1549,23 @@ def _check_lines(
                                 repeats = _repeats(report, limits, source)
                             # (a copy's first line began a commit in the loop's locals)
                             began = commit_first is obj
-                            last = commit_before if began else commit_first
-                            if repeats.seen(obj, earlier, line, seq, prefix, last_commit=last):
+                            last, before_last = (
+                                (commit_before, commit_earlier)
+                                if began
+                                else (commit_first, commit_before)
+                            )
+                            if repeats.seen(
+                                obj,
+                                earlier,
+                                line,
+                                seq,
+                                prefix,
+                                last_commit=last,
+                                commit_before_last=before_last,
+                            ):
                                 if began:  # no commit: the copy's lines are LOG-1's alone
-                                    commit_first, unit_size = commit_before, 0
+                                    commit_first, commit_before = commit_before, commit_earlier
+                                    unit_size = 0
                                 continue
                         try:
                             fact = fact_from_wire(obj)

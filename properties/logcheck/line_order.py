@@ -4,14 +4,15 @@ A log sorted (`sort`, by each line's text) or reversed (`tac`) after its header 
 event once, each with its own seq, but read in line order its first event breaks LOG-1 and
 every later one something else: a turn outside any turn, a second reply, a result before its
 call. The first line's words were right and the rest buried them. When more than half of a
-log's lines break LOG-1 (`event_lines.place_events`; a file, not a pipe), its seqs are read
-again in line order (`line_seqs`); when they are 0 to n - 1, each once (`out_of_order`), the
-first LOG-1 says so in one sentence and the other violations and the open turn at the end,
-which that order made, are left out of the report, as a copy's lines are fed to no rule
-(`repeated_lines`). A pipe cannot be read again: there the LOG-1s themselves, when each is
-listed and their seqs go down from the last to 0, show the lines reversed
-(`reversed_by_its_breaks`). A line or two swapped or moved later breaks LOG-1 on a few lines
-only and keeps its own words (`event_lines`: where the seq a break skipped comes).
+log's lines break LOG-1 (`event_lines.place_events`; a log that can be read again: a file, not
+a pipe), its seqs are read again in line order (`line_seqs`); when they are 0 to n - 1, each
+once (`out_of_order`), the first LOG-1 says so in one sentence and the other violations and
+the open turn at the end, which that order made, are left out of the report, as a copy's lines
+are fed to no rule (`repeated_lines`). Where the log is not read again (a pipe, or a file gone
+or changed since it was read), the LOG-1s themselves, when each is listed and their seqs go
+down from the last to 0, show the lines reversed (`reversed_by_its_breaks`). A line or two
+swapped or moved later breaks LOG-1 on a few lines only and keeps its own words
+(`event_lines`: where the seq a break skipped comes).
 """
 
 from __future__ import annotations
@@ -109,7 +110,8 @@ REVERSED = "in reverse order"
 REORDERED = "in another order"
 """`out_of_order`'s answers."""
 REVERSED_AS_BROKEN = "in reverse order by its breaks"
-"""`reversed_by_its_breaks`' answer, for a log read from a pipe."""
+"""`reversed_by_its_breaks`' answer, for a log not read again (a pipe, or a file gone or
+changed since it was read)."""
 # What each answer's words guess was done to the lines.
 _DONE_BY = {
     REVERSED: "reversed, by tac?",
@@ -119,10 +121,10 @@ _DONE_BY = {
 
 
 def reversed_by_its_breaks(report: LogReport) -> bool:
-    """Whether the LOG-1s of `report`, a log read from a pipe (its order cannot be read again),
-    each listed, show its lines reversed: their seqs, in line order, go down from the last
-    seq to 0. Each line of a reversed log breaks LOG-1; lines swapped or moved break it on a
-    few lines, out of this order."""
+    """Whether the LOG-1s of `report`, a log not read again (a pipe, or a file gone or changed
+    since it was read: its order is not read), each listed, show its lines reversed: their
+    seqs, in line order, go down from the last seq to 0. Each line of a reversed log breaks
+    LOG-1; lines swapped or moved break it on a few lines, out of this order."""
     seqs = [
         found.violation.seq for found in report.violations if found.violation.rule_id == "LOG-1"
     ]

@@ -15,9 +15,13 @@ in part, is such a run too (`Repeats.seen`): lines at that commit's seqs marked 
 there (`[k, n]` at the seq of its k-th), from its first (the same as where that commit began,
 which the checker keeps of each commit begun, by its own loop or by `CommitUnits`,
 `commit_first`) or from a later one (a reply, record or result among them the one the rules
-keep), each next line at the next seq with the next marker. The run is one LOG-1, its words
-naming the lines read so far as they grow; none of its lines is fed to the rules or read as a
-commit (`copied`, for LOG-8).
+keep), each next line at the next seq with the next marker. So are the last two commits
+written again, whole or in part, from the first line of the one before the last (the same as
+where it began, `commit_before`) or a later one, on to the last's lines (`_then`). The run is
+one LOG-1, its words naming the lines read so far as they grow; none of its lines is fed to the
+rules or read as a commit (`copied`, for LOG-8). A copy begun at an earlier commit is found
+only where the log can be read again (below): read from a pipe, check keeps no commit's first
+line but the last three begun (the copy's own among them), so its lines are judged.
 
 Where the log can be read again (a file, not a pipe), a line at a taken seq is first looked
 for where that seq was first written (`_first_written`, a second reading of the file, at most
@@ -247,6 +251,7 @@ class Repeats(PlainRecord):
         "_rest",
         "_run",
         "_source",
+        "_then",
         "due",
     )
 
@@ -260,9 +265,13 @@ class Repeats(PlainRecord):
         self._copy: tuple[int, int, int, int] | None = None
         self._decided: tuple[int, CopyReading] = (0, "not a copy")
         self._rest: tuple[int, list[int]] | None = None
+        # The events of the last commit when the copy begun in the one before it goes on to
+        # it (0 when none is left to come).
+        self._then = 0
         # The commit written again: its copy's first seq and type, the k of that line, the
-        # commit's n and first seq, and the log's last seq then.
-        self._run: tuple[int, object, int, int, int, int] | None = None
+        # commit's n and first seq, the log's last seq then, and the n of the last commit when
+        # the copy began in the one before it (else 0).
+        self._run: tuple[int, object, int, int, int, int, int] | None = None
         self._found: FoundViolation | None = None
 
     def seen(
@@ -274,11 +283,13 @@ class Repeats(PlainRecord):
         prefix: Prefix,
         *,
         last_commit: object,
+        commit_before_last: object = None,
     ) -> bool:
         """Whether `line`, at `seq`, a seq already taken, is an event written again, named by
         a LOG-1 (the first of a run: recorded; a later line of a run: its words grown to name
         it, or nothing said); False for another event, for the rules to judge. `last_commit`
-        is the first line of the last commit begun before this line (version-1 logs)."""
+        is the first line of the last commit begun before this line, `commit_before_last` of
+        the one before it (version-1 logs)."""
         if type(event) is not dict:
             return False
         if self._is_rest(event, seq):
@@ -287,7 +298,7 @@ class Repeats(PlainRecord):
         match self.copy_reading(event, line, seq, prefix):
             case "copy begins":
                 self._advance_original()
-                self._rest, self._run = None, None
+                self._rest, self._run, self._then = None, None, 0
                 self.due = prefix.expected_seq
                 self._record(line, Violation("LOG-1", seq, self._copy_words(seq)))
                 return True
@@ -301,14 +312,15 @@ class Repeats(PlainRecord):
                 from typing import assert_never  # noqa: PLC0415 (never run: a closed set)
 
                 assert_never(never)
-        place = _place_in_last_commit(event, seq, prefix, last_commit)
+        place = _place_in_last_commits(event, seq, prefix, last_commit, commit_before_last)
         if place is not None:
-            position, size = place
-            self._rest = (seq + 1, [position + 1, size]) if position < size else None
+            position, size, self._then = place
+            self._rest = None
+            self._take_rest(seq, position, size)
             self.due = prefix.expected_seq
             first = seq - position + 1
             last = prefix.expected_seq - 1
-            self._run = (seq, event.get("type"), position, size, first, last)
+            self._run = (seq, event.get("type"), position, size, first, last, self._then)
             self._copy = None
             self._record(line, Violation("LOG-1", seq, self._commit_words(seq)))
             return True
@@ -392,12 +404,23 @@ class Repeats(PlainRecord):
         """Whether `event` is the next line of a commit found written again (and, if so, take
         it: the line after is due next, or the commit is over)."""
         if not self.continues(event, seq):
-            self._rest = None
+            self._rest, self._then = None, 0
             return False
         assert self._rest is not None
         position, size = self._rest[1]
-        self._rest = (seq + 1, [position + 1, size]) if position < size else None
+        self._take_rest(seq, position, size)
         return True
+
+    def _take_rest(self, seq: int, position: int, size: int) -> None:
+        """The line after event `position` of a commit of `size` at `seq`, copied: the next
+        event of that commit, or the last commit's first when the copy began in the one before
+        it (`_then`), or none."""
+        if position < size:
+            self._rest = (seq + 1, [position + 1, size])
+        elif self._then:
+            self._rest, self._then = (seq + 1, [1, self._then]), 0
+        else:
+            self._rest = None
 
     def _record(self, line: int, violation: Violation) -> None:
         """Record the LOG-1 naming a run at `line`, kept to grow (`_grow`) when the report kept
@@ -442,9 +465,11 @@ class Repeats(PlainRecord):
     def _commit_words(self, last: int) -> str:
         """What the LOG-1 of the commit written again says, its copy read up to seq `last`."""
         assert self._run is not None
-        start, kind, position, size, first, log_last = self._run
+        start, kind, position, size, first, log_last, then = self._run
         count = last - start + 1
-        if position == 1 and count == size:
+        if then and count > size - position + 1:
+            return self._two_commits_words(last)
+        if position == 1 and count == size and not then:
             what = (
                 f"seqs {start} to {last} are written again, the same commit of {size} events as "
                 f"where it was first written, begun with the same {kind}"
@@ -457,13 +482,43 @@ class Repeats(PlainRecord):
                 if count == 1
                 else f"events {position} to {position + count - 1}"
             )
+            which = " (the last but one)" if then else ""
             what = (
-                f"{seqs} written again, {events} of the commit of {size} begun at seq {first}, "
-                "at the seqs and with the markers they were first written with"
+                f"{seqs} written again, {events} of the commit of {size} begun at seq {first}"
+                f"{which}, at the seqs and with the markers they were first written with"
             )
             if position == 1:
                 what += f", the first the same {kind} as there"
-            how = "wrote part of its last commit again"
+            how = f"wrote part of its last {'two commits' if then else 'commit'} again"
+        return (
+            f"{what} (a writer that, resuming, {how}): each event is written once, and a "
+            f"resumed writer goes on from the log's last seq ({log_last}); the lines written "
+            "again are not judged again"
+        )
+
+    def _two_commits_words(self, last: int) -> str:
+        """What the LOG-1 of the last two commits written again says, its copy begun in the
+        one before the last and read up to seq `last`, in the last."""
+        assert self._run is not None
+        start, kind, position, size, first, log_last, then = self._run
+        if position == 1 and last == log_last:
+            what = (
+                f"seqs {start} to {last} are written again, the same last two commits, of {size} "
+                f"and {then} events, as where they were first written, begun with the same {kind}"
+            )
+            how = "wrote its last two commits again"
+        else:
+            read = last - first - size + 1  # (the last commit's events read)
+            events = f"events {position} to {size} of " if position > 1 else ""
+            of_last = "event 1" if read == 1 else f"events 1 to {read}"
+            what = (
+                f"seqs {start} to {last} are written again, {events}the commit of {size} begun "
+                f"at seq {first} and {of_last} of the last, of {then}, at the seqs and with the "
+                "markers they were first written with"
+            )
+            if position == 1:
+                what += f", the first the same {kind} as there"
+            how = "wrote part of its last two commits again"
         return (
             f"{what} (a writer that, resuming, {how}): each event is written once, and a "
             f"resumed writer goes on from the log's last seq ({log_last}); the lines written "
@@ -489,27 +544,53 @@ def copied(
         return True
     if repeats.copy_reading(event, line, seq, prefix) != "not a copy":
         return True
-    return _place_in_last_commit(event, seq, prefix, last_commit) is not None or written_again(
-        event, earlier, seq, prefix
-    )
+    return _place_in_commit(
+        event, seq, prefix, last_commit, end=prefix.expected_seq
+    ) is not None or written_again(event, earlier, seq, prefix)
 
 
-def _place_in_last_commit(
-    event: dict[str, Any], seq: int, prefix: Prefix, original: object
+def _place_in_last_commits(
+    event: dict[str, Any], seq: int, prefix: Prefix, last: object, before_last: object
+) -> tuple[int, int, int] | None:
+    """(k, n, 0) when `event` at `seq` is event k of n of the last commit, begun with `last`
+    (`_place_in_commit`); (k, n, m) when it is event k of n of the commit before it, begun with
+    `before_last` and followed by the last, begun with `last` (marked its first of m) and
+    ending with the log's last seq; None otherwise."""
+    place = _place_in_commit(event, seq, prefix, last, end=prefix.expected_seq)
+    if place is not None:
+        return (*place, 0)
+    if type(last) is not dict:
+        return None
+    begins, marker = last.get("seq"), last.get(UNIT_KEY)
+    if type(begins) is not int or type(marker) is not list or len(marker) != 2:
+        return None
+    then = marker[1]
+    if type(then) is not int or begins + then != prefix.expected_seq:
+        return None
+    place = _place_in_commit(event, seq, prefix, before_last, end=begins)
+    return None if place is None else (*place, then)
+
+
+def _place_in_commit(
+    event: dict[str, Any], seq: int, prefix: Prefix, original: object, *, end: int
 ) -> tuple[int, int] | None:
-    """(k, n) when `event` at `seq` is marked `[k, n]`, event k < n of the last commit, begun with
-    `original` (marked its first of n) at the seq k - 1 before `seq` and ending with the log's
-    last seq: the first of it the same as `original` (its time aside), a later one the reply,
-    record or result the rules keep at `seq` when it is one of those; None otherwise."""
+    """(k, n) when `event` at `seq` is marked `[k, n]`, event k of the commit begun with
+    `original` (marked its first of n) at the seq k - 1 before `seq` and ending before seq
+    `end` (k < n when that is the log's next seq): the first of it the same as `original` (its
+    time aside), a later one the reply, record or result the rules keep at `seq` when it is
+    one of those; None otherwise."""
     marker = event.get(UNIT_KEY)
     if type(marker) is not list or len(marker) != 2 or type(original) is not dict:
         return None
     position, size = marker
-    # (Its last event alone is the log's last, the line before again: `written_again`'s.)
-    if type(position) is not int or type(size) is not int or not 1 <= position < size:
+    if type(position) is not int or type(size) is not int or not 1 <= position <= size:
+        return None
+    # (The last commit's last event alone is the log's last, the line before again:
+    # `written_again`'s.)
+    if position == size and end == prefix.expected_seq:
         return None
     first = seq - position + 1
-    if first + size != prefix.expected_seq or original.get("seq") != first:
+    if first + size != end or original.get("seq") != first:
         return None
     if original.get(UNIT_KEY) != [1, size]:
         return None
