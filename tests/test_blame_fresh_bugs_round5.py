@@ -358,6 +358,19 @@ PROGRAMS: list[FreshBug] = [
         "EXE-1",
     ),
     (
+        # The reply refused while idle, then taken in a turn: its id is free (review r1: replay
+        # of this case called it cut by hand, the situation counted for refused replies only).
+        "a reply refused for the id of a reply refused while idle",
+        RefusesIdsUsedBefore,
+        LoopConfig(tools=(READ,)),
+        (
+            calls("c1", "read", '{"file_path":""}'),
+            SubmitUser(""),
+            calls("c1", "read", '{"file_path":""}'),
+        ),
+        "EXE-1",
+    ),
+    (
         "an empty matcher read as a pattern matching only the empty name",
         EmptyMatcherMatchesNothing,
         LoopConfig(tools=(READ,), hooks=(HookSpec("everything", "PreToolUse", ""),)),

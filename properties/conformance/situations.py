@@ -202,7 +202,8 @@ class Situations:
                 self.refused_reusing_ids = any(
                     call.id in self._refused_ids for call in command.tool_calls
                 )
-                found += ["EXE-1"] * self.refused_reusing_ids
+                if self.refused_reusing_ids:
+                    found.append("EXE-1")
                 self._refused_ids.update(call.id for call in command.tool_calls)
             return found
         found += self._from_command(command, before, after)
@@ -219,7 +220,13 @@ class Situations:
             ):
                 found.append("VIEW-2")  # no presenter looked up case-blind or by NFKC form
             # A later reply reusing an earlier call's id: its call is one of its own (EXE-1).
-            found += ["EXE-1" for call in command.tool_calls if call.id in self._call_ids]
+            # (Or an earlier refused reply's: its ids are free, and a loop counting them refuses
+            # this reply.)
+            found += [
+                "EXE-1"
+                for call in command.tool_calls
+                if call.id in self._call_ids or call.id in self._refused_ids
+            ]
             self._call_ids.update(call.id for call in command.tool_calls)
             self._call_names.update((call.id, call.name) for call in command.tool_calls)
         if after is not None and isinstance(after.phase, Dispatching):
