@@ -732,7 +732,9 @@ def test_LOG_1_LOG_8_commits_copied_from_earlier_are_one_LOG_1(
     other rule. From a pipe, a copy begun inside a commit is the LOG-1 of its taken seq,
     saying where its marker places it, where it was that LOG-8 alone ('its first 2 event(s)
     are missing'); the last two commits, told by the first lines check keeps of them, are one
-    LOG-1 naming them, where their lines were judged again (TURN-3 four times and a REC-1)."""
+    LOG-1 naming them, where their lines were judged again (TURN-3 four times and a REC-1).
+    A copy begun at an earlier commit's first line is judged line by line from a pipe, its
+    LOG-1 saying that check cannot tell whether it copies earlier commits, and why."""
     header, events = marked_demo()
     planted = [*events, *copy.deepcopy(events[start:stop])]
     report = check_lines(tmp_path / "copied.jsonl", header, planted)
@@ -746,6 +748,13 @@ def test_LOG_1_LOG_8_commits_copied_from_earlier_are_one_LOG_1(
     assert message.startswith(words), message
     marked = "; the line is marked event 3 of a commit of 7 though none is open: lines written "
     assert (marked in message) == (start == 28), message
+    unknown = (
+        "; it is marked the first event of a commit whose seqs are all taken: read once (a "
+        "pipe), check keeps only the last two commits' first lines and cannot tell whether this "
+        "line and those after it copy earlier ones (what they break is then the copy's); check "
+        "the log saved to a file"
+    )
+    assert (unknown in message) == (start in {0, 21}), message
 
 
 def test_LOG_8_no_line_cut_of_a_marked_log_is_flagged_and_a_flag_stays(tmp_path: Path) -> None:

@@ -1629,6 +1629,7 @@ def _check_lines(
         report.lines, report.events = line, line + events_past_lines
         if repeats is not None:
             repeats.close()
+            repeats.say_unplaced()
     if not header_read and not report.errors:
         message = "the log is empty: no session header, no events"
         report.fail(None, ErrorKind.EMPTY, message, "LOG-5")

@@ -21,7 +21,9 @@ where it began, `commit_before`) or a later one, on to the last's lines (`_then`
 one LOG-1, its words naming the lines read so far as they grow; none of its lines is fed to the
 rules or read as a commit (`copied`, for LOG-8). A copy begun at an earlier commit is found
 only where the log can be read again (below): read from a pipe, check keeps no commit's first
-line but the last three begun (the copy's own among them), so its lines are judged.
+line but the last three begun (the copy's own among them), so its lines are judged, the log's
+first LOG-1 saying that check could not tell, when it is at a commit's first line whose seqs
+are all taken (`say_unplaced`).
 
 Where the log can be read again (a file, not a pipe), a line at a taken seq is first looked
 for where that seq was first written (`_first_written`, a second reading of the file, at most
@@ -37,7 +39,13 @@ from __future__ import annotations
 from loopspec.model import PlainRecord
 from loopspec.model.prefix import Prefix, Violation
 from loopspec.properties.logcheck import UNIT_KEY
-from loopspec.properties.logcheck.checker import FoundViolation, Limits, LogReport, shorten
+from loopspec.properties.logcheck.checker import (
+    MAX_MESSAGE_CHARS,
+    FoundViolation,
+    Limits,
+    LogReport,
+    shorten,
+)
 from loopspec.properties.logcheck.event_lines import carrying_lines, line_object, log_opener
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
@@ -252,6 +260,7 @@ class Repeats(PlainRecord):
         "_run",
         "_source",
         "_then",
+        "_unplaced",
         "due",
     )
 
@@ -268,6 +277,9 @@ class Repeats(PlainRecord):
         # The events of the last commit when the copy begun in the one before it goes on to
         # it (0 when none is left to come).
         self._then = 0
+        # The line of the log's first LOG-1, when it is a commit's first line whose seqs are all
+        # taken, read once (`say_unplaced`); else 0.
+        self._unplaced = 0
         # The commit written again: its copy's first seq and type, the k of that line, the
         # commit's n and first seq, the log's last seq then, and the n of the last commit when
         # the copy began in the one before it (else 0).
@@ -325,6 +337,10 @@ class Repeats(PlainRecord):
             self._record(line, Violation("LOG-1", seq, self._commit_words(seq)))
             return True
         if not written_again(event, earlier, seq, prefix):
+            if self._source is None and _begins_taken_commit(event, seq, prefix):
+                report = self._report
+                if not report.rule_counts.get("LOG-1") and not report.unlisted_breaks:
+                    self._unplaced = line
             return False
         if self.due == prefix.expected_seq:
             return True
@@ -339,6 +355,33 @@ class Repeats(PlainRecord):
         )
         self._record(line, Violation("LOG-1", seq, message))
         return True
+
+    def say_unplaced(self) -> None:
+        """Add to the log's first LOG-1, at a commit's first line whose seqs are all taken, read
+        once (a pipe), that check could not tell whether it begins a copy of earlier commits:
+        it keeps the first lines of the last two commits alone."""
+        line = self._unplaced
+        found = next(
+            (
+                found
+                for found in self._report.violations
+                if found.line == line and found.violation.rule_id == "LOG-1"
+            ),
+            None,
+        )
+        if found is None:
+            return
+        violation = found.violation
+        said = (
+            "; it is marked the first event of a commit whose seqs are all taken: read once (a "
+            "pipe), check keeps only the last two commits' first lines and cannot tell whether "
+            "this line and those after it copy earlier ones (what they break is then the "
+            "copy's); check the log saved to a file"
+        )
+        message = violation.message
+        if len(message + said) > MAX_MESSAGE_CHARS:  # (its first words kept: `seq 9 where ...`)
+            message = message.split("; ", 1)[0]
+        found.violation = violation._replace(message=shorten(message + said))
 
     def copy_reading(
         self, event: dict[str, Any], line: int, seq: int, prefix: Prefix
@@ -547,6 +590,15 @@ def copied(
     return _place_in_commit(
         event, seq, prefix, last_commit, end=prefix.expected_seq
     ) is not None or written_again(event, earlier, seq, prefix)
+
+
+def _begins_taken_commit(event: dict[str, Any], seq: int, prefix: Prefix) -> bool:
+    """Whether `event`, at `seq`, is marked the first of a commit whose seqs are all taken."""
+    marker = event.get(UNIT_KEY)
+    if type(marker) is not list or len(marker) != 2 or marker[0] != 1:
+        return False
+    size = marker[1]
+    return type(size) is int and size >= 2 and seq + size <= prefix.expected_seq
 
 
 def _place_in_last_commits(
