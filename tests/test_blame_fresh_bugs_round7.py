@@ -203,6 +203,28 @@ def test_VIEW_2_a_raw_result_shown_fenced_with_an_earlier_calls_card_is_named_VI
     )
 
 
+def test_ACP_3_a_request_shown_with_an_earlier_calls_card_says_which_call_c1_is_which() -> None:
+    """ACP-3: a permission request for a call reusing an earlier call's id, shown with that
+    call's card, names the earlier and the latest call (where it said 'the card of call c1 ...,
+    not of call c1': seeds 60, 66 and 67 of 50-69)."""
+    assert_found(
+        (
+            "a request shown with an earlier call's card",
+            KeepsTheFirstCardPerId,
+            LoopConfig(tools=(READ, BASH_TOOL), hooks=(HookSpec("review", "PreToolUse", "read"),)),
+            (
+                SubmitUser(""),
+                calls("c1", "bash", '{"command":""}'),
+                ToolFinishes("c1", ToolSucceeded("")),
+                calls("c1", "read", '{"file_path":""}'),
+                HookAnswers(Ask("check")),
+            ),
+            "ACP-3",
+        ),
+        'the card of the earlier call c1 (tool bash, {"command":""}), not of the latest call c1',
+    )
+
+
 class AbortLeavesTheAskedCallUnanswered(ModelTarget):
     """The model, except that an abort answers a pending approval cancelled and stops there:
     the call that waited for it gets no result (the loop fails only the calls still waiting at

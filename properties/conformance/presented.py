@@ -280,7 +280,9 @@ def _another_calls_card(record: dict[str, Any], got: Item, history: Sequence[Eve
             continue
         if _view_fields(_card_for(other, _arguments_of(other))) == shown:
             name, arguments = other.get("name"), other.get("arguments")
-            return f"call {other.get('callId')} (tool {name}, {arguments})"
+            # A later reply may reuse the id (EXE-1): say which of the two calls is which.
+            earlier = "the earlier " if other.get("callId") == record.get("callId") else ""
+            return f"{earlier}call {other.get('callId')} (tool {name}, {arguments})"
     return None
 
 
@@ -620,8 +622,9 @@ def _changed(
     other = None if _shows_original(record, got) else _another_calls_card(record, got, history)
     if other is not None:
         if _method(want) == PERMISSION:
+            latest = "the latest " if other.startswith("the earlier ") else ""
             return "ACP-3", (
-                f"{named}: the permission request shows the card of {other}, not of call "
+                f"{named}: the permission request shows the card of {other}, not of {latest}call "
                 f"{call_id} ({record.get('arguments')}), which it asks about: its toolCall is "
                 "that call's card, rawInput its effective arguments"
             )
