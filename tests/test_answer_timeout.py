@@ -8,9 +8,11 @@ timeout in effect without any test depending on how fast something runs.
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 from pathlib import Path
 
+import attrs
 import pytest
 from inner_pytest import InnerPytest
 from test_conform_report import _failed_report
@@ -62,6 +64,39 @@ def test_PROTO_1_replay_answer_timeout_is_the_wait_for_each_answer(
         f"replayed 1 case against {SILENT}: 1 unusable; 1 not replayed\n"
     ), said.out
     assert f"{later.name}: replaying" not in said.out
+
+
+# A `--cmd` that exits on a reset whose configuration has a `maxParallel` of 3, answers any other
+# reset and exits at the first command (a case replayed on it is unusable, but replayed).
+FAILS_ON_MAX_PARALLEL_3 = shlex.join(
+    [
+        "sh",
+        "-c",
+        """while read -r line; do case $line in
+  *'"maxParallel": 3,'*) exit 1;;
+  *'"type": "reset"'*) echo '{"type": "ready", "implementation": "x", "capabilities": []}';;
+  *) exit 1;;
+esac; done""",
+    ]
+)
+
+
+def test_PROTO_1_replay_goes_on_after_a_case_whose_configuration_stops_the_process(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a process exiting before answering one case's reset, on that case's own
+    configuration, stops a folder's replay only when it fails alike on a reset no case chose
+    (the pytest plugin's first): one failing on a `maxParallel` of 3 stopped the folder at that
+    case, the next (which replayed alone) counted as not replayed."""
+    report = _failed_report()
+    assert report.config is not None
+    config = attrs.evolve(report.config, max_parallel=3)
+    save_case(attrs.evolve(report, config=config), tmp_path, {"cmd": "x"})
+    later = save_case(report, tmp_path, {"cmd": "x"})
+    assert main(["replay", str(tmp_path), "--cmd", FAILS_ON_MAX_PARALLEL_3]) == 2
+    said = capsys.readouterr()
+    assert f"{later}: replaying" in said.out, said.out
+    assert said.out.endswith(": 2 unusable\n"), said.out  # was "1 unusable; 1 not replayed"
 
 
 @pytest.mark.parametrize("verb", [["conform"], ["replay", "case.json"]])

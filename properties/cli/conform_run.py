@@ -1443,9 +1443,15 @@ def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
             outcome = _replay_listed(args, path, (factory, target), text=text)
             outcomes[outcome.outcome] += 1
             listed.append(outcome)
-            if outcome.never_got_going and at + 1 < len(paths):
-                # A `--cmd` that exited or hung before its first answer: every later case
-                # would start it again and fail alike, each waiting out the answer timeout.
+            started_by = outcome.not_started_by
+            if (
+                started_by is not None
+                and at + 1 < len(paths)
+                and _never_starts(factory, started_by)
+            ):
+                # A `--cmd` that exited or hung before its first answer, whatever the case:
+                # every later case would start it again and fail alike, each waiting out the
+                # answer timeout.
                 why = f"not replayed: {path}'s target never answered its first message"
                 listed += [Listed(rest, "unusable", why) for rest in paths[at + 1 :]]
                 if text:
@@ -1498,6 +1504,27 @@ def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
     return 1 if outcomes["diverging"] else 0
 
 
+def _never_starts(factory: TargetFactory, failed_on: LoopConfig) -> bool:
+    """Whether a `--cmd` process that exited or hung before answering a case's reset (with
+    `failed_on`, that case's configuration) fails alike before answering one no case chose:
+    loopspec's first configuration, as the pytest plugin's start-up sends it. A loop failing on
+    one case's configuration (a `maxParallel` of 3) stopped the folder there, and the cases
+    after it, each replaying alone without divergence, were counted as not replayed. A process
+    that answers stays up for the next case."""
+    from loopspec.properties.stateful.strategies import CONFIGS  # noqa: PLC0415 (replay only)
+
+    if failed_on == CONFIGS[0]:
+        return True
+    probe = GuardedTarget(factory, TargetBreakage())
+    try:
+        probe.reset(CONFIGS[0])
+    except TargetError as broke:
+        return broke.never_got_going  # one that answered wrongly got going: each case says so
+    finally:
+        probe.close()
+    return False
+
+
 def _cases(count: int) -> str:
     return "1 case" if count == 1 else f"{count} cases"
 
@@ -1526,7 +1553,7 @@ class Listed:
     """How the replay of one case of `replay_all` went: its `outcome` (`REPLAY_OUTCOMES`), why
     it was skipped or unusable, and what was replayed when it came to a verdict."""
 
-    __slots__ = ("case", "never_got_going", "outcome", "reason", "replayed", "target_unnamed")
+    __slots__ = ("case", "not_started_by", "outcome", "reason", "replayed", "target_unnamed")
 
     def __init__(
         self,
@@ -1543,8 +1570,9 @@ class Listed:
         self.replayed = replayed
         # Unusable only because the case records a loop and the command named none.
         self.target_unnamed = target_unnamed
-        # Unusable because its `--cmd` exited or hung before its first answer.
-        self.never_got_going = False
+        # Unusable because its `--cmd` exited or hung before answering its reset with this
+        # configuration, the process's first message.
+        self.not_started_by: LoopConfig | None = None
 
 
 def _error_above(line: str) -> None:
@@ -1623,7 +1651,8 @@ def _replay_listed(
     except TargetError as broke:
         said = f"loopspec: error: {case_replay_error(path, case, broke, target)}"
         unusable = _unusable(path, said, text=text, trace=broke.trace)
-        unusable.never_got_going = broke.never_got_going
+        if broke.never_got_going:
+            unusable.not_started_by = case.config
         return unusable
     invalid = not_a_valid_program(path, case, profile, replay)
     if invalid is not None:
