@@ -694,3 +694,18 @@ def test_RW_1_RW_2_HOOK_3_what_a_loop_does_with_an_input_is_told_by_the_call_mad
     a missing sidecar or a missing refusal; the call made again with another input shows it run
     alone, or dropped (by a later passthrough: HOOK-3), and the words say so."""
     assert_found(row, "the call made again, sent to tell")
+
+
+def test_EXE_2_blank_arguments_read_as_no_object_behind_a_running_call_are_named_EXE_2() -> None:
+    """EXE-2: blank arguments read as no object, for a call beside a running one (seed 57 of
+    50-69): its INVALID_TOOL_INPUT result waits behind that call's, and the target only does not
+    start it, which read as SCHED-1 (the schedule lets it start); settling the call before it
+    shows the result, and how the arguments were read is named."""
+    _name, blank_invalid, *_ = next(row for row in FIXED if row[0].startswith("blank arguments"))
+    config = LoopConfig(tools=(ToolSpec("read", True, ("file_path",)), ToolSpec("list_dir", True)))
+    reply = ModelReplies(
+        (ToolCallBlock("c1", "read", '{"file_path":""}'), ToolCallBlock("c2", "list_dir", " "))
+    )
+    row = ("blank arguments read as no object beside a running call", blank_invalid, config,
+           (SubmitUser(""), reply), "EXE-2")  # fmt: skip
+    assert_found(row, 'call c2\'s arguments are blank (" ")', "once the calls before it settle")

@@ -14,6 +14,7 @@ from loopspec.model.rewrite import input_problem
 from loopspec.model.state import Dispatching, LoopState
 from loopspec.model.transitions import step
 from loopspec.model.wording import APPROVAL_ID
+from loopspec.properties.conformance.blame.arguments import shown_once_settled
 from loopspec.properties.conformance.blame.history import (
     awaiting_approval,
     calls_step,
@@ -29,7 +30,11 @@ from loopspec.properties.conformance.blame.hook_answers import (
     merge_shown_by_probe,
 )
 from loopspec.properties.conformance.blame.probes import unregistered_probe_shows
-from loopspec.properties.conformance.blame.readings import falsy_json, falsy_read_as_empty
+from loopspec.properties.conformance.blame.readings import (
+    falsy_json,
+    falsy_read_as_empty,
+    misread_input,
+)
 from loopspec.properties.conformance.blame.situation import call_situation
 from loopspec.properties.conformance.call_again import Probe, no_object_call_judged
 from loopspec.properties.conformance.event_fields import (
@@ -41,6 +46,7 @@ from loopspec.properties.conformance.event_fields import (
 )
 from loopspec.properties.conformance.json_values import ParsedJson as _Parsed
 from loopspec.properties.conformance.json_values import as_value as _as_value
+from loopspec.properties.conformance.json_values import blank_but_not_empty
 from loopspec.properties.conformance.target import Observation
 
 
@@ -169,6 +175,37 @@ def _recorded_call(record: Event) -> ToolCallBlock:
     return ToolCallBlock(
         str(data.get("callId")), str(data.get("name")), str(data.get("arguments", ""))
     )
+
+
+def _blank_judged_invalid(
+    call_id: str,
+    model_log: Sequence[Event],
+    target_events: Sequence[Event],
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> tuple[str, str] | None:
+    """`misread_input`'s rule and words on call `call_id`, whose arguments are blank but not
+    empty (`model_log` holds its tool/call), which the model starts and the target does not,
+    where the target answers it INVALID_TOOL_INPUT once the calls before it settle (its result
+    held behind theirs: round 18's blank arguments read as no object read as SCHED-1 so on seed
+    57 of 50-69). None otherwise."""
+    if not blank_but_not_empty(recorded(call_id, "arguments", model_log)):
+        return None
+    shown = shown_once_settled(call_id, target_events, config, probe)
+    result = next(
+        (e for e in shown if e.get("type") == "tool/result" and call_id_of(e) == call_id), None
+    )
+    misread = None if result is None else misread_input(result, model_log)
+    if misread is None:
+        return None
+    rule, why = misread
+    later = (
+        ""
+        if result_for(call_id, target_events)
+        else "; the target answers it INVALID_TOOL_INPUT once the calls before it settle (sent "
+        "after it to tell)"
+    )
+    return rule, f"{why}{later}"
 
 
 def _failed_open_unstarted(
@@ -338,6 +375,11 @@ def execution_rule(
             )
             if failed_open is not None:
                 return failed_open[0], f"{unstarted}: {failed_open[1]}"
+            misread = _blank_judged_invalid(
+                call_id, [*history, *expected.events], actual.events, config, probe
+            )
+            if misread is not None:
+                return misread[0], f"{unstarted}: {misread[1]}"
             unjudged = _held_behind_an_unjudged_call(
                 call_id, [*history, *actual.events], config, probe
             )

@@ -3,7 +3,6 @@ model's has none."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import assert_never
 
@@ -21,7 +20,6 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import LoopConfig
 from loopspec.model.json_text import spelled
-from loopspec.model.jsonvalue import FrozenMap, parse_arguments
 from loopspec.properties.conformance.blame.contexts import (
     NO_CONTEXT,
     context_of_a_block,
@@ -41,12 +39,10 @@ from loopspec.properties.conformance.blame.execution import (
     unanswered_before,
 )
 from loopspec.properties.conformance.blame.history import (
-    LOOP_ERROR_CODES,
     hook_audit_rule,
     hook_named,
     is_error,
     own_error_code,
-    recorded,
     reply_in_hand,
     result_text,
     source_of,
@@ -74,70 +70,13 @@ from loopspec.properties.conformance.blame.hooks_input import (
 from loopspec.properties.conformance.blame.missing_events import missing
 from loopspec.properties.conformance.blame.readings import (
     BLANK_TO_ONE_READER,
-    LONE_SURROGATE,
     LONE_SURROGATE_WORDS,
-    result_input_problem,
+    misread_input,
 )
 from loopspec.properties.conformance.blame.situation import call_situation
 from loopspec.properties.conformance.call_again import Probe
 from loopspec.properties.conformance.compare import NO_RULE
 from loopspec.properties.conformance.event_fields import Event, call_id_of, data_of, error_code
-from loopspec.properties.conformance.json_values import blank_but_not_empty
-
-
-def _misread_input(result: Event, events: Sequence[Event]) -> tuple[str, str] | None:
-    """The rule and why the target's INVALID_TOOL_INPUT `result` misreads its call's arguments,
-    when the model reads them (EXE-2) as an object that holds every key the result says is
-    missing (`events`: the model's log, with the call's tool/call), or when the result is
-    another failure, in the loop's own words, of a call whose arguments are blank but not
-    empty; None when the model finds the input invalid too."""
-    call_id = call_id_of(result)
-    raw = recorded(call_id, "arguments", events)
-    if error_code(result) != "INVALID_TOOL_INPUT":
-        if (
-            is_error(result)
-            and blank_but_not_empty(raw)
-            and error_code(result) not in LOOP_ERROR_CODES
-        ):
-            # Failed at once in the loop's own words (real dsh: INVALID_ARGS): how it read
-            # the blank arguments is what is wrong, not when the result commits (ORD-3).
-            return "EXE-2", (
-                f"call {call_id}'s arguments are blank (only whitespace), which EXE-2 reads as "
-                "{}, a JSON object, so the call is not invalid input and its body starts; a "
-                "loop that reads only the empty string as {} and parses other text as JSON "
-                "finds no object in them"
-            )
-        return None
-    value = parse_arguments(raw) if isinstance(raw, str) else None
-    if not isinstance(value, FrozenMap):
-        return None
-    if result_input_problem(result) == "not an object" and not str(raw).strip():
-        # Blank text is no JSON: json.loads of it raised here, a traceback where a loop reading
-        # "" as no object was to be told (round 18's Brave #56601).
-        return "EXE-2", (
-            f"call {call_id}'s arguments are blank ({json.dumps(raw)}), which EXE-2 reads as {{}}, "
-            "a JSON object, so the call is not invalid input and its body starts (a call of a "
-            "tool taking no arguments is often sent so)"
-        )
-    if result_input_problem(result) == "not an object":
-        surrogate = (
-            LONE_SURROGATE_WORDS
-            if LONE_SURROGATE.search(json.dumps(json.loads(str(raw)), ensure_ascii=False))
-            else ""
-        )
-        return "EXE-2", (
-            f"call {call_id}'s arguments are a JSON object as EXE-2 reads them{surrogate}, so "
-            "the call is not invalid input and its body starts"
-        )
-    named = result_text(result).partition("missing required ")[2]
-    present = [key for key in value if repr(key) in named]
-    if not present:
-        return None
-    return "EXE-5", (
-        f"call {call_id}'s arguments hold the key {present[0]!r} the result calls missing: a "
-        'key whose value is null, false, 0 or "" is there all the same (only a key the object '
-        "lacks is missing), so the call is valid input and its body starts"
-    )
 
 
 def _outcome_of_another_call(
@@ -390,7 +329,7 @@ def extra(
                     f"{hook_named(audit)}'s audit of it: a PostToolUse hook's hook/invoked and "
                     "hook/result come right before the result they judge"
                 )
-            misread = _misread_input(got, [*history, *model_events])
+            misread = misread_input(got, [*history, *model_events])
             if misread is not None:
                 # Answered at once as invalid input where the model starts the body: how the
                 # arguments were read is wrong, not when the result commits (it read as ORD-3,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 
 from loopspec.model.commands import ModelReplies
 from loopspec.model.config import LoopConfig
@@ -12,7 +13,14 @@ from loopspec.model.json_text import spelled
 from loopspec.model.jsonvalue import EMPTY, JAVASCRIPT_TRIMMED, FrozenMap, parse_arguments, thaw
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.rewrite import input_problem
-from loopspec.properties.conformance.event_fields import Event, data_of
+from loopspec.properties.conformance.blame.history import (
+    LOOP_ERROR_CODES,
+    is_error,
+    recorded,
+    result_text,
+)
+from loopspec.properties.conformance.event_fields import Event, call_id_of, data_of, error_code
+from loopspec.properties.conformance.json_values import blank_but_not_empty
 
 
 def result_input_problem(event: Event) -> str:
@@ -150,4 +158,59 @@ def object_holding_lone_surrogate(arguments: str) -> bool:
     value = parse_arguments(arguments)
     return isinstance(value, FrozenMap) and bool(
         LONE_SURROGATE.search(json.dumps(thaw(value), ensure_ascii=False))
+    )
+
+
+def misread_input(result: Event, events: Sequence[Event]) -> tuple[str, str] | None:
+    """The rule and why the target's INVALID_TOOL_INPUT `result` misreads its call's arguments,
+    when the model reads them (EXE-2) as an object that holds every key the result says is
+    missing (`events`: the model's log, with the call's tool/call), or when the result is
+    another failure, in the loop's own words, of a call whose arguments are blank but not
+    empty; None when the model finds the input invalid too."""
+    call_id = call_id_of(result)
+    raw = recorded(call_id, "arguments", events)
+    if error_code(result) != "INVALID_TOOL_INPUT":
+        if (
+            is_error(result)
+            and blank_but_not_empty(raw)
+            and error_code(result) not in LOOP_ERROR_CODES
+        ):
+            # Failed at once in the loop's own words (real dsh: INVALID_ARGS): how it read
+            # the blank arguments is what is wrong, not when the result commits (ORD-3).
+            return "EXE-2", (
+                f"call {call_id}'s arguments are blank (only whitespace), which EXE-2 reads as "
+                "{}, a JSON object, so the call is not invalid input and its body starts; a "
+                "loop that reads only the empty string as {} and parses other text as JSON "
+                "finds no object in them"
+            )
+        return None
+    value = parse_arguments(raw) if isinstance(raw, str) else None
+    if not isinstance(value, FrozenMap):
+        return None
+    if result_input_problem(result) == "not an object" and not str(raw).strip():
+        # Blank text is no JSON: json.loads of it raised here, a traceback where a loop reading
+        # "" as no object was to be told (round 18's Brave #56601).
+        return "EXE-2", (
+            f"call {call_id}'s arguments are blank ({json.dumps(raw)}), which EXE-2 reads as {{}}, "
+            "a JSON object, so the call is not invalid input and its body starts (a call of a "
+            "tool taking no arguments is often sent so)"
+        )
+    if result_input_problem(result) == "not an object":
+        surrogate = (
+            LONE_SURROGATE_WORDS
+            if LONE_SURROGATE.search(json.dumps(json.loads(str(raw)), ensure_ascii=False))
+            else ""
+        )
+        return "EXE-2", (
+            f"call {call_id}'s arguments are a JSON object as EXE-2 reads them{surrogate}, so "
+            "the call is not invalid input and its body starts"
+        )
+    named = result_text(result).partition("missing required ")[2]
+    present = [key for key in value if repr(key) in named]
+    if not present:
+        return None
+    return "EXE-5", (
+        f"call {call_id}'s arguments hold the key {present[0]!r} the result calls missing: a "
+        'key whose value is null, false, 0 or "" is there all the same (only a key the object '
+        "lacks is missing), so the call is valid input and its body starts"
     )
