@@ -563,18 +563,19 @@ def _fed_withheld_result(profile: Profile, *, notice: bool) -> Divergence | None
     return None
 
 
-def test_ORD_3_a_known_divergence_in_the_place_of_a_lost_event_is_erased_for_the_blame() -> None:
-    """ORD-3: a loop loses a call's result and writes its known notice in that very place. Left
+def test_ADJ_3_a_known_divergence_in_the_place_of_a_lost_event_is_erased_for_the_blame() -> None:
+    """ADJ-3: a loop loses a call's result and writes its known notice in that very place. Left
     in, the notice makes one event differ where, erased, every later event sat one place off:
     counted position by position it added no difference, was left in, and the blame named
     ADJ-4 for the notice. Aligned, it adds one event the model lacks: it is erased, and the
-    blame is the lost result's, as for the loop without the notice."""
+    blame is the lost result's, as for the loop without the notice (ADJ-3, the step ended with
+    the call unanswered, since ebde4a45; it read ORD-3 before)."""
     profile = Profile("notices", "a made-up loop", (NOTICES,))
     without = _fed_withheld_result(profile, notice=False)
     assert without is not None
     found = _fed_withheld_result(profile, notice=True)
     assert found is not None
-    assert found.rule_id == without.rule_id == "ORD-3", found.what
+    assert found.rule_id == without.rule_id == "ADJ-3", found.what
     assert "known divergences notices erased" in found.what
 
 
