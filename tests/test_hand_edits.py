@@ -210,9 +210,10 @@ EDITS: dict[str, tuple[str, Callable[[str], str], str]] = {
     ),
     "harness scenario: a tool not bash": (
         "scenario --harness",
-        _edit('"name": "bash"', '"name": "Read"'),
-        'FILE:13: $.turns[0].replies[0].blocks[0].name is "Read": a harness run drives only '
-        "calls of bash",
+        _edit('"name": "bash"', '"name": "Grep"'),
+        'FILE:13: $.turns[0].replies[0].blocks[0].name is "Grep": a harness run drives only '
+        "calls of bash (the CLI's shell tool), and on claude-code of read, write and edit (its "
+        "Read, Write and Edit)",
     ),
     "harness scenario: arguments without a command": (
         "scenario --harness",
