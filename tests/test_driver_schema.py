@@ -39,7 +39,7 @@ from loopspec.model.transitions import step
 from loopspec.model.wire import event_to_wire
 from loopspec.properties import pytest_plugin
 from loopspec.properties.cli.main import main
-from loopspec.properties.conformance import driver_protocol
+from loopspec.properties.conformance import driver_protocol, process_target
 from loopspec.properties.conformance.command_codec import (
     command_from_json,
     command_to_json,
@@ -134,6 +134,63 @@ def test_PROTO_1_every_core_event_type_has_its_data_shape() -> None:
     assert typed == set(CORE_TYPES)
     for rule in EVENT_SCHEMA["allOf"]:
         assert rule["then"]["properties"]["data"], rule["if"]
+
+
+_RESULT = {
+    "type": "tool/result", "seq": 4, "time": 0, "surfaceOp": "append", "sourceEventSeqs": [3],
+    "data": {"turn": 1, "step": 1, "meta": {"any": "member"}, "message": {
+        "role": "user", "id": "t1", "source": {"kind": "tool", "callId": "c1"},
+        "content": [{"type": "tool-result", "toolCallId": "c1", "isError": False,
+                     "content": [{"type": "text", "text": "a"}]}]}},
+}  # fmt: skip
+_CALL = {
+    "type": "tool/call", "seq": 3, "time": 0,
+    "data": {"turn": 1, "step": 1, "callId": "c1", "name": "bash", "arguments": "{}",
+             "rewrite": {"originalArguments": "[]", "handlerIds": ["h"]}},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("event", "place"),
+    [(_CALL, ()), (_CALL, ("data",)), (_CALL, ("data", "rewrite")), (_RESULT, ("data",))],
+)
+def test_LOG_4_PROTO_1_a_reported_event_holds_the_members_its_type_defines_alone(
+    event: dict[str, Any], place: tuple[str | int, ...]
+) -> None:
+    """LOG-4, PROTO-1: the schema describes the events a target reports, which conform
+    compares member for member with the model's (which writes none of a type's undefined
+    members): it allowed any member more, where conform then named LOG-4 for it; it now
+    refuses one in an event's envelope, data and a sidecar (`additionalProperties: false`).
+    A `--cmd` target's answer holding one is still read, not refused (the comparison names
+    LOG-4, where a profile may know the member as its harness's: the real CLIs' driver writes
+    a hook's `reason` on its hook/result), unless it breaks the schema otherwise too. An
+    opaque event, a member holding any JSON (`meta`), and a message, its source and blocks
+    (the shapes of a reported history's messages too, where dsh writes members of its own)
+    stay open."""
+    reported = json.loads(json.dumps(event))
+    answer: dict[str, Any] = {"type": "observed", "seq": 1, "accepted": True, "commits": [1],
+                              "executed": [], "events": [reported]}  # fmt: skip
+    assert explain(FROM, answer) is None
+    held: Any = reported
+    for key in place:
+        held = held[key]
+    held["traceId"] = "x"
+    said = explain(FROM, answer)
+    assert said is not None
+    assert "traceId" in said, said
+    assert process_target.undefined_members_only(answer)
+    assert not process_target.undefined_members_only({**answer, "commits": "one"})
+    opaque = {"type": "session/title", "seq": 0, "time": 0, "data": {"title": "t"}, "x": 1}
+    kept_open = [opaque]
+    for inside in ("meta", "message", ("message", "source"), ("message", "content", 0)):
+        result = json.loads(json.dumps(_RESULT))
+        held = result["data"]
+        for key in (inside,) if isinstance(inside, str) else inside:
+            held = held[key]
+        held["traceId"] = "x"
+        kept_open.append(result)
+    for valid in kept_open:
+        assert explain(FROM, {**answer, "events": [valid]}) is None, valid
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ from loopspec.model.events import (
     ToolResultRecorded,
     UserMessageRecorded,
 )
-from loopspec.model.log_layout import EVENT_LAYOUTS, LogField, log_object
+from loopspec.model.log_layout import ENVELOPE_KEYS, EVENT_LAYOUTS, LogField, log_object
 from loopspec.model.messages import (
     AssistantMessage,
     ToolResultBlock,
@@ -67,12 +67,27 @@ def _decoded(line: dict[str, Any]) -> tuple[bool, InvalidEventError | None]:
     return True, None
 
 
-def _where_the_schema_is_stricter(place: Place, how: object) -> bool:
+_LAYOUTS = {layout.type: layout for layout in EVENT_LAYOUTS.values()}
+
+
+def _undefined(line: dict[str, Any], place: Place) -> bool:
+    """Whether `place`, in the envelope or the `data` object of `line`, is a member its type
+    does not define (which the decoder keeps unread, and the schema refuses: LOG-4; a message,
+    a user/message's data, stays open)."""
+    layout = _LAYOUTS[line["type"]]
+    if len(place) == 1:
+        return place[0] not in ENVELOPE_KEYS
+    in_data = place[:-1] == ("data",) and layout.data_field is None
+    return in_data and place[-1] not in layout.data.known
+
+
+def _where_the_schema_is_stricter(line: dict[str, Any], place: Place, how: object) -> bool:
     """The places `log_schema` lists where the schema rejects what the decoder reads."""
     key = place[-1]
     in_message = any(step in ("data", "message") for step in place[:-1])
     return (
-        (in_message and key in ("id", "role") and how is DROP)  # a message's id and role
+        (how is not DROP and _undefined(line, place))  # a member its type does not define
+        or (in_message and key in ("id", "role") and how is DROP)  # a message's id and role
         or (key == "isError" and how in (DROP, None))  # a tool-result block's isError
         or "source" in place  # a message's source: the shape of its kind
         or (key == "type" and len(place) > 1 and isinstance(place[-2], int))  # a block kind
@@ -92,7 +107,7 @@ def _agree(line: dict[str, Any], place: Place, how: object) -> None:
         # A member written null that both read as left out is written back left out.
         assert written in (line, broken(line, place, DROP) if how is None else line), line
     elif decoded:
-        assert _where_the_schema_is_stricter(place, how), f"only the schema refuses {line!r}"
+        assert _where_the_schema_is_stricter(line, place, how), f"only the schema refuses {line!r}"
 
 
 def test_PROTO_1_every_sample_line_is_valid_and_read_back_unchanged() -> None:

@@ -13,6 +13,16 @@ The schema describes what a conformance target must report; the decoder (`loopsp
 reads real dsh logs too. They agree on every event but where they differ on purpose:
 
 Stricter than the decoder (the schema rejects, the decoder reads):
+- a member its type does not define in a core event's envelope, its `data` object or an object
+  nested there (a tool/call's `rewrite`), `additionalProperties: false`: a reader keeps one
+  unread (a loop's own trace id, a key misspelt beside the right one), but the model writes
+  none, so a target's report holding one differs from the model's by it (LOG-4, which conform
+  names with the member). An opaque event, a member holding any JSON (`meta`, `updatedInput`)
+  or an open object (`usage`, `error`, a turn/end `reason`), and a message (a user/message's
+  `data` too), its source and blocks stay open: the history a target reports (HIST-1) holds
+  messages of these shapes, and a real loop's carry members of its own there (dsh's history
+  holds a source with `form` and `sections`); conform names LOG-4 for such a member in an
+  event's message where it alone makes the event differ;
 - a message's `id` and `role` are required (a real log may leave either out; the decoder gives
   the message its role) and so is a tool-result block's `isError` (null, which the decoder
   reads as left out, too);
@@ -127,6 +137,7 @@ def surface_op_schema() -> dict[str, Any]:
         "type": "object",
         "required": [tag, *bounds],
         "properties": {tag: {"const": name}, **bounds},
+        "additionalProperties": False,
     }
     return {"oneOf": [{"const": SURFACE_APPEND}, replace]}
 
@@ -168,7 +179,7 @@ def field_schema(owner: type, field: LogField) -> dict[str, Any]:
             schema = {"$ref": f"#/$defs/messages/{field.target.__name__}"}
         case "nested":
             assert field.target is not None
-            schema = object_schema(log_object(field.target))
+            schema = object_schema(log_object(field.target), closed=True)
         case "surface":
             schema = surface_op_schema()
         case "sources":
@@ -200,8 +211,11 @@ def field_schema(owner: type, field: LogField) -> dict[str, Any]:
     return {**schema, "description": why} if why else schema
 
 
-def object_schema(layout: LogObject, *, with_description: bool = True) -> dict[str, Any]:
-    """A wire object: its tag, its members, which a target must write."""
+def object_schema(
+    layout: LogObject, *, with_description: bool = True, closed: bool = False
+) -> dict[str, Any]:
+    """A wire object: its tag, its members, which a target must write; `closed`, no other
+    (an event's data and what nests there: the module docstring says why messages stay open)."""
     properties: dict[str, Any] = {}
     required: list[str] = []
     if layout.tag is not None:
@@ -212,7 +226,9 @@ def object_schema(layout: LogObject, *, with_description: bool = True) -> dict[s
         properties[field.wire] = field_schema(layout.cls, field)
         if not field.optional or (layout.cls, field.name) in TARGET_REQUIRED:
             required.append(field.wire)
-    schema = {"type": "object", "required": required, "properties": properties}
+    schema: dict[str, Any] = {"type": "object", "required": required, "properties": properties}
+    if closed:  # a member the layout does not define is LOG-4's: the model writes none
+        schema["additionalProperties"] = False
     return described(schema, layout.cls) if with_description else schema
 
 
@@ -237,13 +253,19 @@ def event_schema(layout: EventLayout) -> dict[str, Any]:
     if layout.data_field is not None:
         properties["data"] = field_schema(cls, layout.data_field)
     else:
-        properties["data"] = object_schema(layout.data, with_description=False)
+        properties["data"] = object_schema(layout.data, with_description=False, closed=True)
     required.append("data")
     for field in surface_fields(cls):
         properties[field.wire] = field_schema(cls, field)
         if not field.optional:
             required.append(field.wire)
-    return described({"type": "object", "required": required, "properties": properties}, cls)
+    schema = {
+        "type": "object",
+        "required": required,
+        "properties": properties,
+        "additionalProperties": False,
+    }
+    return described(schema, cls)
 
 
 _NO_SURFACE = {
@@ -260,7 +282,11 @@ EVENT_SCHEMA: dict[str, Any] = {
         closed=False,
     ),
     "description": "One log event. Any type other than the core ones listed is opaque: kept, "
-    "compared by no rule (SPEC section 4).",
+    "compared by no rule (SPEC section 4). A core event's envelope and data hold the members "
+    "its type defines alone (LOG-4: a log's reader keeps another unread, but the model writes "
+    "none, so a report holding one differs from the model's); a message stays open, being "
+    "the shape of a reported history's messages too (HIST-1), which carry a loop's own "
+    "members.",
 }
 EVENT_SCHEMA["properties"] = {
     "type": {"type": "string", "minLength": 1},

@@ -16,9 +16,9 @@ its shape is, by induction over the forms handled:
 
 - a leaf `{"type": "integer" | "number" | "string"}` with at most `minimum` / `minLength`: the
   shape is that bound's least value (valid), given only for a value that keeps the bound;
-- `{"type": "object"}` with at most `required` and `properties`: the same keys (so `required`
-  holds alike), each listed member shaped by its schema, any other member as it is (no
-  `additionalProperties` speaks of it);
+- `{"type": "object"}` with at most `required`, `properties` and `additionalProperties: false`:
+  the same keys (so `required` and `additionalProperties: false` hold alike), each listed member
+  shaped by its schema, any other member as it is;
 - `{"type": "array"}` with at most `items`, `minItems`, `maxItems`: the same length, each item
   shaped;
 - a lone `$ref` into `defs`: the schema it names;
@@ -43,6 +43,14 @@ _ARRAY_WORDS: Final = frozenset({"type", "items", "minItems", "maxItems", "descr
 _LEAF_WORDS: Final = frozenset({"type", "minimum", "minLength", "description"})
 
 
+def _object_words(schema: dict[str, Any]) -> bool:
+    """Whether an object schema says no more than `_object` keeps: the shape has the value's
+    keys, so a closed object (`additionalProperties: false`) holds a shape exactly when it
+    holds the value."""
+    closed = schema.get("additionalProperties", False) is False
+    return closed and set(schema) <= _OBJECT_WORDS | {"additionalProperties"}
+
+
 def shaper(schema: object, defs: Mapping[str, Any]) -> Shaper:
     """The function from a value to its shape under `schema` (`$ref`s resolved in `defs`, the
     schema's `$defs`)."""
@@ -64,7 +72,7 @@ def _compiled(schema: object, defs: Mapping[str, Any], resolving: frozenset[str]
     kind = schema.get("type")
     if not isinstance(kind, str):  # a list of types (`["string", "null"]`), or none
         return _as_is
-    if kind == "object" and set(schema) <= _OBJECT_WORDS:
+    if kind == "object" and _object_words(schema):
         return _object(schema.get("properties", {}), defs, resolving)
     if kind == "array" and set(schema) <= _ARRAY_WORDS and isinstance(schema.get("items"), dict):
         return _array(_compiled(schema["items"], defs, resolving))
@@ -167,7 +175,7 @@ def _tag(branch: object) -> str | None:
     shaped member by member (any other branch cannot be chosen by its tag alone)."""
     if not isinstance(branch, dict) or branch.get("type") != "object":
         return None
-    if not set(branch) <= _OBJECT_WORDS or "type" not in branch.get("required", ()):
+    if not _object_words(branch) or "type" not in branch.get("required", ()):
         return None
     asked = branch.get("properties", {}).get("type")
     if not isinstance(asked, dict) or set(asked) - {"description"} != {"const"}:
