@@ -1113,6 +1113,13 @@ FAMILIES = (
     Case("a PostToolUse pass audited block", "HOOK-1", changed(_post_word("pass", "block")),
          GUARDED, (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
                    ToolFinishes("c1", ToolSucceeded("a"), (PostPass(),)))),
+    # A PostToolUse hook replacing a success's output (Claude Code's updatedMCPToolOutput,
+    # Gemini CLI's tool_output): no verdict of the model's does, so a result that is no block
+    # is the body's own (SPEC section 4, out of scope).
+    Case("a PostToolUse hook replacing the body's output", "EXE-4",
+         changed(_result_text(lambda text, _: "replaced" if text == "a" else text)),
+         GUARDED, (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
+                   ToolFinishes("c1", ToolSucceeded("a"), (PostContext("note"),)))),
     # Blank as JavaScript's `trim` reads it: U+FEFF blank (Python: not JSON), U+001C..U+001F
     # and U+0085 not (Python: blank, so {}): an error that names another input problem.
     Case("U+FEFF arguments read as blank", "EXE-2", _mutant("javascript-trim"), NO_HOOKS,

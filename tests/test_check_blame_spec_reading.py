@@ -151,6 +151,23 @@ def test_RW_2_check_leaves_the_sidecar_order_and_an_unrecorded_input_on_a_failed
     assert "The order of the hooks a sidecar names before the last" in spec_text("RW-2")
 
 
+def test_EXE_4_LOG_4_check_leaves_a_post_hook_replacing_the_output_and_spec_says_so() -> None:
+    """EXE-4, LOG-4: a PostToolUse hook that replaced a read's output (its hook/result holding
+    the new text as `updatedToolOutput`, the result a success holding it) breaks EXE-4, the
+    result being the body's; a log does not record what the body returned, and the member is
+    one hook/result does not define, read and kept (LOG-4). SPEC.md's out-of-scope list did not
+    name such hooks (Gemini CLI's `tool_output`, OpenCode #13574): it now says what check and
+    conform do with one."""
+    report = check(BLAME / "unchecked" / "EXE-4-post-hook-replaced-the-output.jsonl")
+    assert (blamed(report), report.status) == ([], "ok")
+    spec = (Path(__file__).resolve().parents[1] / "SPEC.md").read_text(encoding="utf-8")
+    scope = spec.split("## 4. Scope")[1].split("## 5. Rules")[0]
+    said = " ".join(scope.split())
+    assert "**A PostToolUse hook replacing a tool's output**" in said
+    assert "names EXE-4 where a harness's hook replaces a success's text" in said
+    assert "`check` judges neither" in said
+
+
 def test_RW_3_a_named_hook_that_answers_after_the_record_is_RW_2_saying_why() -> None:
     """RW-3: a sidecar names h1, whose rewrite is audited only after the reply and its record.
     RW-3's **Where.** read as if check blamed that on RW-3; it is RW-2 at the record (no prefix
