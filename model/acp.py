@@ -45,7 +45,8 @@ PERMISSION_OPTIONS: tuple[tuple[str, str], ...] = (
 """(optionId, label) of the options a permission request offers; each id is also its kind."""
 
 # ACP's tool-call statuses the model sends (never ACP's `pending`): a card opens in progress at
-# its call, and the one update its result gets closes it.
+# its call, one awaiting approval too, as dsh's ACP bridge sent it (SPEC.md section 12), and the
+# one update its result gets closes it.
 STATUS_IN_PROGRESS = "in_progress"
 STATUS_COMPLETED = "completed"
 STATUS_FAILED = "failed"
