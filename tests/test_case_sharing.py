@@ -42,6 +42,7 @@ from loopspec.properties.conformance.case_text import holds_a_case
 from loopspec.properties.conformance.command_codec import config_to_json
 from loopspec.properties.conformance.compare import Divergence
 from loopspec.properties.conformance.run import (
+    PYTEST_OPTIONS,
     RunReport,
     TargetError,
     load_case,
@@ -1333,6 +1334,23 @@ def test_PROTO_1_an_impl_misnamed_is_offered_the_factory_or_module_meant(
     err = capsys.readouterr().err
     assert err.endswith(f"{offer}\n"), err
     assert err.count("\n") == 1, err
+
+
+def test_PROTO_1_a_loop_made_once_is_offered_its_class_by_the_option_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: under pytest, a loop made once (`LOOP = TutorialLoop()`) was offered its class
+    as `--impl tutorial_loop_h:TutorialLoop`, an option pytest does not take."""
+    (tmp_path / "tutorial_loop_h.py").write_text(
+        "class TutorialLoop:\n    pass\n\nLOOP = TutorialLoop()\n", encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "tutorial_loop_h", raising=False)
+    with pytest.raises(TargetError) as refused:
+        resolve_target("tutorial_loop_h:LOOP", None, PYTEST_OPTIONS)
+    assert str(refused.value).endswith(
+        "its class (--loopspec-impl tutorial_loop_h:TutorialLoop)"
+    ), refused.value
 
 
 def test_PROTO_1_a_word_that_is_no_script_is_not_taken_for_a_missing_one(

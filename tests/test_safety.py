@@ -1970,17 +1970,24 @@ def test_SAFE_5_an_impl_module_that_fails_to_import_exits_2(
     (tmp_path / "raises_on_import.py").write_text("raise RuntimeError('at import')\n")
     (tmp_path / "does_not_parse.py").write_text("def f(:\n")
     (tmp_path / "exits_on_import.py").write_text("import sys\nsys.exit(0)\n")
+    (tmp_path / "exits_saying_why.py").write_text("import sys\nsys.exit('needs 3.12')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    for spec in ("raises_on_import:make", "does_not_parse:make", "exits_on_import:make"):
-        assert main(["conform", "--impl", spec]) == 2
+    for module in ("raises_on_import", "does_not_parse", "exits_on_import", "exits_saying_why"):
+        assert main(["conform", "--impl", f"{module}:make"]) == 2
     err = capsys.readouterr().err
     assert "RuntimeError: at import" in err
     assert "SyntaxError" in err
     assert "Traceback" not in err
     assert (
         f"exits_on_import:make: SystemExit: 0 (at {tmp_path / 'exits_on_import.py'}:2, in "
-        "<module>): the module exits as it is imported; keep what runs it as a program (its "
-        'argument parsing) under `if __name__ == "__main__":`\n'
+        "<module>): the module exited while it was imported; a script parsing its arguments "
+        "as it is imported does so (argparse): keep what runs it as a program under `if "
+        '__name__ == "__main__":`\n'
+    ) in err, err
+    # Its own message says why: not told to move argument parsing it may not have.
+    assert (
+        f"exits_saying_why:make: SystemExit: needs 3.12 (at {tmp_path / 'exits_saying_why.py'}:2"
+        ", in <module>): the module exited while it was imported\n"
     ) in err, err
     frames = {
         module: f'{TRACEBACK_HEADING}\n  File "{tmp_path / module}.py", line {line}, in <module>\n'

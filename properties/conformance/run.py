@@ -770,12 +770,11 @@ def resolve_target(
         raise TargetError(
             f"cannot load {spec}: {_one_line(error)}", trace=tuple(target_traceback(error))
         ) from error
-    except SystemExit as error:  # it exits: a script's argparse, run when it is imported
+    except SystemExit as error:  # it exits: often a script's argparse, run when it is imported
         said, raised_at = exception_line(error), _raised_in_target(error)
         raise TargetError(
-            f"cannot load {spec}: {said}{f' ({raised_at})' if raised_at else ''}: the module exits "
-            "as it is imported; keep what runs it as a program (its argument parsing) under "
-            '`if __name__ == "__main__":`',
+            f"cannot load {spec}: {said}{f' ({raised_at})' if raised_at else ''}: the module "
+            f"exited while it was imported{_exit_on_import_advice(error)}",
             trace=tuple(target_traceback(error)),
         ) from error
     try:
@@ -790,7 +789,7 @@ def resolve_target(
         # The loop made once (`loop = MyLoop()`), where conform makes one for each run.
         offer = (
             f": it is a {kind.__name__} made once; name what makes one for each run, its class "
-            f"(--impl {module_name}:{kind.__name__})"
+            f"({options.impl} {module_name}:{kind.__name__})"
             if kind.__module__ == module.__name__ and getattr(module, kind.__name__, None) is kind
             else missing_attribute(module, attribute)
         )
@@ -799,6 +798,18 @@ def resolve_target(
     # no option, where a recorded --impl asked them to name it and called the pass "not the
     # recorded target".
     return factory, {} if spec == BUNDLED_IMPL else {"impl": spec}
+
+
+def _exit_on_import_advice(error: SystemExit) -> str:
+    """What follows "the module exited while it was imported": a message it exited with says
+    why itself (`sys.exit("needs Python 3.12")` was told to move its argument parsing); a
+    status is most often a script's argument parsing (argparse's 2), run on import."""
+    if isinstance(error.code, str):
+        return ""
+    return (
+        "; a script parsing its arguments as it is imported does so (argparse): keep what runs "
+        'it as a program under `if __name__ == "__main__":`'
+    )
 
 
 def _path_given(module_name: str, attribute: str, options: TargetOptions) -> str:
