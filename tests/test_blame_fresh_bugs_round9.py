@@ -279,9 +279,13 @@ class AbortWinsOverABlock(ModelTarget):
             return observed
         events = copied(observed)
         for event in events:
-            if event["type"] == "tool/result":
+            if event["type"] != "tool/result":
+                continue
+            block = event["data"]["message"]["content"][0]
+            # The settling body's result only: the results committed beside it (a denied call's,
+            # one never started) keep theirs, as the docstring says.
+            if block["toolCallId"] == command.call_id:
                 event["data"]["error"] = {"name": "AbortError", "code": "ABORTED"}
-                block = event["data"]["message"]["content"][0]
                 block["content"] = [{"type": "text", "text": "Error: tool call aborted"}]
         return renumbered(observed, self.kept(events))
 
