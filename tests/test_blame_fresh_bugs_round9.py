@@ -71,7 +71,13 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.derive import derive_messages
-from loopspec.model.events import ApprovalDecided, Event, ToolCallRecorded, TurnEnded
+from loopspec.model.events import (
+    ApprovalDecided,
+    Event,
+    ToolCallRecorded,
+    ToolResultRecorded,
+    TurnEnded,
+)
 from loopspec.model.jsonvalue import FrozenMap, parse_arguments
 from loopspec.model.messages import (
     AssistantMessage,
@@ -209,13 +215,23 @@ class RendersResultsFromTheOriginalInput(LogPresenter):
     """The model's UI, except that a rewritten call's result is rendered with the input the
     model asked for, its card with the input in effect."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._originals: dict[str, Any] = {}
+
     def feed(self, event: Event) -> Any:
-        shown = super().feed(event)
         if isinstance(event, ToolCallRecorded) and event.rewrite is not None:
-            name, _arguments, view = self._calls[event.call_id]
-            original = parse_arguments(event.rewrite.original_arguments)
-            self._calls[event.call_id] = (name, original, view)
-        return shown
+            self._originals[event.call_id] = parse_arguments(event.rewrite.original_arguments)
+        if not isinstance(event, ToolResultRecorded) or event.call_id not in self._originals:
+            return super().feed(event)
+        # The result alone: the card and a permission request keep the input in effect, as
+        # the docstring says (it kept the original for every later view of the call).
+        kept = name, _arguments, view = self._calls[event.call_id]
+        self._calls[event.call_id] = (name, self._originals[event.call_id], view)
+        try:
+            return super().feed(event)
+        finally:
+            self._calls[event.call_id] = kept
 
 
 ShowsResultsOfTheOriginalInput = presenting_with(
