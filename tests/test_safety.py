@@ -1273,6 +1273,35 @@ def test_PROTO_1_a_loop_exiting_0_between_programs_is_told_one_process_serves_th
     ]
 
 
+def test_PROTO_1_a_loop_started_again_exiting_0_is_not_said_to_have_answered(
+    tmp_path: Path,
+) -> None:
+    """PROTO-1: a process started again after the one before it ended, exiting 0 before its
+    first answer, was said to have "exited with status 0, having answered before": the target
+    had (another process), this one had not."""
+    ready = json.dumps({"type": "ready", "implementation": "twice", "capabilities": []})
+    marker = shlex.quote(str(tmp_path / "started"))
+    # The first process answers one reset and exits 1 at the next; every later one exits 0.
+    script = (
+        f"read -r line; [ -e {marker} ] && exit 0; touch {marker}; "
+        f"echo {shlex.quote(ready)}; read -r line; exit 1"
+    )
+    target = ProcessTarget(["sh", "-c", script], name="twice")
+    try:
+        assert target.reset(LoopConfig()) == frozenset()
+        for _ in range(2):
+            with pytest.raises(ProcessTargetError) as refused:
+                target.reset(LoopConfig())
+    finally:
+        target.close()
+    assert refused.value.message.splitlines()[:2] == [
+        "twice: the process ended its output instead of answering reset (it exited with status "
+        "0 before its first answer, started again after the process before it ended; a loop "
+        "exits only once it has answered shutdown)",
+        "exit code: 0",
+    ]
+
+
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
 @pytest.mark.no_cover
 @pytest.mark.needs(Need.NODE)

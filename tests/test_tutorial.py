@@ -161,6 +161,15 @@ def test_SAFE_5_the_tutorials_broken_loop_line_is_what_conform_prints(
     assert BROKEN_LINE.fullmatch(shown), shown
     assert BROKEN_FRAMES.fullmatch(frames), frames
     source = LOOP.read_text(encoding="utf-8")
+    # Its frames show the loop's own lines, but the innermost, the line the text says it
+    # rewrote (they showed a `self.running` the loop does not have).
+    shown_lines = re.findall(r'File "tutorial_loop.py", line (\d+), in \w+\n    (.*)', frames)
+    lines = source.splitlines()
+    *outer, (innermost, rewritten) = shown_lines
+    assert [(number, lines[int(number) - 1].strip()) for number, _ in outer] == outer
+    page = " ".join(TUTORIAL.read_text(encoding="utf-8").split())
+    assert f"with its line {innermost} written `{rewritten}`" in page, rewritten
+    assert lines[int(innermost) - 2].strip().startswith("def _finish("), innermost
     broken = source.replace(
         "    def _finish(self, finished: ToolFinishes) -> str | None:\n",
         "    def _finish(self, finished: ToolFinishes) -> str | None:\n"

@@ -618,6 +618,13 @@ EXITED_BETWEEN_PROGRAMS: Final = (
 """What follows "the process ended its output instead of answering reset" for a process that
 answered before and then exited 0, as a loop written to run one session does."""
 
+EXITED_STARTED_AGAIN: Final = (
+    " (it exited with status 0 before its first answer, started again after the process before "
+    "it ended; a loop exits only once it has answered shutdown)"
+)
+"""What follows those words for a process started again (the one before it ended, having
+answered) that exited 0 before answering its first reset: "having answered before" was false."""
+
 HUNG_AT_START_UP: Final = "the process hung at start-up, before answering its first message"
 """What a `--cmd` process still running and silent at its first message's deadline did: "no
 answer to reset within T s" follows, then the option that waits longer and its stderr."""
@@ -1133,6 +1140,7 @@ class _Process:
         _RUNNING.add(self)
         self.lines: queue.Queue[bytes | None] = queue.Queue(maxsize=LINES_BUFFERED)
         self.unended = b""  # the start of a line written and not ended yet (`_lines_of`)
+        self.answered = False  # whether it answered a message (`ProcessTarget.slowest` outlives it)
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
         self._headline = self._line_start = b""
@@ -1640,7 +1648,7 @@ class ProcessTarget:
         elif what == "reset" and code == 0:
             # It answered a program, then exited 0 as if done: "ended its output instead of
             # answering reset" did not say that one process serves every program.
-            ended += EXITED_BETWEEN_PROGRAMS
+            ended += EXITED_BETWEEN_PROGRAMS if process.answered else EXITED_STARTED_AGAIN
         if what == "shutdown":
             ended += ' (a loop answers shutdown with {"type": "bye"}, then exits)'
         self._fail(ended, grace=1.0, rule=rule, files_missed=files_missed)
@@ -1800,6 +1808,7 @@ class ProcessTarget:
                 line=raw,
             )
         self.slowest[expected] = max(took, self.slowest.get(expected, 0.0))
+        process.answered = True
         self._last_line = raw  # what a later fault in this answer quotes, as it was written
         result: dict[str, Any] = answer
         return result

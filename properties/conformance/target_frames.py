@@ -3,9 +3,8 @@
 A target that raises says nothing about the rules (SAFE-5), and no Python traceback is printed
 of it: a report names the innermost frame of the target's own (`innermost_of_target`), and
 below its first line (the pytest plugin's, conform's, replay's), the target's own frames as a
-traceback shows them
-(`target_traceback`), with the exceptions that caused it: a loop that wraps a `KeyError` in an
-error of its own showed the wrapper alone, at the line that raised it.
+traceback shows them (`target_traceback`), with the exceptions that caused it: a loop that
+wraps a `KeyError` in an error of its own showed the wrapper alone, at the line that raised it.
 """
 
 from __future__ import annotations
