@@ -310,9 +310,10 @@ def test_PROTO_1_TURN_1_a_cli_that_fails_before_asking_the_model_is_no_pass(
     """PROTO-1: a CLI that exits 1 at its start (a broken install, a flag it refuses), never
     asking the model, was reported as `exit 1` above no call judged and no divergence, exit 0,
     its stderr shown nowhere. `run` stops with exit 2 quoting its stderr, its log removed; a
-    CLI that failed after asking is reported as before. TURN-1: where the scenario's prompt is
-    blank, which Claude Code refuses so (`Input contained only whitespace`), the report names
-    TURN-1 with its words, exit 1."""
+    CLI that failed after asking is reported as before. TURN-1: where the failed turn's prompt
+    is blank, which Claude Code refuses so (`Input contained only whitespace`), the report names
+    TURN-1 with its words, exit 1; a blank prompt on Codex, or in a turn that did not fail, hid
+    the failed start as TURN-1, exit 1."""
     failed = {
         **_result([], {"messages": []}),
         "exitCode": 1,
@@ -336,7 +337,22 @@ def test_PROTO_1_TURN_1_a_cli_that_fails_before_asking_the_model_is_no_pass(
     log.unlink()
     blank = tmp_path / "blank.json"
     blank.write_text((SCENARIOS / "one-call.json").read_text().replace("Print a word.", " "))
-    monkeypatch.setattr(harness_cli, "drive", lambda request: failed)
+    second_blank = tmp_path / "second-blank.json"
+    two_turns = (SCENARIOS / "two-turns.json").read_text()
+    second_blank.write_text(two_turns.replace("Now print two.", " "))
+    # A blank prompt elsewhere than the failed turn, or on Codex, hides no failed start.
+    for scenario_file, harness, failed_turn in (
+        (blank, "codex", 0),
+        (second_blank, "claude-code", 0),
+        (second_blank, "claude-code", None),
+    ):
+        ran = {**failed, "failedTurn": failed_turn}
+        monkeypatch.setattr(harness_cli, "drive", lambda request, ran=ran: ran)
+        code = main(["run", str(scenario_file), "--harness", harness, "--log", str(log)])
+        assert code == 2, (scenario_file.name, harness, failed_turn)
+        assert f"[PROTO-1] {harness} exited 1 before asking" in capsys.readouterr().err
+    refused = {**failed, "failedTurn": 0}
+    monkeypatch.setattr(harness_cli, "drive", lambda request: refused)
     assert main(["run", str(blank), "--harness", "claude-code", "--log", str(log)]) == 1
     out = capsys.readouterr().out.splitlines()
     assert (

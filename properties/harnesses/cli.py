@@ -32,7 +32,7 @@ from loopspec.impl.user_files import (
 from loopspec.model.errors import NO_RULE_BROKEN
 from loopspec.model.json_location import leading_path, line_of
 from loopspec.model.json_text import spelled
-from loopspec.properties.harnesses.report import report_lines, session_view
+from loopspec.properties.harnesses.report import blank_turn_refused, report_lines, session_view
 from loopspec.properties.harnesses.script import Harness, HarnessScript, load_harness_script
 from loopspec.properties.harnesses.session import (
     HarnessError,
@@ -165,14 +165,14 @@ def _refuse_a_cli_that_never_asked(
 ) -> None:
     """`HarnessError` (PROTO-1) when a turn of the CLI failed (an exit code no crash or abort of
     the scenario explains) and it never asked the model anything: nothing of the scenario was
-    played, and a report of it (no call judged, no divergence) would read as a pass. A scenario
-    with a blank prompt is reported instead: Claude Code refuses one (TURN-1, `report`)."""
+    played, and a report of it (no call judged, no divergence) would read as a pass. A turn
+    failed by Claude Code's refusal of its blank prompt is reported instead (TURN-1, `report`)."""
     code = result.get("exitCode", 0)
     asked = any(
         r["method"] == "POST" and r["path"].split("?")[0] in ("/v1/messages", "/v1/responses")
         for r in result.get("requests", [])
     )
-    if code == 0 or asked or any(not prompt.strip() for prompt in script.prompts):
+    if code == 0 or asked or blank_turn_refused(harness, script, result) is not None:
         return
     tail = [line for line in str(result.get("stderr", "")).splitlines() if line.strip()]
     said = " | ".join(tail[-_STDERR_LINES:]) or "(nothing on stderr)"

@@ -521,7 +521,7 @@ def session_view(
             work=str(result.get("work", "")),
         )
     )
-    refused = list(_blank_prompts_refused(script, result))
+    refused = list(_blank_prompts_refused(harness, script, result))
     divergences = refused + compared + list(_found_in_log(log_report, compared))
     return SessionView(
         harness,
@@ -539,24 +539,42 @@ def session_view(
     )
 
 
+# Claude Code's refusal of a blank `-p` prompt, for a result that does not say which turn failed.
+_BLANK_REFUSAL = "Input contained only whitespace"
+
+
+def blank_turn_refused(
+    harness: Harness, script: HarnessScript, result: Mapping[str, Any]
+) -> int | None:
+    """The turn (from 1) whose blank prompt Claude Code refused, failing it: a turn failed (an
+    exit code no crash or abort explains) and its prompt is blank (`failedTurn`, from
+    `run_inside`; without it, Claude Code's own refusal words on stderr). None on Codex, and
+    where a turn with a prompt failed: that failure is the CLI's, not the blank prompt's."""
+    if harness is not Harness.CLAUDE_CODE or result.get("exitCode", 0) == 0:
+        return None
+    blank = [n for n, prompt in enumerate(script.prompts) if not prompt.strip()]
+    failed = result.get("failedTurn")
+    if isinstance(failed, int):
+        return failed + 1 if failed in blank else None
+    refused = _BLANK_REFUSAL in str(result.get("stderr", ""))
+    return blank[0] + 1 if refused and blank else None
+
+
 def _blank_prompts_refused(
-    script: HarnessScript, result: Mapping[str, Any]
+    harness: Harness, script: HarnessScript, result: Mapping[str, Any]
 ) -> Iterator[Divergence]:
-    """TURN-1 where a turn failed (an exit code no crash or abort explains) and the scenario
-    gives a blank prompt: Claude Code refuses one (`Input contained only whitespace`), opening
-    no turn, where a prompt opens a turn, blank or not."""
-    code = result.get("exitCode", 0)
-    blank = [n + 1 for n, prompt in enumerate(script.prompts) if not prompt.strip()]
-    if code == 0 or not blank:
+    """TURN-1 where Claude Code refused a turn's blank prompt (`Input contained only
+    whitespace`), opening no turn, where a prompt opens a turn, blank or not."""
+    turn = blank_turn_refused(harness, script, result)
+    if turn is None:
         return
     said = [line for line in str(result.get("stderr", "")).splitlines() if line.strip()]
     words = f" ({said[-1].strip()})" if said else ""
-    turns = ", ".join(str(n) for n in blank)
     yield Divergence(
         "TURN-1",
         "-",
-        f"the CLI exited {code}{words} where the blank prompt of turn {turns} was to open a "
-        "turn: a prompt opens a turn, blank or not",
+        f"the CLI exited {result.get('exitCode', 0)}{words} where the blank prompt of turn "
+        f"{turn} was to open a turn: a prompt opens a turn, blank or not",
     )
 
 

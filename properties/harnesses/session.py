@@ -554,6 +554,11 @@ def run_inside(request: SessionRequest, root: Path) -> dict[str, Any]:
     return {
         "harness": request.harness.value,
         "exitCode": failed[0] if failed else 0,
+        # Which turn's exit code that is: a report reads that turn's prompt (a blank one).
+        "failedTurn": next(
+            (n for n, (code, _, _, _) in enumerate(turns) if code != 0 and n not in cut_turns),
+            None,
+        ),
         "timedOut": any(out for n, (_, out, _, _) in enumerate(turns) if n not in cut_turns),
         "crashed": crashed,
         "aborted": aborted,
