@@ -19,15 +19,12 @@ from loopspec.properties.conformance.blame.history import (
     awaiting_approval,
     calls_step,
     earlier_unanswered,
-    own_error_code,
     recorded,
 )
 from loopspec.properties.conformance.blame.hook_answers import (
     asked_yet_answered_before,
-    denial_for,
     failed_open_before,
-    failed_open_words,
-    merge_shown_by_probe,
+    failed_open_fate,
 )
 from loopspec.properties.conformance.blame.probes import unregistered_probe_shows
 from loopspec.properties.conformance.blame.readings import (
@@ -217,32 +214,18 @@ def _failed_open_unstarted(
     config: LoopConfig | None,
     probe: Probe | None,
 ) -> tuple[str, str] | None:
-    """`failed_open_words`'s rule and words on call `call_id`, whose body the model starts and the
-    target does not, when the target denied it (HOOK-2) or ended it with an error of its own
-    code (HOOK-7): that result is among `target_events`, or comes once the calls before it
-    settle (`merge_shown_by_probe`; a result held behind an earlier call's read as SCHED-1,
+    """`failed_open_fate` on call `call_id`, whose body the model starts and the target does
+    not, saying when its denial shows (a result held behind an earlier call's read as SCHED-1,
     seeds 50, 52, 57, 60, 67 and 69 of 50-69). None otherwise."""
-    if failed_open_words(call_id, program, config) is None:
-        return None
-    code = own_error_code(call_id, target_events)
-    shown = (
-        "denied"
-        if denial_for(call_id, target_events)
-        else "failed"
-        if code is not None
-        else merge_shown_by_probe(call_id, config, history, probe, target_events)
+    fate = failed_open_fate(
+        call_id, history, target_events, program=program, config=config, probe=probe
     )
-    later = "" if result_for(call_id, target_events) else ", once the calls before it settle"
-    if shown == "denied":
-        return "HOOK-2", f"{failed_open_words(call_id, program, config)}{later}"
-    if shown == "failed":
-        coded = (
-            f" ({code})"
-            if code is not None
-            else " (shown once the calls before it settle, sent after it to tell)"
-        )
-        return "HOOK-7", str(failed_open_words(call_id, program, config, coded=coded))
-    return None
+    if fate is None:
+        return None
+    rule, words = fate
+    if rule == "HOOK-2" and not result_for(call_id, target_events):
+        return rule, f"{words}, once the calls before it settle"
+    return rule, words
 
 
 def _cap(config: LoopConfig | None) -> str:

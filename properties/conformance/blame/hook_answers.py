@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, assert_never
 
 from loopspec.model.commands import Allow, Command, HookAnswers, ModelReplies, Pass
 from loopspec.model.config import LoopConfig
@@ -207,6 +207,16 @@ def failed_open_words(
     With `coded` (` (CODE)`, or empty where the code is not known), the words say the target
     ends the call with an error of its own instead (HOOK-7). None otherwise
     (`pass_read_as_denial` says it at the answer itself)."""
+    word = _deny_word_of_a_pass(call_id, program, config)
+    return None if word is None else _failed_open_phrase(call_id, word, coded)
+
+
+def _deny_word_of_a_pass(
+    call_id: str | None, program: Sequence[Command], config: LoopConfig | None
+) -> str | None:
+    """The first audit word a deny may record too (`error`, `stop`) among the passes the model
+    took for call `call_id`, where every PreToolUse answer it took passes or allows the call;
+    None otherwise."""
     answers = _pre_answers_taken(program, config).get(str(call_id), [])
     words = [
         answer.audit.decision
@@ -217,19 +227,24 @@ def failed_open_words(
     ]
     if not words or not all(isinstance(answer.verdict, Pass | Allow) for answer in answers):
         return None
+    return words[0]
+
+
+def _failed_open_phrase(call_id: str | None, word: str, coded: str | None) -> str:
+    """`failed_open_words`' words, the pass's audit recording `word`."""
     if coded is not None:
         # Not denied but failed with an error of the loop's own: its fault handling, not its
         # merge, read the hook's fault as a verdict.
         return (
             f"call {call_id}'s PreToolUse hooks pass or allow it, one a pass whose audit records "
-            f"{words[0]!r}: a hook that failed gets its dialect's default, no decision, unless "
+            f"{word!r}: a hook that failed gets its dialect's default, no decision, unless "
             "it fails closed, which its verdict would then say (a deny), so call "
             f"{call_id} runs, where the target ends it with an error of its own{coded} before "
             "it runs"
         )
     return (
         f"call {call_id}'s PreToolUse hooks pass or allow it, one a pass whose audit records "
-        f"{words[0]!r} (a hook that failed gets its dialect's default, no decision, unless it "
+        f"{word!r} (a hook that failed gets its dialect's default, no decision, unless it "
         "fails closed, HOOK-7, which the verdict would then say: a deny), and a pass never "
         f"denies a call (deny > ask > allow > pass): call {call_id} runs, where the target "
         "denies it, as if the audit's word were the verdict"
@@ -245,35 +260,56 @@ def failed_open_before(
     config: LoopConfig | None,
     probe: Probe | None,
 ) -> tuple[str, str] | None:
-    """`failed_open_words`'s rule and words on an earlier call of `call_id`'s step still without a
-    result, when the target denied it (HOOK-2) or ended it with an error of its own code
-    (HOOK-7): that result is among `target_events`, or comes once the calls before it settle
-    (`merge_shown_by_probe`). None otherwise: what the target did with `call_id` (its
-    approval asked, its body started) is then the scheduling's to name."""
+    """`failed_open_fate` on an earlier call of `call_id`'s step still without a result, the
+    words saying `call_id` went on early. None when no earlier call has one: what the target did
+    with `call_id` (its approval asked, its body started) is then the scheduling's to name."""
     for record in earlier_unanswered(call_id, history):
-        earlier = call_id_of(record)
-        if failed_open_words(earlier, program, config) is None:
-            continue
-        code = own_error_code(earlier, target_events)
-        shown = (
-            "denied"
-            if denial_for(earlier, target_events)
-            else "failed"
-            if code is not None
-            else merge_shown_by_probe(earlier, config, history, probe, target_events)
+        fate = failed_open_fate(
+            call_id_of(record),
+            history,
+            target_events,
+            program=program,
+            config=config,
+            probe=probe,
         )
-        went_on = f", so call {call_id} went on early"
-        if shown == "denied":
-            return "HOOK-2", f"{failed_open_words(earlier, program, config)}{went_on}"
-        if shown == "failed":
-            # Known from this command's events, or (no code) once the calls before it settle.
-            coded = (
-                f" ({code})"
-                if code is not None
-                else " (shown once the calls before it settle, sent after it to tell)"
-            )
-            return "HOOK-7", f"{failed_open_words(earlier, program, config, coded=coded)}{went_on}"
+        if fate is not None:
+            rule, words = fate
+            return rule, f"{words}, so call {call_id} went on early"
     return None
+
+
+def failed_open_fate(
+    call_id: str | None,
+    history: Sequence[Event],
+    target_events: Sequence[Event],
+    *,
+    program: Sequence[Command],
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> tuple[Literal["HOOK-2", "HOOK-7"], str] | None:
+    """`failed_open_words`'s rule and words on call `call_id`, when the target denied it
+    (HOOK-2) or ended it with an error of its own code (HOOK-7): that result is among
+    `target_events`, or comes once the calls before it settle (`merge_shown_by_probe`). None
+    otherwise."""
+    word = _deny_word_of_a_pass(call_id, program, config)
+    if word is None:
+        return None
+    code = own_error_code(call_id, target_events)
+    if denial_for(call_id, target_events):
+        return "HOOK-2", _failed_open_phrase(call_id, word, None)
+    if code is not None:
+        return "HOOK-7", _failed_open_phrase(call_id, word, f" ({code})")
+    match merge_shown_by_probe(call_id, config, history, probe, target_events):
+        case "denied":
+            return "HOOK-2", _failed_open_phrase(call_id, word, None)
+        case "failed":
+            # Its code shows only once the calls before it settle.
+            coded = " (shown once the calls before it settle, sent after it to tell)"
+            return "HOOK-7", _failed_open_phrase(call_id, word, coded)
+        case "asked" | "ran" | None:
+            return None
+        case unreachable:
+            assert_never(unreachable)
 
 
 def asked_yet_answered_before(
