@@ -17,7 +17,7 @@ import pytest
 from inner_pytest import InnerPytest
 from test_conform_report import _failed_report
 
-from loopspec.properties.cli.conform_run import save_case
+from loopspec.properties.cli.conform_run import write_case_file
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.process_target import HUNG_AT_START_UP
 from loopspec.properties.pytest_plugin import DEFAULT_CASE_DIR
@@ -52,8 +52,8 @@ def test_PROTO_1_replay_answer_timeout_is_the_wait_for_each_answer(
     names the option when the wait runs out. In a folder, the cases after one whose process
     never answered its first message are not replayed: each started it again and waited out
     the timeout, saying the same words (50 committed cases, 500 s at the default 10 s)."""
-    case = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
-    later = save_case(_failed_report(), tmp_path, {"impl": "theirs:make"})
+    case = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
+    later = write_case_file(_failed_report(), tmp_path, {"impl": "theirs:make"})
     for named in (case, tmp_path):
         assert main(["replay", str(named), "--cmd", SILENT, "--answer-timeout", "0.2"]) == 2
         said = capsys.readouterr()
@@ -91,8 +91,8 @@ def test_PROTO_1_replay_goes_on_after_a_case_whose_configuration_stops_the_proce
     report = _failed_report()
     assert report.config is not None
     config = attrs.evolve(report.config, max_parallel=3)
-    save_case(attrs.evolve(report, config=config), tmp_path, {"cmd": "x"})
-    later = save_case(report, tmp_path, {"cmd": "x"})
+    write_case_file(attrs.evolve(report, config=config), tmp_path, {"cmd": "x"})
+    later = write_case_file(report, tmp_path, {"cmd": "x"})
     assert main(["replay", str(tmp_path), "--cmd", FAILS_ON_MAX_PARALLEL_3]) == 2
     said = capsys.readouterr()
     assert f"{later}: replaying" in said.out, said.out
@@ -123,7 +123,7 @@ def test_PROTO_1_plugin_answer_timeout_is_the_wait_for_each_answer(
     def pytest_with(*options: str) -> subprocess.CompletedProcess[str]:
         return InnerPytest(pytester, monkeypatch).run(tmp_path, tmp_path, *options)
 
-    save_case(_failed_report(), tmp_path / DEFAULT_CASE_DIR, {"impl": "mine:make"})
+    write_case_file(_failed_report(), tmp_path / DEFAULT_CASE_DIR, {"impl": "mine:make"})
     done = pytest_with(f"--loopspec-cmd={SILENT}", "--loopspec-answer-timeout=0.2")
     assert done.returncode == 4, done.stdout + done.stderr
     hint = " (to wait longer: --loopspec-answer-timeout S)"

@@ -31,8 +31,8 @@ from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli.conform_run import (
     counterexample_lines,
     quoted_rule,
-    save_case,
     with_saved_program,
+    write_case_file,
 )
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import process_target
@@ -90,7 +90,7 @@ def test_MODEL_1_the_replayed_diff_is_indented_as_one_block(
     every line indented alike; only its `--- model` header was indented, the rest began at
     column 0."""
     report = _failed_report()
-    saved = save_case(report, tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(report, tmp_path, {"impl": "mine:make"})
     assert main(["replay", str(saved), "--impl", "test_case_sharing:turn_end_reason_as_text"]) == 1
     conform_lines = "\n".join(counterexample_lines(report, saved, {"impl": "mine:make"}))
     for out in (capsys.readouterr().out, conform_lines):
@@ -106,7 +106,7 @@ def test_SAFE_1_the_quoted_rule_names_no_loopspec_internals(
     reason, and says where the whole rule is; its Where line named model functions and
     invariants (`records.open_step`, `test_TURN_5_*`) a reader with the report cannot map."""
     report = _failed_report()
-    saved = save_case(report, tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(report, tmp_path, {"impl": "mine:make"})
     assert main(["replay", str(saved), "--impl", "test_case_sharing:turn_end_reason_as_text"]) == 1
     conform_lines = "\n".join(counterexample_lines(report, saved, {"impl": "mine:make"}))
     for out in (capsys.readouterr().out, conform_lines):
@@ -135,10 +135,10 @@ def test_PROTO_1_a_new_case_is_numbered_after_its_rule_s_cases_only(tmp_path: Pa
     (tmp_path / "ana-ord3.json").write_text("{}\n", encoding="utf-8")
     (tmp_path / "notes.txt").write_text("mine\n", encoding="utf-8")
     (tmp_path / "case-TURN-2-7.json").write_text("{}\n", encoding="utf-8")
-    first = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    first = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     assert first.name == "case-TURN-5-0.json"
     (tmp_path / "case-TURN-5-4.json").write_text("{}\n", encoding="utf-8")
-    assert save_case(_failed_report(), tmp_path, {"impl": "b:m"}).name == "case-TURN-5-5.json"
+    assert write_case_file(_failed_report(), tmp_path, {"impl": "b:m"}).name == "case-TURN-5-5.json"
 
 
 DSH_CASE = Path(__file__).parent / "regressions" / "dsh-duplicate-call-ids.json"
@@ -178,7 +178,7 @@ def test_PROTO_1_replay_of_a_case_without_a_profile_says_nothing_of_profiles(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """PROTO-1: a case recorded without a profile, replayed without one, has no profile line."""
-    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     for options in ((), ("--profile", "none")):
         assert main(["replay", str(saved), "--bundled", *options]) == 0
         assert "profile" not in capsys.readouterr().out
@@ -202,7 +202,7 @@ def test_PROTO_1_a_saved_case_says_which_loopspec_wrote_it_and_what_the_target_d
     that wrote it and the capabilities its target declared (they decide which commands conform
     sent); it named neither, so a colleague on another build could not tell why it differed."""
     capabilities = frozenset({"rewrite", "pre-hooks"})
-    saved = save_case(_failed_report(capabilities), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(capabilities), tmp_path, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     assert document["loopspecVersion"] == loopspec.__version__
     assert document["capabilities"] == ["pre-hooks", "rewrite"]
@@ -221,7 +221,7 @@ def test_PROTO_1_conform_s_json_names_its_target_as_replay_takes_it(
     assert main(["conform", "--impl", factory, *run]) == 0
     conformed = json.loads(capsys.readouterr().out)
     assert (conformed["target"], conformed["targetName"]) == (factory, "model")
-    saved = save_case(_failed_report(), tmp_path, {"impl": factory})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": factory})
     assert main(["replay", str(saved), "--impl", conformed["target"], "--format", "json"]) == 0
     replayed = json.loads(capsys.readouterr().out)
     assert (replayed["target"], replayed["sameTarget"]) == (conformed["target"], True)
@@ -249,7 +249,7 @@ def test_SAFE_1_the_json_documents_name_the_bundled_implementation_as_their_docs
     conformed = json.loads(capsys.readouterr().out)["target"]
     assert conformed == "impl (bundled)"
     assert f'"target": "{conformed}",' in (conform_cli.__doc__ or "")
-    saved = save_case(_failed_report(), tmp_path, {})
+    saved = write_case_file(_failed_report(), tmp_path, {})
     for named in ([], ["--bundled"], ["--impl", BUNDLED_IMPL]):
         assert main(["replay", str(saved), "--format", "json", *named]) == 0
         replayed = json.loads(capsys.readouterr().out)
@@ -271,7 +271,7 @@ def test_SAFE_1_a_case_found_on_the_bundled_implementation_replays_there_with_no
     _factory, target = resolve_target(None, None)
     assert target == {}
     bundled_note = "loopspec's bundled implementation, the same target as this replay's"
-    saved = save_case(_failed_report(), tmp_path, target)
+    saved = write_case_file(_failed_report(), tmp_path, target)
     document = json.loads(saved.read_text(encoding="utf-8"))
     assert document["target"] == {}
     earlier = tmp_path / "earlier.json"
@@ -303,7 +303,7 @@ def test_SAFE_1_a_saved_case_says_in_itself_how_to_replay_it(
     not the verb that reads it: a colleague who never saw the sender's `rerun:` line opened a
     JSON file with no way in. Its `summary` says the rule and the replay command (the secret
     hidden as in `target`), and the case still replays as the schema reads it."""
-    saved = save_case(_failed_report(), tmp_path, target)
+    saved = write_case_file(_failed_report(), tmp_path, target)
     document = json.loads(saved.read_text(encoding="utf-8"))
     summary = document["summary"]
     assert "break TURN-5 (`loopspec spec TURN-5` prints the rule) on this program" in summary
@@ -319,9 +319,9 @@ def test_PROTO_1_a_program_saved_again_is_not_copied_and_a_case_is_never_overwri
     that file instead of adding a copy (the pytest plugin replays a committed case, the random
     suite finds the same program and added case-TURN-5-1.json to the user's cases on every
     run); another program still gets a new file, and no file is overwritten."""
-    first = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
-    assert save_case(_failed_report(), tmp_path, {"impl": "mine:make"}) == first
-    other = save_case(_failed_report(), tmp_path, {"impl": "theirs:make"})
+    first = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
+    assert write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"}) == first
+    other = write_case_file(_failed_report(), tmp_path, {"impl": "theirs:make"})
     assert other != first
     assert sorted(path.name for path in tmp_path.iterdir()) == sorted([first.name, other.name])
     assert json.loads(first.read_text(encoding="utf-8"))["target"] == {"impl": "mine:make"}
@@ -333,14 +333,14 @@ def test_PROTO_1_replay_says_when_the_target_declares_other_capabilities_than_th
     """PROTO-1: replayed on a target that declares other capabilities than the one the case was
     found on, replay says both; on one that declares the same, nothing."""
     impl = ["--impl", "test_case_sharing:turn_end_reason_as_text"]
-    other = save_case(_failed_report(frozenset({"abort"})), tmp_path, {"impl": "mine:make"})
+    other = write_case_file(_failed_report(frozenset({"abort"})), tmp_path, {"impl": "mine:make"})
     assert main(["replay", str(other), *impl]) == 1
     declared = ", ".join(sorted(_declared()))
     assert (
         "  capabilities: the case was found on a target declaring abort; this one declares "
         f"{declared}\n"
     ) in capsys.readouterr().out
-    same = save_case(_failed_report(_declared()), tmp_path, {"impl": "mine:make"})
+    same = write_case_file(_failed_report(_declared()), tmp_path, {"impl": "mine:make"})
     assert main(["replay", str(same), *impl]) == 1
     assert "capabilities:" not in capsys.readouterr().out
 
@@ -352,7 +352,7 @@ def test_PROTO_1_a_replay_diverging_on_another_rule_than_the_recorded_one_says_s
     """PROTO-1: a colleague's loop of another version breaks another rule on the program of a
     case: the verdict line says so, where "diverges; the case recorded ADJ-4" above a "rule
     TURN-5" read as the recorded bug still there; the same rule keeps its line."""
-    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     document["rule"] = "ADJ-4"
     saved.write_text(json.dumps(document), encoding="utf-8")
@@ -381,7 +381,7 @@ def test_PROTO_1_a_case_of_another_version_names_the_loopspec_that_wrote_it(
     """PROTO-1: a case of a newer format names the loopspec that wrote it, so the colleague
     knows which to install; a version spelt as a string is not called older (it was told to
     record the program anew, which it cannot: the loop is not theirs)."""
-    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     document.update(version=version, loopspecVersion="9.1")
     saved.write_text(json.dumps(document), encoding="utf-8")
@@ -429,7 +429,7 @@ def test_PROTO_1_a_fault_in_a_case_of_another_release_names_both_releases(
     that was right; the refusal now says which release wrote it and to replay it with that one,
     and offers no nearest name beside it (it did: two answers, one wrong). A case of this
     release is refused as before, with the nearest name, a typo being the likely cause."""
-    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     edit(document)
     unguessed = re.sub(r" \(did you mean \w+\?\)", "", fault)
@@ -449,7 +449,7 @@ def test_PROTO_1_a_case_the_target_cannot_replay_is_refused_naming_the_file(
 ) -> None:
     """PROTO-1: a case needing a capability the target lacks is refused naming the case file,
     as every other error about a case is (it said only "command #3 of the case")."""
-    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     document["commands"].insert(1, {"kind": "Abort", "cause": "user"})
     saved.write_text(json.dumps(document), encoding="utf-8")
@@ -466,7 +466,7 @@ def test_PROTO_1_a_capability_refusal_names_the_line_of_what_needs_it(
     the file and the line of the command (or of the configuration's hooks) that needs it, the
     command, and the capability, as a fault in a hand-edited case is; it named the command's
     number alone, and the configuration's refusal read "conform never configures it so, so"."""
-    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     document["commands"].insert(1, {"kind": "Abort", "cause": "user"})
     saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
@@ -499,7 +499,7 @@ def _three_cases(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
     """A folder of two cases (one recorded diverging on TURN-5, one needing the capability
     abort) and, beside it, a case of a later format version: the folder and the three."""
     folder = tmp_path / "cases"
-    diverging = save_case(_failed_report(), folder, {"impl": "mine:make"})
+    diverging = write_case_file(_failed_report(), folder, {"impl": "mine:make"})
     document = json.loads(diverging.read_text(encoding="utf-8"))
     aborting = folder / "aborts.json"
     aborting.write_text(
@@ -523,7 +523,7 @@ def test_PROTO_1_a_pass_on_a_target_that_cannot_report_the_recorded_rule_is_not_
     replayed on a colleague's build without it, said "passes now (the case recorded VIEW-2)":
     that target reports no cards, so nothing VIEW-2 is about was compared. It says so; on a
     target declaring the capability the pass reads as before."""
-    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     saved.write_text(json.dumps({**document, "rule": rule}), encoding="utf-8")
     assert main(["replay", str(saved), "--impl", "plugin_targets:declares_nothing"]) == 0
@@ -614,9 +614,9 @@ def test_PROTO_1_a_folder_replayed_without_a_target_says_why_its_cases_were_not_
     implementation replays there."""
     folder = tmp_path / "from-alice"
     folder.mkdir()
-    save_case(_failed_report(), folder, {"impl": "alice_loop:make"})
-    save_case(_failed_report(), folder, {"cmd": "node ./loop.mjs"})
-    save_case(_failed_report(), folder, {})
+    write_case_file(_failed_report(), folder, {"impl": "alice_loop:make"})
+    write_case_file(_failed_report(), folder, {"cmd": "node ./loop.mjs"})
+    write_case_file(_failed_report(), folder, {})
     assert main(["replay", str(folder)]) == 2
     assert capsys.readouterr().out.splitlines()[-1] == (
         "replayed 3 cases against loopspec's bundled implementation: 2 unusable, 1 without "
@@ -640,7 +640,7 @@ def test_PROTO_1_replay_of_a_folder_prints_an_unusable_case_s_error_right_above_
     on stderr)" on stdout. In a CI log (both streams to one pipe, stdout buffered as Python
     buffers a pipe) every such error came first, above the whole report, away from its case."""
     folder = tmp_path / "cases"
-    save_case(_failed_report(), folder, {"impl": "mine:make"})
+    write_case_file(_failed_report(), folder, {"impl": "mine:make"})
     broken = folder / "zz-broken.json"
     broken.write_text("{", encoding="utf-8")
     buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
@@ -746,7 +746,7 @@ def test_PROTO_1_HOOK_1_a_fault_in_a_hand_edited_case_names_its_line_and_its_rul
     file breaks: PROTO-1 for the shape of a command or the configuration, the model's rule for
     a value the model refuses (an audit word contradicting its verdict is HOOK-1's), and none
     for the case format's own members, which no rule states. Every fault said [PROTO-1]."""
-    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     if len(document["commands"]) < 2 or document["commands"][1]["kind"] != "ModelReplies":
         pytest.fail("the TURN-5 program's second command is a reply")
@@ -767,7 +767,7 @@ def test_PROTO_1_a_case_that_is_not_json_names_the_line_it_breaks_on(
 ) -> None:
     """PROTO-1: a truncated case (a paste cut short) names the line where the JSON broke, in
     the same `file:line:` form (it was in the parser's words at the end of the line)."""
-    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     text = saved.read_text(encoding="utf-8")
     cut = text.index('"kind": "SubmitUser"') + len('"kind": "Sub')
     saved.write_text(text[:cut], encoding="utf-8")
@@ -829,7 +829,7 @@ def test_PROTO_1_a_case_json_reads_wrongly_names_the_line_of_the_value(
     sys.set_int_max_str_digits). A case sent in a mail's body comes back with long lines
     wrapped: the parser said only "Invalid control character at". Anything after the case's
     object (a mail's signature, a stray brace) was called a session log, with no line."""
-    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     text = edit(saved.read_text(encoding="utf-8"))
     saved.write_bytes(text.encode("utf-8", "surrogateescape"))
     assert main(["replay", str(saved)]) == 2
@@ -882,7 +882,7 @@ def test_PROTO_1_replay_json_is_one_documented_document_for_a_bug_tracker(
     shown = " ".join(re.sub(r"-\n\s+", "-", capsys.readouterr().out).split())
     assert "loopspec-replay/1" in shown
     assert "python -m pydoc loopspec.properties.cli.conform" in shown
-    saved = save_case(_failed_report(_declared()), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(_declared()), tmp_path, {"impl": "mine:make"})
     impl = ["--impl", "test_case_sharing:turn_end_reason_as_text"]
     assert main(["replay", str(saved), *impl, "--format", "json"]) == 1
     diverged = json.loads(capsys.readouterr().out)
@@ -906,7 +906,7 @@ def test_PROTO_1_replay_json_names_the_release_that_wrote_the_case_as_the_text_d
     """PROTO-1: replayed by another release, the text report says "written by loopspec 9.1;
     this is loopspec ..." before its verdict, since the releases' rules may explain it; the
     `loopspec-replay/1` document a bug tracker keeps named neither release."""
-    saved = save_case(_failed_report(), tmp_path, {})
+    saved = write_case_file(_failed_report(), tmp_path, {})
     document = json.loads(saved.read_text(encoding="utf-8"))
     for written_by in ("9.1", None):
         if written_by is None:
@@ -956,7 +956,7 @@ def test_PROTO_1_every_saved_case_satisfies_the_case_schema(
     """PROTO-1: `loopspec schema case` is the JSON Schema of a case file: what conform saves
     and every shipped regression case satisfy it. `loopspec schema` printed only the driver
     protocol, so a case edited by hand could be checked against nothing short of replaying it."""
-    saved = save_case(_failed_report(_declared()), tmp_path, {"cmd": "node loop.mjs"})
+    saved = write_case_file(_failed_report(_declared()), tmp_path, {"cmd": "node loop.mjs"})
     for path in (saved, *REGRESSIONS):
         errors = [error.message for error in case_schema.iter_errors(json.loads(path.read_text()))]
         assert errors == [], (path.name, errors)
@@ -1022,7 +1022,7 @@ def test_PROTO_1_replay_reads_exactly_the_cases_the_case_schema_accepts(
     """PROTO-1: replay refuses a case exactly when the schema does; a member neither defines
     (a misspelt `profle`) is refused, not ignored: it was, and the case replayed without the
     profile its editor meant to give it."""
-    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     edit(document)
     saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
@@ -1055,7 +1055,7 @@ def test_PROTO_1_the_tutorial_says_what_every_member_of_a_saved_case_means(
     named = {name for row in rows for name in re.findall(r"`([A-Za-z]+)`", row.split("|")[1])}
     # Every member it may write: a profile's, and `unrepeated` (a divergence not repeated).
     report = attrs.evolve(_failed_report(_declared()), profile=PROFILES["dsh"], unrepeated=True)
-    saved = save_case(report, tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(report, tmp_path, {"impl": "mine:make"})
     assert set(json.loads(saved.read_text(encoding="utf-8"))) == named
     assert named <= set(CASE_MEMBERS)
 
@@ -1068,7 +1068,7 @@ def test_PROTO_1_the_tutorials_sample_error_is_what_replay_prints(
     (sample,) = re.findall(
         r"^loopspec: error: \[PROTO-1\] \S+:\d+: .*$", TUTORIAL.read_text(), re.M
     )
-    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     del document["commands"][1]["finish"]
     saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
@@ -1118,7 +1118,7 @@ def test_PROTO_1_a_cmd_whose_script_is_not_here_says_where_it_was_looked_for(
     main.py`, as a pytest setting names it and pytest is run from `tests/`) is one too: it was
     not said when no `/` marked the word as a path."""
     command = f"{shlex.quote(sys.executable)} {script}"
-    saved = save_case(_failed_report(), tmp_path, {"cmd": command})
+    saved = write_case_file(_failed_report(), tmp_path, {"cmd": command})
     document = json.loads(saved.read_text(encoding="utf-8"))
     # As the colleague's `python3`: the command is the one replayed, word for word.
     saved.write_text(json.dumps({**document, "target": {"cmd": command}}), encoding="utf-8")
@@ -1142,7 +1142,7 @@ def test_PROTO_1_a_case_s_cmd_whose_program_is_not_here_says_how_to_name_your_co
     """PROTO-1: a shared case's recorded `--cmd ./run.sh`, pasted where no `run.sh` is, cannot
     start: replay names the file, the folder it was looked for in and, the command being the
     case's, the `--cmd` that names one's own copy of the loop (it named the file alone)."""
-    saved = save_case(_failed_report(), tmp_path, {"cmd": "./run.sh --fast"})
+    saved = write_case_file(_failed_report(), tmp_path, {"cmd": "./run.sh --fast"})
     monkeypatch.chdir(tmp_path)
     assert main(["replay", str(saved), "--cmd", "./run.sh --fast"]) == 2
     first = capsys.readouterr().err.splitlines()[0]
@@ -1196,7 +1196,7 @@ def test_PROTO_1_a_cmd_path_split_at_its_space_says_to_quote_it(
             send(process, line)
 
         monkeypatch.setattr(process_target._Process, "send", send_after_its_exit)
-    saved = save_case(_failed_report(), tmp_path, {"cmd": "python3 loop.py"})
+    saved = write_case_file(_failed_report(), tmp_path, {"cmd": "python3 loop.py"})
     monkeypatch.chdir(tmp_path)
     (tmp_path / "my loops").mkdir()
     (tmp_path / "my loops" / "loop.py").write_text("", encoding="utf-8")
@@ -1250,7 +1250,7 @@ def test_PROTO_1_an_impl_not_found_here_says_how_to_name_its_folder(
     folder below holds it (`src/`, a receiver's `myloop/`). And a loop that loads but imports
     a package this Python lacks was said to be looked for in the current directory, where it
     was found."""
-    saved = save_case(_failed_report(), tmp_path, {"impl": "alice_loop:make"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "alice_loop:make"})
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "alice_loop.py").write_text("import alices_sdk\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
@@ -1358,7 +1358,7 @@ def test_PROTO_1_a_word_that_is_no_script_is_not_taken_for_a_missing_one(
 ) -> None:
     """PROTO-1: a module name (`-m loop`) or a value with a dot (`--model=gpt-4.1`) names no
     file: a process that dies is not said to miss it."""
-    saved = save_case(_failed_report(), tmp_path, {"cmd": "python3 -m loop"})
+    saved = write_case_file(_failed_report(), tmp_path, {"cmd": "python3 -m loop"})
     monkeypatch.chdir(tmp_path)
     command = f"{shlex.quote(sys.executable)} -m loop_not_here --model=gpt-4.1 v1.2"
     assert main(["replay", str(saved), "--cmd", command]) == 2
@@ -1372,7 +1372,7 @@ def test_PROTO_1_an_option_s_value_the_process_never_named_is_not_called_missing
     `/` or ended like a script: the file it would write (`--out logs/run.jsonl`), a URL, a sed
     expression, an option's value. Past the script, a word is named only when the process's
     stderr names it, as the one it failed to open."""
-    saved = save_case(_failed_report(), tmp_path, {"cmd": "python3 loop.py"})
+    saved = write_case_file(_failed_report(), tmp_path, {"cmd": "python3 loop.py"})
     monkeypatch.chdir(tmp_path)
     (tmp_path / "loop.py").write_text(
         "import sys\nif '--config' in sys.argv:\n    open(sys.argv[-1])\nsys.exit(3)\n",
@@ -1453,7 +1453,7 @@ def test_PROTO_1_replay_names_the_commands_the_model_refused(
         },
         {"kind": "ToolFinishes", "callId": "c9", "outcome": {"ok": True, "text": "A"}},
     ]
-    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     document.update(commands=program, config=json.loads(DSH_CASE.read_text())["config"])
     del document["rule"]
@@ -1477,7 +1477,7 @@ def test_PROTO_1_replay_shows_the_case_s_configuration_and_program_up_to_the_div
     program does from the report (conform's shows its program). It showed only the command
     after which the runs differed, and the configuration (tool contracts, hooks, maxParallel)
     behind it nowhere, so the case had to be opened to understand the report."""
-    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     document["commands"].append({"kind": "SubmitUser", "text": "again"})
     saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
@@ -1541,7 +1541,7 @@ def test_PROTO_1_replay_json_carries_the_case_s_configuration_and_program(
     """PROTO-1: the `loopspec-replay/1` document, meant for a bug tracker, holds the case's
     configuration and program as the text report shows them, so the report stands without the
     file (it held only the number of commands; conform's document holds both)."""
-    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     case = json.loads(saved.read_text(encoding="utf-8"))
     impl = ["--impl", "test_case_sharing:turn_end_reason_as_text"]
     assert main(["replay", str(saved), *impl, "--format", "json"]) == 1
@@ -1558,7 +1558,7 @@ def test_PROTO_1_a_one_line_case_pasted_twice_is_named_a_case_not_a_session_log(
     of one JSON value each, which replay took for a session log ('one JSON value per line (JSON
     Lines, a session log?)', no line). A first line that is a case is a case: the error names
     the line where more follows it."""
-    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     one_line = json.dumps(json.loads(saved.read_text(encoding="utf-8")))
     saved.write_text(f"{one_line}\n{one_line}\n", encoding="utf-8")
     assert main(["replay", str(saved)]) == 2

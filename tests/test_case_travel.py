@@ -29,8 +29,8 @@ from loopspec.properties.cli.conform_run import (
     counterexample_lines,
     json_report,
     replay_header,
-    save_case,
     with_saved_program,
+    write_case_file,
 )
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.case_portable import labelled, portable
@@ -77,7 +77,7 @@ def test_SAFE_1_a_saved_case_names_neither_omar_s_folders_nor_his_secrets(omar: 
     home = omar.parent.parent
     cmd = f"env API_TOKEN=s3cret MODE=fast node {omar}/loop.mjs --config {home}/loop.json"
     portable = "env API_TOKEN=<hidden> MODE=fast node ./loop.mjs --config ~/loop.json"
-    saved = save_case(_failed_report(), omar / "cases", {"cmd": cmd})
+    saved = write_case_file(_failed_report(), omar / "cases", {"cmd": cmd})
     broke = TargetError(
         f"the target failed in apply: {cmd}: the process ended its output\nstderr: {home}",
         config=TURN_5.config,
@@ -121,7 +121,7 @@ def test_PROTO_1_a_case_saved_again_on_windows_as_utf16_replays(
     """PROTO-1: a case written back by Windows PowerShell 5 (`>`, `Out-File`) is UTF-16 with a
     byte order mark; replay refused it ("not UTF-8 text: byte 0xff"). It replays as the
     original does, and a fault in it names its line."""
-    saved = save_case(_failed_report(), omar, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), omar, {"impl": "mine:make"})
     copy = omar / "bug-1234.json"
     _windows_copy(saved, copy)
     bundled = ["--bundled"]  # the case records another target (SAFE-1)
@@ -148,7 +148,7 @@ def test_PROTO_1_a_packed_case_is_refused_saying_how_to_unpack_it(
     """PROTO-1: a case a tracker or a mail client gzipped was refused as "not UTF-8 text: byte
     0x8b ... save it as UTF-8", advice that does not fit. It is refused naming the packing and
     the command that unpacks it, without a tag (no rule states a case file's encoding)."""
-    saved = save_case(_failed_report(), omar, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), omar, {"impl": "mine:make"})
     packed = omar / "bug-1234.json.gz"
     packed.write_bytes(gzip.compress(saved.read_bytes()))
     assert main(["replay", str(packed)]) == 2
@@ -165,7 +165,7 @@ def test_PROTO_1_a_case_from_another_loopspec_says_which_one_wrote_it(
     verdict unlike the recorded one could be the versions', not the loop's. Replay names both
     versions; and a rule this loopspec does not know, in a case a newer one wrote, names the
     version to replay it with (it said only "no rule of this loopspec's SPEC.md")."""
-    saved = save_case(_failed_report(), omar, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), omar, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     document["loopspecVersion"] = "0.0.9"
     saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
@@ -321,7 +321,7 @@ def test_PROTO_1_a_case_cut_down_by_hand_names_a_command_left_answering_nothing(
     once the loop is fixed when it holds a command conform sent for both sides to refuse (its
     shrinking cut short by --max-seconds), which was refused as cut by hand (exit 2)."""
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
-    saved = save_case(_failed_report(), omar, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), omar, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     orphan = {"kind": "ToolFinishes", "callId": "c1", "outcome": {"ok": True, "text": "A"}}
     document["commands"].insert(1, orphan)
@@ -352,7 +352,7 @@ def test_PROTO_1_a_case_cut_by_hand_to_a_refused_command_is_no_valid_program(
     model refuses and why, exit 2, in a folder of cases too. A case whose bug is that refusal
     (its rule the one the case records, or MODEL-3's) still passes once the loop is fixed."""
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
-    saved = save_case(_failed_report(), omar, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), omar, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     del document["commands"][0]
     saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
@@ -475,7 +475,7 @@ def test_SAFE_1_replay_json_for_a_tracker_names_neither_omar_s_folders_nor_his_s
     """SAFE-1: the `loopspec-replay/1` document is meant for a bug tracker, and held the case's
     path and the `--cmd` replayed as typed: the home folder's path and an API_TOKEN's value.
     Both are written as a saved case writes its target."""
-    saved = save_case(_failed_report(), omar / "cases", {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), omar / "cases", {"impl": "mine:make"})
     (omar / "loop.py").write_text(
         f"import os\nos.execvp('node', ['node', {str(JS_LOOP)!r}])\n", encoding="utf-8"
     )
@@ -497,7 +497,7 @@ def test_SAFE_1_a_case_path_from_home_as_replay_s_document_writes_it_replays(
     refused, 'no such file or directory': a `~` a shell does not expand (quoted, or not at a
     word's start) is the home folder, as in a --cmd and the plugin's --loopspec-cases."""
     downloads = omar.parents[1] / "Downloads"
-    saved = save_case(_failed_report(), downloads, {})  # found on the bundled loop
+    saved = write_case_file(_failed_report(), downloads, {})  # found on the bundled loop
     assert main(["replay", str(saved), "--format", "json"]) == 0
     named = json.loads(capsys.readouterr().out)["case"]
     assert named == f"~/Downloads/{saved.name}"
@@ -513,7 +513,7 @@ def test_SAFE_4_a_case_named_as_a_fifo_says_replay_waits_for_its_writer(
     """SAFE-4: a FIFO named as the case is read as `cat` reads one (`replay <(gunzip -c F)`
     must work), so with no writer replay waits; it waited without a word until killed. It
     says on stderr that it waits, then replays what the writer sends."""
-    saved = save_case(_failed_report(), omar, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), omar, {"impl": "mine:make"})
     fifo = omar / "case.fifo"
     os.mkfifo(fifo)
     writer = threading.Thread(target=lambda: fifo.write_bytes(saved.read_bytes()), daemon=True)
@@ -536,7 +536,7 @@ def test_PROTO_1_replay_reduce_cuts_a_hand_written_case_down_and_saves_it_beside
     saves it beside the original under a new name, the original untouched."""
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
     folder = omar / "bug-1234"
-    saved = save_case(_failed_report(), folder, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), folder, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     document["commands"] += [
         {"kind": "SubmitUser", "text": "again"},
@@ -598,7 +598,7 @@ def test_SAFE_1_conform_s_console_names_a_cmd_as_the_case_records_it(
     rerun = f"loopspec replay cases/{broken.name} --cmd {shlex.quote(recorded)}"
     assert f"rerun it{put_back}: {rerun}\n" in err
     # A counterexample's report, text and JSON.
-    saved = save_case(_failed_report(), omar / "cases", {"cmd": cmd})
+    saved = write_case_file(_failed_report(), omar / "cases", {"cmd": cmd})
     text = "\n".join(counterexample_lines(_failed_report(), saved, {"cmd": cmd}))
     assert "s3cret" not in text
     assert f"rerun{put_back}: loopspec replay {saved} --cmd {shlex.quote(recorded)}" in text
@@ -698,7 +698,7 @@ def test_SAFE_1_replay_naming_no_target_refuses_a_case_found_on_one(
     forgot its --cmd stayed green whatever the loop did. It is refused (exit 2) in one line
     naming the recorded target to pass, or --bundled, which replays there as before; a case
     found on the bundled loop (target {}) replays there unasked."""
-    saved = save_case(_failed_report(), omar / "cases", recorded)
+    saved = write_case_file(_failed_report(), omar / "cases", recorded)
     assert main(["replay", str(saved)]) == 2
     out, err = capsys.readouterr()
     assert out == ""
@@ -715,7 +715,7 @@ def test_SAFE_1_replay_naming_no_target_refuses_a_case_found_on_one(
     assert main(["replay", str(saved), "--bundled"]) == 0
     said = "no divergence on loopspec's bundled implementation (not the recorded target)"
     assert said in capsys.readouterr().out
-    found_on_the_bundled_loop = save_case(_failed_report(), omar / "bundled", {})
+    found_on_the_bundled_loop = write_case_file(_failed_report(), omar / "bundled", {})
     assert main(["replay", str(found_on_the_bundled_loop)]) == 0
 
 
@@ -732,7 +732,7 @@ def test_SAFE_1_a_case_keeps_only_the_last_name_of_a_path_outside_home_and_folde
     loops = tmp_path / "srv" / "alice" / "loops"
     cmd = f"/usr/bin/env node {loops}/main.mjs --log /dev/null"
     recorded = "/usr/bin/env node <path>/main.mjs --log /dev/null"
-    saved = save_case(_failed_report(), omar / "cases", {"cmd": cmd})
+    saved = write_case_file(_failed_report(), omar / "cases", {"cmd": cmd})
     text = saved.read_text(encoding="utf-8")
     assert "alice" not in text
     assert str(tmp_path) not in text
@@ -820,7 +820,7 @@ def test_PROTO_1_the_conform_page_names_every_member_a_saved_case_holds(omar: Pa
     """PROTO-1: Carol reads a case by eye with docs/conform.md's "Sharing a case" beside it: the
     section named what the program was and the members around it, but not `loopspec`,
     `version`, `config`, `commands` or `profile`, which the file holds too."""
-    saved = save_case(_failed_report(), omar, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), omar, {"impl": "mine:make"})
     members = {*json.loads(saved.read_text(encoding="utf-8")), "profile"}
     page = (Path(__file__).parent.parent / "docs" / "conform.md").read_text(encoding="utf-8")
     opening = page.split("## Sharing a case\n\n", 1)[1].split("\n\n", 1)[0]

@@ -63,7 +63,7 @@ from loopspec.model.jsonvalue import freeze
 from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli import conform_run
-from loopspec.properties.cli.conform_run import counts_line, save_case
+from loopspec.properties.cli.conform_run import counts_line, write_case_file
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import machine
 from loopspec.properties.conformance.capability_needs import (
@@ -720,11 +720,11 @@ def test_PROTO_1_a_bundled_case_in_its_earlier_target_form_is_already_saved(
     """PROTO-1: a case an earlier conform saved on the bundled loop recorded its target as
     `{"impl": BUNDLED_IMPL}`, read as today's `{}`: the same case, not a second copy."""
     report = _failed_report()
-    first = save_case(report, tmp_path, {})
+    first = write_case_file(report, tmp_path, {})
     document = json.loads(first.read_text(encoding="utf-8"))
     document["target"] = {"impl": BUNDLED_IMPL}
     first.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    assert save_case(report, tmp_path, {}) == first
+    assert write_case_file(report, tmp_path, {}) == first
     assert list(tmp_path.iterdir()) == [first]
 
 
@@ -732,12 +732,12 @@ def test_PROTO_1_a_new_case_never_overwrites_a_saved_one(tmp_path: Path) -> None
     """PROTO-1: a saved case may already be attached to a bug report: after the user deletes
     one of its neighbours, the next case of the same rule gets a new name, not the old one's."""
     report = _failed_report()
-    first = save_case(report, tmp_path, {"impl": "mine:make"})
+    first = write_case_file(report, tmp_path, {"impl": "mine:make"})
     # Another document: the same one again names the file that holds it (test_case_sharing).
-    second = save_case(report, tmp_path, {"impl": "mine:make_again"})
+    second = write_case_file(report, tmp_path, {"impl": "mine:make_again"})
     kept = second.read_bytes()
     first.unlink()  # one file left, named ...-1: a count-based name would be ...-1 again
-    third = save_case(report, tmp_path, {"impl": "other:make"})
+    third = write_case_file(report, tmp_path, {"impl": "other:make"})
     assert len({first.name, second.name, third.name}) == 3
     assert second.read_bytes() == kept
     assert json.loads(third.read_text(encoding="utf-8"))["target"] == {"impl": "other:make"}
@@ -769,12 +769,12 @@ def test_PROTO_1_a_case_file_cut_off_while_written_is_not_left_behind(
 
     monkeypatch.setattr(os, "write", cut_after_the_first_write)
     with pytest.raises((OSError, KeyboardInterrupt, SystemExit)):
-        save_case(report, tmp_path, {"impl": "mine:make"})
+        write_case_file(report, tmp_path, {"impl": "mine:make"})
     monkeypatch.undo()
     assert written == [100]
     assert list(tmp_path.iterdir()) == left_at_sigterm == []
     # Written whole, the same case is kept.
-    saved = save_case(report, tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(report, tmp_path, {"impl": "mine:make"})
     assert json.loads(saved.read_text(encoding="utf-8"))["target"] == {"impl": "mine:make"}
 
 
@@ -869,7 +869,7 @@ def test_PROTO_1_replay_refuses_a_case_it_cannot_read_as_written(
     """PROTO-1: a case file of another version, without commands, or recording a rule or known
     divergence this loopspec does not have (replay repeats it beside its verdict) is refused
     with exit 2 naming the file and the field, never replayed as "no divergence"."""
-    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     for key, value in change.items():
         if value is None:
@@ -949,7 +949,7 @@ def test_PROTO_1_replay_of_a_case_of_another_version_says_what_to_do(
 ) -> None:
     """PROTO-1: a case file of another format version is refused saying which side is older
     and what to do about it (it named both versions and left the rest to the colleague)."""
-    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     document.update(version=version, loopspecVersion=written_by.format(this=loopspec.__version__))
     saved.write_text(json.dumps(document), encoding="utf-8")
@@ -966,7 +966,7 @@ def test_PROTO_1_replay_refuses_a_case_with_a_misspelt_field(
     """PROTO-1: a case file edited by hand with a field name misspelt (`"txet"` beside the
     `"text"` it meant to change) is refused with exit 2 naming the file, the JSON path and the
     field meant; it was replayed as the unedited program, reading "no divergence"."""
-    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     first = document["commands"][0]
     assert first["kind"] == "SubmitUser"
@@ -1173,7 +1173,7 @@ def test_PROTO_1_replay_says_which_rule_the_case_recorded(
     run that saved it blamed, so "no divergence" can be read against what the case was about;
     replayed with no target named, it says the bundled implementation ran, not the recorded
     target (a bare "no divergence" read as "fixed")."""
-    saved = save_case(_failed_report(), tmp_path, {"impl": "test_conform_report:x"})
+    saved = write_case_file(_failed_report(), tmp_path, {"impl": "test_conform_report:x"})
     assert main(["replay", str(saved), "--bundled"]) == 0
     assert (
         f"{saved}: 2 commands replayed, no divergence on loopspec's bundled implementation (not "

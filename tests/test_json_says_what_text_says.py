@@ -51,7 +51,7 @@ def _replay_reduce(
     """`replay CASE --reduce` on `target` in text, then in JSON, of a case saved `cut` times
     cut down already (the text run's cut-down case is found again by the JSON run), in a
     folder then `read_only`."""
-    saved = conform_run.save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = conform_run.write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     for _ in range(cut):
         assert main(["replay", str(saved), *target, "--reduce"]) == 1
         saved = sorted(tmp_path.iterdir())[-1]
@@ -67,7 +67,7 @@ def _replay_reduce(
 def _hand_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, dict[str, Any]]:
     """A case written by hand (no target, no rule: a question) replayed on the model, in text
     then in JSON."""
-    saved = conform_run.save_case(_failed_report(), tmp_path, {})
+    saved = conform_run.write_case_file(_failed_report(), tmp_path, {})
     case = json.loads(saved.read_text(encoding="utf-8"))
     question = tmp_path / "question.json"
     kept = ("loopspec", "version", "config", "commands")
@@ -87,7 +87,7 @@ def _recorded_as(
 ) -> tuple[str, dict[str, Any]]:
     """A TURN-5 case said to record `rule` (and the members `recorded`), replayed on `target`,
     text and JSON."""
-    saved = conform_run.save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    saved = conform_run.write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
     case = json.loads(saved.read_text(encoding="utf-8"))
     saved.write_text(json.dumps({**case, "rule": rule, **recorded}), encoding="utf-8")
     assert main(["replay", str(saved), *target]) == 0

@@ -16,7 +16,7 @@ from test_case_travel import _failed_report
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.properties.cli import conform_run
-from loopspec.properties.cli.conform_run import save_case
+from loopspec.properties.cli.conform_run import write_case_file
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import run as conformance_run
 from loopspec.properties.conformance.reduce import Reduction, StillDiverges, reduce_program
@@ -31,7 +31,7 @@ def test_PROTO_1_replay_reduce_says_a_minimal_case_cannot_be_cut(
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
     monkeypatch.chdir(tmp_path)
     folder = tmp_path / "bug-1234"
-    save_case(_failed_report(), folder, {"impl": "mine:make"})
+    write_case_file(_failed_report(), folder, {"impl": "mine:make"})
     impl = ["--impl", "test_case_travel:turn_end_reason_as_text"]
     assert main(["replay", str(folder / "case-TURN-5-0.json"), *impl, "--reduce"]) == 1
     minimal = folder / "case-TURN-5-1.json"  # its tools and texts cut
@@ -75,7 +75,7 @@ def test_PROTO_1_replay_reduce_stopped_by_ctrl_c_says_so(
     did, that the case it saved was cut down, as if to the end."""
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
     monkeypatch.chdir(tmp_path)
-    save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
 
     def interrupted(config: Any, program: Any, still: StillDiverges, **bounds: Any) -> Reduction:
         diverged: list[bool] = []
@@ -113,7 +113,7 @@ def test_PROTO_1_replay_reduce_whose_case_cannot_be_saved_still_gives_its_verdic
     """
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
     monkeypatch.chdir(tmp_path)
-    save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    write_case_file(_failed_report(), tmp_path, {"impl": "mine:make"})
 
     def read_only(document: object, folder: Path) -> None:
         raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(folder / "case-TURN-5-1.json"))

@@ -693,7 +693,7 @@ class SavedCase(NamedTuple):
     already_saved: bool
 
 
-def save_case(report: RunReport, folder: Path, target: dict[str, str]) -> Path:
+def write_case_file(report: RunReport, folder: Path, target: dict[str, str]) -> Path:
     """Write the failed run's case file into `folder`; its path."""
     return saved_case(report, folder, target).path
 
@@ -701,8 +701,8 @@ def save_case(report: RunReport, folder: Path, target: dict[str, str]) -> Path:
 def saved_case(
     report: RunReport, folder: Path, target: dict[str, str], also_in: Sequence[Path] = ()
 ) -> SavedCase:
-    """`save_case`, saying whether `folder`, or a folder of `also_in`, held that case already
-    (`_save_case_document`)."""
+    """What `write_case_file` does, saying whether `folder`, or a folder of `also_in`, held that
+    case already (`_save_case_document`)."""
     assert report.divergence is not None
     return _save_case_document(case_document(report, target), folder, also_in)
 
