@@ -92,7 +92,6 @@ from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.events import StepStarted, ToolCallRecorded, ToolResultRecorded
 from loopspec.model.jsonvalue import dumps
 from loopspec.model.messages import ToolCallBlock
-from loopspec.model.pure.decisions import RANK_ASK, winning_rewrite
 from loopspec.model.pure.presentation import workspace_relative
 from loopspec.model.rewrite import Resolution
 from loopspec.model.state import DENY, HookVote
@@ -263,9 +262,23 @@ class EndsTurnDespiteQueue(ModelTarget):
         return renumbered(observed, [*events[: starts[0]], ended])
 
 
-def _asks_keep_no_input(supplied: tuple[bool, ...], merged: int) -> int:
-    # Only the winning decision's hooks may supply the input: an ask brings none.
-    return -1 if merged == RANK_ASK else winning_rewrite(supplied, merged)
+_RESOLVE = rewrite.resolve_call
+
+
+def _asks_keep_their_own_inputs(
+    call: ToolCallBlock, votes: tuple[HookVote, ...], config: LoopConfig
+) -> Resolution:
+    # Only the winning decision's hooks may supply the input: where a hook asks and none
+    # denies, an allow's input is dropped, an ask's own kept.
+    verdicts = [vote.verdict for vote in votes]
+    if any(isinstance(v, Ask) for v in verdicts) and not any(isinstance(v, Deny) for v in verdicts):
+        votes = tuple(
+            attrs.evolve(vote, verdict=attrs.evolve(vote.verdict, updated_input=None))
+            if isinstance(vote.verdict, Allow)
+            else vote
+            for vote in votes
+        )
+    return _RESOLVE(call, votes, config)
 
 
 class AskDropsAllowInputs(ModelTarget):
@@ -274,11 +287,8 @@ class AskDropsAllowInputs(ModelTarget):
 
     def apply(self, command: Command) -> Observation:
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(rewrite, "winning_rewrite", _asks_keep_no_input)
+            patch.setattr(rewrite, "resolve_call", _asks_keep_their_own_inputs)
             return super().apply(command)
-
-
-_RESOLVE = rewrite.resolve_call
 
 
 def _supplied(votes: tuple[HookVote, ...]) -> list[tuple[str, Any]]:
