@@ -802,7 +802,8 @@ def test_RW_1_report_compares_a_file_tools_input_as_claude_code_runs_it() -> Non
     absolute under the CLI's folder (as Claude Code hands its hooks the path) and an Edit's
     `replace_all: false` its default, both left as the model gave them in the history; a
     hook's content then differs, named by the member that differs. It compared a command
-    alone, which a file tool's input has not, so a Write a hook rewrote read as agreeing."""
+    alone, which a file tool's input has not, so a Write a hook rewrote read as agreeing. An
+    absolute path naming the same file is normalized, as check does (`same_file_input`)."""
     asked = {"file_path": "notes.txt", "content": "one\n"}
     script = HarnessScript(
         "note",
@@ -826,6 +827,13 @@ def test_RW_1_report_compares_a_file_tools_input_as_claude_code_runs_it() -> Non
     result = _ran_file_tool(
         {**edit, "replace_all": False}, {**edit, "file_path": "/w/n.txt"}, "Edit"
     )
+    assert session_view(Harness.CLAUDE_CODE, script, None, result).divergences == []
+    # An absolute path is normalized as check normalizes it: it read as RW-1 here alone.
+    spelled = {"file_path": "/w/x/../notes.txt", "content": "one\n"}
+    script = HarnessScript(
+        "note", (ScriptedReply((ScriptedCall("c1", spelled, "write"),)), ScriptedReply(()))
+    )
+    result = _ran_file_tool(spelled, {**spelled, "file_path": "/w/notes.txt"}, "Write")
     assert session_view(Harness.CLAUDE_CODE, script, None, result).divergences == []
 
 

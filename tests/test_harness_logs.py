@@ -151,6 +151,11 @@ def test_RW_1_claude_code_rewrite_to_the_same_input_or_denied_keeps_the_rule(
     assert moved != text
     (tmp_path / "t.jsonl").write_text(moved)
     assert rules(check(tmp_path / "t.jsonl")) == ["RW-1"]
+    # The absolute path spelt another way names the same file, as `run --harness` reads it.
+    spelled = text.replace("/home/sam/app/notes.txt", "/home/sam/app/docs/../notes.txt", 1)
+    assert spelled != text
+    (tmp_path / "t.jsonl").write_text(spelled)
+    assert rules(check(tmp_path / "t.jsonl")) == []
     # Compared as SPEC.md section 2 says: 1.0 is the call's 1, `true` is not (it read as 1).
     same = (CLAUDE / "valid" / names[0]).read_text()
     for hooks, found in (("1.0", []), ("true", ["RW-1"])):

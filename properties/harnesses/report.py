@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -75,6 +74,7 @@ from loopspec.properties.harnesses.script import (
 )
 from loopspec.properties.harnesses.session import OBSERVER_ID
 from loopspec.properties.logcheck.checker import LogReport, NoticeKind, check_stream
+from loopspec.properties.logcheck.claude_code import same_file_input
 from loopspec.properties.logcheck.harness_logs import RESUME_WORDS
 from loopspec.properties.logcheck.hook_faults import HookRuns
 from loopspec.properties.profiles.runs import reused_call_id
@@ -284,26 +284,15 @@ def configured_order(hooks: Mapping[str, Any] | None, harness: Harness) -> list[
     return [h.hook_id for h in configured_hooks(hooks, harness.value) if h.event == PRE_TOOL_USE]
 
 
-# The keys of a Claude Code file tool's input that name its file.
-_PATH_KEYS = ("file_path", "notebook_path")
-
-
 def _compared(value: Any, work: str) -> Any:
     """What of a call's input the report compares: a shell call's command; a file tool's input
-    with its file's path made absolute against the CLI's working folder `work` (Claude Code runs
-    a relative one so: its hooks see the absolute path, the history and transcript keep the
-    model's) and without an Edit's `replace_all: false` (the default Claude Code writes into the
-    history and transcript where the model left it out)."""
+    as check compares Claude Code's (`same_file_input`, against the CLI's working folder `work`:
+    its hooks see the absolute path, the history and transcript keep the model's)."""
     if not isinstance(value, dict):
         return value
     if "command" in value or "cmd" in value:
         return value.get("command", value.get("cmd"))
-    compared = {k: v for k, v in value.items() if not (k == "replace_all" and v is False)}
-    for key in _PATH_KEYS:
-        path = compared.get(key)
-        if isinstance(path, str) and path and not os.path.isabs(path):
-            compared[key] = os.path.normpath(os.path.join(work, path))
-    return compared
+    return same_file_input(value, work)
 
 
 def _where_they_differ(ran: Any, held: Any) -> tuple[Any, Any]:

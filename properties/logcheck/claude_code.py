@@ -572,45 +572,36 @@ def _hook_failed(attachment: Any, line: int) -> HookFailed | None:
 
 
 # The keys of a file tool's input that name its file: Claude Code runs a relative one as the
-# absolute path under the session's folder, and hands its hooks that path (2.1.332, Read, Write
-# and Edit, observed offline 2026-12-06), so a hook handing back the input it saw names the
-# call's file by another spelling.
+# absolute path under the folder it runs in (each record's `cwd`), and hands its hooks that path
+# (2.1.332, Read, Write and Edit, observed offline 2026-12-06), so a hook handing back the input
+# it saw names the call's file by another spelling.
 _PATH_KEYS = ("file_path", "notebook_path")
 
 
-def _resolved(arguments: Mapping[str, Any], cwd: str) -> dict[str, Any]:
-    """`arguments` with the file each names as an absolute path, `cwd` the folder it was made in."""
-    resolved = dict(arguments)
+def same_file_input(arguments: Mapping[str, Any], cwd: str | None) -> dict[str, Any]:
+    """A Claude Code call's input as two spellings of it are compared (check's transcript and
+    `run --harness`'s report): each file it names as one absolute path, normalized (a relative
+    one joined to `cwd`, the folder the call was made in, when that is absolute), and without an
+    Edit's `replace_all: false` (2.1.332 records it, in the history too, where the model left it
+    out; a hook's input without it runs as false: observed offline, 2026-12-05)."""
+    compared = {k: v for k, v in arguments.items() if not (k == "replace_all" and v is False)}
+    absolute = cwd is not None and cwd.startswith("/")
     for key in _PATH_KEYS:
-        path = resolved.get(key)
-        if isinstance(path, str) and path:
-            resolved[key] = posixpath.normpath(posixpath.join(cwd, path))
-    return resolved
+        path = compared.get(key)
+        if isinstance(path, str) and path and (absolute or path.startswith("/")):
+            compared[key] = posixpath.normpath(posixpath.join(cwd or "/", path))
+    return compared
 
 
 def _same_input(call: Call, ran: Any, cwd: str | None = None) -> bool:
-    """Whether `ran` is `call`'s input; with `cwd`, the folder the call was made in, a file
-    tool's path naming the same file however it is spelt (relative or absolute) is the same."""
-    if cwd is not None and cwd.startswith("/") and isinstance(ran, Mapping):
-        arguments = call.arguments
-        if isinstance(arguments, Mapping) and any(key in arguments for key in _PATH_KEYS):
-            resolved = Call(call.call_id, call.name, _resolved(arguments, cwd))
-            return _same_input(resolved, _resolved(ran, cwd))
+    """Whether `ran` is `call`'s input, file paths and an Edit's default compared as Claude Code
+    runs them (`same_file_input`; `cwd`, the folder the call was made in)."""
     if same_json(call.arguments, ran):
         return True
-    # Claude Code 2.1.332 records an Edit with the `replace_all` the model left out (false), in
-    # the history too; a hook's input without it runs as false (observed offline, 2026-12-05).
-    if call.name != "Edit" or not isinstance(ran, Mapping):
-        return False
     arguments = call.arguments
-    return isinstance(arguments, Mapping) and same_json(
-        _but_defaults(arguments), _but_defaults(ran)
-    )
-
-
-def _but_defaults(arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """An Edit's input without a `replace_all` of false, its default."""
-    return {k: v for k, v in arguments.items() if not (k == "replace_all" and v is False)}
+    if not isinstance(arguments, Mapping) or not isinstance(ran, Mapping):
+        return False
+    return same_json(same_file_input(arguments, cwd), same_file_input(ran, cwd))
 
 
 def dialect() -> Dialect:
