@@ -29,6 +29,7 @@ from loopspec.model.commands import (
     Crash,
     Deny,
     HookAnswers,
+    HookAudit,
     ModelFails,
     ModelReplies,
     Pass,
@@ -1214,6 +1215,33 @@ def test_ADJ_4_an_extra_user_message_is_named_with_its_article() -> None:
         "ADJ-4",
         "the target appends a user/message the model does not",
     )
+
+
+def test_ORD_3_a_body_failing_with_its_own_code_early_is_no_HOOK_7() -> None:
+    """ORD-3: a result committed before an earlier call's, for a call whose PreToolUse pass was
+    audited `error` and whose body ran and failed with its own code (EACCES), was named HOOK-7
+    "ends it with an error of its own (EACCES) before it runs" (review r1): the body ran, so its
+    code is no error of the loop's. Called directly: a whole replay meets the target's own log
+    breaking ORD-3 first."""
+    config = LoopConfig(tools=TOOLS, hooks=(HookSpec("guard", "PreToolUse", "read"),))
+    reads = (
+        ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),
+        ToolCallBlock("c2", "read", '{"file_path":"b.txt"}'),
+    )
+    failed_open = HookAnswers(Pass(), HookAudit(decision="error", duration_ms=60000.0))
+    program: list[Command] = [SubmitUser(""), ModelReplies(reads), HookAnswers(Pass()), failed_open]
+    fails = ToolFinishes("c2", ToolFailed("no", code="EACCES"))
+    model = ModelTarget()
+    model.reset(config)
+    history = [event for command in program for event in model.apply(command).events]
+    # The model's result for c2, as it commits it once c1 has settled.
+    model.apply(ToolFinishes("c1", ToolSucceeded("x")))
+    (result,) = [e for e in model.apply(fails).events if e["type"] == "tool/result"][-1:]
+    rule, what = extra_events.extra(
+        result, fails, "Dispatching", history, target_events=[result], config=config,
+        program=program,
+    )  # fmt: skip
+    assert rule == "ORD-3", what
 
 
 # A turn's opening message, as the model logs it for SubmitUser("hi").

@@ -341,7 +341,10 @@ def extra(
                 failed_open = failed_open_words(call_id_of(got), program, config)
             if failed_open is not None:
                 return "HOOK-2", f"{adds}: {failed_open}"
-            code = own_error_code(call_id_of(got), [got])
+            # A body failing with a code of its own (ToolFailed's EACCES) ran: its code is not
+            # the loop's error ending the call before it runs.
+            ran = isinstance(command, ToolFinishes) and command.call_id == call_id_of(got)
+            code = None if ran else own_error_code(call_id_of(got), [got])
             coded = (
                 failed_open_words(call_id_of(got), program, config, coded=f" ({code})")
                 if code is not None

@@ -242,8 +242,10 @@ def reply_in_hand(command: Command, program: Sequence[Command]) -> ModelReplies 
 
 
 def own_error_code(call_id: str | None, events: Sequence[Event]) -> str | None:
-    """The code of an error result `events` hold for call `call_id` that is the loop's own
-    (none of the codes SPEC gives the loop's own results, `LOOP_ERROR_CODES`), else None."""
+    """The code of an error result `events` hold for call `call_id` whose code is none of those
+    SPEC gives the results the loop writes (`LOOP_ERROR_CODES`), else None: a code the loop made
+    up itself, or a tool body's own failure code (a `ToolFailed`'s, such as EACCES), which a
+    caller tells apart by whether the body ran."""
     for event in events:
         if event.get("type") == "tool/result" and call_id_of(event) == call_id:
             code = error_code(event)
