@@ -718,10 +718,14 @@ TWO_BASH = (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH), call("c2",
 TURN_END_REASON_AS_TEXT = _reason({"completed": "completed"})
 FIRST_USER = (
     Case("turn/end reason shape", "TURN-5", changed(TURN_END_REASON_AS_TEXT), NO_HOOKS, TEXT_REPLY),
+    # A call a hook denied that an abort then finds while later calls' hooks run is answered
+    # ABORTED_BEFORE_DISPATCH, whose words this target writes without the prefix too (TEXT-1);
+    # a random program aborting there may show that first (batch 0 since session 39's draws).
     Case("no Error: prefix on a denied call's result", "DEC-1",
          _denials_without_prefix, GUARDED,
          (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
-          HookAnswers(Deny("no")), HookAnswers(Pass()))),
+          HookAnswers(Deny("no")), HookAnswers(Pass())),
+         also_breaks=frozenset({"TEXT-1"})),
     Case("empty arguments parse as a raw string", "EXE-2",
          changed(_result_text(lambda text, _: text.replace(
              "missing required 'file_path'", "the input must be a JSON object"))),

@@ -520,12 +520,18 @@ class ConformanceMachine(RuleBasedStateMachine):
         call = phase.reply.tool_calls[pending.call_index]
         hooks = self.config.hooks_for(PRE_TOOL_USE, call.name)
         hook_index = hooks.index(pending.hook)
+        lone_hook = len(hooks) == 1
         verdict = swarming.pre_verdicts(
-            choose, self.swarm, call, call_index=pending.call_index, hook_index=hook_index
+            choose,
+            self.swarm,
+            call,
+            call_index=pending.call_index,
+            hook_index=hook_index,
+            lone_hook=lone_hook,
         )
         # A pass timed out only where the call has no other hook: a deny read into it there
         # shows as that (HOOK-2), not as a rewrite erased (RW-1).
-        self.answer_hook(verdict, timed_out=self.swarm.timed_out_hooks and len(hooks) == 1)
+        self.answer_hook(verdict, timed_out=self.swarm.timed_out_hooks and lone_hook)
         # `LAST_WORD`'s answer is not drawn: sent with the answer before it, so the program
         # draws what it drew before that hook came.
         while (
@@ -580,13 +586,24 @@ class ConformanceMachine(RuleBasedStateMachine):
         elif kind == "crash" and self.has("crash-repair"):
             command = Crash()
         elif kind == "interject" and self.has("queued-input"):
-            command = SubmitUser(swarming.exacting_text(_draw(data, self.run.prompts)))
+            command = SubmitUser(self.typed_mid_turn(choose, data))
         elif kind == "arbitrary":
             command = _draw(data, gen.any_commands)
         if command is None or not self.supports(command):
             return False
         self.apply(command)
         return True
+
+    def typed_mid_turn(self, choose: swarming.Choose, data: st.DataObject) -> str:
+        """What the user types mid-turn: with a message of theirs queued, in one of two its
+        text again (a second press of Enter, which ADJ-4 delivers twice: drawn among the
+        prompts alone, a loop dropping it as a bounce needed a median of 46 programs, batches
+        0-19); otherwise a prompt drawn."""
+        assert self.oracle.state is not None
+        typed = [queued.text for queued in self.oracle.state.inbox if queued.plugin is None]
+        if typed and choose(2) == 0:
+            return typed[-1]
+        return swarming.exacting_text(_draw(data, self.run.prompts))
 
     def drawn_disruption(self, choose: swarming.Choose) -> str:
         """The kind of disruption drawn, weighted by the swarm and by what `phase` is one

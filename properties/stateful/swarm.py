@@ -17,7 +17,7 @@ The situations a rule governs and the generator reaches on purpose:
   as the others;
 - tool names an unanchored matcher would match in part (`bash_session` for the matcher `bash`,
   `preread` for `read`): `PARTIAL_NAMES_CONFIG` (HOOK-2);
-- parallel calls (ORD-3, SCHED-1, ADJ-1): replies with two to four calls;
+- parallel calls (ORD-3, SCHED-1, ADJ-1): replies with two to four calls, three the simplest;
 - approvals and denials (DEC-1, DEC-2), aborts (ABORT-1, ABORT-2), crashes (REC-1, REC-2),
   input typed mid-turn (queued input, ADJ-1): each a disruption or verdict with its own weight;
 - denials without a reason (DEC-1's `denied`): with `silent_denials` on, no deny of the program
@@ -57,9 +57,14 @@ The situations a rule governs and the generator reaches on purpose:
   string as `{}` refuses as invalid input;
 - unacceptable rewrites (HOOK-6): among the inputs the swarm leans on, one in three to seven fits
   no tool (not an object, or without the keys the tool requires), and as many give the keys
-  the tool requires null, which it takes (`null_keys`, off under a profile);
+  the tool requires null, which it takes (`null_keys`, off under a profile); the simplest input
+  of a call's first hook of several fits no tool, a later hook's gives the keys null;
 - a PreToolUse pass whose audit records `error` (a hook killed at its timeout, failing open,
-  HOOK-7) on a call no other hook judges (`timed_out_hooks`, off under a profile);
+  HOOK-7) on a call no other hook judges (`timed_out_hooks`, off under a profile), where
+  passes are among the answers the swarm leans on;
+- a message typed mid-turn twice (ADJ-4 delivers both): with one of the user's queued, half
+  the messages typed mid-turn repeat it (the conformance machine's `typed_mid_turn`);
+- arguments `null` (EXE-2: no object) among the malformed arguments;
 - a bash result blocked by two PostToolUse hooks (its terminal card joins the two reasons): the
   hooked configurations' second copies add two PostToolUse hooks on bash, and of a result's
   several hooks the first mostly blocks and the next mostly blocks after it;
@@ -113,11 +118,13 @@ The simplest choice (index 0) is a rich one wherever that keeps programs finite.
 examples (a tenth of the budget, at most 50), Hypothesis runs the simplest continuation of each
 new random prefix (every later choice 0) and counts it as an example: when the simplest program
 was one reply without calls, a kill spent a third of its examples on such programs. Now the
-swarm's features are mostly on in it, a turn's first reply has calls, the first call's hooks ask
-with a rewrite, the second call's deny, each hook of a call supplies another input, the earliest
-call settles first with a deferred context, and the reply after the batch ends the turn: one
-turn that shows most of what its prefix turned on, as short as before once shrunk; once its
-first call settled, an outcome for that call, which the model refuses (`first_aim`).
+swarm's features are mostly on in it, a turn's first reply has calls (three with parallel calls
+on), the first call's hooks ask with a rewrite, the second call's deny (a call's lone hook
+passes, timing out, then asks, then denies), each hook of a call supplies another input (the
+first of several one that fits no tool, a later one the input giving required keys null), the
+earliest call settles first with a deferred context, and the reply after the batch ends the
+turn: one turn that shows most of what its prefix turned on, as short as before once shrunk;
+once its first call settled, an outcome for that call, which the model refuses (`first_aim`).
 """
 
 from __future__ import annotations
@@ -524,9 +531,11 @@ def _arguments(name: str) -> tuple[str, ...]:
 
 # One call in ten has arguments that are not a JSON object (or not JSON), among them JSON without
 # a lossless value, which EXE-2 keeps as the raw string where `json.loads` and JSON.parse read
-# an object (no random program had one).
+# an object (no random program had one), and `null`, which a loop writing `JSON.parse(raw) ??
+# {}` reads as no arguments (EXE-2: no object, invalid input; it came only in place of other
+# arguments, and such a loop needed a median of 67.5 programs, batches 0-19).
 _MALFORMED_ONE_IN = 10
-MALFORMED_ARGUMENTS = (*gen.MALFORMED_ARGUMENTS, '{"command":"ls","timeout":-0.0}')
+MALFORMED_ARGUMENTS = (*gen.MALFORMED_ARGUMENTS, '{"command":"ls","timeout":-0.0}', "null")
 
 
 # Arguments in place of some of the usual ones for every other call or more (tied to the call's
@@ -613,6 +622,13 @@ def _in_place(arguments: str, number: int) -> str:
     return arguments if replacements is None else replacements[number % len(replacements)]
 
 
+# Calls in a reply of a program with parallel calls on: two to four, three the simplest, so that
+# a simplest batch of safe calls fills a cap of two and one waits (SCHED-1; with two the
+# simplest, a loop letting one call more run than its cap needed a median of 37.5 programs,
+# batches 0-19).
+_PARALLEL_COUNTS = (3, 2, 4)
+
+
 def tool_calls(
     choose: Choose, swarm: Swarm, config: LoopConfig, first_id: int
 ) -> tuple[ToolCallBlock, ...]:
@@ -625,7 +641,7 @@ def tool_calls(
     places). Some grep calls are calls to the tool without required keys instead
     (`keyless_in_place`)."""
     names = _names(config, swarm.parallel)
-    count = 2 + choose(3) if swarm.parallel else 1 + choose(2)
+    count = _PARALLEL_COUNTS[choose(3)] if swarm.parallel else 1 + choose(2)
     calls = []
     for offset in range(count):
         name = pick(choose, names)
@@ -703,14 +719,15 @@ _LONE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 
 @functools.cache
 def _leanings(
-    approvals: bool, denials: bool, rewrites: bool, identity_rewrites: bool
+    approvals: bool, denials: bool, rewrites: bool, identity_rewrites: bool, passes: bool = False
 ) -> tuple[tuple[str, ...], tuple[int, ...]]:
     """What a swarm with these kinds on leans on (each kind as often as its weight), and where
-    each kind starts. Keyed on the four kinds, not the whole swarm: a cache keyed on every
-    swarm drawn kept them all, run after run, in a process that runs conform many times."""
+    each kind starts. Keyed on the kinds, not the whole swarm: a cache keyed on every swarm
+    drawn kept them all, run after run, in a process that runs conform many times."""
     leaning: list[str] = []
     starts: list[int] = []
     for kind, on, weight in (
+        ("pass", passes, 2),
         ("ask", approvals, 2),
         ("deny", denials, 2),
         ("rewrite", rewrites, 3),
@@ -768,15 +785,21 @@ _REQUIRED_KEYS = {tool.name: tool.required_keys for tool in (*gen.TOOLS, *PARTIA
 _UNFIT: tuple[JsonValue, ...] = ("not an object", FrozenMap({"unrelated": True}))
 
 
-def _fit(choose: Choose, name: str, hook_index: int, *, null_keys: bool) -> JsonValue:
+def _fit(
+    choose: Choose, name: str, hook_index: int, *, null_keys: bool, unfit_first: bool = False
+) -> JsonValue:
     """An input that fits the tool (`_fitting`), the simplest one another for each hook of the
-    call; or, as the last of the draw's options (one in 3 to 7), one that fits no tool (another
-    per hook)."""
+    call, a later hook's the last of them (with `null_keys`, the one giving required keys
+    null); or, as one of the draw's options (one in 3 to 7), one that fits no tool (another
+    per hook): the last option, or with `unfit_first` the simplest (the first hook of a call
+    that has several, whose later hooks' inputs then replace it: HOOK-6 judges only the input
+    in effect; as the last option, a loop judging the first input supplied needed a median of
+    58 programs, and one refusing a required key given null 27, batches 0-19)."""
     fitting = _fitting(name, null_keys)
     drawn = choose(2 * len(fitting) + 1)
-    if drawn == 2 * len(fitting):
+    if drawn == (0 if unfit_first else 2 * len(fitting)):
         return _UNFIT[hook_index % len(_UNFIT)]
-    return fitting[(drawn + hook_index) % len(fitting)]
+    return fitting[(drawn - unfit_first - hook_index) % len(fitting)]
 
 
 # A hook's own audit (a real hook's decision word, exit code, stderr and time), which takes the
@@ -862,12 +885,27 @@ def _any_input(choose: Choose, name: str) -> JsonValue:
 
 
 def pre_verdicts(
-    choose: Choose, swarm: Swarm, call: ToolCallBlock, *, call_index: int, hook_index: int
+    choose: Choose,
+    swarm: Swarm,
+    call: ToolCallBlock,
+    *,
+    call_index: int,
+    hook_index: int,
+    lone_hook: bool = False,
 ) -> PreVerdict:
     """A PreToolUse answer for `call` (the reply's `call_index`-th, from the `hook_index`-th
     hook that matches it): in three answers of four, one the swarm leans on (asks, denials,
-    rewrites, identity rewrites in half the programs); otherwise any verdict, its rewrites
-    mostly fitting the tool.
+    rewrites, identity rewrites in half the programs, and, from a call's `lone_hook` with
+    `timed_out_hooks` on, passes, which then time out: `pre_audit`); otherwise any verdict,
+    its rewrites mostly fitting the tool.
+
+    Passes lean only where the call has no other hook, and first (the first call's simplest
+    answer, the second call's an ask, which then waits for approval while the first runs,
+    where an abort is aimed: ABORT-3): a pass came in one answer of sixteen in programs
+    leaning on any kind, and a loop reading a timed-out pass as a deny (HOOK-2) needed a
+    median of 90 programs (batches 0-19), one writing an abort's cancelled answer with the
+    call's result was found on 6 batches of 20; where a call has several hooks a pass is
+    audited as any other, and those calls draw what they drew before.
 
     The simplest answer (see `model_replies`) leans on the program's first feature for its
     first call's first hook, its second for the second call's, and so on (an ask with a
@@ -884,6 +922,7 @@ def pre_verdicts(
         swarm.denials,
         swarm.rewrites,
         swarm.identity_rewrites and identity is not None,
+        swarm.timed_out_hooks and lone_hook,
     )
     allow_reason = _ALLOW_REASON if (call_index + hook_index) % 2 else None
     if not leaning or choose(4) == 3:
@@ -901,6 +940,8 @@ def pre_verdicts(
     lean = leaning[(choose(len(leaning)) + start) % len(leaning)]
     if lean == "deny":
         return _deny(choose, swarm, call, hook_index=hook_index)
+    if lean == "pass":
+        return Pass()
     if lean == "identity" and _LONE_SURROGATE.search(call.arguments):
         # No hook's answer holds a lone surrogate (its output would be no text: a fault,
         # HOOK-7, SAFE-4): an input that fits the tool instead, drawing what the identity drew.
@@ -909,7 +950,13 @@ def pre_verdicts(
     new_input = (
         identity
         if lean == "identity"
-        else _fit(choose, call.name, hook_index, null_keys=swarm.null_keys)
+        else _fit(
+            choose,
+            call.name,
+            hook_index,
+            null_keys=swarm.null_keys,
+            unfit_first=hook_index == 0 and not lone_hook,
+        )
     )
     if lean == "ask" or (swarm.approvals and choose(2) == 1):
         reason = _ask_reason(choose, call_index=call_index, hook_index=hook_index)
@@ -1188,7 +1235,7 @@ def batch_key(phase: Dispatching) -> tuple[str, ...]:
 def first_aim(swarm: Swarm, phase: object, aimed: Aimed) -> str | None:
     """The disruption a step in `phase` puts first, each kind once per batch (`aimed` holds
     the batch's call ids and the kind, for those made), of those the swarm has on: an outcome
-    for a settled call where one finished and another still runs (EXE-4, MODEL-3; refused, it
+    for a settled call where one finished and one other still runs (EXE-4, MODEL-3; refused, it
     changes nothing), or for a call waiting for its approval (EXE-4: its body has not run; a
     loop looking the call up among those asking too needed a median of 119.5 programs), then an
     abort where a call has yet to pass the gate (ABORT-1: it is answered unstarted), where no
@@ -1210,7 +1257,10 @@ def first_aim(swarm: Swarm, phase: object, aimed: Aimed) -> str | None:
         return None
     key = batch_key(phase)
     statuses = [slot.status for slot in phase.slots]
-    settled = RUNNING in statuses and any(status in (READY, COMMITTED) for status in statuses)
+    # One call running, so a loop taking the outcome as the one running call's shows it: where
+    # a call finishing let a waiting one start, two ran (the simplest batch fills a cap of two
+    # and one waits), and such a loop needed a median of 42.5 programs where it needed 1.
+    settled = statuses.count(RUNNING) == 1 and any(s in (READY, COMMITTED) for s in statuses)
     if (
         swarm.settled_outcomes
         and (settled or ASKING in statuses)
@@ -1236,10 +1286,15 @@ def first_aim(swarm: Swarm, phase: object, aimed: Aimed) -> str | None:
         and (*key, "abort") not in aimed
     )
     beside = held and RUNNING in statuses  # (ABORT-3, see the docstring)
+    # With `crashed_batches` on, not where the call at the gate waits only for a slot (the
+    # simplest batch fills a cap of two): the batch runs on to the crash aimed at its last call
+    # (REC-1), where an abort at its start drained it (crash repair's mutants went from a
+    # median of 6 programs to 6.5).
+    for_a_slot = swarm.crashed_batches and at_the_gate and _waits_for_a_slot(phase)
     if (
         swarm.aborts
         and at_the_gate
-        and ((early and phase.turn == 1) or beside or not held)
+        and ((early and phase.turn == 1) or beside or not (held or for_a_slot))
         and (*key, "abort") not in aimed
     ):
         return "abort"
@@ -1257,6 +1312,14 @@ def first_aim(swarm: Swarm, phase: object, aimed: Aimed) -> str | None:
     if early and phase.aborting is None and COMMITTED in statuses and RUNNING in statuses:
         return "abort"
     return None
+
+
+def _waits_for_a_slot(phase: Dispatching) -> bool:
+    """Whether the call at the gate waits for a free slot alone: it and every running call are
+    concurrency-safe (SCHED-1: the cap holds it)."""
+    waiting = phase.slots[phase.gate]
+    running = (slot for slot in phase.slots if slot.status == RUNNING)
+    return waiting.concurrency_safe and all(slot.concurrency_safe for slot in running)
 
 
 def settling(choose: Choose, swarm: Swarm, running: Sequence[_Picked]) -> _Picked:
