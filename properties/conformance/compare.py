@@ -20,9 +20,7 @@ from loopspec.model.events import CORE_TYPES
 from loopspec.properties.conformance.event_fields import Event
 from loopspec.properties.conformance.history_change import comparable_change
 from loopspec.properties.conformance.json_diff import labelled_json_diff
-from loopspec.properties.conformance.json_values import ParsedJson as _Parsed
-from loopspec.properties.conformance.json_values import as_run_value
-from loopspec.properties.conformance.json_values import as_value as _as_value
+from loopspec.properties.conformance.json_values import ParsedJson, as_run_value, as_value
 from loopspec.properties.conformance.presented import normalized_item
 from loopspec.properties.conformance.process_target import normalized
 from loopspec.properties.conformance.target import Observation
@@ -107,13 +105,13 @@ def normalized_event(event: Event) -> Event:
     if not isinstance(data, dict):
         return event
     if event.get("type") in ("tool/call", "approval/asked") and "arguments" in data:
-        data["arguments"] = _as_value(data["arguments"])
+        data["arguments"] = as_value(data["arguments"])
     message = data.get("message")
     if isinstance(message, dict):
         content = message.get("content")
         if isinstance(content, list | tuple) and any(map(is_call_block, content)):
             message["content"] = type(content)(
-                {**block, "arguments": _as_value(block.get("arguments"))}
+                {**block, "arguments": as_value(block.get("arguments"))}
                 if is_call_block(block)
                 else block
                 for block in content
@@ -198,7 +196,7 @@ def equal_but_time(expected: Event, actual: Event) -> bool:
 def _shown(value: object) -> object:
     """A comparable value as plain JSON: parsed arguments as their value, 0.0 as 0 (a whole
     double from 2^53 on stays a double: `1e+300`, not the 301 digits of its exact value)."""
-    if isinstance(value, _Parsed):
+    if isinstance(value, ParsedJson):
         return _shown(value.value)
     if isinstance(value, dict):
         return {key: _shown(item) for key, item in value.items()}

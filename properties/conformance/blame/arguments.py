@@ -35,9 +35,7 @@ from loopspec.properties.conformance.call_again import (
     winner_shown,
 )
 from loopspec.properties.conformance.event_fields import Event, call_id_of, data_of, result_for
-from loopspec.properties.conformance.json_values import ParsedJson as _Parsed
-from loopspec.properties.conformance.json_values import as_run_value
-from loopspec.properties.conformance.json_values import as_value as _as_value
+from loopspec.properties.conformance.json_values import ParsedJson, as_run_value, as_value
 
 
 def arguments_rule(
@@ -244,7 +242,7 @@ def _merged_not_earlier(
     applied = theirs.get(call_id)
     kept = _merged_into_original(situation, applied)
     last = situation.supplied[-1]
-    if kept is None or not isinstance(situation.original, _Parsed):
+    if kept is None or not isinstance(situation.original, ParsedJson):
         return None
     original = situation.original.value
     if not isinstance(original, dict) or not isinstance(last, dict):
@@ -274,12 +272,12 @@ def _merged_into_original(situation: Situation, applied: object) -> str | None:
     """The keys of the model's own arguments a target kept beside the last input a hook
     supplied, when its arguments are that input merged into them (a patch, not a replacement:
     Claude Code #30770 asked for one); None otherwise."""
-    if not situation.supplied or not isinstance(applied, _Parsed):
+    if not situation.supplied or not isinstance(applied, ParsedJson):
         return None
     given, original = situation.supplied[-1], situation.original
-    if not isinstance(given, dict) or not isinstance(original, _Parsed):
+    if not isinstance(given, dict) or not isinstance(original, ParsedJson):
         return None
-    if not isinstance(original.value, dict) or _Parsed({**original.value, **given}) != applied:
+    if not isinstance(original.value, dict) or ParsedJson({**original.value, **given}) != applied:
         return None
     kept = [key for key in original.value if key not in given]
     if not kept:
@@ -329,7 +327,7 @@ def _every_reader_holds(
     nor was asked about in this command."""
     ran = [as_run_value(arguments) for ran_id, arguments in executed if ran_id == call_id]
     readers = [
-        _as_value(data_of(event).get("arguments"))
+        as_value(data_of(event).get("arguments"))
         for event in target_events
         if event.get("type") in ("tool/call", "approval/asked")
         and data_of(event).get("callId") == call_id
@@ -348,7 +346,7 @@ def _number_rounded(wanted: object, applied: object) -> str | None:
     otherwise the same JSON value (the same keys, items and strings), the applied one another
     number: a writer that rounds numbers (C's `%g`, six digits; a double for an integer); None
     otherwise."""
-    if not (isinstance(wanted, _Parsed) and isinstance(applied, _Parsed)):
+    if not (isinstance(wanted, ParsedJson) and isinstance(applied, ParsedJson)):
         return None
     found: list[str] = []
 
@@ -393,7 +391,7 @@ def _refusal_applied(
     arguments (no sidecar, no deny) where the target's are the last input a hook supplied."""
     if situation.rewritten or not situation.supplied or "deny" in situation.hook_decisions:
         return None
-    if call_id not in theirs or _Parsed(situation.supplied[-1]) != theirs[call_id]:
+    if call_id not in theirs or ParsedJson(situation.supplied[-1]) != theirs[call_id]:
         return None
     return (
         f"the call's arguments in the {where} are the input {named(situation.suppliers[-1:])} "
@@ -567,7 +565,7 @@ def _merged_rewrites(
     merged: dict[str, Any] = {}
     for value in supplied:
         merged.update(value)
-    if merged == supplied[-1] or _Parsed(merged) != theirs[call_id]:
+    if merged == supplied[-1] or ParsedJson(merged) != theirs[call_id]:
         return None
     return (
         f"are the inputs {named(situation.suppliers)} supplied merged key by key: the last "
@@ -644,7 +642,7 @@ def _earlier_winner(
     earlier = [
         hook
         for hook, value in zip(situation.suppliers[:-1], situation.supplied[:-1], strict=True)
-        if applied is not None and _Parsed(value) == applied
+        if applied is not None and ParsedJson(value) == applied
     ]
     if not earlier or not situation.suppliers:
         return ""
@@ -658,6 +656,9 @@ def _earlier_winner(
 def applied_earlier_rewrite(
     want: Event, got: Event, situation: Situation, target_rewrote: bool
 ) -> bool:
+    """Whether the target's tool/call or reply `got` applied a rewrite other than the last
+    hook's where the model's `want` applied that one: its arguments are an earlier hook's
+    supplied input, or the sidecars differ in the hook named last."""
     wanted, applied = call_arguments(want), call_arguments(got)
     earlier = situation.supplied[:-1]
     # Arguments equal to the model's own, when an earlier hook's identity rewrite supplied the
@@ -666,7 +667,7 @@ def applied_earlier_rewrite(
     if any(
         a != w
         and (a != situation.original or target_rewrote)
-        and any(_Parsed(e) == a for e in earlier)
+        and any(ParsedJson(e) == a for e in earlier)
         for w, a in zip(wanted, applied, strict=False)
     ):
         return True

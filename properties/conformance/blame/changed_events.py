@@ -105,7 +105,7 @@ from loopspec.properties.conformance.call_again import (
 )
 from loopspec.properties.conformance.compare import NO_RULE, normalized_event, positional
 from loopspec.properties.conformance.event_fields import Event, call_id_of, data_of, error_code
-from loopspec.properties.conformance.json_values import as_value as _as_value
+from loopspec.properties.conformance.json_values import as_value
 from loopspec.properties.conformance.text_changes import message_text_change
 
 # Said where the model's stderrSummary is "" and the target's is absent or another.
@@ -284,6 +284,9 @@ def changed(
     probe: Probe | None = None,
     executed: Sequence[tuple[str, str]] = (),
 ) -> tuple[str, str]:
+    """The rule and words for `want`, the model's event, which the target appends as `got` with
+    other members (same type, same place); the rest as `classify`'s (`executed`: the calls whose
+    bodies the target started, with their arguments)."""
     kind = str(want.get("type"))
     mine, theirs = data_of(normalized_event(want)), data_of(normalized_event(got))
     fields = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
@@ -465,7 +468,7 @@ def changed(
             sidecar = data_of(want).get("rewrite")
             if not rewrote and isinstance(sidecar, dict):
                 # Left out where the input was applied but changed nothing: still a hook's input.
-                same = _as_value(sidecar.get("originalArguments")) == _as_value(
+                same = as_value(sidecar.get("originalArguments")) == as_value(
                     data_of(want).get("arguments")
                 )
                 dropped = dropped_by_an_ask(call_id_of(want), history) if same else None

@@ -15,7 +15,7 @@ Relation = Literal["changed", "missing", "extra"]
 
 
 @attrs.frozen
-class _Difference:
+class Difference:
     """The first differing in-scope event: changed in place, missing from or extra in the target."""
 
     relation: Relation
@@ -26,7 +26,10 @@ class _Difference:
 
 def first_event_difference(
     expected: tuple[Event, ...], actual: tuple[Event, ...]
-) -> _Difference | None:
+) -> Difference | None:
+    """The first in-scope event where `actual` (the target's) differs from `expected` (the
+    model's), compared normalized and by position: changed in place, missing or extra; None when
+    they agree."""
     want_all = [e for e in expected if in_scope(e)]
     got_all = [(i, e) for i, e in enumerate(actual) if in_scope(e)]
     wants = [positional(normalized_event(e)) for e in want_all]
@@ -38,28 +41,26 @@ def first_event_difference(
         if want.get("type") != got.get("type"):
             # One side has an event the other lacks here, if the rest lines up after it.
             if index + 1 < len(wants) and wants[index + 1] == got:
-                return _Difference("missing", want_all[index], None, at)
+                return Difference("missing", want_all[index], None, at)
             if index + 1 < len(gots) and gots[index + 1] == want:
-                return _Difference("extra", None, event, at)
+                return Difference("extra", None, event, at)
             # A block of several events: the side whose event comes again later on the other
             # (a hook run twice, as a run flattened by a profile shows it, is extra audit).
             if got not in wants[index + 1 :] and want in gots[index + 1 :]:
-                return _Difference("extra", None, event, at)
+                return Difference("extra", None, event, at)
             if got.get("type") in {w.get("type") for w in wants[index + 1 :]}:
-                return _Difference("missing", want_all[index], None, at)
-            return _Difference("extra", None, event, at)
-        return _Difference("changed", want_all[index], event, at)
+                return Difference("missing", want_all[index], None, at)
+            return Difference("extra", None, event, at)
+        return Difference("changed", want_all[index], event, at)
     if len(wants) > len(gots):
-        return _Difference("missing", want_all[len(gots)], None, len(actual))
+        return Difference("missing", want_all[len(gots)], None, len(actual))
     if len(gots) > len(wants):
         at, event = got_all[len(wants)]
-        return _Difference("extra", None, event, at)
+        return Difference("extra", None, event, at)
     return None
 
 
-def reordered_elsewhere(
-    difference: _Difference, expected: Observation, actual: Observation
-) -> bool:
+def reordered_elsewhere(difference: Difference, expected: Observation, actual: Observation) -> bool:
     """Whether the differing event is there on the other side too, only elsewhere."""
     match difference.relation:
         case "missing":

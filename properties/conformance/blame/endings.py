@@ -55,6 +55,7 @@ def unstarted_call_words(result: Event, model_events: Sequence[Event]) -> str:
 
 
 def reason_kind(event: Event | None) -> object:
+    """The `kind` of a turn/end's (or other event's) `reason` object, or None when it has none."""
     reason = data_of(event).get("reason")
     return reason.get("kind") if isinstance(reason, dict) else None
 
@@ -109,6 +110,8 @@ def every_abort_recorded_as(ended: Event, probe: Probe | None) -> str | None:
 
 
 def abort_rule(phase: str) -> str:
+    """The rule an abort in `phase` answers to: ABORT-1 while calls are dispatched (they drain),
+    ABORT-2 otherwise (a reply or hook cut short)."""
     return "ABORT-1" if phase == "Dispatching" else "ABORT-2"
 
 

@@ -41,9 +41,7 @@ from loopspec.properties.conformance.event_fields import (
     error_code,
     result_for,
 )
-from loopspec.properties.conformance.json_values import ParsedJson as _Parsed
-from loopspec.properties.conformance.json_values import as_value as _as_value
-from loopspec.properties.conformance.json_values import blank_but_not_empty
+from loopspec.properties.conformance.json_values import ParsedJson, as_value, blank_but_not_empty
 from loopspec.properties.conformance.target import Observation
 
 
@@ -373,13 +371,13 @@ def execution_rule(
             )
     if list(wanted) != list(started):
         return "SCHED-1", "the target starts the calls out of model order"
-    call_id = next(c for c in wanted if _as_value(wanted[c]) != _as_value(started[c]))
+    call_id = next(c for c in wanted if as_value(wanted[c]) != as_value(started[c]))
     situation = call_situation(call_id, history)
     ran = f"the body of call {call_id} runs with other arguments than its tool/call records"
-    ran_with = _as_value(started[call_id])
+    ran_with = as_value(started[call_id])
     if not (situation.supplied or situation.rewritten) or not (
         ran_with == situation.original
-        or any(ran_with == _Parsed(supplied) for supplied in situation.supplied)
+        or any(ran_with == ParsedJson(supplied) for supplied in situation.supplied)
     ):
         # Neither what the model asked for nor what a hook supplied: changed after it was
         # sealed, whether an approval came between or not.

@@ -17,7 +17,7 @@ from loopspec.properties.conformance.event_fields import (
     error_code,
     message_text,
 )
-from loopspec.properties.conformance.json_values import as_value as _as_value
+from loopspec.properties.conformance.json_values import as_value
 
 
 def hook_named(event: Event) -> str:
@@ -89,6 +89,7 @@ def is_refusal(event: Event | None) -> bool:
 
 
 def result_content(result: Event | None) -> object:
+    """The content blocks of a result's message (as written, unchecked), or None without one."""
     message = data_of(result).get("message")
     return message.get("content") if isinstance(message, dict) else None
 
@@ -107,6 +108,7 @@ LOOP_ERROR_CODES = frozenset(
 
 
 def reply_call_ids(event: Event) -> list[str | None]:
+    """The ids of the tool-call blocks of a reply's message, in order."""
     content = data_of(event).get("message", {}).get("content") or []
     return [b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "tool-call"]
 
@@ -119,6 +121,8 @@ def reply_or_record_ids(event: Event) -> list[str | None]:
 
 
 def call_arguments(event: Event) -> list[Any]:
+    """The arguments of a tool/call record, or of each call of a reply, parsed where JSON
+    (`as_value`), in order."""
     data = data_of(event)
     if event.get("type") == "tool/call":
         raw = [data.get("arguments")]
@@ -127,7 +131,7 @@ def call_arguments(event: Event) -> list[Any]:
         raw = [b.get("arguments") for b in content if b.get("type") == "tool-call"]
     parsed: list[Any] = []
     for text in raw:
-        parsed.append(_as_value(text))
+        parsed.append(as_value(text))
     return parsed
 
 

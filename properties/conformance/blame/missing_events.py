@@ -84,8 +84,7 @@ from loopspec.properties.conformance.event_fields import (
     message_text,
     whitespace_only,
 )
-from loopspec.properties.conformance.json_values import ParsedJson as _Parsed
-from loopspec.properties.conformance.json_values import as_value as _as_value
+from loopspec.properties.conformance.json_values import ParsedJson, as_value
 
 
 def _appended_later(
@@ -434,7 +433,7 @@ def missing(
                 and call_id_of(want) in started
                 and isinstance(raw, str)
                 and raw.strip()
-                and not isinstance(_as_value(raw), _Parsed)
+                and not isinstance(as_value(raw), ParsedJson)
             ):
                 # Text no JSON reader parses, run as {} (round 18's HolmesGPT #906 review: a
                 # parse error caught and replaced with an empty object): how the arguments were

@@ -266,6 +266,9 @@ def refusal_rule(
     config: LoopConfig | None = None,
     probe: Probe | None = None,
 ) -> tuple[str, str]:
+    """The rule and words where the target and the model disagree on accepting `command` in
+    `phase`: one refused it (a `TransitionRefused`), the other did not, or both did under
+    different rules."""
     if expected.accepted:
         refused = (
             f"the target refused {command.NAME} ({actual.refusal_rule or 'no rule named'}: "

@@ -10,7 +10,7 @@ import attrs
 
 from loopspec.properties.conformance.blame.history import calls_step
 from loopspec.properties.conformance.event_fields import Event, data_of
-from loopspec.properties.conformance.json_values import as_value as _as_value
+from loopspec.properties.conformance.json_values import as_value
 
 
 @attrs.frozen
@@ -31,6 +31,9 @@ _PRE_READINGS = {"block": "deny", "defer": "ask", "approve": "allow"}
 
 
 def call_situation(call_id: str | None, history: Sequence[Event]) -> Situation:
+    """What happened to call `call_id` in its step of `history` before its result: its hooks'
+    decisions, rewrites, approval asked and answered, its original arguments; an empty
+    `Situation` for no call."""
     if call_id is None:
         return Situation()
     history = calls_step(call_id, history)
@@ -59,7 +62,7 @@ def call_situation(call_id: str | None, history: Sequence[Event]) -> Situation:
             sidecar = data.get("rewrite")
             rewritten = rewritten or bool(sidecar)
             raw = sidecar.get("originalArguments") if isinstance(sidecar, dict) else None
-            original = _as_value(raw if isinstance(raw, str) else data.get("arguments"))
+            original = as_value(raw if isinstance(raw, str) else data.get("arguments"))
         elif kind == "approval/asked" and data.get("callId") == call_id:
             approval_ids[str(data.get("id"))] = call_id
             approval = "asked"
