@@ -313,7 +313,8 @@ def test_PROTO_1_TURN_1_a_cli_that_fails_before_asking_the_model_is_no_pass(
     CLI that failed after asking is reported as before. TURN-1: where the failed turn's prompt
     is blank, which Claude Code refuses so (`Input contained only whitespace`), the report names
     TURN-1 with its words, exit 1; a blank prompt on Codex, or in a turn that did not fail, hid
-    the failed start as TURN-1, exit 1."""
+    the failed start as TURN-1, exit 1. A request is the model's by the harness's own endpoint
+    (`asks_the_model`)."""
     failed = {
         **_result([], {"messages": []}),
         "exitCode": 1,
@@ -335,6 +336,9 @@ def test_PROTO_1_TURN_1_a_cli_that_fails_before_asking_the_model_is_no_pass(
     monkeypatch.setattr(harness_cli, "drive", lambda request: asked)
     assert main(["run", scenario, "--harness", "claude-code", "--log", str(log)]) != 2
     log.unlink()
+    # Claude Code's endpoint is no model request of Codex's (either harness's counted).
+    assert main(["run", scenario, "--harness", "codex", "--log", str(log)]) == 2
+    assert "[PROTO-1] codex exited 1 before asking" in capsys.readouterr().err
     blank = tmp_path / "blank.json"
     blank.write_text((SCENARIOS / "one-call.json").read_text().replace("Print a word.", " "))
     second_blank = tmp_path / "second-blank.json"

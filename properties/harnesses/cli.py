@@ -32,6 +32,7 @@ from loopspec.impl.user_files import (
 from loopspec.model.errors import NO_RULE_BROKEN
 from loopspec.model.json_location import leading_path, line_of
 from loopspec.model.json_text import spelled
+from loopspec.properties.harnesses.mock_model import asks_the_model
 from loopspec.properties.harnesses.report import blank_turn_refused, report_lines, session_view
 from loopspec.properties.harnesses.script import Harness, HarnessScript, load_harness_script
 from loopspec.properties.harnesses.session import (
@@ -168,10 +169,7 @@ def _refuse_a_cli_that_never_asked(
     played, and a report of it (no call judged, no divergence) would read as a pass. A turn
     failed by Claude Code's refusal of its blank prompt is reported instead (TURN-1, `report`)."""
     code = result.get("exitCode", 0)
-    asked = any(
-        r["method"] == "POST" and r["path"].split("?")[0] in ("/v1/messages", "/v1/responses")
-        for r in result.get("requests", [])
-    )
+    asked = any(asks_the_model(harness, r["method"], r["path"]) for r in result.get("requests", []))
     if code == 0 or asked or blank_turn_refused(harness, script, result) is not None:
         return
     tail = [line for line in str(result.get("stderr", "")).splitlines() if line.strip()]

@@ -168,6 +168,7 @@ from loopspec.properties.harnesses.cli_wire import (
     tool_command,
 )
 from loopspec.properties.harnesses.mock_model import (
+    asks_the_model,
     replies_in_anthropic_history,
     replies_in_responses_history,
 )
@@ -630,7 +631,6 @@ class PendingMock:
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         mock = self
-        endpoint = "/v1/messages" if self.harness == Harness.CLAUDE_CODE else "/v1/responses"
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -648,7 +648,7 @@ class PendingMock:
                     body: Any = json.loads(raw)
                 except ValueError:
                     body = None
-                if self.path.split("?")[0] != endpoint:
+                if not asks_the_model(mock.harness, "POST", self.path):
                     mock.other_requests += 1
                     self._status(404, {"error": {"type": "not_found", "message": "mock model"}})
                     return

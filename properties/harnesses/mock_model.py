@@ -139,6 +139,16 @@ def replies_in_responses_history(body: Any) -> int:
     return runs
 
 
+def asks_the_model(harness: Harness, method: str, path: str) -> bool:
+    """Whether a request the CLI sent asks the model for a reply: a POST to its endpoint."""
+    match harness:
+        case Harness.CLAUDE_CODE:
+            endpoint = "/v1/messages"
+        case Harness.CODEX:
+            endpoint = "/v1/responses"
+    return method == "POST" and path.partition("?")[0] == endpoint
+
+
 class MockModel:
     """The server; `start()` binds 127.0.0.1 on a free port, `close()` stops it."""
 
@@ -178,14 +188,7 @@ class MockModel:
     def model_requests(self) -> list[SeenRequest]:
         """The requests that asked the model for a reply, in arrival order."""
         with self._lock:
-            return [r for r in self.requests if r.path.split("?")[0] == self._endpoint()]
-
-    def _endpoint(self) -> str:
-        match self.harness:
-            case Harness.CLAUDE_CODE:
-                return "/v1/messages"
-            case Harness.CODEX:
-                return "/v1/responses"
+            return [r for r in self.requests if asks_the_model(self.harness, r.method, r.path)]
 
     def _record(self, request: SeenRequest) -> None:
         with self._lock:
@@ -236,7 +239,7 @@ class MockModel:
                 except ValueError:
                     body = None
                 mock._record(SeenRequest("POST", self.path, body))
-                if self.path.split("?")[0] != mock._endpoint():
+                if not asks_the_model(mock.harness, "POST", self.path):
                     self._not_found()
                     return
                 self.send_response(200)

@@ -55,7 +55,7 @@ from loopspec.model.config import PRE_TOOL_USE
 from loopspec.properties.harnesses.cli_wire import text_of
 from loopspec.properties.harnesses.compaction import whole_history
 from loopspec.properties.harnesses.hook_ids import ConfiguredHook, configured_hooks
-from loopspec.properties.harnesses.mock_model import EXHAUSTED_TEXT
+from loopspec.properties.harnesses.mock_model import EXHAUSTED_TEXT, asks_the_model
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.rewrite_fate import (
     Ignored,
@@ -478,11 +478,7 @@ def session_view(
         for a, name in zip(answers, names[: len(answers)], strict=True)
     ]
     ran = {a.call_id: a.seen_input for a in answers if a.hook_id == OBSERVER_ID}
-    requests = [
-        r
-        for r in result["requests"]
-        if r["method"] == "POST" and r["path"].split("?")[0] in ("/v1/messages", "/v1/responses")
-    ]
+    requests = [r for r in result["requests"] if asks_the_model(harness, r["method"], r["path"])]
     # After Claude Code's /compact no request holds the calls before it: the summary request's.
     history = history_view(harness, whole_history([r["body"] for r in requests]))
     logs = result["logs"]
