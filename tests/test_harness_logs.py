@@ -127,9 +127,10 @@ def test_RW_1_claude_code_rewrite_to_the_same_input_or_denied_keeps_the_rule(
     model) where the model left it out: the Edit runs with its default, as recorded; it read
     as the hook's rewrite. Nor is a hook's input naming the call's file by the absolute path
     Claude Code hands its hooks for the model's relative one (resolved against the records'
-    `cwd`; each of a passthrough hook's Read, Write and Edit calls read as RW-1), while one
-    naming a file in another folder is RW-1. One of true is another input,
-    as `true` is another value than the call's `1` (SPEC.md section 2), which `==` took for it."""
+    `cwd`, the latest record's for a call recorded twice; each of a passthrough hook's Read,
+    Write and Edit calls read as RW-1), while one naming a file in another folder is RW-1. One
+    of true is another input, as `true` is another value than the call's `1` (SPEC.md section
+    2), which `==` took for it."""
     names = (
         "rewrite-to-the-same-input.jsonl",
         "denied-rewrite-never-ran.jsonl",
@@ -156,6 +157,11 @@ def test_RW_1_claude_code_rewrite_to_the_same_input_or_denied_keeps_the_rule(
     assert spelled != text
     (tmp_path / "t.jsonl").write_text(spelled)
     assert rules(check(tmp_path / "t.jsonl")) == []
+    # A call recorded again, the latest record's `cwd` is its folder, as its input is the latest.
+    lines = text.splitlines(keepends=True)
+    earlier = lines[1].replace('"uuid":"u2"', '"uuid":"u2a"').replace("/home/sam/app", "/old")
+    (tmp_path / "t.jsonl").write_text("".join([lines[0], earlier, *lines[1:]]))
+    assert "RW-1" not in rules(check(tmp_path / "t.jsonl"))
     # Compared as SPEC.md section 2 says: 1.0 is the call's 1, `true` is not (it read as 1).
     same = (CLAUDE / "valid" / names[0]).read_text()
     for hooks, found in (("1.0", []), ("true", ["RW-1"])):

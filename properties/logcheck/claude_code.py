@@ -284,7 +284,7 @@ class _Reader:
             for observed in self._assistant(message, line, invented, record.get("uuid"), key):
                 if isinstance(observed, Reply) and isinstance(cwd, str):
                     for call in observed.calls:
-                        self.cwd_of_call.setdefault(call.call_id, cwd)
+                        self.cwd_of_call[call.call_id] = cwd
                 yield observed
         elif kind == "user" and isinstance(message, Mapping):
             content = message.get("content")
