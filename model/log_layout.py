@@ -430,7 +430,7 @@ def surface_fields(cls: type) -> tuple[LogField, ...]:
 EVENT_LAYOUTS: dict[type, EventLayout] = {cls: event_layout(cls) for cls in EVENT_CLASSES}
 HEADER: LogObject = log_object(SessionHeader)
 # Per event type, the `data` members whose null reads as left out (`NULL_IS_ABSENT`): what a
-# comparer of wire events drops before it compares (conform's `process_target.normalized`).
+# comparer of wire events drops before it compares (conform's `event_fields.normalized`).
 NULL_IS_ABSENT_IN_DATA: dict[str, frozenset[str]] = {
     layout.type: absent
     for layout in EVENT_LAYOUTS.values()

@@ -52,12 +52,12 @@ from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
+from loopspec.properties.conformance.event_fields import normalized
 from loopspec.properties.conformance.process_target import (
     ProcessTarget,
     ProcessTargetError,
     _excerpt,
     comparable,
-    normalized,
 )
 from loopspec.properties.conformance.run import SharedProcess, run_conformance
 from loopspec.properties.conformance.target import ModelTarget

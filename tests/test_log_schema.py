@@ -39,7 +39,7 @@ from loopspec.model.wire import event_from_wire, event_to_wire
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.conformance import process_target
 from loopspec.properties.conformance.driver_protocol import protocol_schema
-from loopspec.properties.conformance.process_target import normalized
+from loopspec.properties.conformance.event_fields import normalized
 from loopspec.properties.logcheck.checker import ErrorKind, FoundViolation, InputError, check_stream
 from loopspec.properties.logcheck.synth import jsonl
 

@@ -17,12 +17,11 @@ from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import tagged
 from loopspec.model.events import CORE_TYPES
-from loopspec.properties.conformance.event_fields import Event
+from loopspec.properties.conformance.event_fields import Event, normalized
 from loopspec.properties.conformance.history_change import comparable_change
 from loopspec.properties.conformance.json_diff import labelled_json_diff
 from loopspec.properties.conformance.json_values import ParsedJson, as_run_value, as_value
 from loopspec.properties.conformance.presented import normalized_item
-from loopspec.properties.conformance.process_target import normalized
 from loopspec.properties.conformance.target import Observation
 
 # The blame of a difference no rule in SPEC.md prescribes: a gap to close in SPEC, not a guess.
@@ -93,7 +92,7 @@ class DivergenceFound(AssertionError):
 def normalized_event(event: Event) -> Event:
     """An event without what implementations may choose freely.
 
-    Free: `time` and message ids (`process_target.normalized` drops those), and how effective
+    Free: `time` and message ids (`event_fields.normalized` drops those), and how effective
     arguments are serialized (key order, spacing, number spelling) — arguments are compared as
     the JSON values they denote.
     """

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from loopspec.model.log_layout import NULL_IS_ABSENT_IN_DATA
+
 Event = dict[str, Any]
 
 
@@ -65,3 +67,26 @@ def whitespace_only(message: Event) -> bool:
     """Whether a user/message is one text block of only whitespace (not empty)."""
     text = message_text(message)
     return text is not None and text != "" and not text.strip()
+
+
+def normalized(event: dict[str, Any]) -> dict[str, Any]:
+    """`event` without what implementations may choose freely: `time` and message ids; and
+    without a member written null that every reader takes as left out (`"meta": null`).
+
+    Message ids sit in `data.message.id` (assistant messages, tool results) and, for
+    `user/message`, whose data is the message itself, in `data.id`.
+    """
+    out = {key: value for key, value in event.items() if key != "time"}
+    data = out.get("data")
+    if isinstance(data, dict):
+        data = dict(data)
+        for key in NULL_IS_ABSENT_IN_DATA.get(out.get("type", ""), ()):
+            if key in data and data[key] is None:
+                del data[key]
+        message = data.get("message")
+        if isinstance(message, dict):
+            data["message"] = {k: v for k, v in message.items() if k != "id"}
+        if out.get("type") == "user/message":
+            data.pop("id", None)
+        out["data"] = data
+    return out

@@ -47,7 +47,6 @@ from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import NO_RULE_BROKEN, InvalidEventError, LoopSpecError
 from loopspec.model.json_text import spelled, too_long_integer
-from loopspec.model.log_layout import NULL_IS_ABSENT_IN_DATA
 from loopspec.model.repeated_keys import repeated_key
 from loopspec.properties.conformance.case_portable import portable
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
@@ -55,6 +54,7 @@ from loopspec.properties.conformance.driver_protocol import (
     FROM_IMPLEMENTATION,
     PROTOCOL_VERSION,
 )
+from loopspec.properties.conformance.event_fields import normalized
 from loopspec.properties.conformance.history_change import (
     HistoryChange,
     HistoryRewound,
@@ -342,10 +342,9 @@ class _Validators(NamedTuple):
 
 @functools.cache
 def _validators() -> _Validators:
-    """The protocol's validators, built when a target's first answer is checked: only a --cmd
-    target's answers are, and `compare` imports this module for every run (`normalized`), where
-    importing jsonschema and building them at load time was a fifth of a `replay` on the bundled
-    implementation."""
+    """The protocol's validators, built when a target's first answer is checked (only a --cmd
+    target's answers are): importing jsonschema and building them at load time was a fifth of a
+    `replay` on the bundled implementation."""
     from jsonschema import Draft202012Validator  # noqa: PLC0415 (only when answers are checked)
 
     message = (
@@ -652,29 +651,6 @@ class ProcessTargetError(LoopSpecError):
         super().__init__(message, rule_id=rule_id)
         self.at_start_up = at_start_up
         self.hung_at_start_up = hung_at_start_up
-
-
-def normalized(event: dict[str, Any]) -> dict[str, Any]:
-    """`event` without what implementations may choose freely: `time` and message ids; and
-    without a member written null that every reader takes as left out (`"meta": null`).
-
-    Message ids sit in `data.message.id` (assistant messages, tool results) and, for
-    `user/message`, whose data is the message itself, in `data.id`.
-    """
-    out = {key: value for key, value in event.items() if key != "time"}
-    data = out.get("data")
-    if isinstance(data, dict):
-        data = dict(data)
-        for key in NULL_IS_ABSENT_IN_DATA.get(out.get("type", ""), ()):
-            if key in data and data[key] is None:
-                del data[key]
-        message = data.get("message")
-        if isinstance(message, dict):
-            data["message"] = {k: v for k, v in message.items() if k != "id"}
-        if out.get("type") == "user/message":
-            data.pop("id", None)
-        out["data"] = data
-    return out
 
 
 def comparable(observation: Observation) -> tuple[object, ...]:

@@ -1,7 +1,7 @@
 """Whole runs in comparable form, for comparing an implementation with known divergences.
 
 A *run* is one program's observations, normalized: `time` and message ids dropped (as
-`loopspec.properties.conformance.process_target.normalized` does), events outside the kept types
+`loopspec.properties.conformance.event_fields.normalized` does), events outside the kept types
 dropped, seqs
 turned into positions and `sourceEventSeqs` into labels of the cited events
 (`tool/call:<callId>`), each event tagged with the commit it belongs to (`commit: [command,
@@ -21,8 +21,8 @@ from typing import Any
 import attrs
 
 from loopspec.model.config import LoopConfig
+from loopspec.properties.conformance.event_fields import normalized
 from loopspec.properties.conformance.json_values import as_value
-from loopspec.properties.conformance.process_target import normalized
 from loopspec.properties.conformance.target import Observation
 
 Json = dict[str, Any]
