@@ -29,7 +29,7 @@ class ParsedJson:
         return hash(json.dumps(_hashable(self.value), sort_keys=True))
 
     def __repr__(self) -> str:
-        return f"_Parsed({self.value!r})"
+        return f"ParsedJson({self.value!r})"
 
 
 def _hashable(value: object) -> object:
