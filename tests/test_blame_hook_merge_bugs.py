@@ -283,24 +283,24 @@ OTHER_INPUT_THEN_PASS = _program(
 
 
 @pytest.mark.parametrize(
-    ("program", "rule"),
-    [(IDENTITY_THEN_PASS, "HOOK-3"), (OTHER_INPUT_THEN_PASS, "HOOK-3")],
+    "program",
+    [IDENTITY_THEN_PASS, OTHER_INPUT_THEN_PASS],
     ids=["an identity input left unrecorded", "another input not applied"],
 )
-def test_HOOK_3_an_input_a_later_passthrough_erased_names_the_passthrough(
-    program: list[Command], rule: str
+def test_HOOK_3_RW_2_an_input_a_later_passthrough_erased_names_the_passthrough(
+    program: list[Command],
 ) -> None:
-    """RW-2, HOOK-3: an input left out after a later hook passed is reported with that hook:
+    """HOOK-3: an input left out after a later hook passed is reported with that hook:
     another input, kept out of every reader and the run, is the passthrough's erasure (HOOK-3,
     the words saying a loop ignoring every input reads so too); an identity input, whose
     missing sidecar alone shows, is too once the call made again with another input shows it
     erased (it read as RW-2, a loop leaving out an identity input's sidecar, on seeds 60 and 67
-    of 50-69). One hook alone names no other: its input went nowhere (RW-2, round 18's Claude
+    of 50-69). RW-2: one hook alone names no other: its input went nowhere (round 18's Claude
     Code #79321, where RW-1 was named though every reader agreed)."""
     assert replay_case(ModelTarget, TWO_PRE_HOOKS, program).divergence is None
     replay = replay_case(PassthroughErasesRewrite, TWO_PRE_HOOKS, program)
     assert replay.divergence is not None
-    assert replay.divergence.rule_id == rule, replay.divergence.what
+    assert replay.divergence.rule_id == "HOOK-3", replay.divergence.what
     hint = "hook late answered after hook everything without an input: a passthrough never"
     assert hint in replay.divergence.what, replay.divergence.what
     alone = replay_case(IgnoresSuppliedInputs, ONE_PRE_HOOK, program[:3])

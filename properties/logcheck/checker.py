@@ -1935,9 +1935,8 @@ def _quiet_run_reader() -> tuple[Callable[[Any, Prefix], int], Iterable[str]]:
 
 
 def _in_step_judge(_prefix: Prefix, _obj: Any, _seq: int) -> bool:
-    """The judge of the types quiet in a step (`QUIET_IN_STEP`: stream chunks): the loop knows
-    it by identity and reads the chunk's turn and step itself; called, it sends the event down
-    the full path."""
+    """The judge of the types quiet in a step (`QUIET_IN_STEP`: stream chunks): a marker, never
+    called: the loop knows it by identity and reads the chunk's turn and step itself."""
     return False
 
 
