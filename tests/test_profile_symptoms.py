@@ -858,6 +858,46 @@ def test_HOOK_8_only_an_unanchored_match_is_excused_at_the_gate() -> None:
     assert erased in replay.divergence.what, replay.divergence.what
 
 
+class CountsPostHooksUnanchored(ModelTarget):
+    """The model, except that it refuses a call's outcome sent without PostToolUse verdicts as
+    dsh's adapter does where its bridge counts a hook the model does not (HOOK-5)."""
+
+    def apply(self, command: Command) -> Observation:
+        if isinstance(command, ToolFinishes) and not command.post:
+            return Observation(False, refusal_rule="HOOK-5", refusal_message="1 hook, 0 verdicts")
+        return super().apply(command)
+
+
+@pytest.mark.parametrize(
+    ("matcher", "excused"),
+    [("read", True), ("grep", False)],
+    ids=["matcher fits the name in part", "matcher fits no part of the name"],
+)
+def test_HOOK_8_HOOK_5_a_post_hook_matched_unanchored_is_dsh_known(
+    matcher: str, excused: bool
+) -> None:
+    """HOOK-8, HOOK-5: dsh's bridge matches a PostToolUse matcher unanchored too ('read' for
+    tool 'preread'), so its adapter refuses a call's outcome that carries the model's count of
+    verdicts (none). Conform's dsh test found it once the draws gave such a hook (session 39),
+    blaming STEP-4 for commit markers; a refusal where the matcher fits no part of the name
+    is still a divergence."""
+    config = LoopConfig(
+        tools=(ToolSpec("preread", concurrency_safe=True, required_keys=("file_path",)),),
+        hooks=(HookSpec("audit", "PostToolUse", matcher),),
+    )
+    program: list[Command] = [
+        SubmitUser(""),
+        ModelReplies((ToolCallBlock("c1", "preread", '{"file_path":""}'),)),
+        ToolFinishes("c1", ToolSucceeded("")),
+    ]
+    replay = replay_case(CountsPostHooksUnanchored, config, program, DSH)
+    if excused:
+        assert replay.divergence is None
+        assert replay.stopped_by is not None
+    else:
+        assert replay.divergence is not None
+
+
 class RejectsUnlosslessArgumentsAsDsh(ModelTarget):
     """The model, except that a call whose arguments hold no lossless JSON value (-0.0, 1e400)
     ends as dsh 0.1.0-rc.8 ends it: parsed, past its argument validation, failed unrun with

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from loopspec.model.commands import Command, ModelReplies
-from loopspec.model.config import LoopConfig
+from loopspec.model.config import POST_TOOL_USE, LoopConfig
 from loopspec.model.invariants import UNRUN_CALL_POST_HOOK
 from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, as_javascript_round_trips
 from loopspec.model.messages import ToolCallBlock
@@ -534,7 +534,10 @@ def _hooks_for_invalid_input(command: Json, want: Obs, got: Obs, earlier: Earlie
 def _unanchored_matcher(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """dsh runs more PreToolUse hooks than the model for a call with valid input, as many as
     ran at its gate with a matcher that fits part of the tool's name but not all of it (the
-    model full-matches). A hook whose matcher fits no part of the name is no such one."""
+    model full-matches). A hook whose matcher fits no part of the name is no such one. Its
+    PostToolUse hooks match so too (`_post_matcher_unanchored`)."""
+    if _post_matcher_unanchored(command, want, got, earlier):
+        return True
     valid = [call for call, invalid in _extra_hooked(want, got, earlier).items() if not invalid]
     if not valid:
         return False
@@ -548,6 +551,25 @@ def _unanchored_matcher(command: Json, want: Obs, got: Obs, earlier: Earlier) ->
         sum(_fits_only_in_part(matcher, names.get(call, "")) for matcher in matchers[call])
         >= len(matchers[call]) - modelled[call]
         for call in valid
+    )
+
+
+def _post_matcher_unanchored(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
+    """The adapter refuses a call's outcome whose PostToolUse verdicts are as many as the model
+    runs hooks for it (HOOK-5: the bridge's count of the hooks it will run differs) where a
+    PostToolUse matcher fits part of the call's tool name but not all of it."""
+    refused = not got["accepted"] and got["rule"] == "HOOK-5"
+    if not (command["kind"] == "ToolFinishes" and want["accepted"] and refused):
+        return False
+    names = {
+        str(e["data"]["callId"]): str(e["data"]["name"])
+        for e in events_of(earlier.model)
+        if e["type"] == "tool/call"
+    }
+    name = names.get(str(command["callId"]), "")
+    return any(
+        hook.point == POST_TOOL_USE and _fits_only_in_part(hook.matcher, name)
+        for hook in earlier.config.hooks
     )
 
 
