@@ -8,10 +8,9 @@ from collections.abc import Sequence
 
 from loopspec.model.commands import Command, PostBlock, PostContext, ToolFinishes, ToolSucceeded
 from loopspec.model.config import LoopConfig
-from loopspec.model.errors import TransitionRefused
 from loopspec.model.json_text import spelled
 from loopspec.model.state import Dispatching, LoopState
-from loopspec.model.transitions import step
+from loopspec.properties.conformance.blame.history import model_steps, state_after
 from loopspec.properties.conformance.event_fields import Event, call_id_of, data_of, error_code
 
 # ADJ-4's word on a delivered context whose text is empty, wherever a comparison meets one.
@@ -39,14 +38,15 @@ def context_of_a_refused_outcome(
     text = content[0].get("text")
     # Which outcomes the model refused: the program replayed (only here, where a context the
     # model does not deliver may be one).
-    state = LoopState(config)
-    refused: list[tuple[int, TransitionRefused]] = []
-    for number, sent in enumerate(program[:-1], start=1):
-        try:
-            state = step(state, sent)
-        except TransitionRefused as refused_here:
-            if isinstance(sent, ToolFinishes) and text in _contexts_of(sent):
-                refused.append((number, refused_here))
+    steps = model_steps(program[:-1], config)
+    state = state_after(steps, config)
+    refused = [
+        (replayed.number, replayed.refusal)
+        for replayed in steps
+        if replayed.refusal is not None
+        and isinstance(replayed.sent, ToolFinishes)
+        and text in _contexts_of(replayed.sent)
+    ]
     # The model holds it too (an accepted outcome's, queued or waiting for its result to
     # commit), or this command brings it: which one the target delivered is moot. One an
     # accepted outcome carried that the model delivered already, or a crash lost, is not:

@@ -15,12 +15,10 @@ from loopspec.model.commands import (
     SubmitUser,
 )
 from loopspec.model.config import LoopConfig
-from loopspec.model.errors import TransitionRefused
 from loopspec.model.json_text import spelled
 from loopspec.model.prefix import Violation
-from loopspec.model.state import Idle, LoopState
-from loopspec.model.transitions import step
-from loopspec.properties.conformance.blame.history import message_words, source_of
+from loopspec.model.state import Idle
+from loopspec.properties.conformance.blame.history import message_words, model_steps, source_of
 from loopspec.properties.conformance.blame.readings import BLANK_AS_EXE_2, holds_blank_text
 from loopspec.properties.conformance.call_again import Probe
 from loopspec.properties.conformance.event_fields import Event, call_id_of, data_of
@@ -262,15 +260,11 @@ def ended_by_an_idle_abort(
         return None
     # Which Aborts came while no turn ran is the model's phase then: the program replayed
     # (only here, where a target's turn ends aborted with no abort in sight).
-    state = LoopState(config)
-    idle_aborts: list[tuple[int, str]] = []
-    for number, sent in enumerate(program[:-1], start=1):
-        if isinstance(sent, Abort) and isinstance(state.phase, Idle):
-            idle_aborts.append((number, sent.cause))
-        try:
-            state = step(state, sent)
-        except TransitionRefused:
-            continue
+    idle_aborts = [
+        (taken.number, taken.sent.cause)
+        for taken in model_steps(program[:-1], config)
+        if isinstance(taken.sent, Abort) and isinstance(taken.before.phase, Idle)
+    ]
     cause = _abort_cause_of(theirs)
     kept = next((n for n, sent_cause in reversed(idle_aborts) if sent_cause == cause), None)
     kept_cause = ""

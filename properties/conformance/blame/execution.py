@@ -7,19 +7,19 @@ from collections.abc import Sequence
 
 from loopspec.model.commands import Abort, ApprovalAnswers, Command, Recover
 from loopspec.model.config import LoopConfig
-from loopspec.model.errors import TransitionRefused
 from loopspec.model.json_text import spelled
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.rewrite import input_problem
-from loopspec.model.state import Dispatching, LoopState
-from loopspec.model.transitions import step
+from loopspec.model.state import Dispatching
 from loopspec.model.wording import APPROVAL_ID
 from loopspec.properties.conformance.blame.arguments import shown_once_settled
 from loopspec.properties.conformance.blame.history import (
     awaiting_approval,
     calls_step,
     earlier_unanswered,
+    model_steps,
     recorded,
+    state_after,
 )
 from loopspec.properties.conformance.blame.hook_answers import (
     asked_yet_answered_before,
@@ -239,16 +239,13 @@ def _started_before(
     of call `call_id` of the open step, on the model; None when none did (or unknown)."""
     if config is None or not program:
         return None
-    state = LoopState(config)
-    started: dict[str, int] = {}
-    for number, command in enumerate(program[:-1], start=1):
-        try:
-            after = step(state, command)
-        except TransitionRefused:
-            continue
-        for run in after.executions[len(state.executions) :]:
-            started[run.call_id] = number
-        state = after
+    steps = model_steps(program[:-1], config)
+    started = {
+        run.call_id: replayed.number
+        for replayed in steps
+        for run in replayed.after.executions[len(replayed.before.executions) :]
+    }
+    state = state_after(steps, config)
     phase = state.phase
     if not isinstance(phase, Dispatching):
         return None

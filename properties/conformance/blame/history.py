@@ -6,9 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import attrs
+
 from loopspec.model.commands import Command, ModelReplies
+from loopspec.model.config import LoopConfig
+from loopspec.model.errors import TransitionRefused
 from loopspec.model.facts import ASKING_DECISIONS, DENYING_DECISIONS
 from loopspec.model.json_text import spelled
+from loopspec.model.state import LoopState
+from loopspec.model.transitions import step
 from loopspec.properties.conformance.event_fields import (
     Event,
     call_id_of,
@@ -280,3 +286,35 @@ def target_log_so_far(
 def _seq_before(event: Event, seq: int) -> bool:
     own = event.get("seq")
     return isinstance(own, int) and own < seq
+
+
+@attrs.frozen
+class ModelStep:
+    """One command of a program replayed on the model: its number (from 1), the state before
+    it and after it (the same state, with the model's refusal, where the model refused it)."""
+
+    number: int
+    sent: Command
+    before: LoopState
+    after: LoopState
+    refusal: TransitionRefused | None = None
+
+
+def model_steps(program: Sequence[Command], config: LoopConfig) -> list[ModelStep]:
+    """`program` replayed on the model from `config`: a step per command, in order (the readers
+    that ask what the model did at an earlier command: took it, started a body, refused it)."""
+    state, steps = LoopState(config), list[ModelStep]()
+    for number, sent in enumerate(program, start=1):
+        try:
+            after = step(state, sent)
+        except TransitionRefused as refusal:
+            steps.append(ModelStep(number, sent, state, state, refusal))
+            continue
+        steps.append(ModelStep(number, sent, state, after))
+        state = after
+    return steps
+
+
+def state_after(steps: Sequence[ModelStep], config: LoopConfig) -> LoopState:
+    """The model's state once `steps` (`model_steps` from `config`) are replayed."""
+    return steps[-1].after if steps else LoopState(config)

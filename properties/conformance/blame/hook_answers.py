@@ -9,14 +9,13 @@ from typing import Literal, assert_never
 
 from loopspec.model.commands import Allow, Command, HookAnswers, ModelReplies, Pass
 from loopspec.model.config import LoopConfig
-from loopspec.model.errors import TransitionRefused
-from loopspec.model.state import LoopState, Rewriting
-from loopspec.model.transitions import step
+from loopspec.model.state import Rewriting
 from loopspec.model.wording import REWRITE_REFUSED_WORDS
 from loopspec.properties.conformance.blame.history import (
     earlier_unanswered,
     is_error,
     is_refusal,
+    model_steps,
     named,
     own_error_code,
     target_log_so_far,
@@ -177,12 +176,10 @@ def _pre_answers_taken(
     replayed on `config` (a call id's latest reply's alone: ids repeat across steps)."""
     if config is None:
         return {}
-    state, taken = LoopState(config), dict[str, list[HookAnswers]]()
-    for sent in program:
-        phase = state.phase
-        try:
-            state = step(state, sent)
-        except TransitionRefused:
+    taken = dict[str, list[HookAnswers]]()
+    for replayed in model_steps(program, config):
+        sent, phase = replayed.sent, replayed.before.phase
+        if replayed.refusal is not None:
             continue
         if isinstance(sent, ModelReplies):
             taken.update({call.id: [] for call in sent.tool_calls})

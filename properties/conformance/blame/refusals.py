@@ -16,12 +16,14 @@ from loopspec.model.commands import (
     ToolFinishes,
 )
 from loopspec.model.config import POST_TOOL_USE, LoopConfig
-from loopspec.model.errors import TransitionRefused
 from loopspec.model.json_text import spelled
-from loopspec.model.state import LoopState
-from loopspec.model.transitions import step
 from loopspec.properties.conformance.blame.endings import abort_rule
-from loopspec.properties.conformance.blame.history import calls_step, named, reply_call_ids
+from loopspec.properties.conformance.blame.history import (
+    calls_step,
+    model_steps,
+    named,
+    reply_call_ids,
+)
 from loopspec.properties.conformance.blame.situation import call_situation
 from loopspec.properties.conformance.call_again import Probe
 from loopspec.properties.conformance.event_fields import Event, call_id_of, data_of, error_code
@@ -245,14 +247,10 @@ def _last_taken(program: Sequence[Command], config: LoopConfig | None) -> int | 
     if config is None:
         recovered = len(program) >= 2 and isinstance(program[-2], Crash)
         return len(program) if recovered and isinstance(program[-1], Recover) else None
-    state, taken = LoopState(config), None
-    for number, sent in enumerate(program, start=1):
-        try:
-            state = step(state, sent)
-        except TransitionRefused:
-            continue
-        taken = number
-    return taken
+    taken = [
+        replayed.number for replayed in model_steps(program, config) if replayed.refusal is None
+    ]
+    return taken[-1] if taken else None
 
 
 def refusal_rule(

@@ -16,9 +16,6 @@ from loopspec.model.commands import (
     ToolSucceeded,
 )
 from loopspec.model.config import LoopConfig
-from loopspec.model.errors import TransitionRefused
-from loopspec.model.state import LoopState
-from loopspec.model.transitions import step
 from loopspec.model.wording import (
     APPROVAL_DENIALS,
     ERROR_PREFIX,
@@ -27,6 +24,7 @@ from loopspec.model.wording import (
 )
 from loopspec.properties.conformance.blame.history import (
     LOOP_ERROR_CODES,
+    model_steps,
     result_content,
     result_text,
 )
@@ -211,13 +209,10 @@ def _outcome_taken(
     replayed on it (None without `config`, or when it took none)."""
     if config is None:
         return None
-    state, taken = LoopState(config), None
-    for sent in program:
-        try:
-            state = step(state, sent)
-        except TransitionRefused:
-            continue
-        if isinstance(sent, ToolFinishes) and sent.call_id == call_id:
+    taken = None
+    for replayed in model_steps(program, config):
+        sent = replayed.sent
+        if replayed.refusal is None and isinstance(sent, ToolFinishes) and sent.call_id == call_id:
             taken = sent.outcome
     return taken
 
